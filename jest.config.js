@@ -1,0 +1,46 @@
+// Three tiers, named by file suffix: *.spec.ts (pure), *.int.spec.ts (real Postgres + nats-server),
+// *.e2e.spec.ts (the services running as processes). `npm test` runs all three.
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
+      target: 'es2022',
+    },
+    module: { type: 'commonjs' },
+    sourceMaps: 'inline',
+  },
+];
+const moduleNameMapper = { '^@ratchet/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts' };
+const common = {
+  rootDir: __dirname,
+  transform: { '^.+\\.ts$': swc },
+  moduleNameMapper,
+  testEnvironment: 'node',
+  modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],
+};
+module.exports = {
+  projects: [
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/{apps,libs,test}/**/*.spec.ts'],
+      testPathIgnorePatterns: ['\\.int\\.spec\\.ts$', '\\.e2e\\.spec\\.ts$', '/node_modules/'],
+    },
+    {
+      ...common,
+      displayName: 'int',
+      testMatch: ['<rootDir>/{apps,libs,test}/**/*.int.spec.ts'],
+      globalSetup: '<rootDir>/libs/testing/src/global-setup.ts',
+      testTimeout: 60_000,
+    },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/{apps,libs,test}/**/*.e2e.spec.ts'],
+      globalSetup: '<rootDir>/libs/testing/src/global-setup.ts',
+      testTimeout: 180_000,
+    },
+  ],
+};

@@ -1,0 +1,6 @@
+export * from './ids';
+export * from './messages';
+export * from './thread-events';
+export * from './upcast';
+export * from './wire';
+export * from './subjects';

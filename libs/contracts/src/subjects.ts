@@ -1,0 +1,47 @@
+import { SubjectToken } from './ids';
+
+/**
+ * Every NATS subject Ratchet uses, from one prefix (configuration; default `ratchet`), so tests and
+ * environments can share one server without overlapping streams.
+ */
+export function subjects(prefix: string) {
+  const token = (kind: string, value: string): string => {
+    const ok = SubjectToken.safeParse(value);
+    if (!ok.success) throw new Error(`invalid ${kind} for a subject: ${JSON.stringify(value)}`);
+    return value;
+  };
+  return {
+    prefix,
+    requests: (tenant: string) => `${prefix}.requests.${token('tenant', tenant)}`,
+    requestsAll: `${prefix}.requests.>`,
+    inbox: (tenant: string, thread: string) => `${prefix}.inbox.${token('tenant', tenant)}.${token('thread', thread)}`,
+    inboxAll: `${prefix}.inbox.>`,
+    modelCommands: (tenant: string) => `${prefix}.cmd.model.${token('tenant', tenant)}`,
+    modelCommandsAll: `${prefix}.cmd.model.>`,
+    toolCommands: (tenant: string) => `${prefix}.cmd.tool.${token('tenant', tenant)}`,
+    toolCommandsAll: `${prefix}.cmd.tool.>`,
+    commandsAll: `${prefix}.cmd.>`,
+    events: (tenant: string, thread: string) => `${prefix}.events.${token('tenant', tenant)}.${token('thread', thread)}`,
+    eventsOfTenant: (tenant: string) => `${prefix}.events.${token('tenant', tenant)}.>`,
+    eventsAll: `${prefix}.events.>`,
+    toolService: (tool: string) => `${prefix}.toolsvc.${tool}`,
+  };
+}
+export type Subjects = ReturnType<typeof subjects>;
+
+/** The tenant a request subject binds, or undefined if the subject is not a request subject. */
+export function tenantOfRequestSubject(prefix: string, subject: string): string | undefined {
+  const head = `${prefix}.requests.`;
+  if (!subject.startsWith(head)) return undefined;
+  const tenant = subject.slice(head.length);
+  return SubjectToken.safeParse(tenant).success ? tenant : undefined;
+}
+
+export const HEADERS = {
+  msgId: 'Nats-Msg-Id',
+  traceparent: 'traceparent',
+  tracestate: 'tracestate',
+  idempotencyKey: 'Ratchet-Idempotency-Key',
+  messageType: 'Ratchet-Message-Type',
+  tenant: 'Ratchet-Tenant',
+} as const;

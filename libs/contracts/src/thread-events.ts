@@ -1,0 +1,120 @@
+import { z } from 'zod';
+import { CallId, IsoTime, Principal, RunId, TenantId, ThreadId, TraceContext } from './ids';
+import { ChatMessage, Failure, Json, JsonObject, ToolCall, Usage } from './messages';
+
+export const ConcurrencyPolicy = z.enum(['reject', 'enqueue', 'interrupt']);
+export type ConcurrencyPolicy = z.infer<typeof ConcurrencyPolicy>;
+
+/** Data of every thread event, by type. The envelope (below) carries identity, position and causality. */
+export const EventData = {
+  'thread.created': z.object({ createdBy: z.string() }),
+  'run.requested': z.object({
+    requestId: z.string().min(1).max(256),
+    agent: z.string(),
+    agentVersion: z.number().int().positive(),
+    maxSteps: z.number().int().positive(),
+    input: z.array(ChatMessage).min(1),
+    principal: Principal,
+    concurrency: ConcurrencyPolicy,
+    replyTo: z.string().optional(),
+    metadata: z.record(z.string(), z.string()).default({}),
+  }),
+  'run.queued': z.object({ requestId: z.string(), behindRunId: RunId }),
+  'run.rejected': z.object({ requestId: z.string(), error: Failure }),
+  'run.started': z.object({ requestId: z.string(), maxSteps: z.number().int().positive() }),
+  'model.requested': z.object({
+    step: z.number().int().positive(),
+    attempt: z.number().int().positive(),
+    commandId: z.string(),
+  }),
+  'model.responded': z.object({
+    step: z.number().int().positive(),
+    commandId: z.string(),
+    content: z.string().nullable(),
+    toolCalls: z.array(ToolCall),
+    usage: Usage,
+    model: z.string(),
+  }),
+  'tool.requested': z.object({
+    step: z.number().int().positive(),
+    callId: CallId,
+    tool: z.string(),
+    args: JsonObject,
+    idempotencyKey: z.string(),
+  }),
+  'tool.completed': z.object({ step: z.number().int().positive(), callId: CallId, result: Json }),
+  'tool.failed': z.object({ step: z.number().int().positive(), callId: CallId, error: Failure }),
+  'effect.uncertain': z.object({
+    step: z.number().int().positive(),
+    callId: CallId,
+    idempotencyKey: z.string(),
+    reason: z.string(),
+  }),
+  'approval.requested': z.object({
+    step: z.number().int().positive(),
+    callId: CallId,
+    approvalId: z.string(),
+    tool: z.string(),
+    argsDigest: z.string(),
+    role: z.string(),
+    expiresAt: IsoTime,
+  }),
+  'approval.granted': z.object({ approvalId: z.string(), callId: CallId, by: z.string() }),
+  'approval.rejected': z.object({ approvalId: z.string(), callId: CallId, by: z.string(), reason: z.string() }),
+  'approval.expired': z.object({ approvalId: z.string(), callId: CallId }),
+  'run.completed': z.object({ output: z.string(), steps: z.number().int().nonnegative() }),
+  'run.failed': z.object({ error: Failure }),
+  'run.cancelled': z.object({ by: z.string(), reason: z.string(), closedCalls: z.array(CallId) }),
+  'run.resumed': z.object({
+    fromVersion: z.number().int().nonnegative(),
+    reason: z.string(),
+    worker: z.string(),
+  }),
+} as const;
+
+export type EventType = keyof typeof EventData;
+export const EVENT_TYPES = Object.keys(EventData) as EventType[];
+/** The current schema version of each event type; older versions are upcast on read. */
+export const CURRENT_EVENT_VERSION: Record<EventType, number> = Object.fromEntries(
+  EVENT_TYPES.map((t) => [t, 1]),
+) as Record<EventType, number>;
+
+const envelopeFields = {
+  id: z.string().min(1).max(128),
+  v: z.number().int().positive(),
+  tenantId: TenantId,
+  threadId: ThreadId,
+  runId: RunId.optional(),
+  version: z.number().int().positive(),
+  at: IsoTime,
+  causationId: z.string(),
+  correlationId: z.string(),
+  trace: TraceContext.optional(),
+};
+
+function envelope<T extends EventType>(type: T) {
+  return z.object({ ...envelopeFields, type: z.literal(type), data: EventData[type] });
+}
+
+export const ThreadEventSchema = z.discriminatedUnion(
+  'type',
+  EVENT_TYPES.map((t) => envelope(t)) as unknown as [
+    ReturnType<typeof envelope<EventType>>,
+    ...ReturnType<typeof envelope<EventType>>[],
+  ],
+);
+
+/** One event of a thread's log, as stored in Postgres and published on the event feed. */
+export type ThreadEvent = {
+  [T in EventType]: Omit<z.infer<ReturnType<typeof envelope<T>>>, 'type' | 'data'> & {
+    type: T;
+    data: z.infer<(typeof EventData)[T]>;
+  };
+}[EventType];
+export type EventOf<T extends EventType> = Extract<ThreadEvent, { type: T }>;
+export type EventDataOf<T extends EventType> = z.infer<(typeof EventData)[T]>;
+
+/** An event before it has a place in the log: the decider emits these. */
+export type NewEvent = { [T in EventType]: { type: T; runId?: string; data: EventDataOf<T> } }[EventType];
+
+export const TERMINAL_RUN_EVENTS = ['run.completed', 'run.failed', 'run.cancelled'] as const;

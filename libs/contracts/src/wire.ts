@@ -1,0 +1,128 @@
+import { z } from 'zod';
+import { CallId, Principal, RunId, SubjectToken, TenantId, ThreadId } from './ids';
+import { ChatMessage, Failure, Json, JsonObject, Usage, ToolCall } from './messages';
+import { ConcurrencyPolicy } from './thread-events';
+
+/**
+ * A run request, published by the gateway or by any service on `<prefix>.requests.<tenant>`.
+ * The tenant comes from the subject (bound by NATS permissions), never from this body.
+ */
+export const RunRequest = z
+  .object({
+    requestId: z.string().min(1).max(256).describe('Idempotency key: one requestId starts at most one run, ever'),
+    threadId: ThreadId.optional().describe('Existing or new thread; omitted = a new thread'),
+    agent: z.string().min(1).max(128).describe('Agent name'),
+    input: z
+      .array(z.object({ role: z.literal('user'), content: z.string().min(1).max(100_000) }))
+      .min(1)
+      .max(64),
+    principal: Principal,
+    metadata: z.record(z.string().max(128), z.string().max(1024)).default({}),
+    concurrency: ConcurrencyPolicy.default('reject'),
+    replyTo: z.string().max(256).optional().describe('NATS subject that receives the terminal outcome'),
+  })
+  .describe('RunRequest');
+export type RunRequest = z.infer<typeof RunRequest>;
+export type RunRequestInput = z.input<typeof RunRequest>;
+
+export const ToolSpec = z.object({
+  name: z.string(),
+  description: z.string(),
+  parameters: JsonObject.describe('JSON Schema of the arguments'),
+});
+export type ToolSpec = z.infer<typeof ToolSpec>;
+
+/** Orchestrator → model worker: call the model for this step of this run. */
+export const ModelCallCommand = z.object({
+  kind: z.literal('model.call'),
+  commandId: z.string(),
+  tenantId: TenantId,
+  threadId: ThreadId,
+  runId: RunId,
+  step: z.number().int().positive(),
+  attempt: z.number().int().positive(),
+  agent: z.string(),
+  agentVersion: z.number().int().positive(),
+  messages: z.array(ChatMessage),
+  tools: z.array(ToolSpec),
+});
+export type ModelCallCommand = z.infer<typeof ModelCallCommand>;
+
+/** Orchestrator → tool executor: perform this tool call behind the effect ledger. */
+export const ToolCallCommand = z.object({
+  kind: z.literal('tool.call'),
+  commandId: z.string(),
+  tenantId: TenantId,
+  threadId: ThreadId,
+  runId: RunId,
+  step: z.number().int().positive(),
+  callId: CallId,
+  tool: z.string(),
+  args: JsonObject,
+  idempotencyKey: z.string(),
+  principal: Principal,
+});
+export type ToolCallCommand = z.infer<typeof ToolCallCommand>;
+
+/** Messages that arrive in a thread's inbox, `<prefix>.inbox.<tenant>.<thread>`. */
+export const ModelResultMessage = z.object({
+  kind: z.literal('model.result'),
+  messageId: z.string(),
+  tenantId: TenantId,
+  threadId: ThreadId,
+  runId: RunId,
+  commandId: z.string(),
+  step: z.number().int().positive(),
+  outcome: z.discriminatedUnion('status', [
+    z.object({
+      status: z.literal('ok'),
+      content: z.string().nullable(),
+      toolCalls: z.array(ToolCall),
+      usage: Usage,
+      model: z.string(),
+    }),
+    z.object({ status: z.literal('error'), error: Failure }),
+  ]),
+});
+export const ToolResultMessage = z.object({
+  kind: z.literal('tool.result'),
+  messageId: z.string(),
+  tenantId: TenantId,
+  threadId: ThreadId,
+  runId: RunId,
+  step: z.number().int().positive(),
+  callId: CallId,
+  outcome: z.discriminatedUnion('status', [
+    z.object({ status: z.literal('completed'), result: Json }),
+    z.object({ status: z.literal('failed'), error: Failure }),
+    z.object({ status: z.literal('uncertain'), idempotencyKey: z.string(), reason: z.string() }),
+  ]),
+});
+export const CancelRunMessage = z.object({
+  kind: z.literal('run.cancel'),
+  messageId: z.string(),
+  tenantId: TenantId,
+  threadId: ThreadId,
+  runId: RunId,
+  by: z.string(),
+  reason: z.string().max(1000),
+});
+export const ThreadInboxMessage = z.discriminatedUnion('kind', [ModelResultMessage, ToolResultMessage, CancelRunMessage]);
+export type ThreadInboxMessage = z.infer<typeof ThreadInboxMessage>;
+export type ModelResultMessage = z.infer<typeof ModelResultMessage>;
+export type ToolResultMessage = z.infer<typeof ToolResultMessage>;
+export type CancelRunMessage = z.infer<typeof CancelRunMessage>;
+
+/** Sent to a request's `replyTo` when its run ends, or when the request is refused. */
+export const RunOutcome = z.object({
+  requestId: z.string(),
+  tenantId: TenantId,
+  threadId: ThreadId.optional(),
+  runId: RunId.optional(),
+  status: z.enum(['completed', 'failed', 'cancelled', 'rejected']),
+  output: z.string().optional(),
+  error: Failure.optional(),
+});
+export type RunOutcome = z.infer<typeof RunOutcome>;
+
+export { SubjectToken };

@@ -1,0 +1,52 @@
+/**
+ * The small named set of errors the core raises. `retry` says what a handler should do with the
+ * message that caused it: `now` (reload and decide again), `later` (nak with backoff) or `never`
+ * (terminal: term the message and record the failure).
+ */
+export type Retry = 'now' | 'later' | 'never';
+
+export abstract class RatchetError extends Error {
+  abstract readonly code: string;
+  abstract readonly retry: Retry;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** Another writer moved the thread first: reload it and decide again. */
+export class ConcurrencyError extends RatchetError {
+  readonly code = 'concurrency.conflict';
+  readonly retry = 'now';
+  constructor(
+    readonly threadId: string,
+    readonly expectedVersion: number,
+    options?: { cause?: unknown },
+  ) {
+    super(`thread ${threadId} moved past version ${expectedVersion}`, options);
+  }
+}
+
+/** A dependency (database, bus, provider) is unavailable for now. */
+export class TransientError extends RatchetError {
+  readonly code: string;
+  readonly retry = 'later';
+  constructor(message: string, code = 'transient', options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+/** The message can never be processed (malformed, refers to nothing): term it and record why. */
+export class PoisonMessageError extends RatchetError {
+  readonly code: string;
+  readonly retry = 'never';
+  constructor(message: string, code = 'message.poison', options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+export function retryOf(error: unknown): Retry {
+  return error instanceof RatchetError ? error.retry : 'later';
+}

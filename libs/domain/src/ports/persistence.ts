@@ -1,0 +1,78 @@
+import type { ThreadEvent } from '@ratchet/contracts';
+
+/** A message a state change must cause; relayed to JetStream with `Nats-Msg-Id` = `id`. */
+export interface OutboxMessage {
+  id: string;
+  subject: string;
+  payload: unknown;
+  headers: Record<string, string>;
+}
+
+export interface PendingOutboxMessage extends OutboxMessage {
+  createdAt: Date;
+  attempts: number;
+}
+
+/** What a projection store keeps for a thread: the fold of its log up to `version`. */
+export interface ThreadProjectionRow<S> {
+  tenantId: string;
+  threadId: string;
+  version: number;
+  state: S;
+}
+
+/** Row of the `runs` projection: one per run, for queries (status, agent, request id). */
+export interface RunRow {
+  tenantId: string;
+  runId: string;
+  threadId: string;
+  requestId: string;
+  agent: string;
+  agentVersion: number;
+  principalId: string;
+  status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+  steps: number;
+  startedAt: string | null;
+  endedAt: string | null;
+  version: number;
+}
+
+/**
+ * Everything one handler does for one message, inside one database transaction: claim the message in
+ * the inbox, read the thread, append the events it caused, save the projections, enqueue the messages
+ * it caused. Either all of it commits or none of it does.
+ */
+export interface ThreadTx<S> {
+  /** Records `messageId` as processed by `consumer`; false when it already was (a redelivery). */
+  claimInbox(consumer: string, messageId: string): Promise<boolean>;
+  /** The thread's projection (or undefined for a thread with no events) without newer events. */
+  loadProjection(tenantId: string, threadId: string): Promise<ThreadProjectionRow<S> | undefined>;
+  /** Events with version > afterVersion, in order. */
+  loadEvents(tenantId: string, threadId: string, afterVersion: number): Promise<ThreadEvent[]>;
+  /**
+   * Appends events whose versions must continue `expectedVersion` without a gap.
+   * Throws ConcurrencyError when another writer appended first.
+   */
+  appendEvents(tenantId: string, threadId: string, expectedVersion: number, events: ThreadEvent[]): Promise<void>;
+  saveProjection(row: ThreadProjectionRow<S>, runs: RunRow[]): Promise<void>;
+  enqueue(messages: OutboxMessage[]): Promise<void>;
+}
+
+export interface ThreadStore<S> {
+  /** Runs `work` in one transaction; commits when it resolves, rolls back when it throws. */
+  transaction<T>(work: (tx: ThreadTx<S>) => Promise<T>): Promise<T>;
+  /** Read-only: every event of a thread from `afterVersion` on. */
+  readEvents(tenantId: string, threadId: string, afterVersion?: number): Promise<ThreadEvent[]>;
+  readProjection(tenantId: string, threadId: string): Promise<ThreadProjectionRow<S> | undefined>;
+}
+
+/** The relay's view of an outbox table. */
+export interface OutboxStore {
+  /** Locks up to `limit` unsent rows (FOR UPDATE SKIP LOCKED), oldest first, and hands them to `publish`;
+   *  rows whose publish resolved are marked sent in the same transaction. Returns how many were sent. */
+  relayBatch(limit: number, publish: (message: PendingOutboxMessage) => Promise<void>, ids?: string[]): Promise<number>;
+  /** Deletes rows sent before `olderThan`; returns how many. */
+  prune(olderThan: Date): Promise<number>;
+  /** Unsent rows and the age of the oldest, for lag metrics and `ratchet outbox`. */
+  lag(): Promise<{ unsent: number; oldestCreatedAt: Date | null }>;
+}

@@ -1,0 +1,89 @@
+import type { ChatMessage, ConcurrencyPolicy, Failure, Json, NewEvent, Principal, RunOutcome, ToolCall, Usage } from '@ratchet/contracts';
+
+/** Everything a decision needs from outside arrives on the command: ids, time, the agent's limits. */
+interface CommandBase {
+  tenantId: string;
+  threadId: string;
+  /** The time of the decision (the handler's clock, passed in). */
+  at: string;
+}
+
+export interface RequestRun extends CommandBase {
+  type: 'RequestRun';
+  runId: string;
+  requestId: string;
+  agent: string;
+  agentVersion: number;
+  maxSteps: number;
+  input: ChatMessage[];
+  principal: Principal;
+  concurrency: ConcurrencyPolicy;
+  replyTo?: string | undefined;
+  metadata: Record<string, string>;
+}
+
+export type ModelOutcome =
+  | { status: 'ok'; content: string | null; toolCalls: ToolCall[]; usage: Usage; model: string }
+  | { status: 'error'; error: Failure };
+
+export interface RecordModelResult extends CommandBase {
+  type: 'RecordModelResult';
+  runId: string;
+  commandId: string;
+  step: number;
+  outcome: ModelOutcome;
+}
+
+export type ToolOutcome =
+  | { status: 'completed'; result: Json }
+  | { status: 'failed'; error: Failure }
+  | { status: 'uncertain'; idempotencyKey: string; reason: string };
+
+export interface RecordToolResult extends CommandBase {
+  type: 'RecordToolResult';
+  runId: string;
+  callId: string;
+  step: number;
+  outcome: ToolOutcome;
+}
+
+export interface CancelRun extends CommandBase {
+  type: 'CancelRun';
+  runId: string;
+  by: string;
+  reason: string;
+}
+
+/** The watchdog (or an operator) nudges a run that made no progress and has nothing in flight. */
+export interface ResumeRun extends CommandBase {
+  type: 'ResumeRun';
+  runId: string;
+  reason: string;
+  worker: string;
+  fromVersion: number;
+}
+
+export type ThreadCommand = RequestRun | RecordModelResult | RecordToolResult | CancelRun | ResumeRun;
+
+/** What a decision asks the outside world to do; the handler turns these into outbox rows. */
+export type Outgoing =
+  | { kind: 'model.call'; runId: string; step: number; attempt: number; commandId: string }
+  | {
+      kind: 'tool.call';
+      runId: string;
+      step: number;
+      callId: string;
+      tool: string;
+      args: Record<string, Json>;
+      idempotencyKey: string;
+      principal: Principal;
+      commandId: string;
+    }
+  | { kind: 'reply'; replyTo: string; outcome: RunOutcome };
+
+export interface Decision {
+  events: NewEvent[];
+  outgoing: Outgoing[];
+}
+
+export const NO_DECISION: Decision = Object.freeze({ events: [], outgoing: [] }) as Decision;

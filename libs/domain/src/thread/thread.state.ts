@@ -1,0 +1,73 @@
+import type { ChatMessage, ConcurrencyPolicy, JsonObject, Principal } from '@ratchet/contracts';
+
+export type CallStatus = 'requested' | 'uncertain' | 'completed' | 'failed';
+
+export interface PendingCall {
+  callId: string;
+  tool: string;
+  args: JsonObject;
+  idempotencyKey: string;
+  status: CallStatus;
+}
+
+/** A run request accepted for the thread but not started yet (`enqueue` policy). */
+export interface RunTicket {
+  runId: string;
+  requestId: string;
+  agent: string;
+  agentVersion: number;
+  maxSteps: number;
+  input: ChatMessage[];
+  principal: Principal;
+  concurrency: ConcurrencyPolicy;
+  replyTo?: string | undefined;
+}
+
+export interface ActiveRun extends RunTicket {
+  /** Model calls made so far (the current one included). */
+  step: number;
+  phase: 'model' | 'tools';
+  /** The model call in flight while phase = model. */
+  modelCall: { commandId: string; attempt: number } | null;
+  /** The calls of the current super-step, in the order the model asked for them. */
+  calls: PendingCall[];
+}
+
+export interface RunSummary {
+  runId: string;
+  requestId: string;
+  agent: string;
+  agentVersion: number;
+  principalId: string;
+  status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+  steps: number;
+  startedAt: string | null;
+  endedAt: string | null;
+}
+
+/** The fold of a thread's log: everything the decider needs, and nothing that is not in the log. */
+export interface ThreadState {
+  tenantId: string | null;
+  threadId: string | null;
+  createdAt: string | null;
+  active: ActiveRun | null;
+  queue: RunTicket[];
+  /** The conversation across runs: what the next model call sees. */
+  transcript: ChatMessage[];
+  runs: Record<string, RunSummary>;
+}
+
+export function initialThreadState(): ThreadState {
+  return { tenantId: null, threadId: null, createdAt: null, active: null, queue: [], transcript: [], runs: {} };
+}
+
+export type ThreadStatus = 'new' | 'idle' | 'running';
+
+export function threadStatus(state: ThreadState): ThreadStatus {
+  if (state.threadId === null) return 'new';
+  return state.active ? 'running' : 'idle';
+}
+
+export function openCalls(run: ActiveRun): PendingCall[] {
+  return run.calls.filter((c) => c.status === 'requested' || c.status === 'uncertain');
+}

@@ -1,0 +1,180 @@
+import type { NewEvent } from '@ratchet/contracts';
+import { MAX_MODEL_ATTEMPTS, modelCommandId } from '../src';
+import { given, run } from './decider.specification';
+import { call, cancel, modelAnswers, requestRun, toolCompletes, toolFails } from './fixtures';
+
+const types = (events: NewEvent[]) => events.map((e) => e.type);
+
+describe('thread decider', () => {
+  describe('starting a run', () => {
+    it('creates the thread, starts the run and asks the model on a new thread', () => {
+      const d = given([]).when(requestRun('r1'));
+      expect(types(d.events)).toEqual(['thread.created', 'run.requested', 'run.started', 'model.requested']);
+      expect(d.outgoing).toEqual([{ kind: 'model.call', runId: 'r1', step: 1, attempt: 1, commandId: modelCommandId('r1', 1, 1) }]);
+      expect(d.after.active?.runId).toBe('r1');
+      expect(d.after.transcript).toEqual([{ role: 'user', content: 'hello' }]);
+    });
+
+    it('ignores a request it has already seen, however late', () => {
+      const history = run([requestRun('r1'), modelAnswers('r1', 1)]).events;
+      const d = given(history).when(requestRun('r-other-id', { requestId: 'req-r1' }));
+      expect(d.events).toEqual([]);
+      expect(d.outgoing).toEqual([]);
+    });
+
+    it('rejects a second run on a busy thread under the reject policy, and records why', () => {
+      const history = run([requestRun('r1')]).events;
+      const d = given(history).when(requestRun('r2', { replyTo: 'svc.replies' }));
+      expect(types(d.events)).toEqual(['run.rejected']);
+      expect(d.outgoing).toEqual([
+        expect.objectContaining({ kind: 'reply', replyTo: 'svc.replies', outcome: expect.objectContaining({ status: 'rejected' }) }),
+      ]);
+      expect(d.after.active?.runId).toBe('r1');
+    });
+
+    it('queues a second run under enqueue and starts it when the first ends', () => {
+      const { events, state } = run([
+        requestRun('r1'),
+        requestRun('r2', { concurrency: 'enqueue', input: [{ role: 'user', content: 'second' }] }),
+      ]);
+      expect(types(events).slice(-2)).toEqual(['run.requested', 'run.queued']);
+      expect(state.queue.map((t) => t.runId)).toEqual(['r2']);
+      const d = given(events).when(modelAnswers('r1', 1, [], 'first answer'));
+      expect(types(d.events)).toEqual(['model.responded', 'run.completed', 'run.started', 'model.requested']);
+      expect(d.events[2]?.runId).toBe('r2');
+      expect(d.after.transcript.map((m) => m.content)).toEqual(['hello', 'first answer', 'second']);
+    });
+
+    it('interrupts the active run: dangling calls closed, the new run starts at once', () => {
+      const history = run([requestRun('r1'), modelAnswers('r1', 1, [call('a'), call('b')], null), toolCompletes('r1', 1, 'a')]).events;
+      const d = given(history).when(requestRun('r2', { concurrency: 'interrupt' }));
+      expect(types(d.events)).toEqual(['run.requested', 'tool.failed', 'run.cancelled', 'run.started', 'model.requested']);
+      expect(d.events[2]).toMatchObject({ type: 'run.cancelled', data: { closedCalls: ['b'] } });
+      expect(d.after.active?.runId).toBe('r2');
+    });
+  });
+
+  describe('super-steps', () => {
+    it('requests every tool call of a model response, each with a key derived from the operation', () => {
+      const history = run([requestRun('r1')]).events;
+      const d = given(history).when(modelAnswers('r1', 1, [call('a'), call('b')], null));
+      expect(types(d.events)).toEqual(['model.responded', 'tool.requested', 'tool.requested']);
+      expect(d.outgoing.map((o) => o.kind)).toEqual(['tool.call', 'tool.call']);
+      expect(d.events[1]).toMatchObject({ data: { idempotencyKey: 'acme:th-1:r1:1:a', step: 1 } });
+    });
+
+    it('keeps each result as it arrives and calls the model only when every call has one', () => {
+      const history = run([requestRun('r1'), modelAnswers('r1', 1, [call('a'), call('b')], null)]).events;
+      const first = given(history).when(toolFails('r1', 1, 'a'));
+      expect(types(first.events)).toEqual(['tool.failed']);
+      expect(first.outgoing).toEqual([]);
+      const second = given([...history, ...first.events]).when(toolCompletes('r1', 1, 'b'));
+      expect(types(second.events)).toEqual(['tool.completed', 'model.requested']);
+      expect(second.outgoing).toEqual([expect.objectContaining({ kind: 'model.call', step: 2 })]);
+      const tools = second.after.transcript.filter((m) => m.role === 'tool');
+      expect(tools).toEqual([
+        expect.objectContaining({ toolCallId: 'a', isError: true }),
+        expect.objectContaining({ toolCallId: 'b', isError: false }),
+      ]);
+    });
+
+    it('ignores a duplicate tool result', () => {
+      const history = run([
+        requestRun('r1'),
+        modelAnswers('r1', 1, [call('a'), call('b')], null),
+        toolCompletes('r1', 1, 'a'),
+      ]).events;
+      expect(given(history).when(toolCompletes('r1', 1, 'a')).events).toEqual([]);
+    });
+
+    it('ignores a stale model result for an attempt that was replaced', () => {
+      const history = run([requestRun('r1')]).events;
+      const stale = { ...modelAnswers('r1', 1), commandId: modelCommandId('r1', 1, 9) };
+      expect(given(history).when(stale).events).toEqual([]);
+    });
+
+    it('fails the run when the model asks for the same call id twice', () => {
+      const history = run([requestRun('r1')]).events;
+      const d = given(history).when(modelAnswers('r1', 1, [call('a'), call('a')], null));
+      expect(types(d.events)).toEqual(['model.responded', 'run.failed']);
+    });
+
+    it('fails the run when the step budget is spent', () => {
+      const history = run([requestRun('r1', { maxSteps: 1 }), modelAnswers('r1', 1, [call('a')], null)]).events;
+      const d = given(history).when(toolCompletes('r1', 1, 'a'));
+      expect(types(d.events)).toEqual(['tool.completed', 'run.failed']);
+      expect(d.events[1]).toMatchObject({ data: { error: { code: 'run.max_steps' } } });
+    });
+
+    it('keeps a call open while its effect is uncertain, and closes it with the human answer', () => {
+      const history = run([requestRun('r1'), modelAnswers('r1', 1, [call('a')], null)]).events;
+      const uncertain = given(history).when({
+        ...toolCompletes('r1', 1, 'a'),
+        outcome: { status: 'uncertain', idempotencyKey: 'k', reason: 'died mid-effect' },
+      });
+      expect(types(uncertain.events)).toEqual(['effect.uncertain']);
+      const resolved = given([...history, ...uncertain.events]).when(toolCompletes('r1', 1, 'a'));
+      expect(types(resolved.events)).toEqual(['tool.completed', 'model.requested']);
+    });
+  });
+
+  describe('model failures', () => {
+    it('retries a retryable model failure as a new attempt, then fails the run', () => {
+      let history = run([requestRun('r1')]).events;
+      for (let attempt = 1; attempt <= MAX_MODEL_ATTEMPTS; attempt++) {
+        const d = given(history).when({
+          ...modelAnswers('r1', 1, [], null, attempt),
+          outcome: { status: 'error', error: { code: 'rate_limited', message: '429', retryable: true } },
+        });
+        if (attempt < MAX_MODEL_ATTEMPTS) {
+          expect(d.events).toEqual([expect.objectContaining({ type: 'model.requested', data: expect.objectContaining({ attempt: attempt + 1 }) })]);
+        } else {
+          expect(types(d.events)).toEqual(['run.failed']);
+        }
+        history = [...history, ...d.events];
+      }
+    });
+  });
+
+  describe('cancellation', () => {
+    it('closes dangling calls with explicit results so the next run sees a valid history', () => {
+      const history = run([requestRun('r1'), modelAnswers('r1', 1, [call('a'), call('b')], null), toolCompletes('r1', 1, 'a')]).events;
+      const d = given(history).when(cancel('r1'));
+      expect(types(d.events)).toEqual(['tool.failed', 'run.cancelled']);
+      expect(d.after.active).toBeNull();
+      const next = given([...history, ...d.events]).when(requestRun('r2'));
+      expect(types(next.events)).toEqual(['run.requested', 'run.started', 'model.requested']);
+    });
+
+    it('cancels a queued run without touching the active one', () => {
+      const history = run([requestRun('r1'), requestRun('r2', { concurrency: 'enqueue' })]).events;
+      const d = given(history).when(cancel('r2'));
+      expect(types(d.events)).toEqual(['run.cancelled']);
+      expect(d.after.active?.runId).toBe('r1');
+      expect(d.after.queue).toEqual([]);
+    });
+
+    it('does nothing for a run that already ended', () => {
+      const history = run([requestRun('r1'), modelAnswers('r1', 1)]).events;
+      expect(given(history).when(cancel('r1')).events).toEqual([]);
+    });
+  });
+
+  describe('resume', () => {
+    it('re-requests the model call in flight as a new attempt and records the resume', () => {
+      const history = run([requestRun('r1')]).events;
+      const d = given(history).when({
+        type: 'ResumeRun',
+        tenantId: 'acme',
+        threadId: 'th-1',
+        at: '2026-11-30T10:05:00.000Z',
+        runId: 'r1',
+        reason: 'watchdog: no progress for 60s',
+        worker: 'w2',
+        fromVersion: 4,
+      });
+      expect(types(d.events)).toEqual(['run.resumed', 'model.requested']);
+      expect(d.outgoing).toEqual([expect.objectContaining({ kind: 'model.call', attempt: 2 })]);
+    });
+  });
+});
