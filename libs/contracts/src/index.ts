@@ -4,3 +4,4 @@ export * from './thread-events';
 export * from './upcast';
 export * from './wire';
 export * from './subjects';
+export * from './agent';

@@ -43,8 +43,7 @@ export const ModelCallCommand = z.object({
   attempt: z.number().int().positive(),
   agent: z.string(),
   agentVersion: z.number().int().positive(),
-  messages: z.array(ChatMessage),
-  tools: z.array(ToolSpec),
+  messages: z.array(ChatMessage).describe('The transcript; the model worker adds the pinned agent version\'s instructions and tools'),
 });
 export type ModelCallCommand = z.infer<typeof ModelCallCommand>;
 

@@ -1,0 +1,24 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { IncomingMessage } from 'node:http';
+
+/** Who is calling, as verified from the credential. The tenant comes from here and nowhere else. */
+export interface AuthenticatedPrincipal {
+  readonly tenantId: string;
+  /** `key:<api key id>` for API keys; JWT subjects will get their own prefix. */
+  readonly principalId: string;
+  readonly roles: readonly string[];
+}
+
+export type Role = 'runner' | 'viewer' | 'approver' | 'admin';
+
+/** What the guard attaches the principal to. */
+export interface AuthenticatedRequest extends IncomingMessage {
+  principal?: AuthenticatedPrincipal;
+}
+
+/** The principal the guard verified; a route without the guard in front of it is a bug, so this throws. */
+export const CurrentPrincipal = createParamDecorator((_data: unknown, ctx: ExecutionContext): AuthenticatedPrincipal => {
+  const principal = ctx.switchToHttp().getRequest<AuthenticatedRequest>().principal;
+  if (!principal) throw new Error('CurrentPrincipal used on a route that was not authenticated');
+  return principal;
+});

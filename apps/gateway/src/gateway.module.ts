@@ -1,0 +1,80 @@
+import { Inject, Injectable, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { TerminusModule } from '@nestjs/terminus';
+import { ApiKeyRepository, JetStreamPublisher, type Database, type MessagePublisher } from '@ratchet/adapters';
+import type { NatsConnection } from 'nats';
+import { ApiKeyGuard } from './auth/api-key.guard';
+import type { GatewayConfig } from './gateway.config';
+import { API_KEYS, DATABASE, GATEWAY_CONFIG, LOGGER, MESSAGE_PUBLISHER, NATS_CONNECTION } from './gateway.tokens';
+import { HealthController } from './health/health.controller';
+import { ReadinessIndicators } from './health/readiness.indicators';
+import { ProblemDetailsFilter } from './http/problem-details.filter';
+import type { Logger } from './logging/logger';
+import { RunRequestPublisher } from './runs/run-request.publisher';
+import { RunsController } from './runs/runs.controller';
+
+/** What main.ts (or a test) opens before Nest starts. The module owns them from then on and closes them. */
+export interface GatewayResources {
+  config: GatewayConfig;
+  db: Database;
+  nc: NatsConnection;
+  logger: Logger;
+  /** Defaults to a JetStreamPublisher on `nc`; tests swap it to simulate an unreachable bus. */
+  publisher?: MessagePublisher;
+}
+
+/**
+ * Closes NATS and Postgres on shutdown. Nest calls this after the HTTP server has stopped accepting
+ * and its in-flight requests have finished, so no request loses its connection mid-publish.
+ */
+@Injectable()
+class ResourceLifecycle implements OnApplicationShutdown {
+  constructor(
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    @Inject(DATABASE) private readonly db: Database,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    if (!this.nc.isClosed()) {
+      // drain() flushes pending publishes; it can wait forever for a server that is gone, so bound it.
+      await Promise.race([this.nc.drain().catch(() => undefined), delay(3_000)]);
+      if (!this.nc.isClosed()) await this.nc.close().catch(() => undefined);
+    }
+    await this.db.close();
+    this.logger.info('gateway stopped');
+  }
+}
+
+@Module({})
+export class GatewayModule {
+  static forRoot(resources: GatewayResources): DynamicModule {
+    return {
+      module: GatewayModule,
+      // Terminus's own error log is multi-line; HealthController logs failures itself, as one JSON line.
+      imports: [TerminusModule.forRoot({ logger: false })],
+      controllers: [RunsController, HealthController],
+      providers: [
+        { provide: GATEWAY_CONFIG, useValue: resources.config },
+        { provide: DATABASE, useValue: resources.db },
+        { provide: NATS_CONNECTION, useValue: resources.nc },
+        { provide: LOGGER, useValue: resources.logger },
+        {
+          provide: MESSAGE_PUBLISHER,
+          useValue: resources.publisher ?? new JetStreamPublisher(resources.nc.jetstream()),
+        },
+        { provide: API_KEYS, useFactory: (db: Database) => new ApiKeyRepository(db.sql), inject: [DATABASE] },
+        // Global, so a new route is authenticated unless it says @Public().
+        { provide: APP_GUARD, useClass: ApiKeyGuard },
+        { provide: APP_FILTER, useClass: ProblemDetailsFilter },
+        RunRequestPublisher,
+        ReadinessIndicators,
+        ResourceLifecycle,
+      ],
+    };
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

@@ -1,0 +1,11 @@
+/**
+ * Injection tokens for the resources main.ts opens before Nest starts (config, database, NATS, logger).
+ * They are opened outside Nest so a bad environment fails fast with a plain message, and so tests can
+ * hand in their own.
+ */
+export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
+export const DATABASE = Symbol('DATABASE');
+export const NATS_CONNECTION = Symbol('NATS_CONNECTION');
+export const MESSAGE_PUBLISHER = Symbol('MESSAGE_PUBLISHER');
+export const API_KEYS = Symbol('API_KEYS');
+export const LOGGER = Symbol('LOGGER');

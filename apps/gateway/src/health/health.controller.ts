@@ -1,0 +1,50 @@
+import { Controller, Get, Inject, ServiceUnavailableException } from '@nestjs/common';
+import { HealthCheck, HealthCheckService, type HealthCheckResult } from '@nestjs/terminus';
+import { Public } from '../auth/roles.decorator';
+import { LOGGER } from '../gateway.tokens';
+import { PROBLEM_TYPES, ProblemException } from '../http/problem-details';
+import type { Logger } from '../logging/logger';
+import { ReadinessIndicators } from './readiness.indicators';
+
+/** Kubernetes probes. Unauthenticated: they reveal only up/down and which dependency is down. */
+@Controller('health')
+@Public()
+export class HealthController {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly readiness: ReadinessIndicators,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  /** The process serves HTTP. Nothing else: a dependency outage must not get the pod restarted. */
+  @Get('live')
+  @HealthCheck()
+  live(): Promise<HealthCheckResult> {
+    return this.health.check([]);
+  }
+
+  /** Postgres answers, migrations are applied and NATS is connected: safe to route traffic here. */
+  @Get('ready')
+  @HealthCheck()
+  async ready(): Promise<HealthCheckResult> {
+    try {
+      return await this.health.check([
+        () => this.readiness.postgres(),
+        () => this.readiness.migrations(),
+        () => this.readiness.nats(),
+      ]);
+    } catch (error) {
+      if (!(error instanceof ServiceUnavailableException)) throw error;
+      // Terminus answers 503 with its own body; keep the problem+json shape, with the checks attached.
+      const result = error.getResponse() as Partial<HealthCheckResult>;
+      this.logger.warn({ checks: result.error ?? {} }, 'not ready');
+      throw new ProblemException({
+        type: PROBLEM_TYPES.notReady,
+        title: 'Not ready',
+        status: 503,
+        detail: `Failing checks: ${Object.keys(result.error ?? {}).join(', ') || result.status || 'unknown'}.`,
+        checks: result.details ?? {},
+      });
+    }
+  }
+}

@@ -1,0 +1,87 @@
+import { RunRequest } from '@ratchet/contracts';
+import { newId, runIdFor, threadIdFor } from '@ratchet/platform';
+import { z } from 'zod';
+import type { AuthenticatedPrincipal } from '../auth/principal';
+
+/**
+ * The body of `POST /v1/runs`. Field limits are RunRequest's own, so the HTTP API cannot accept what
+ * the wire contract would refuse. Strict: an unknown field (a typo like `thread_id`, or a `tenantId`,
+ * which only the credential decides) is a 400, not silently ignored.
+ */
+export const CreateRunBody = z.strictObject({
+  agent: RunRequest.shape.agent,
+  /** A plain string is shorthand for one user message. */
+  input: z.preprocess(
+    (value) => (typeof value === 'string' ? [{ role: 'user', content: value }] : value),
+    RunRequest.shape.input,
+  ),
+  threadId: RunRequest.shape.threadId,
+  metadata: RunRequest.shape.metadata,
+  concurrency: RunRequest.shape.concurrency,
+});
+export type CreateRunBody = z.output<typeof CreateRunBody>;
+
+export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+
+/**
+ * `Idempotency-Key`: printable ASCII without spaces, at most 200 characters (it becomes the
+ * requestId and part of `Nats-Msg-Id`). The IETF draft sends it as a quoted structured-field string
+ * (`"abc"`); the bare form most clients use is accepted too.
+ */
+export const IdempotencyKey = z
+  .string()
+  .transform((v) => v.trim().replace(/^"(.*)"$/, '$1'))
+  .pipe(
+    z
+      .string()
+      .min(1, { error: 'must not be empty' })
+      .max(200, { error: 'must be at most 200 characters' })
+      .regex(/^[\x21-\x7e]+$/, { error: 'must be printable ASCII without spaces' }),
+  );
+
+/**
+ * The requestId of a request: the client's Idempotency-Key, or a fresh id when it sent none. Without
+ * a key a retried POST (say, after a timeout) starts a second run; clients should always send one.
+ */
+export function requestIdOf(idempotencyKey: string | undefined, generate: () => string = () => newId('req')): string {
+  return idempotencyKey ?? generate();
+}
+
+/**
+ * The RunRequest the gateway publishes. The tenant is not in it: it travels in the subject, taken
+ * from the credential. Parsed through the contract so a mapping bug fails here, not in the orchestrator.
+ */
+export function toRunRequest(body: CreateRunBody, principal: AuthenticatedPrincipal, requestId: string): RunRequest {
+  return RunRequest.parse({
+    requestId,
+    ...(body.threadId === undefined ? {} : { threadId: body.threadId }),
+    agent: body.agent,
+    input: body.input,
+    principal: { id: principal.principalId, roles: [...principal.roles] },
+    metadata: body.metadata,
+    concurrency: body.concurrency,
+  });
+}
+
+export interface RunAccepted {
+  runId: string;
+  threadId: string;
+  requestId: string;
+  status: 'accepted';
+  links: { events: string };
+}
+
+/**
+ * The 202 answer. Both ids are derived from (tenant, requestId) exactly as the orchestrator derives
+ * them, so a resent request gets the same ids without anyone looking anything up.
+ */
+export function runAccepted(tenantId: string, request: RunRequest): RunAccepted {
+  const threadId = request.threadId ?? threadIdFor(tenantId, request.requestId);
+  return {
+    runId: runIdFor(tenantId, request.requestId),
+    threadId,
+    requestId: request.requestId,
+    status: 'accepted',
+    links: { events: `/v1/threads/${encodeURIComponent(threadId)}/events` },
+  };
+}

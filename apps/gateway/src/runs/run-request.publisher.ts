@@ -1,0 +1,38 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { MessagePublisher, PublishResult } from '@ratchet/adapters';
+import { HEADERS, subjects, type RunRequest, type Subjects } from '@ratchet/contracts';
+import type { GatewayConfig } from '../gateway.config';
+import { GATEWAY_CONFIG, MESSAGE_PUBLISHER } from '../gateway.tokens';
+
+/** W3C traceparent, version 00; anything else is dropped rather than forwarded. */
+const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+/**
+ * Puts a run request on `<prefix>.requests.<tenant>`. The subject carries the tenant (the orchestrator
+ * trusts nothing else), and `Nats-Msg-Id` = `<tenant>:<requestId>` lets JetStream drop a resend within
+ * its duplicate window; the orchestrator's inbox catches later ones.
+ */
+@Injectable()
+export class RunRequestPublisher {
+  private readonly subjects: Subjects;
+
+  constructor(
+    @Inject(MESSAGE_PUBLISHER) private readonly publisher: MessagePublisher,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+  ) {
+    this.subjects = subjects(config.RATCHET_SUBJECT_PREFIX);
+  }
+
+  publish(tenantId: string, request: RunRequest, trace: { traceparent?: string; tracestate?: string } = {}): Promise<PublishResult> {
+    const headers: Record<string, string> = { [HEADERS.messageType]: 'run.request', [HEADERS.tenant]: tenantId };
+    if (trace.traceparent && TRACEPARENT.test(trace.traceparent)) {
+      headers[HEADERS.traceparent] = trace.traceparent;
+      if (trace.tracestate && trace.tracestate.length <= 512) headers[HEADERS.tracestate] = trace.tracestate;
+    }
+    return this.publisher.publish(this.subjects.requests(tenantId), request, {
+      msgId: `${tenantId}:${request.requestId}`,
+      headers,
+      timeoutMs: this.config.GATEWAY_PUBLISH_TIMEOUT_MS,
+    });
+  }
+}

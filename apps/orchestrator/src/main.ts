@@ -1,0 +1,34 @@
+import 'reflect-metadata';
+import { ORCHESTRATOR_MIGRATIONS } from '@ratchet/adapters';
+import { loadConfig, runMain, startService } from '@ratchet/platform';
+import { BUILTIN_TOOLS, ToolRegistry } from '@ratchet/tools';
+import type { AgentCatalog } from './agents/agent-catalog';
+import { MODEL_CONSUMER } from './models/model-worker.controller';
+import { orchestratorConfigSchema } from './orchestrator.config';
+import { createCatalog, OrchestratorModule } from './orchestrator.module';
+import { REQUESTS_CONSUMER } from './threads/run-request.controller';
+import { INBOX_CONSUMER } from './threads/thread-inbox.controller';
+
+runMain('orchestrator', async () => {
+  const config = loadConfig(orchestratorConfigSchema, process.env, 'orchestrator');
+  const tools = new ToolRegistry(BUILTIN_TOOLS);
+  let catalog: AgentCatalog | undefined;
+  await startService({
+    service: 'orchestrator',
+    schema: 'orchestrator',
+    migrations: ORCHESTRATOR_MIGRATIONS,
+    consumers: [REQUESTS_CONSUMER, INBOX_CONSUMER, ...(config.MODEL_WORKER ? [MODEL_CONSUMER] : [])],
+    config,
+    healthPort: config.HEALTH_PORT,
+    shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
+    prepare: async (runtime) => {
+      catalog = createCatalog(runtime, tools);
+      const agents = await catalog.registerDirectory(config.AGENTS_DIR);
+      runtime.logger.info({ agents: agents.map((a) => `${a.name}@${a.version}`) }, 'agents registered');
+    },
+    module: (runtime) => {
+      if (!catalog) throw new Error('agent catalog not prepared');
+      return OrchestratorModule.create(runtime, catalog, tools, config.MODEL_WORKER);
+    },
+  });
+});

@@ -1,0 +1,36 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { AgentDefinitionsRepository, PgThreadStore, ScriptedModel } from '@ratchet/adapters';
+import { RuntimeModule, ServiceRuntime } from '@ratchet/platform';
+import { BUILTIN_TOOLS, ToolRegistry } from '@ratchet/tools';
+import { AgentCatalog } from './agents/agent-catalog';
+import { ModelWorker } from './models/model-worker';
+import { ModelWorkerController } from './models/model-worker.controller';
+import { RunRequestController } from './threads/run-request.controller';
+import { ThreadCommandHandler, threadColumns } from './threads/thread-command.handler';
+import { ThreadInboxController } from './threads/thread-inbox.controller';
+
+@Module({})
+export class OrchestratorModule {
+  static create(runtime: ServiceRuntime, catalog: AgentCatalog, tools: ToolRegistry, modelWorker: boolean): DynamicModule {
+    return {
+      module: OrchestratorModule,
+      imports: [RuntimeModule.forRuntime(runtime)],
+      controllers: [RunRequestController, ThreadInboxController, ...(modelWorker ? [ModelWorkerController] : [])],
+      providers: [
+        { provide: AgentCatalog, useValue: catalog },
+        { provide: ToolRegistry, useValue: tools },
+        {
+          provide: ThreadCommandHandler,
+          useFactory: () => new ThreadCommandHandler(new PgThreadStore(runtime.db, threadColumns), runtime.relay, runtime.subjects),
+        },
+        { provide: ModelWorker, useFactory: () => new ModelWorker(catalog, tools, { scripted: new ScriptedModel() }) },
+      ],
+    };
+  }
+}
+
+export function createCatalog(runtime: ServiceRuntime, tools: ToolRegistry): AgentCatalog {
+  return new AgentCatalog(new AgentDefinitionsRepository(runtime.db.sql), tools);
+}
+
+export { BUILTIN_TOOLS };

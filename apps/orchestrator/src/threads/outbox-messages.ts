@@ -1,0 +1,91 @@
+import {
+  HEADERS,
+  type ModelCallCommand,
+  type Subjects,
+  type ThreadEvent,
+  type ToolCallCommand,
+  type TraceContext,
+} from '@ratchet/contracts';
+import type { Outgoing, OutboxMessage, ThreadState } from '@ratchet/domain';
+import { CORE_PUBLISH_HEADER } from '@ratchet/platform';
+
+
+function headersFor(id: string, type: string, tenantId: string, trace?: TraceContext): Record<string, string> {
+  const h: Record<string, string> = { [HEADERS.msgId]: id, [HEADERS.messageType]: type, [HEADERS.tenant]: tenantId };
+  if (trace) {
+    h[HEADERS.traceparent] = trace.traceparent;
+    if (trace.tracestate) h[HEADERS.tracestate] = trace.tracestate;
+  }
+  return h;
+}
+
+/** Every committed event is also published on the thread's event feed, with the event id as message id. */
+export function feedMessages(subjects: Subjects, events: readonly ThreadEvent[]): OutboxMessage[] {
+  return events.map((e) => ({
+    id: e.id,
+    subject: subjects.events(e.tenantId, e.threadId),
+    payload: e,
+    headers: headersFor(e.id, e.type, e.tenantId, e.trace),
+  }));
+}
+
+/** The commands and replies a decision asks for, built from the state after its events. */
+export function outgoingMessages(
+  subjects: Subjects,
+  tenantId: string,
+  threadId: string,
+  state: ThreadState,
+  version: number,
+  outgoing: readonly Outgoing[],
+  trace?: TraceContext,
+): OutboxMessage[] {
+  // Row ids (= Nats-Msg-Id) carry the thread version that caused them: a resume re-sends a command
+  // under a new id, while a re-decided message (after a conflict) reproduces the same one.
+  return outgoing.map((o): OutboxMessage => {
+    switch (o.kind) {
+      case 'model.call': {
+        const run = state.active;
+        if (!run || run.runId !== o.runId) throw new Error(`model call for ${o.runId}, which is not the active run`);
+        const payload: ModelCallCommand = {
+          kind: 'model.call',
+          commandId: o.commandId,
+          tenantId,
+          threadId,
+          runId: o.runId,
+          step: o.step,
+          attempt: o.attempt,
+          agent: run.agent,
+          agentVersion: run.agentVersion,
+          messages: state.transcript,
+        };
+        const id = `${o.commandId}@${version}`;
+        return { id, subject: subjects.modelCommands(tenantId), payload, headers: headersFor(id, 'model.call', tenantId, trace) };
+      }
+      case 'tool.call': {
+        const payload: ToolCallCommand = {
+          kind: 'tool.call',
+          commandId: o.commandId,
+          tenantId,
+          threadId,
+          runId: o.runId,
+          step: o.step,
+          callId: o.callId,
+          tool: o.tool,
+          args: o.args,
+          idempotencyKey: o.idempotencyKey,
+          principal: o.principal,
+        };
+        const id = `${o.commandId}@${version}`;
+        const headers = headersFor(id, 'tool.call', tenantId, trace);
+        headers[HEADERS.idempotencyKey] = o.idempotencyKey;
+        return { id, subject: subjects.toolCommands(tenantId), payload, headers };
+      }
+      case 'reply': {
+        const id = `${o.outcome.runId ?? o.outcome.requestId}:outcome:${o.outcome.status}`;
+        const headers = headersFor(id, 'run.outcome', tenantId, trace);
+        headers[CORE_PUBLISH_HEADER] = 'core';
+        return { id, subject: o.replyTo, payload: o.outcome, headers };
+      }
+    }
+  });
+}

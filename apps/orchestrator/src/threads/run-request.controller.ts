@@ -1,0 +1,62 @@
+import { Controller, Inject } from '@nestjs/common';
+import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
+import { RunRequest, tenantOfRequestSubject, type RunOutcome } from '@ratchet/contracts';
+import { PoisonMessageError } from '@ratchet/domain';
+import { JetStreamContext, ServiceRuntime, runIdFor } from '@ratchet/platform';
+import { AgentCatalog } from '../agents/agent-catalog';
+import { ThreadCommandHandler } from './thread-command.handler';
+import { requestToCommand } from './to-command';
+
+export const REQUESTS_CONSUMER = 'orchestrator-requests';
+
+/**
+ * Run requests from the gateway and from any service publishing on `<prefix>.requests.<tenant>`. The
+ * tenant is the subject's (bound by NATS permissions), never the body's. A request that cannot start a
+ * run is never dropped silently: the requester is told why on its reply subject and the failure is
+ * recorded before the message is termed.
+ */
+@Controller()
+export class RunRequestController {
+  constructor(
+    @Inject(ThreadCommandHandler) private readonly threads: ThreadCommandHandler,
+    @Inject(AgentCatalog) private readonly agents: AgentCatalog,
+    @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
+  ) {}
+
+  @EventPattern(REQUESTS_CONSUMER)
+  async onRequest(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
+    const tenantId = tenantOfRequestSubject(this.runtime.subjects.prefix, ctx.getSubject());
+    if (!tenantId) throw new PoisonMessageError(`not a request subject: ${ctx.getSubject()}`, 'request.subject');
+    const parsed = RunRequest.safeParse(data);
+    if (!parsed.success) {
+      const detail = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+      await this.refuse(tenantId, data, 'request.invalid', `invalid run request: ${detail}`);
+      throw new PoisonMessageError(`invalid run request: ${detail}`, 'request.invalid');
+    }
+    const request = parsed.data;
+    const agent = await this.agents.latest(request.agent);
+    if (!agent) {
+      const message = `unknown agent "${request.agent}"`;
+      await this.refuse(tenantId, request, 'agent.unknown', message);
+      throw new PoisonMessageError(message, 'agent.unknown');
+    }
+    const command = requestToCommand(tenantId, request, { name: agent.name, version: agent.version, maxSteps: agent.definition.maxSteps }, new Date().toISOString());
+    const traceparent = ctx.getTraceparent();
+    await this.threads.handle(REQUESTS_CONSUMER, `${tenantId}:${request.requestId}`, command, {
+      correlationId: request.requestId,
+      trace: traceparent ? { traceparent, tracestate: ctx.getTracestate() } : undefined,
+    });
+  }
+
+  /** Tells the requester (if it gave a reply subject) why its request was refused. */
+  private async refuse(tenantId: string, body: unknown, code: string, message: string): Promise<void> {
+    const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+    const requestId = typeof b['requestId'] === 'string' ? b['requestId'] : 'unknown';
+    const replyTo = typeof b['replyTo'] === 'string' ? b['replyTo'] : undefined;
+    if (!replyTo) return;
+    const outcome: RunOutcome = { requestId, tenantId, status: 'rejected', error: { code, message, retryable: false } };
+    if (requestId !== 'unknown') outcome.runId = runIdFor(tenantId, requestId);
+    this.runtime.nc.publish(replyTo, JSON.stringify(outcome));
+    await this.runtime.nc.flush();
+  }
+}

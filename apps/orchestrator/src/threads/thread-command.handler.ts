@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import type { Subjects, ThreadEvent, TraceContext } from '@ratchet/contracts';
+import {
+  ConcurrencyError,
+  decide,
+  foldEvents,
+  initialThreadState,
+  type OutboxMessage,
+  type RunRow,
+  type ThreadCommand,
+  type ThreadState,
+  type ThreadStore,
+} from '@ratchet/domain';
+import { feedMessages, outgoingMessages } from './outbox-messages';
+
+export interface Relay {
+  /** Publishes these just-committed outbox rows now; the sweeper covers whatever this misses. */
+  flush(ids: string[]): Promise<unknown>;
+}
+
+export interface HandleOutcome {
+  status: 'applied' | 'duplicate' | 'no-op';
+  events: ThreadEvent[];
+}
+
+/** Bounded: a thread under heavy contention is retried by redelivery, not by spinning here forever. */
+const MAX_CONFLICT_RETRIES = 8;
+
+/**
+ * The orchestrator's one way to change a thread: claim the message in the inbox, load the projection
+ * and any newer events, decide, then append + project + enqueue in the same transaction. Published only
+ * after commit. A conflict with another worker reloads and decides again.
+ */
+export class ThreadCommandHandler {
+  constructor(
+    private readonly store: ThreadStore<ThreadState>,
+    private readonly relay: Relay,
+    private readonly subjects: Subjects,
+  ) {}
+
+  async handle(
+    consumer: string,
+    messageId: string,
+    command: ThreadCommand,
+    meta: { correlationId: string; trace?: TraceContext | undefined },
+  ): Promise<HandleOutcome> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const result = await this.store.transaction(async (tx) => {
+          if (!(await tx.claimInbox(consumer, messageId))) return { status: 'duplicate' as const, events: [], outbox: [] };
+          const { tenantId, threadId } = command;
+          const projection = await tx.loadProjection(tenantId, threadId);
+          let state = projection?.state ?? initialThreadState();
+          let version = projection?.version ?? 0;
+          const newer = await tx.loadEvents(tenantId, threadId, version);
+          if (newer.length > 0) {
+            state = foldEvents(state, newer);
+            version = newer[newer.length - 1]?.version ?? version;
+          }
+          const decision = decide(state, command);
+          if (decision.events.length === 0 && decision.outgoing.length === 0) {
+            return { status: 'no-op' as const, events: [], outbox: [] };
+          }
+          const events = decision.events.map(
+            (e, i): ThreadEvent =>
+              ({
+                id: `ev_${randomUUID().replaceAll('-', '')}`,
+                v: 1,
+                tenantId,
+                threadId,
+                runId: e.runId,
+                version: version + 1 + i,
+                at: command.at,
+                causationId: messageId,
+                correlationId: meta.correlationId,
+                ...(meta.trace ? { trace: meta.trace } : {}),
+                type: e.type,
+                data: e.data,
+              }) as ThreadEvent,
+          );
+          const after = foldEvents(state, events);
+          const newVersion = version + events.length;
+          if (events.length > 0) {
+            await tx.appendEvents(tenantId, threadId, version, events);
+            await tx.saveProjection({ tenantId, threadId, version: newVersion, state: after }, runRows(tenantId, threadId, after, events, newVersion));
+          }
+          const outbox: OutboxMessage[] = [
+            ...feedMessages(this.subjects, events),
+            ...outgoingMessages(this.subjects, tenantId, threadId, after, newVersion, decision.outgoing, meta.trace),
+          ];
+          await tx.enqueue(outbox);
+          return { status: 'applied' as const, events, outbox };
+        });
+        if (result.outbox.length > 0) {
+          // Publishing right after commit keeps latency low; if this process dies first, the sweeper does it.
+          await this.relay.flush(result.outbox.map((m) => m.id)).catch(() => undefined);
+        }
+        return { status: result.status, events: result.events };
+      } catch (error) {
+        if (error instanceof ConcurrencyError && attempt < MAX_CONFLICT_RETRIES) continue;
+        throw error;
+      }
+    }
+  }
+}
+
+/** The `runs` rows touched by these events, for queries by status, agent and request id. */
+function runRows(tenantId: string, threadId: string, state: ThreadState, events: ThreadEvent[], version: number): RunRow[] {
+  const touched = new Set(events.map((e) => e.runId).filter((id): id is string => id !== undefined));
+  const rows: RunRow[] = [];
+  for (const runId of touched) {
+    const r = state.runs[runId];
+    if (!r) continue;
+    rows.push({ tenantId, runId, threadId, requestId: r.requestId, agent: r.agent, agentVersion: r.agentVersion, principalId: r.principalId, status: r.status, steps: r.steps, startedAt: r.startedAt, endedAt: r.endedAt, version });
+  }
+  return rows;
+}
+
+/** The queryable columns of the `threads` projection. */
+export function threadColumns(state: ThreadState): { status: string; agent: string | null; activeRunId: string | null } {
+  const status = state.active ? 'running' : state.queue.length > 0 ? 'queued' : 'idle';
+  return { status, agent: state.active?.agent ?? null, activeRunId: state.active?.runId ?? null };
+}

@@ -1,0 +1,40 @@
+import type { RunRequest, ThreadInboxMessage } from '@ratchet/contracts';
+import type { RequestRun, ThreadCommand } from '@ratchet/domain';
+import { runIdFor, threadIdFor } from '@ratchet/platform';
+
+/** A run request becomes a decider command; ids derive from (tenant, requestId) so a resend maps to the same run. */
+export function requestToCommand(
+  tenantId: string,
+  request: RunRequest,
+  agent: { name: string; version: number; maxSteps: number },
+  at: string,
+): RequestRun {
+  return {
+    type: 'RequestRun',
+    tenantId,
+    threadId: request.threadId ?? threadIdFor(tenantId, request.requestId),
+    at,
+    runId: runIdFor(tenantId, request.requestId),
+    requestId: request.requestId,
+    agent: agent.name,
+    agentVersion: agent.version,
+    maxSteps: agent.maxSteps,
+    input: request.input,
+    principal: request.principal,
+    concurrency: request.concurrency,
+    replyTo: request.replyTo,
+    metadata: request.metadata,
+  };
+}
+
+export function inboxToCommand(message: ThreadInboxMessage, at: string): ThreadCommand {
+  const base = { tenantId: message.tenantId, threadId: message.threadId, at, runId: message.runId };
+  switch (message.kind) {
+    case 'model.result':
+      return { ...base, type: 'RecordModelResult', commandId: message.commandId, step: message.step, outcome: message.outcome };
+    case 'tool.result':
+      return { ...base, type: 'RecordToolResult', callId: message.callId, step: message.step, outcome: message.outcome };
+    case 'run.cancel':
+      return { ...base, type: 'CancelRun', by: message.by, reason: message.reason };
+  }
+}

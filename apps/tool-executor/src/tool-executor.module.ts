@@ -1,0 +1,27 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { RuntimeModule, ServiceRuntime } from '@ratchet/platform';
+import type { ToolRegistry } from '@ratchet/tools';
+import { ToolCallController } from './effects/tool-call.controller';
+import { ToolCallHandler } from './effects/tool-call.handler';
+
+@Module({})
+export class ToolExecutorModule {
+  static create(runtime: ServiceRuntime, tools: ToolRegistry): DynamicModule {
+    const logger = runtime.logger.child({ component: 'tools' });
+    return {
+      module: ToolExecutorModule,
+      imports: [RuntimeModule.forRuntime(runtime)],
+      controllers: [ToolCallController],
+      providers: [
+        {
+          provide: ToolCallHandler,
+          useFactory: () =>
+            new ToolCallHandler(runtime.db, tools, runtime.relay, runtime.subjects, {
+              info: (msg, fields) => logger.info(fields ?? {}, msg),
+              warn: (msg, fields) => logger.warn(fields ?? {}, msg),
+            }),
+        },
+      ],
+    };
+  }
+}

@@ -1,0 +1,2 @@
+export * from './agent-files.loader';
+export * from './agent-definitions.repository';

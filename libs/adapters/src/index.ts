@@ -1,0 +1,5 @@
+export * from './nats';
+export * from './models';
+export * from './agents';
+export * from './postgres';
+export * from './memory';

@@ -1,0 +1,12 @@
+import { contractColumns, outboxStoreContract, threadStoreContract, type ContractState } from '@ratchet/testing';
+import { InMemoryThreadStore } from './in-memory-thread-store';
+
+// contractColumns is what the Postgres adapter needs; referenced so both adapters run the same fixtures.
+void contractColumns;
+
+threadStoreContract('in-memory', async () => ({ store: new InMemoryThreadStore<ContractState>() }));
+
+outboxStoreContract('in-memory', async () => {
+  const store = new InMemoryThreadStore<ContractState>();
+  return { outbox: store, transaction: (work) => store.transaction(work) };
+});

@@ -1,0 +1,204 @@
+import type { ThreadEvent } from '@ratchet/contracts';
+import {
+  ConcurrencyError,
+  type OutboxMessage,
+  type OutboxStore,
+  type PendingOutboxMessage,
+  type RunRow,
+  type ThreadProjectionRow,
+  type ThreadStore,
+  type ThreadTx,
+} from '@ratchet/domain';
+
+interface OutboxEntry extends PendingOutboxMessage {
+  sentAt: Date | null;
+}
+
+/** Copies as Postgres would store them (jsonb): no shared references, no undefined, no class instances. */
+function jsonClone<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+const threadKey = (tenantId: string, threadId: string) => `${tenantId}\u0000${threadId}`;
+const inboxKey = (consumer: string, messageId: string) => `${consumer}\u0000${messageId}`;
+
+/**
+ * ThreadStore + OutboxStore in memory, for fast unit tests, with the Postgres adapter's semantics:
+ * writes are buffered and applied at commit, all or nothing; a version clash is a ConcurrencyError
+ * (at append when the clash is already committed, else at commit); an inbox claim is held by its
+ * transaction until it commits (kept) or rolls back (released). Values are deep-copied in and out,
+ * as a database would.
+ */
+export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
+  private readonly events = new Map<string, ThreadEvent[]>();
+  private readonly eventIds = new Set<string>();
+  private readonly projections = new Map<string, ThreadProjectionRow<S>>();
+  private readonly runs = new Map<string, RunRow>();
+  private readonly inbox = new Set<string>();
+  private readonly claimed = new Set<string>();
+  private readonly outbox: OutboxEntry[] = [];
+  private readonly locked = new Set<string>();
+
+  async transaction<T>(work: (tx: ThreadTx<S>) => Promise<T>): Promise<T> {
+    const appends = new Map<string, { expectedVersion: number; events: ThreadEvent[] }>();
+    const projections = new Map<string, ThreadProjectionRow<S>>();
+    const runs = new Map<string, RunRow>();
+    const claims: string[] = [];
+    const enqueued: OutboxMessage[] = [];
+    const release = () => claims.forEach((k) => this.claimed.delete(k));
+
+    const tx: ThreadTx<S> = {
+      claimInbox: async (consumer, messageId) => {
+        const key = inboxKey(consumer, messageId);
+        if (this.inbox.has(key) || this.claimed.has(key)) return false;
+        this.claimed.add(key);
+        claims.push(key);
+        return true;
+      },
+      loadProjection: async (tenantId, threadId) => {
+        const key = threadKey(tenantId, threadId);
+        const row = projections.get(key) ?? this.projections.get(key);
+        return row && jsonClone(row);
+      },
+      loadEvents: async (tenantId, threadId, afterVersion) => {
+        const key = threadKey(tenantId, threadId);
+        const all = [...(this.events.get(key) ?? []), ...(appends.get(key)?.events ?? [])];
+        return jsonClone(all.filter((e) => e.version > afterVersion));
+      },
+      appendEvents: async (tenantId, threadId, expectedVersion, events) => {
+        if (events.length === 0) return;
+        const key = threadKey(tenantId, threadId);
+        const pending = appends.get(key);
+        const base = pending ? pending.expectedVersion + pending.events.length : expectedVersion;
+        events.forEach((e, i) => {
+          if (e.version !== expectedVersion + 1 + i) {
+            throw new Error(
+              `thread ${threadId}: event ${e.id} has version ${e.version}, expected ${expectedVersion + 1 + i}`,
+            );
+          }
+          if (e.tenantId !== tenantId || e.threadId !== threadId) {
+            throw new Error(`event ${e.id} belongs to ${e.tenantId}/${e.threadId}, not ${tenantId}/${threadId}`);
+          }
+        });
+        if (expectedVersion !== base && pending) throw new ConcurrencyError(threadId, expectedVersion);
+        const head = this.headVersion(key);
+        if (!pending && head > expectedVersion) throw new ConcurrencyError(threadId, expectedVersion);
+        if (!pending && head < expectedVersion) {
+          throw new Error(
+            `thread ${threadId}: cannot append after version ${expectedVersion}, the log does not reach it`,
+          );
+        }
+        const copy = jsonClone(events);
+        if (pending) pending.events.push(...copy);
+        else appends.set(key, { expectedVersion, events: copy });
+      },
+      saveProjection: async (row, runRows) => {
+        projections.set(threadKey(row.tenantId, row.threadId), jsonClone(row));
+        for (const r of runRows) runs.set(threadKey(r.tenantId, r.runId), jsonClone(r));
+      },
+      enqueue: async (messages) => {
+        enqueued.push(...jsonClone(messages));
+      },
+    };
+
+    let result: T;
+    try {
+      result = await work(tx);
+    } catch (error) {
+      release();
+      throw error;
+    }
+    // Commit: validate everything first, then apply synchronously so no other transaction interleaves.
+    try {
+      for (const [key, { expectedVersion, events }] of appends) {
+        if (this.headVersion(key) !== expectedVersion) {
+          throw new ConcurrencyError(events[0]?.threadId ?? key, expectedVersion);
+        }
+        const dup = events.find((e) => this.eventIds.has(e.id));
+        if (dup) throw new Error(`duplicate event id ${dup.id}`);
+      }
+      const outboxIds = new Set(this.outbox.map((m) => m.id));
+      const dupMessage = enqueued.find((m, i) => outboxIds.has(m.id) || enqueued.findIndex((o) => o.id === m.id) !== i);
+      if (dupMessage) throw new Error(`duplicate outbox id ${dupMessage.id}`);
+    } catch (error) {
+      release();
+      throw error;
+    }
+    for (const [key, { events }] of appends) {
+      this.events.set(key, [...(this.events.get(key) ?? []), ...events]);
+      events.forEach((e) => this.eventIds.add(e.id));
+    }
+    for (const [key, row] of projections) this.projections.set(key, row);
+    for (const [key, row] of runs) this.runs.set(key, row);
+    for (const key of claims) this.inbox.add(key);
+    release();
+    for (const m of enqueued) {
+      this.outbox.push({ ...m, createdAt: new Date(), attempts: 0, sentAt: null });
+    }
+    return result;
+  }
+
+  async readEvents(tenantId: string, threadId: string, afterVersion = 0): Promise<ThreadEvent[]> {
+    const events = this.events.get(threadKey(tenantId, threadId)) ?? [];
+    return jsonClone(events.filter((e) => e.version > afterVersion));
+  }
+
+  async readProjection(tenantId: string, threadId: string): Promise<ThreadProjectionRow<S> | undefined> {
+    const row = this.projections.get(threadKey(tenantId, threadId));
+    return row && jsonClone(row);
+  }
+
+  /** Committed runs of a thread, for assertions. */
+  runsOf(tenantId: string, threadId: string): RunRow[] {
+    return jsonClone([...this.runs.values()].filter((r) => r.tenantId === tenantId && r.threadId === threadId));
+  }
+
+  async relayBatch(
+    limit: number,
+    publish: (message: PendingOutboxMessage) => Promise<void>,
+    ids?: string[],
+  ): Promise<number> {
+    const wanted = ids && new Set(ids);
+    const batch = this.outbox
+      .filter((m) => m.sentAt === null && !this.locked.has(m.id) && (!wanted || wanted.has(m.id)))
+      .slice(0, limit);
+    batch.forEach((m) => this.locked.add(m.id));
+    let sent = 0;
+    try {
+      for (const m of batch) {
+        try {
+          await publish({
+            ...jsonClone({ id: m.id, subject: m.subject, payload: m.payload, headers: m.headers }),
+            createdAt: new Date(m.createdAt.getTime()),
+            attempts: m.attempts,
+          });
+          m.sentAt = new Date();
+          sent += 1;
+        } catch {
+          // stays unsent, like the Postgres relay
+        }
+        m.attempts += 1;
+      }
+    } finally {
+      batch.forEach((m) => this.locked.delete(m.id));
+    }
+    return sent;
+  }
+
+  async prune(olderThan: Date): Promise<number> {
+    const before = this.outbox.length;
+    const keep = this.outbox.filter((m) => m.sentAt === null || m.sentAt >= olderThan);
+    this.outbox.splice(0, this.outbox.length, ...keep);
+    return before - keep.length;
+  }
+
+  async lag(): Promise<{ unsent: number; oldestCreatedAt: Date | null }> {
+    const unsent = this.outbox.filter((m) => m.sentAt === null);
+    return { unsent: unsent.length, oldestCreatedAt: unsent[0]?.createdAt ?? null };
+  }
+
+  private headVersion(key: string): number {
+    const events = this.events.get(key);
+    return events?.[events.length - 1]?.version ?? 0;
+  }
+}

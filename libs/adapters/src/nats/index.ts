@@ -1,0 +1,4 @@
+export * from './connect';
+export * from './jetstream.topology';
+export * from './jetstream.publisher';
+export * from './jetstream.consumer';

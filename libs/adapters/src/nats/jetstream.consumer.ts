@@ -1,0 +1,279 @@
+import { millis, type ConsumerMessages, type JetStreamClient, type JsMsg, type MsgHdrs } from 'nats';
+import { HEADERS } from '@ratchet/contracts';
+import { retryOf, type Retry } from '@ratchet/domain';
+
+/** One delivery as a handler sees it. */
+export interface ConsumedMessage {
+  stream: string;
+  consumer: string;
+  subject: string;
+  /** The payload, parsed from JSON (validate it: a zod failure is treated as poison). */
+  data: unknown;
+  headers: Record<string, string>;
+  /** 1 on the first delivery. */
+  deliveryCount: number;
+  /** Deliveries before this one: 0 on the first delivery. */
+  redeliveryCount: number;
+  streamSeq: number;
+  /** `Nats-Msg-Id` (the outbox row id) — the key for the inbox table. */
+  msgId: string | undefined;
+  /** Resets the ack-wait timer. The loop already calls it every ack_wait/3 while the handler runs. */
+  working(): void;
+}
+
+export type MessageHandler = (message: ConsumedMessage) => Promise<unknown>;
+
+/** Why a message is given up on; handed to `onPoison` before the message is termed. */
+export interface PoisonInfo {
+  stream: string;
+  consumer: string;
+  subject: string;
+  streamSeq: number;
+  msgId: string | undefined;
+  deliveryCount: number;
+  headers: Record<string, string>;
+  /** `parse`: payload is not JSON; `handler`: the handler threw a `retry: 'never'` error or a zod error;
+   *  `max_deliver`: a retryable failure on the consumer's last allowed delivery. */
+  reason: 'parse' | 'handler' | 'max_deliver';
+  error: unknown;
+  errorMessage: string;
+  /** The parsed payload when it parsed, else the raw text (first 64 KiB). */
+  payload: unknown;
+}
+
+export interface ConsumeOptions {
+  js: JetStreamClient;
+  stream: string;
+  consumer: string;
+  handler: MessageHandler;
+  /**
+   * Records the failure durably (a failure event, a dead-letter row). Called once per poison
+   * message before `term()`; if it throws the message is nak'ed instead so the failure is not lost.
+   */
+  onPoison: (info: PoisonInfo) => Promise<void>;
+  /** Handlers running at once (and so messages pulled at once). Default 8. */
+  maxMessages?: number;
+  /** Nak delay for a retryable failure, ms. Default: 200·2^(n−1) capped at 30 s for `later`, 20·2^(n−1) capped at 1 s for `now`. */
+  retryDelay?: (deliveryCount: number, retry: Exclude<Retry, 'never'>) => number;
+  /** How long one pull request waits for messages, ms (≥ 1000). Default 5000: bounds how stale a pull is. */
+  pullExpiresMs?: number;
+  /** Problems the loop handles itself (pull errors, failed acks): for logs. Default console.warn. */
+  onError?: (error: unknown, what: string) => void;
+}
+
+export interface ConsumerHandle {
+  readonly stream: string;
+  readonly consumer: string;
+  /** Handlers running now. */
+  readonly inFlight: number;
+  /**
+   * Stops pulling, naks (for immediate redelivery elsewhere) whatever arrives from now on, and waits
+   * up to `timeoutMs` (default 30 s) for running handlers to finish and ack. Resolves false on timeout:
+   * those handlers keep running, and their messages are redelivered if they never ack.
+   */
+  stop(timeoutMs?: number): Promise<boolean>;
+}
+
+const RAW_LIMIT = 64 * 1024;
+const decoder = new TextDecoder();
+
+export function defaultRetryDelay(deliveryCount: number, retry: Exclude<Retry, 'never'>): number {
+  const n = Math.max(0, deliveryCount - 1);
+  const [base, cap] = retry === 'now' ? [20, 1_000] : [200, 30_000];
+  const delay = Math.min(cap, base * 2 ** Math.min(n, 20));
+  // ±20 % jitter so workers that failed together do not retry in lockstep.
+  return Math.round(delay * (0.8 + Math.random() * 0.4));
+}
+
+/** A zod failure or JSON syntax error: the message will never parse, retrying is pointless. */
+export function isParseFailure(error: unknown): boolean {
+  if (error instanceof SyntaxError) return true;
+  const e = error as { name?: unknown; issues?: unknown } | null | undefined;
+  return !!e && (e.name === 'ZodError' || e.name === '$ZodError') && Array.isArray(e.issues);
+}
+
+/** What to do with a message whose handler failed with `error`. */
+export function retryDecision(error: unknown): Retry {
+  return isParseFailure(error) ? 'never' : retryOf(error);
+}
+
+export function headersToRecord(h: MsgHdrs | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!h) return out;
+  for (const key of h.keys()) out[key] = h.get(key);
+  return out;
+}
+
+/**
+ * Pulls from a durable consumer and runs `handler` for each message, at most `maxMessages` at once.
+ * Ack only after the handler resolved (its transaction committed); nak with a growing delay when it
+ * failed retryably; record and term when it can never succeed. Fetch-based: it only asks the server
+ * for as many messages as it has free handler slots, so no message waits in a client buffer while
+ * its ack-wait runs out.
+ */
+export async function consume(opts: ConsumeOptions): Promise<ConsumerHandle> {
+  const { js, stream, handler, onPoison } = opts;
+  const consumerName = opts.consumer;
+  const max = Math.max(1, opts.maxMessages ?? 8);
+  const retryDelay = opts.retryDelay ?? defaultRetryDelay;
+  const expires = Math.max(1000, opts.pullExpiresMs ?? 5000);
+  const onError = opts.onError ?? ((error: unknown, what: string) => console.warn(`[jetstream ${stream}/${consumerName}] ${what}:`, error));
+
+  const consumer = await js.consumers.get(stream, consumerName).catch((error: unknown) => {
+    throw new Error(`consumer ${consumerName} on stream ${stream} is not available (${(error as Error).message}); was ensureTopology run?`, { cause: error });
+  });
+  const info = await consumer.info(true);
+  // With a backoff list each redelivery has its own ack wait; heartbeat against the shortest.
+  const ackWaitMs = Math.min(millis(info.config.ack_wait ?? 30_000_000_000), ...(info.config.backoff ?? []).map((n) => millis(n)));
+  const heartbeatMs = Math.max(100, Math.floor(ackWaitMs / 3));
+  const maxDeliver = info.config.max_deliver ?? -1;
+
+  let stopping = false;
+  let signalStop!: () => void;
+  const stopped = new Promise<void>((resolve) => (signalStop = resolve));
+  let inFlight = 0;
+  let current: ConsumerMessages | undefined;
+  const idle = new Set<() => void>(); // waiters for a free slot / all slots free / stop
+  const wake = () => {
+    for (const w of [...idle]) w();
+  };
+  const waitUntil = (ready: () => boolean): Promise<void> =>
+    new Promise((resolve) => {
+      if (ready()) return resolve();
+      const check = () => {
+        if (ready()) {
+          idle.delete(check);
+          resolve();
+        }
+      };
+      idle.add(check);
+    });
+
+  const handle = async (msg: JsMsg): Promise<void> => {
+    const headers = headersToRecord(msg.headers);
+    const deliveryCount = msg.info.deliveryCount;
+    const base = {
+      stream,
+      consumer: consumerName,
+      subject: msg.subject,
+      streamSeq: msg.info.streamSequence,
+      msgId: headers[HEADERS.msgId],
+      deliveryCount,
+      headers,
+    };
+    const poison = async (reason: PoisonInfo['reason'], error: unknown, payload: unknown): Promise<void> => {
+      try {
+        await onPoison({ ...base, reason, error, errorMessage: error instanceof Error ? error.message : String(error), payload });
+      } catch (recordError) {
+        onError(recordError, `onPoison failed for seq ${base.streamSeq}; nak instead of term so the failure is not lost`);
+        msg.nak(retryDelay(deliveryCount, 'later'));
+        return;
+      }
+      msg.term();
+    };
+
+    const text = decoder.decode(msg.data);
+    let data: unknown;
+    try {
+      data = JSON.parse(text);
+    } catch (error) {
+      return poison('parse', error, text.slice(0, RAW_LIMIT));
+    }
+
+    const heartbeat = setInterval(() => msg.working(), heartbeatMs);
+    let outcome: { ok: true } | { ok: false; error: unknown };
+    try {
+      await handler({ ...base, data, redeliveryCount: deliveryCount - 1, working: () => msg.working() });
+      outcome = { ok: true };
+    } catch (error) {
+      outcome = { ok: false, error };
+    } finally {
+      clearInterval(heartbeat);
+    }
+
+    if (outcome.ok) {
+      try {
+        // ackAck waits for the server to confirm: an ack lost on the wire would otherwise mean a
+        // redelivery we believed impossible. A failed ack is logged; the redelivery hits the inbox.
+        await msg.ackAck();
+      } catch (error) {
+        onError(error, `ack of seq ${base.streamSeq} not confirmed; it may be redelivered`);
+      }
+      return;
+    }
+    const retry = retryDecision(outcome.error);
+    if (retry === 'never') return poison('handler', outcome.error, data);
+    if (maxDeliver > 0 && deliveryCount >= maxDeliver) {
+      // JetStream would silently stop delivering it: record the failure and remove it instead.
+      return poison('max_deliver', outcome.error, data);
+    }
+    msg.nak(retryDelay(deliveryCount, retry));
+  };
+
+  const dispatch = (msg: JsMsg) => {
+    inFlight++;
+    handle(msg)
+      .catch((error) => onError(error, `settling seq ${msg.seq}`))
+      .finally(() => {
+        inFlight--;
+        wake();
+      });
+  };
+
+  const loop = (async () => {
+    let failures = 0;
+    while (!stopping) {
+      await waitUntil(() => stopping || inFlight < max);
+      if (stopping) break;
+      try {
+        const batch = await consumer.fetch({ max_messages: max - inFlight, expires });
+        current = batch;
+        if (stopping) await batch.close();
+        for await (const msg of batch) {
+          // Pulled after stop(): hand it straight back so another instance takes it without waiting for ack_wait.
+          if (stopping) msg.nak();
+          else dispatch(msg);
+        }
+        failures = 0;
+      } catch (error) {
+        if (stopping) break;
+        failures++;
+        onError(error, 'pull failed; retrying');
+        const pause = Math.min(10_000, 250 * 2 ** Math.min(failures, 6));
+        await Promise.race([sleep(pause), stopped]);
+      } finally {
+        current = undefined;
+      }
+    }
+  })();
+
+  return {
+    stream,
+    consumer: consumerName,
+    get inFlight() {
+      return inFlight;
+    },
+    async stop(timeoutMs = 30_000): Promise<boolean> {
+      stopping = true;
+      signalStop();
+      wake();
+      await current?.close().catch(() => undefined);
+      await loop;
+      let timer: NodeJS.Timeout | undefined;
+      const finished = await Promise.race([
+        waitUntil(() => inFlight === 0).then(() => true),
+        new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(false), timeoutMs);
+        }),
+      ]);
+      clearTimeout(timer);
+      return finished;
+    },
+  };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    setTimeout(resolve, ms).unref();
+  });
+}

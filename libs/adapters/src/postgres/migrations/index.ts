@@ -1,0 +1,24 @@
+import type { MigrationClass } from '../orm';
+import { Migration20261130000000_approvals_init } from './approvals/Migration20261130000000_init';
+import { Migration20261130000000_gateway_init } from './gateway/Migration20261130000000_init';
+import { Migration20261130000000_memory_init } from './memory/Migration20261130000000_init';
+import { Migration20261130000000_orchestrator_init } from './orchestrator/Migration20261130000000_init';
+import { Migration20261130000000_tools_init } from './tools/Migration20261130000000_init';
+
+// Listed statically, in order: no glob, no dynamic import (see STACK.md). Append new migrations at the end.
+export const ORCHESTRATOR_MIGRATIONS: readonly MigrationClass[] = [Migration20261130000000_orchestrator_init];
+export const TOOLS_MIGRATIONS: readonly MigrationClass[] = [Migration20261130000000_tools_init];
+export const GATEWAY_MIGRATIONS: readonly MigrationClass[] = [Migration20261130000000_gateway_init];
+export const APPROVALS_MIGRATIONS: readonly MigrationClass[] = [Migration20261130000000_approvals_init];
+export const MEMORY_MIGRATIONS: readonly MigrationClass[] = [Migration20261130000000_memory_init];
+
+export type ServiceName = 'orchestrator' | 'tools' | 'gateway' | 'approvals' | 'memory';
+
+export const SERVICE_SCHEMAS: Readonly<Record<ServiceName, { schema: string; migrations: readonly MigrationClass[] }>> =
+  {
+    orchestrator: { schema: 'orchestrator', migrations: ORCHESTRATOR_MIGRATIONS },
+    tools: { schema: 'tools', migrations: TOOLS_MIGRATIONS },
+    gateway: { schema: 'gateway', migrations: GATEWAY_MIGRATIONS },
+    approvals: { schema: 'approvals', migrations: APPROVALS_MIGRATIONS },
+    memory: { schema: 'memory', migrations: MEMORY_MIGRATIONS },
+  };

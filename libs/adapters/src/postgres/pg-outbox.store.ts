@@ -1,0 +1,89 @@
+import type { OutboxStore, PendingOutboxMessage } from '@ratchet/domain';
+import type { Database } from './orm';
+import { sqlExecutor } from './sql';
+
+interface OutboxRow {
+  id: string;
+  subject: string;
+  headers: Record<string, string>;
+  payload: unknown;
+  created_ms: number;
+  attempts: number;
+}
+
+/**
+ * The relay's side of one schema's outbox. Rows are chosen by `sent_at is null` and locked with
+ * SKIP LOCKED, never by "id greater than the last one seen": ids are not ordered, and a transaction
+ * that commits late would otherwise be skipped forever.
+ */
+export class PgOutboxStore implements OutboxStore {
+  constructor(private readonly db: Database) {}
+
+  async relayBatch(
+    limit: number,
+    publish: (message: PendingOutboxMessage) => Promise<void>,
+    ids?: string[],
+  ): Promise<number> {
+    if (ids !== undefined && ids.length === 0) return 0;
+    const connection = this.db.orm.em.getConnection();
+    return connection.transactional(async (trx) => {
+      const sql = sqlExecutor(this.db.orm, this.db.schema, trx);
+      const outbox = sql.table('outbox');
+      const rows = await sql.query<OutboxRow>(
+        `select id, subject, headers, payload, attempts,
+           (extract(epoch from created_at) * 1000)::float8 as created_ms
+         from ${outbox}
+         where sent_at is null${ids ? ' and id in (?)' : ''}
+         order by created_at, id
+         limit ?
+         for update skip locked`,
+        ids ? [ids, limit] : [limit],
+      );
+      const sent: string[] = [];
+      const failed: string[] = [];
+      // One at a time, oldest first: the bus sees messages in commit order as far as we can keep it.
+      for (const row of rows) {
+        try {
+          await publish({
+            id: row.id,
+            subject: row.subject,
+            headers: row.headers,
+            payload: row.payload,
+            createdAt: new Date(row.created_ms),
+            attempts: row.attempts,
+          });
+          sent.push(row.id);
+        } catch {
+          // Stays unsent; the attempt is counted so a message that can never be published shows up in `ratchet outbox`.
+          failed.push(row.id);
+        }
+      }
+      if (sent.length > 0) {
+        await sql.run(`update ${outbox} set sent_at = now(), attempts = attempts + 1 where id in (?)`, [sent]);
+      }
+      if (failed.length > 0) {
+        await sql.run(`update ${outbox} set attempts = attempts + 1 where id in (?)`, [failed]);
+      }
+      return sent.length;
+    });
+  }
+
+  prune(olderThan: Date): Promise<number> {
+    return this.db.sql.run(
+      `delete from ${this.db.sql.table('outbox')} where sent_at is not null and sent_at < ?::timestamptz`,
+      [olderThan.toISOString()],
+    );
+  }
+
+  async lag(): Promise<{ unsent: number; oldestCreatedAt: Date | null }> {
+    const rows = await this.db.sql.query<{ unsent: number; oldest_ms: number | null }>(
+      `select count(*)::int as unsent, (extract(epoch from min(created_at)) * 1000)::float8 as oldest_ms
+       from ${this.db.sql.table('outbox')} where sent_at is null`,
+    );
+    const row = rows[0];
+    return {
+      unsent: row?.unsent ?? 0,
+      oldestCreatedAt: row?.oldest_ms == null ? null : new Date(row.oldest_ms),
+    };
+  }
+}

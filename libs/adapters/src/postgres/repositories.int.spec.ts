@@ -1,0 +1,193 @@
+import { createTestDatabase, newThreadRef, type TestDatabase } from '@ratchet/testing';
+import { ApiKeyRepository, hashApiKey } from './api-key.repository';
+import { EffectLedgerRepository, type StartEffect } from './effect-ledger.repository';
+import { listFailures } from './failed-messages.repository';
+import type { Database } from './orm';
+import { withServiceTx } from './pg-service-tx';
+import { listRuns, PgThreadStore } from './pg-thread-store';
+import { openServiceDatabase } from './service-database';
+
+let testDb: TestDatabase;
+let tools: Database;
+let gateway: Database;
+let orchestrator: Database;
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  [tools, gateway, orchestrator] = await Promise.all([
+    openServiceDatabase(testDb.url, 'tools'),
+    openServiceDatabase(testDb.url, 'gateway'),
+    openServiceDatabase(testDb.url, 'orchestrator'),
+  ]);
+});
+afterAll(async () => {
+  await Promise.all([tools?.close(), gateway?.close(), orchestrator?.close()]);
+  await testDb.drop();
+});
+
+const effect = (): StartEffect => {
+  const ref = newThreadRef();
+  return {
+    key: `key-${ref.threadId}`,
+    ...ref,
+    runId: 'run-1',
+    callId: 'call-1',
+    tool: 'http.post',
+    kind: 'side-effect',
+  };
+};
+
+describe('withServiceTx', () => {
+  it('commits inbox, outbox, failures and service rows together, or none of them', async () => {
+    const e = effect();
+    await expect(
+      withServiceTx(tools, async (tx) => {
+        expect(await tx.claimInbox('tools', 'msg-1')).toBe(true);
+        await tx.enqueue([{ id: 'out-1', subject: 'ratchet.x', headers: {}, payload: { a: 1 } }]);
+        await tx.recordFailure('tools', 'ratchet.cmd', 7, 'message.poison', 'bad', '{"x":1}');
+        expect(await new EffectLedgerRepository(tx).recordStarted(e)).toBe('inserted');
+        throw new Error('rollback');
+      }),
+    ).rejects.toThrow('rollback');
+    expect(await new EffectLedgerRepository(tools.sql).get(e.key)).toBeUndefined();
+    expect(await listFailures(tools.sql)).toEqual([]);
+
+    await withServiceTx(tools, async (tx) => {
+      expect(await tx.claimInbox('tools', 'msg-1')).toBe(true);
+      await tx.enqueue([{ id: 'out-1', subject: 'ratchet.x', headers: {}, payload: { a: 1 } }]);
+      await tx.recordFailure('tools', 'ratchet.cmd', 7, 'message.poison', 'bad', '{"x":1}');
+      await tx.recordFailure('tools', 'ratchet.cmd', null, 'message.poison', "it's ?", '');
+      const rows = await tx.execute<{ n: number }>(`select count(*)::int as n from ${tx.table('outbox')}`);
+      expect(rows).toEqual([{ n: 1 }]);
+    });
+    expect(await withServiceTx(tools, (tx) => tx.claimInbox('tools', 'msg-1'))).toBe(false);
+    const failures = await listFailures(tools.sql);
+    expect(failures.map((f) => [f.streamSeq, f.reason])).toEqual([
+      [null, "it's ?"],
+      [7, 'bad'],
+    ]);
+    expect(failures[0]!.failedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+  });
+});
+
+describe('EffectLedgerRepository', () => {
+  it('records an effect once and returns the existing row to later claimers', async () => {
+    const e = effect();
+    const ledger = new EffectLedgerRepository(tools.sql);
+    expect(await ledger.get(e.key)).toBeUndefined();
+    expect(await withServiceTx(tools, (tx) => new EffectLedgerRepository(tx).recordStarted(e))).toBe('inserted');
+    const again = await ledger.recordStarted({ ...e, callId: 'other' });
+    expect(again).toMatchObject({ ...e, state: 'started', attempts: 1, result: null, finishedAt: null });
+    expect(await ledger.recordAttempt(e.key)).toBe(2);
+    await ledger.recordOutcome(e.key, 'succeeded', { status: 201, body: "ok ' ?" });
+    const done = await ledger.get(e.key);
+    expect(done).toMatchObject({ state: 'succeeded', attempts: 2, result: { status: 201, body: "ok ' ?" } });
+    expect(done!.finishedAt).not.toBeNull();
+    expect(await ledger.listByThread(e.tenantId, e.threadId)).toEqual([done]);
+    expect(await ledger.listByThread(e.tenantId, 'other')).toEqual([]);
+  });
+
+  it('lets only one of two concurrent claimers insert', async () => {
+    const e = effect();
+    const results = await Promise.all(
+      [1, 2].map(() => withServiceTx(tools, (tx) => new EffectLedgerRepository(tx).recordStarted(e))),
+    );
+    expect(results.filter((r) => r === 'inserted')).toHaveLength(1);
+    expect(results.find((r) => r !== 'inserted')).toMatchObject({ key: e.key, state: 'started' });
+  });
+
+  it('refuses outcomes for unknown keys and unknown states', async () => {
+    const ledger = new EffectLedgerRepository(tools.sql);
+    await expect(ledger.recordOutcome('nope', 'failed', null)).rejects.toThrow(/never started/);
+    const e = effect();
+    await ledger.recordStarted(e);
+    await expect(ledger.recordOutcome(e.key, 'exploded' as 'failed', null)).rejects.toThrow(/check/);
+  });
+});
+
+describe('ApiKeyRepository', () => {
+  it('stores only the hash and finds live keys by it', async () => {
+    const keys = new ApiKeyRepository(gateway.sql);
+    const tenantId = newThreadRef().tenantId;
+    const { key, secret } = await keys.create({ tenantId, name: 'ci', roles: ['runs:write', 'admin'] });
+    expect(secret).toMatch(/^rk_/);
+    const stored = await gateway.sql.query<{ key_hash: string }>(
+      `select key_hash from ${gateway.sql.table('api_keys')} where id = ?`,
+      [key.id],
+    );
+    expect(stored).toEqual([{ key_hash: hashApiKey(secret) }]);
+    expect(JSON.stringify(stored)).not.toContain(secret);
+    expect(await keys.findByHash(hashApiKey(secret))).toEqual(key);
+    expect(key.roles).toEqual(['runs:write', 'admin']);
+    expect(await keys.findByHash(hashApiKey(`${secret}x`))).toBeUndefined();
+
+    const noRoles = await keys.create({ tenantId, name: 'viewer', roles: [], secret: `known-${tenantId}` });
+    expect(noRoles.key.roles).toEqual([]);
+    expect((await keys.findByHash(hashApiKey(`known-${tenantId}`)))?.id).toBe(noRoles.key.id);
+
+    expect(await keys.revoke(key.id)).toBe(true);
+    expect(await keys.revoke(key.id)).toBe(false);
+    expect(await keys.findByHash(hashApiKey(secret))).toBeUndefined();
+    const listed = await keys.listByTenant(tenantId);
+    expect(listed.map((k) => k.id).sort()).toEqual([key.id, noRoles.key.id].sort());
+    expect(listed.find((k) => k.id === key.id)?.revokedAt).not.toBeNull();
+  });
+
+  it('does not find expired keys', async () => {
+    const keys = new ApiKeyRepository(gateway.sql);
+    const tenantId = newThreadRef().tenantId;
+    const expired = await keys.create({ tenantId, name: 'old', roles: ['a'], expiresAt: new Date(Date.now() - 1000) });
+    const live = await keys.create({ tenantId, name: 'new', roles: ['a'], expiresAt: new Date(Date.now() + 60_000) });
+    expect(await keys.findByHash(hashApiKey(expired.secret))).toBeUndefined();
+    expect((await keys.findByHash(hashApiKey(live.secret)))?.id).toBe(live.key.id);
+  });
+});
+
+describe('runs projection', () => {
+  it('upserts runs by id and lists them per thread', async () => {
+    const ref = newThreadRef();
+    const store = new PgThreadStore<{ s: string }>(orchestrator, (st) => ({
+      status: st.s,
+      agent: 'helper',
+      activeRunId: null,
+    }));
+    const base = {
+      ...ref,
+      requestId: 'req-1',
+      agent: 'helper',
+      agentVersion: 1,
+      principalId: 'user-1',
+      steps: 0,
+      startedAt: null,
+      endedAt: null,
+    };
+    await store.transaction((tx) =>
+      tx.saveProjection({ ...ref, version: 1, state: { s: 'running' } }, [
+        { ...base, runId: 'run-1', status: 'queued', version: 1 },
+        { ...base, runId: 'run-2', requestId: 'req-2', status: 'queued', version: 1 },
+      ]),
+    );
+    await store.transaction((tx) =>
+      tx.saveProjection({ ...ref, version: 2, state: { s: 'idle' } }, [
+        {
+          ...base,
+          runId: 'run-1',
+          status: 'completed',
+          steps: 3,
+          startedAt: '2026-11-30T12:00:00.000Z',
+          endedAt: '2026-11-30T12:00:05.250Z',
+          version: 2,
+        },
+      ]),
+    );
+    const runs = await listRuns(orchestrator.sql, ref.tenantId, ref.threadId);
+    expect(runs.map((r) => [r.runId, r.status, r.steps, r.startedAt, r.endedAt, r.version])).toEqual([
+      ['run-2', 'queued', 0, null, null, 1],
+      ['run-1', 'completed', 3, '2026-11-30T12:00:00.000Z', '2026-11-30T12:00:05.250Z', 2],
+    ]);
+    const thread = await orchestrator.sql.query(
+      `select status, agent, active_run_id, version from ${orchestrator.sql.table('threads')} where thread_id = ?`,
+      [ref.threadId],
+    );
+    expect(thread).toEqual([{ status: 'idle', agent: 'helper', active_run_id: null, version: 2 }]);
+  });
+});

@@ -1,0 +1,5 @@
+export * from './config';
+export * from './ids';
+export * from './jetstream';
+export * from './outbox';
+export * from './service';

@@ -1,0 +1,3 @@
+export * from './jetstream.context';
+export * from './jetstream.exception-filter';
+export * from './jetstream.transport';

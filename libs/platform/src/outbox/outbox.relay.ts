@@ -1,0 +1,143 @@
+import type { MessagePublisher } from '@ratchet/adapters';
+import { TransientError, type OutboxStore, type PendingOutboxMessage } from '@ratchet/domain';
+
+export interface OutboxRelayOptions {
+  /** Sweeper period, ms. Default 500. */
+  intervalMs?: number;
+  /** Rows per store transaction. Default 100. */
+  batchSize?: number;
+  /** Batches per sweep at most, so one sweep cannot hold the loop forever under a flood. Default 20. */
+  maxBatchesPerSweep?: number;
+  /** Sent rows are deleted once older than this, ms. Default 1 h. */
+  retentionMs?: number;
+  /** How often pruning runs, ms. Default 60 s. */
+  pruneEveryMs?: number;
+  /** Failures the relay absorbs (the sweeper retries): for logs. Default console.warn. */
+  onError?: (error: unknown, what: string) => void;
+}
+
+/**
+ * Moves committed outbox rows to JetStream. `flush(ids)` right after a commit keeps latency low; the
+ * sweeper (`start()`) relays whatever a crash, a failed publish or a lost race left behind. Each row is
+ * published with `Nats-Msg-Id` = its id, so a publish repeated after a crash (published, then died
+ * before marking it sent) is dropped by JetStream's duplicate window, and after that by the
+ * consumer's inbox table. Flush and sweep may overlap freely: the store locks rows with
+ * FOR UPDATE SKIP LOCKED, so no row is handed to two publishers at once.
+ */
+export class OutboxRelay {
+  private readonly intervalMs: number;
+  private readonly batchSize: number;
+  private readonly maxBatches: number;
+  private readonly retentionMs: number;
+  private readonly pruneEveryMs: number;
+  private readonly onError: (error: unknown, what: string) => void;
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private lastPrune = 0;
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly store: OutboxStore,
+    private readonly publisher: MessagePublisher,
+    options: OutboxRelayOptions = {},
+  ) {
+    this.intervalMs = options.intervalMs ?? 500;
+    this.batchSize = Math.max(1, options.batchSize ?? 100);
+    this.maxBatches = Math.max(1, options.maxBatchesPerSweep ?? 20);
+    this.retentionMs = options.retentionMs ?? 60 * 60_000;
+    this.pruneEveryMs = options.pruneEveryMs ?? 60_000;
+    this.onError = options.onError ?? ((error, what) => console.warn(`[outbox relay] ${what}:`, error));
+  }
+
+  /**
+   * Publishes the given rows (those the caller just committed) or, without ids, every unsent row.
+   * Never rejects: the commit already happened, and whatever could not be published now is the
+   * sweeper's job. Resolves with how many rows were sent.
+   */
+  flush(ids?: readonly string[]): Promise<number> {
+    return this.track(this.relay(ids).catch((error: unknown) => {
+      this.onError(error, 'flush failed; the sweeper will retry');
+      return 0;
+    }));
+  }
+
+  /** One sweep: relays leftovers, and prunes old sent rows when it is time. Rejects on store failure. */
+  async sweep(): Promise<number> {
+    const sent = await this.relay(undefined);
+    if (Date.now() - this.lastPrune >= this.pruneEveryMs) {
+      this.lastPrune = Date.now();
+      await this.store.prune(new Date(Date.now() - this.retentionMs));
+    }
+    return sent;
+  }
+
+  /** Starts the sweeper; it runs one sweep at a time, `intervalMs` after the previous one ended. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    const tick = async (): Promise<void> => {
+      try {
+        await this.track(this.sweep());
+      } catch (error) {
+        this.onError(error, 'sweep failed; retrying next tick');
+      }
+      if (this.running) this.timer = setTimeout(() => void tick(), this.intervalMs);
+    };
+    this.timer = setTimeout(() => void tick(), 0);
+  }
+
+  /** Stops the sweeper and waits for running flushes and sweeps (so their rows get marked sent). */
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  private async relay(ids: readonly string[] | undefined): Promise<number> {
+    if (ids) {
+      let sent = 0;
+      for (let i = 0; i < ids.length; i += this.batchSize) {
+        const chunk = ids.slice(i, i + this.batchSize);
+        sent += await this.store.relayBatch(chunk.length, this.publishInOrder(), [...chunk]);
+      }
+      return sent;
+    }
+    let sent = 0;
+    for (let batch = 0; batch < this.maxBatches; batch++) {
+      const n = await this.store.relayBatch(this.batchSize, this.publishInOrder());
+      sent += n;
+      if (n < this.batchSize) break;
+    }
+    return sent;
+  }
+
+  /**
+   * A publish function for one batch that stops at the first transient failure (bus unreachable):
+   * later rows are not published ahead of an earlier one, and a bus that is down is not hammered row
+   * by row. A failure specific to one row (payload too big, bad subject) skips only that row, so a
+   * row that can never be published does not block the whole outbox behind it; its growing
+   * `attempts` shows it in `ratchet outbox`.
+   */
+  private publishInOrder(): (message: PendingOutboxMessage) => Promise<void> {
+    let unreachable: unknown;
+    return async (message) => {
+      if (unreachable !== undefined) {
+        throw new TransientError(`outbox row ${message.id} skipped: the bus failed earlier in this batch`, 'outbox.skipped', { cause: unreachable });
+      }
+      try {
+        await this.publisher.publish(message.subject, message.payload, { msgId: message.id, headers: message.headers });
+      } catch (error) {
+        if (error instanceof TransientError) unreachable = error;
+        else this.onError(error, `outbox row ${message.id} (${message.subject}) cannot be published`);
+        throw error;
+      }
+    };
+  }
+
+  private track<T>(work: Promise<T>): Promise<T> {
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work)).catch(() => undefined);
+    return work;
+  }
+}

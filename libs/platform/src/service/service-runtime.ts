@@ -1,0 +1,100 @@
+import type { NatsConnection } from 'nats';
+import {
+  connectNats,
+  declareTopology,
+  ensureTopology,
+  JetStreamPublisher,
+  openDatabase,
+  PgOutboxStore,
+  recordFailure,
+  type Database,
+  type MigrationClass,
+  type PoisonInfo,
+  type Topology,
+} from '@ratchet/adapters';
+import { subjects, type Subjects } from '@ratchet/contracts';
+import { OutboxRelay } from '../outbox';
+import { createLogger, type Logger } from './logger';
+import { RoutingPublisher } from './routing.publisher';
+
+export interface RuntimeConfig {
+  DATABASE_URL: string;
+  NATS_URL: string;
+  RATCHET_SUBJECT_PREFIX: string;
+  RATCHET_STREAM_PREFIX: string;
+  LOG_LEVEL: string;
+  SERVICE_INSTANCE_ID: string;
+}
+
+export interface RuntimeOptions {
+  service: string;
+  schema: string;
+  migrations: readonly MigrationClass[];
+  /** The durable consumers this service binds (created or updated at start). */
+  consumers: readonly string[];
+  config: RuntimeConfig;
+  /** Tests shorten the sweeper period. */
+  sweepIntervalMs?: number;
+}
+
+/**
+ * What every Ratchet service stands on: its Postgres schema (migrated at start), a NATS connection,
+ * the JetStream topology, an outbox relay with its sweeper, and a logger. Nest modules receive it
+ * as one provider; nothing here knows Nest.
+ */
+export class ServiceRuntime {
+  private constructor(
+    readonly service: string,
+    readonly config: RuntimeConfig,
+    readonly db: Database,
+    readonly nc: NatsConnection,
+    readonly topology: Topology,
+    readonly subjects: Subjects,
+    readonly relay: OutboxRelay,
+    readonly logger: Logger,
+  ) {}
+
+  static async start(options: RuntimeOptions): Promise<ServiceRuntime> {
+    const { config } = options;
+    const logger = createLogger(options.service, config.LOG_LEVEL, config.SERVICE_INSTANCE_ID);
+    const db = await openDatabase({ url: config.DATABASE_URL, schema: options.schema, migrations: options.migrations });
+    let nc: NatsConnection | undefined;
+    try {
+      const applied = await db.migrate();
+      if (applied.length > 0) logger.info({ applied, schema: options.schema }, 'migrations applied');
+      nc = await connectNats({ url: config.NATS_URL, name: `${options.service}:${config.SERVICE_INSTANCE_ID}` });
+      const topology = declareTopology({ subjectPrefix: config.RATCHET_SUBJECT_PREFIX, streamPrefix: config.RATCHET_STREAM_PREFIX });
+      await ensureTopology(await nc.jetstreamManager(), topology, options.consumers);
+      const publisher = new RoutingPublisher(nc, new JetStreamPublisher(nc.jetstream()));
+      const relay = new OutboxRelay(new PgOutboxStore(db), publisher, {
+        intervalMs: options.sweepIntervalMs ?? 500,
+        onError: (error, what) => logger.warn({ err: error }, `outbox relay: ${what}`),
+      });
+      relay.start();
+      return new ServiceRuntime(options.service, config, db, nc, topology, subjects(config.RATCHET_SUBJECT_PREFIX), relay, logger);
+    } catch (error) {
+      await nc?.close().catch(() => undefined);
+      await db.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Records a message the transport gives up on, in this service's `failed_messages` table. */
+  readonly recordPoison = async (info: PoisonInfo): Promise<void> => {
+    this.logger.error({ consumer: info.consumer, subject: info.subject, seq: info.streamSeq, reason: info.reason, error: info.errorMessage }, 'message given up');
+    await recordFailure(this.db.sql, {
+      consumer: info.consumer,
+      subject: info.subject,
+      streamSeq: info.streamSeq,
+      code: info.reason,
+      reason: info.errorMessage,
+      payload: typeof info.payload === 'string' ? info.payload : JSON.stringify(info.payload),
+    });
+  };
+
+  async stop(): Promise<void> {
+    await this.relay.stop().catch(() => undefined);
+    await this.nc.drain().catch(() => undefined);
+    await this.db.close().catch(() => undefined);
+  }
+}

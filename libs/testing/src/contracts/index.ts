@@ -1,0 +1,3 @@
+export * from './fixtures';
+export * from './thread-store.contract';
+export * from './outbox-store.contract';

@@ -1,0 +1,3 @@
+export * from './test-database';
+export * from './template-database';
+export * from './contracts';

@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { defineTool } from '../tool';
+
+const FORECASTS = ['sunny, 21°C', 'light rain, 14°C', 'cloudy, 17°C', 'windy, 12°C', 'clear, 24°C'];
+
+/** A deterministic forecast, so the demo prints the same timeline on every machine. */
+export const demoWeather = defineTool({
+  name: 'demo.weather',
+  description: 'Current weather for a city (demo data, deterministic).',
+  kind: 'pure',
+  input: z.object({ city: z.string().min(1).max(80).describe('City name') }),
+  async execute({ city }) {
+    let h = 0;
+    for (const ch of city.toLowerCase()) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+    return { city, forecast: FORECASTS[h % FORECASTS.length] ?? 'unknown' };
+  },
+});
+
+/** The benchmark's no-op pure tool. */
+export const benchNoop = defineTool({
+  name: 'bench.noop',
+  description: 'Does nothing and returns {"ok": true}.',
+  kind: 'pure',
+  input: z.object({}),
+  async execute() {
+    return { ok: true };
+  },
+});
+
+export const BUILTIN_TOOLS = [demoWeather, benchNoop];

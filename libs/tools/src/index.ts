@@ -1,0 +1,3 @@
+export * from './tool';
+export * from './registry';
+export * from './builtin/demo.tools';

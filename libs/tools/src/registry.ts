@@ -1,0 +1,32 @@
+import type { ToolSpec } from '@ratchet/contracts';
+import { AnyTool, toolSpec } from './tool';
+
+export class ToolRegistry {
+  private readonly tools = new Map<string, AnyTool>();
+
+  constructor(tools: readonly AnyTool[] = []) {
+    for (const t of tools) this.register(t);
+  }
+
+  register(tool: AnyTool): void {
+    if (this.tools.has(tool.name)) throw new Error(`tool ${tool.name} is registered twice`);
+    this.tools.set(tool.name, tool);
+  }
+
+  get(name: string): AnyTool | undefined {
+    return this.tools.get(name);
+  }
+
+  names(): string[] {
+    return [...this.tools.keys()].sort();
+  }
+
+  /** Specs for the named tools; unknown names are reported, not skipped. */
+  specs(names: readonly string[]): ToolSpec[] {
+    return names.map((n) => {
+      const t = this.tools.get(n);
+      if (!t) throw new Error(`unknown tool ${JSON.stringify(n)}; known tools: ${this.names().join(', ')}`);
+      return toolSpec(t);
+    });
+  }
+}
