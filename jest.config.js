@@ -33,14 +33,16 @@ module.exports = {
       displayName: 'int',
       testMatch: ['<rootDir>/{apps,libs,test}/**/*.int.spec.ts'],
       globalSetup: '<rootDir>/libs/testing/src/global-setup.ts',
-      testTimeout: 60_000,
+      globalTeardown: '<rootDir>/libs/testing/src/global-teardown.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/jest/int.setup.ts'],
     },
     {
       ...common,
       displayName: 'e2e',
       testMatch: ['<rootDir>/{apps,libs,test}/**/*.e2e.spec.ts'],
       globalSetup: '<rootDir>/libs/testing/src/global-setup.ts',
-      testTimeout: 180_000,
+      globalTeardown: '<rootDir>/libs/testing/src/global-teardown.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/jest/e2e.setup.ts'],
     },
   ],
 };

@@ -26,14 +26,14 @@ export interface GlobalOptions {
 export const GLOBAL_ENV_OPTIONS = [
   { flags: '--database-url <url>', key: 'databaseUrl', variable: 'DATABASE_URL', help: 'Postgres URL' },
   { flags: '--nats-url <url>', key: 'natsUrl', variable: 'NATS_URL', help: 'NATS URL(s), comma-separated' },
-  { flags: '--subject-prefix <prefix>', key: 'subjectPrefix', variable: 'RATCHET_SUBJECT_PREFIX', help: 'NATS subject prefix (default ratchet)' },
-  { flags: '--stream-prefix <prefix>', key: 'streamPrefix', variable: 'RATCHET_STREAM_PREFIX', help: 'JetStream stream-name prefix (default: the subject prefix, upper case)' },
+  { flags: '--subject-prefix <prefix>', key: 'subjectPrefix', variable: 'RATCHET_SUBJECT_PREFIX', help: 'NATS subject prefix' },
+  { flags: '--stream-prefix <prefix>', key: 'streamPrefix', variable: 'RATCHET_STREAM_PREFIX', help: 'JetStream stream-name prefix' },
 ] as const satisfies readonly { flags: string; key: keyof GlobalOptions; variable: string; help: string }[];
 
 export function globalOptions(): Option[] {
   return [
-    new Option('--json', 'machine-readable output (JSON; one event per line for event lists)'),
-    ...GLOBAL_ENV_OPTIONS.map((o) => new Option(o.flags, `${o.help} (overrides ${o.variable})`)),
+    new Option('--json', 'print JSON (event lists: one event per line)'),
+    ...GLOBAL_ENV_OPTIONS.map((o) => new Option(o.flags, `${o.help} (instead of $${o.variable})`)),
   ];
 }
 

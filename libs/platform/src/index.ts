@@ -3,3 +3,4 @@ export * from './ids';
 export * from './jetstream';
 export * from './outbox';
 export * from './service';
+export * from './failpoints';

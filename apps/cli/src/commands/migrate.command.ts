@@ -32,7 +32,10 @@ export interface MigrateReport {
 export async function migrate(config: CliConfig, options: MigrateOptions, out: Output): Promise<MigrateReport> {
   const url = config.DATABASE_URL;
   const database = await ensureDatabase(url);
-  out.note(`database ${database.name}: ${database.created ? 'created' : 'exists'} (${redactUrl(url)})`);
+  if (!out.json) {
+    const status = database.created ? out.style('green', 'created') : out.style('dim', 'exists');
+    out.line(`${out.style('dim', 'database')} ${database.name.padEnd(28)} ${status} ${out.style('dim', `(${redactUrl(url)})`)}`);
+  }
 
   const schemas: MigrateReport['schemas'] = [];
   for (const service of options.service ? [options.service] : SERVICE_NAMES) {
@@ -44,8 +47,8 @@ export async function migrate(config: CliConfig, options: MigrateOptions, out: O
       if (!out.json) {
         out.line(
           applied.length === 0
-            ? `${out.style('dim', 'schema')} ${db.schema.padEnd(13)} up to date (${plural(total, 'migration')})`
-            : `${out.style('dim', 'schema')} ${db.schema.padEnd(13)} ${out.style('green', `applied ${applied.length}`)}: ${applied.join(', ')}`,
+            ? `${out.style('dim', 'schema')}   ${db.schema.padEnd(28)} up to date (${plural(total, 'migration')})`
+            : `${out.style('dim', 'schema')}   ${db.schema.padEnd(28)} ${out.style('green', `applied ${applied.length}`)}: ${applied.join(', ')}`,
         );
       }
     } finally {

@@ -109,7 +109,7 @@ export function toProblem(error: unknown, instance: string): MappedProblem {
           error.part.in === 'body'
             ? 'The request body does not match the schema; see errors.'
             : `The ${error.part.name} header is invalid; see errors.`,
-        errors: error.issues.map((issue) => toIssue(issue, error.part)),
+        errors: error.issues.flatMap((issue) => toIssues(issue, error.part)),
       }),
       headers: {},
       log: 'none',
@@ -141,12 +141,13 @@ export function toProblem(error: unknown, instance: string): MappedProblem {
   };
 }
 
-function toIssue(issue: z.core.$ZodIssue, part: RequestPart): ProblemIssue {
-  if (part.in === 'header') return { header: part.name, detail: issue.message, code: issue.code };
-  // unrecognized_keys points at the object; name the keys so the client sees which field to drop.
-  const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
-  const path = keys.length === 1 ? [...issue.path, keys[0]!] : issue.path;
-  return { pointer: jsonPointer(path), detail: issue.message, code: issue.code };
+function toIssues(issue: z.core.$ZodIssue, part: RequestPart): ProblemIssue[] {
+  if (part.in === 'header') return [{ header: part.name, detail: issue.message, code: issue.code }];
+  // zod reports unknown keys once, on their object; point at each key so the client sees what to drop.
+  if (issue.code === 'unrecognized_keys' && issue.keys.length > 0) {
+    return issue.keys.map((key) => ({ pointer: jsonPointer([...issue.path, key]), detail: 'Unrecognized key', code: issue.code }));
+  }
+  return [{ pointer: jsonPointer(issue.path), detail: issue.message, code: issue.code }];
 }
 
 /** RFC 6901 pointer as a URI fragment: `#/input/0/content`; `#` alone is the whole body. */

@@ -11,6 +11,7 @@ import {
   type ThreadState,
   type ThreadStore,
 } from '@ratchet/domain';
+import { failpoint } from '@ratchet/platform';
 import { feedMessages, outgoingMessages } from './outbox-messages';
 
 export interface Relay {
@@ -89,8 +90,10 @@ export class ThreadCommandHandler {
             ...outgoingMessages(this.subjects, tenantId, threadId, after, newVersion, decision.outgoing, meta.trace),
           ];
           await tx.enqueue(outbox);
+          failpoint('orchestrator.before-commit');
           return { status: 'applied' as const, events, outbox };
         });
+        failpoint('orchestrator.after-commit');
         if (result.outbox.length > 0) {
           // Publishing right after commit keeps latency low; if this process dies first, the sweeper does it.
           await this.relay.flush(result.outbox.map((m) => m.id)).catch(() => undefined);

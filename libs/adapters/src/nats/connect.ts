@@ -15,10 +15,12 @@ export interface ConnectNatsOptions {
 export function redactNatsUrl(url: string): string {
   return url
     .split(',')
-    .map((one) => one.trim().replace(/^([a-z]+:\/\/)?([^@/]*)@/i, (_m, scheme: string | undefined, auth: string) => {
-      const user = auth.includes(':') ? auth.slice(0, auth.indexOf(':')) : '***';
-      return `${scheme ?? ''}${auth.includes(':') ? `${user}:***` : user}@`;
-    }))
+    .map((one) =>
+      one.trim().replace(/^([a-z]+:\/\/)?([^@/]*)@/i, (_m, scheme: string | undefined, auth: string) => {
+        const user = auth.includes(':') ? auth.slice(0, auth.indexOf(':')) : '***';
+        return `${scheme ?? ''}${auth.includes(':') ? `${user}:***` : user}@`;
+      }),
+    )
     .join(',');
 }
 
@@ -35,7 +37,10 @@ export async function connectNats(opts: ConnectNatsOptions): Promise<NatsConnect
       maxReconnectAttempts: -1,
       reconnectTimeWait: 1000,
       ...opts.options,
-      servers: opts.url.split(',').map((s) => s.trim()).filter((s) => s.length > 0),
+      servers: opts.url
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s.length > 0),
       name: opts.name,
       timeout: opts.timeoutMs ?? 5000,
     });

@@ -5,7 +5,13 @@ import { PoisonMessageError, TransientError } from '@ratchet/domain';
 import { connectNats } from './connect';
 import { consume, type ConsumedMessage, type ConsumerHandle, type PoisonInfo } from './jetstream.consumer';
 import { JetStreamPublisher } from './jetstream.publisher';
-import { declareTopology, deleteTopology, ensureTopology, type Topology, type TopologyConfig } from './jetstream.topology';
+import {
+  declareTopology,
+  deleteTopology,
+  ensureTopology,
+  type Topology,
+  type TopologyConfig,
+} from './jetstream.topology';
 
 const url = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const run = randomBytes(3).toString('hex');
@@ -26,13 +32,22 @@ describe('consume()', () => {
   // A fresh topology (own subject prefix and stream names) per test: no test sees another's messages.
   async function fresh(extra: Partial<TopologyConfig> = {}): Promise<void> {
     counter++;
-    topology = declareTopology({ subjectPrefix: `tcons${run}n${counter}`, streamPrefix: `TCONS_${run}_${counter}`, ackWaitMs: 1_000, ...extra });
+    topology = declareTopology({
+      subjectPrefix: `tcons${run}n${counter}`,
+      streamPrefix: `TCONS_${run}_${counter}`,
+      ackWaitMs: 1_000,
+      ...extra,
+    });
     await ensureTopology(jsm, topology, ['tool-executor']);
     commands = `TCONS_${run}_${counter}_COMMANDS`;
     toolSubject = `tcons${run}n${counter}.cmd.tool.acme`;
   }
 
-  async function start(handler: (m: ConsumedMessage) => Promise<unknown>, onPoison: (i: PoisonInfo) => Promise<void> = async () => {}, maxMessages = 4) {
+  async function start(
+    handler: (m: ConsumedMessage) => Promise<unknown>,
+    onPoison: (i: PoisonInfo) => Promise<void> = async () => {},
+    maxMessages = 4,
+  ) {
     const h = await consume({
       js: nc.jetstream(),
       stream: commands,
@@ -124,7 +139,13 @@ describe('consume()', () => {
     await sleep(2_500);
     expect(calls).toBe(1);
     expect(poisoned).toHaveLength(1);
-    expect(poisoned[0]).toMatchObject({ reason: 'handler', msgId: 'c-1', deliveryCount: 1, payload: { n: 3 }, errorMessage: 'refers to nothing' });
+    expect(poisoned[0]).toMatchObject({
+      reason: 'handler',
+      msgId: 'c-1',
+      deliveryCount: 1,
+      payload: { n: 3 },
+      errorMessage: 'refers to nothing',
+    });
     expect(await pending()).toMatchObject({ ackPending: 0, pending: 0 });
   });
 

@@ -117,14 +117,22 @@ export async function consume(opts: ConsumeOptions): Promise<ConsumerHandle> {
   const max = Math.max(1, opts.maxMessages ?? 8);
   const retryDelay = opts.retryDelay ?? defaultRetryDelay;
   const expires = Math.max(1000, opts.pullExpiresMs ?? 5000);
-  const onError = opts.onError ?? ((error: unknown, what: string) => console.warn(`[jetstream ${stream}/${consumerName}] ${what}:`, error));
+  const onError =
+    opts.onError ??
+    ((error: unknown, what: string) => console.warn(`[jetstream ${stream}/${consumerName}] ${what}:`, error));
 
   const consumer = await js.consumers.get(stream, consumerName).catch((error: unknown) => {
-    throw new Error(`consumer ${consumerName} on stream ${stream} is not available (${(error as Error).message}); was ensureTopology run?`, { cause: error });
+    throw new Error(
+      `consumer ${consumerName} on stream ${stream} is not available (${(error as Error).message}); was ensureTopology run?`,
+      { cause: error },
+    );
   });
   const info = await consumer.info(true);
   // With a backoff list each redelivery has its own ack wait; heartbeat against the shortest.
-  const ackWaitMs = Math.min(millis(info.config.ack_wait ?? 30_000_000_000), ...(info.config.backoff ?? []).map((n) => millis(n)));
+  const ackWaitMs = Math.min(
+    millis(info.config.ack_wait ?? 30_000_000_000),
+    ...(info.config.backoff ?? []).map((n) => millis(n)),
+  );
   const heartbeatMs = Math.max(100, Math.floor(ackWaitMs / 3));
   const maxDeliver = info.config.max_deliver ?? -1;
 
@@ -163,9 +171,18 @@ export async function consume(opts: ConsumeOptions): Promise<ConsumerHandle> {
     };
     const poison = async (reason: PoisonInfo['reason'], error: unknown, payload: unknown): Promise<void> => {
       try {
-        await onPoison({ ...base, reason, error, errorMessage: error instanceof Error ? error.message : String(error), payload });
+        await onPoison({
+          ...base,
+          reason,
+          error,
+          errorMessage: error instanceof Error ? error.message : String(error),
+          payload,
+        });
       } catch (recordError) {
-        onError(recordError, `onPoison failed for seq ${base.streamSeq}; nak instead of term so the failure is not lost`);
+        onError(
+          recordError,
+          `onPoison failed for seq ${base.streamSeq}; nak instead of term so the failure is not lost`,
+        );
         msg.nak(retryDelay(deliveryCount, 'later'));
         return;
       }
@@ -180,10 +197,19 @@ export async function consume(opts: ConsumeOptions): Promise<ConsumerHandle> {
       return poison('parse', error, text.slice(0, RAW_LIMIT));
     }
 
-    const heartbeat = setInterval(() => msg.working(), heartbeatMs);
+    // working() publishes on the connection; once it is closed that throws, and a throw inside a
+    // timer would crash the process. A missed heartbeat only risks a redelivery the inbox absorbs.
+    const working = () => {
+      try {
+        msg.working();
+      } catch (error) {
+        onError(error, `working() for seq ${base.streamSeq} failed`);
+      }
+    };
+    const heartbeat = setInterval(working, heartbeatMs);
     let outcome: { ok: true } | { ok: false; error: unknown };
     try {
-      await handler({ ...base, data, redeliveryCount: deliveryCount - 1, working: () => msg.working() });
+      await handler({ ...base, data, redeliveryCount: deliveryCount - 1, working });
       outcome = { ok: true };
     } catch (error) {
       outcome = { ok: false, error };

@@ -25,7 +25,11 @@ describe('JetStreamPublisher', () => {
   it('publishes JSON with headers and dedups by msgId', async () => {
     const publisher = new JetStreamPublisher(nc.jetstream());
     const subject = `${prefix}.events.t1.th1`;
-    const first = await publisher.publish(subject, { hello: 'world' }, { msgId: 'm-1', headers: { traceparent: '00-abc-def-01' } });
+    const first = await publisher.publish(
+      subject,
+      { hello: 'world' },
+      { msgId: 'm-1', headers: { traceparent: '00-abc-def-01' } },
+    );
     expect(first.duplicate).toBe(false);
     const again = await publisher.publish(subject, { hello: 'world' }, { msgId: 'm-1' });
     expect(again).toEqual({ seq: first.seq, duplicate: true });
@@ -42,7 +46,10 @@ describe('JetStreamPublisher', () => {
 
   it('lets msgId win over a Nats-Msg-Id in the headers', async () => {
     const publisher = new JetStreamPublisher(nc.jetstream());
-    const r = await publisher.publish(`${prefix}.events.t1.th2`, 1, { msgId: 'm-3', headers: { 'Nats-Msg-Id': 'stale' } });
+    const r = await publisher.publish(`${prefix}.events.t1.th2`, 1, {
+      msgId: 'm-3',
+      headers: { 'Nats-Msg-Id': 'stale' },
+    });
     const stored = await (await nc.jetstreamManager()).streams.getMessage(`TPUB_${suffix}_EVENTS`, { seq: r.seq });
     expect(stored.header.values('Nats-Msg-Id')).toEqual(['m-3']);
   });

@@ -36,7 +36,8 @@ export class JetStreamPublisher implements MessagePublisher {
 
   async publish(subject: string, payload: unknown, opts: PublishOptions): Promise<PublishResult> {
     const json = JSON.stringify(payload);
-    if (json === undefined) throw new TypeError(`cannot publish ${typeof payload} to ${subject}: not JSON-serialisable`);
+    if (json === undefined)
+      throw new TypeError(`cannot publish ${typeof payload} to ${subject}: not JSON-serialisable`);
     const h = natsHeaders();
     for (const [k, v] of Object.entries(opts.headers ?? {})) {
       // Nats-Msg-Id is set from msgId below; a stale copy in the row's headers must not win or duplicate.
@@ -52,7 +53,9 @@ export class JetStreamPublisher implements MessagePublisher {
     } catch (error) {
       const transient = transientCode(error);
       if (transient) {
-        throw new TransientError(`publishing to ${subject} failed: ${(error as Error).message}`, transient, { cause: error });
+        throw new TransientError(`publishing to ${subject} failed: ${(error as Error).message}`, transient, {
+          cause: error,
+        });
       }
       throw error;
     }

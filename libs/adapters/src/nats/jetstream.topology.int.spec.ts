@@ -44,9 +44,14 @@ describe('JetStream topology', () => {
     expect(Object.values(first.consumers)).toEqual(['created', 'created', 'created', 'created']);
 
     const again = await ensureTopology(jsm, declareTopology(base));
-    expect(new Set([...Object.values(again.streams), ...Object.values(again.consumers)])).toEqual(new Set(['unchanged']));
+    expect(new Set([...Object.values(again.streams), ...Object.values(again.consumers)])).toEqual(
+      new Set(['unchanged']),
+    );
 
-    const changed = await ensureTopology(jsm, declareTopology({ ...base, ackWaitMs: 7_000, maxDeliver: 5, eventsMaxAgeMs: 3_600_000 }));
+    const changed = await ensureTopology(
+      jsm,
+      declareTopology({ ...base, ackWaitMs: 7_000, maxDeliver: 5, eventsMaxAgeMs: 3_600_000 }),
+    );
     expect(changed.streams[`TTOPO_${suffix}_EVENTS`]).toBe('updated');
     expect(changed.streams[`TTOPO_${suffix}_COMMANDS`]).toBe('unchanged');
     expect(Object.values(changed.consumers)).toEqual(['updated', 'updated', 'updated', 'updated']);
@@ -58,7 +63,9 @@ describe('JetStream topology', () => {
     // back to the original config, then stable again
     await ensureTopology(jsm, declareTopology(base));
     const stable = await ensureTopology(jsm, declareTopology(base));
-    expect(new Set([...Object.values(stable.streams), ...Object.values(stable.consumers)])).toEqual(new Set(['unchanged']));
+    expect(new Set([...Object.values(stable.streams), ...Object.values(stable.consumers)])).toEqual(
+      new Set(['unchanged']),
+    );
   });
 
   it('handles a backoff list without flapping, and removes it again', async () => {
@@ -85,11 +92,15 @@ describe('JetStream topology', () => {
     await deleteTopology(jsm, declareTopology(base));
     const conns = await Promise.all([1, 2, 3].map((i) => connectNats({ url, name: `topology-int-spec-${i}` })));
     try {
-      const results = await Promise.all(conns.map(async (c) => ensureTopology(await c.jetstreamManager(), declareTopology(base))));
+      const results = await Promise.all(
+        conns.map(async (c) => ensureTopology(await c.jetstreamManager(), declareTopology(base))),
+      );
       const created = results.flatMap((r) => Object.values(r.consumers)).filter((x) => x === 'created');
       expect(created.length).toBeGreaterThanOrEqual(4);
       const after = await ensureTopology(jsm, declareTopology(base));
-      expect(new Set([...Object.values(after.streams), ...Object.values(after.consumers)])).toEqual(new Set(['unchanged']));
+      expect(new Set([...Object.values(after.streams), ...Object.values(after.consumers)])).toEqual(
+        new Set(['unchanged']),
+      );
     } finally {
       await Promise.all(conns.map((c) => c.close()));
     }
@@ -108,7 +119,9 @@ describe('JetStream topology', () => {
   it('refuses to change retention in place with a clear error', async () => {
     const jsm = await nc.jetstreamManager();
     await ensureTopology(jsm, declareTopology(base), []);
-    await expect(ensureTopology(jsm, declareTopology({ ...base, workRetention: 'limits' }), [])).rejects.toThrow(/retention=workqueue.*cannot change/);
+    await expect(ensureTopology(jsm, declareTopology({ ...base, workRetention: 'limits' }), [])).rejects.toThrow(
+      /retention=workqueue.*cannot change/,
+    );
   });
 });
 
@@ -117,7 +130,9 @@ describe('connectNats', () => {
     await expect(connectNats({ url: 'nats://alice:s3cret@127.0.0.1:1', name: 'x', timeoutMs: 500 })).rejects.toThrow(
       /nats:\/\/alice:\*\*\*@127\.0\.0\.1:1.*docker compose up -d nats postgres/,
     );
-    await expect(connectNats({ url: 'nats://alice:s3cret@127.0.0.1:1', name: 'x', timeoutMs: 500 })).rejects.not.toThrow(/s3cret/);
+    await expect(
+      connectNats({ url: 'nats://alice:s3cret@127.0.0.1:1', name: 'x', timeoutMs: 500 }),
+    ).rejects.not.toThrow(/s3cret/);
   });
 
   const natsServer = ['/usr/sbin/nats-server', '/usr/local/bin/nats-server'].find((p) => existsSync(p));

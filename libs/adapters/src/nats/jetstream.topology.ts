@@ -173,12 +173,19 @@ export interface EnsureResult {
  * it between our read and our write) reads again and retries. Streams are always all ensured since
  * publishers need them even where this process consumes nothing.
  */
-export async function ensureTopology(jsm: JetStreamManager, topology: Topology, only?: readonly string[]): Promise<EnsureResult> {
+export async function ensureTopology(
+  jsm: JetStreamManager,
+  topology: Topology,
+  only?: readonly string[],
+): Promise<EnsureResult> {
   const result: EnsureResult = { streams: {}, consumers: {} };
   const wanted = only ? topology.consumers.filter((c) => only.includes(c.name)) : topology.consumers;
   if (only) {
     const unknown = only.filter((n) => !topology.consumers.some((c) => c.name === n));
-    if (unknown.length > 0) throw new Error(`unknown consumer(s) ${unknown.join(', ')}; topology declares ${topology.consumers.map((c) => c.name).join(', ')}`);
+    if (unknown.length > 0)
+      throw new Error(
+        `unknown consumer(s) ${unknown.join(', ')}; topology declares ${topology.consumers.map((c) => c.name).join(', ')}`,
+      );
   }
   for (const stream of topology.streams) {
     result.streams[stream.config.name] = await ensureStream(jsm, stream);

@@ -20,6 +20,9 @@ export const configFields = {
   SERVICE_INSTANCE_ID: envString().default(() => `${hostname()}-${process.pid}`),
   /** How long shutdown waits for in-flight messages before the process exits. */
   SHUTDOWN_GRACE_MS: envMillis().default(10_000),
+  /** How long JetStream waits for an ack before redelivering: the time a crashed worker's messages
+   *  stay stuck. Long handlers heartbeat (`working()`) every third of it. */
+  RATCHET_ACK_WAIT_MS: envMillis().default(15_000),
   /** Read by the OTel SDK itself; validated here so a typo stops the service instead of dropping traces. */
   OTEL_EXPORTER_OTLP_ENDPOINT: envUrl(['http:', 'https:'], 'expected an http(s):// URL').optional(),
   /** Port of `GET /health/live` and `/health/ready` for services without an HTTP API of their own. */
@@ -39,6 +42,7 @@ const baseObject = z.object({
   LOG_LEVEL: configFields.LOG_LEVEL,
   SERVICE_INSTANCE_ID: configFields.SERVICE_INSTANCE_ID,
   SHUTDOWN_GRACE_MS: configFields.SHUTDOWN_GRACE_MS,
+  RATCHET_ACK_WAIT_MS: configFields.RATCHET_ACK_WAIT_MS,
   OTEL_EXPORTER_OTLP_ENDPOINT: configFields.OTEL_EXPORTER_OTLP_ENDPOINT,
 });
 

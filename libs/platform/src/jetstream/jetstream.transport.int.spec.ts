@@ -36,7 +36,13 @@ const finished: string[] = [];
 class ToolController {
   @EventPattern('tool-executor')
   async handle(@Payload() data: { mode: string; id: string }, @Ctx() ctx: JetStreamContext) {
-    seen.push({ data, subject: ctx.getSubject(), msgId: ctx.getMsgId(), redeliveryCount: ctx.getRedeliveryCount(), traceparent: ctx.getTraceparent() });
+    seen.push({
+      data,
+      subject: ctx.getSubject(),
+      msgId: ctx.getMsgId(),
+      redeliveryCount: ctx.getRedeliveryCount(),
+      traceparent: ctx.getTraceparent(),
+    });
     switch (data.mode) {
       case 'ok':
         break;
@@ -46,7 +52,9 @@ class ToolController {
       case 'poison':
         throw new PoisonMessageError('refers to nothing');
       case 'observable-error':
-        return throwError(() => (ctx.getRedeliveryCount() === 0 ? new TransientError('later') : new PoisonMessageError('then never')));
+        return throwError(() =>
+          ctx.getRedeliveryCount() === 0 ? new TransientError('later') : new PoisonMessageError('then never'),
+        );
       case 'slow-observable':
         return timer(1_500).pipe(map(() => finished.push(data.id)));
       case 'slow':
@@ -80,7 +88,10 @@ describe('JetStreamServer (Nest transport)', () => {
       pullExpiresMs: 1_000,
       stopTimeoutMs: 10_000,
     });
-    const created = await NestFactory.createMicroservice<MicroserviceOptions>(ToolModule, { strategy: server, logger: ['error'] });
+    const created = await NestFactory.createMicroservice<MicroserviceOptions>(ToolModule, {
+      strategy: server,
+      logger: ['error'],
+    });
     created.useGlobalFilters(new JetStreamExceptionFilter());
     await created.listen();
     return created;
@@ -110,11 +121,21 @@ describe('JetStreamServer (Nest transport)', () => {
   });
 
   it('delivers a published message to the @EventPattern handler with its context, and acks it', async () => {
-    await publisher.publish(toolSubject, { mode: 'ok', id: 'ok-1' }, { msgId: 'ok-1', headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' } });
+    await publisher.publish(
+      toolSubject,
+      { mode: 'ok', id: 'ok-1' },
+      { msgId: 'ok-1', headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' } },
+    );
     await waitFor(() => byId('ok-1').length === 1);
     await sleep(2_000); // > ack_wait: it would be back if it were not acked
     expect(byId('ok-1')).toEqual([
-      { data: { mode: 'ok', id: 'ok-1' }, subject: toolSubject, msgId: 'ok-1', redeliveryCount: 0, traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
+      {
+        data: { mode: 'ok', id: 'ok-1' },
+        subject: toolSubject,
+        msgId: 'ok-1',
+        redeliveryCount: 0,
+        traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+      },
     ]);
     expect(await consumerState()).toEqual({ ackPending: 0, pending: 0 });
   });
@@ -132,7 +153,9 @@ describe('JetStreamServer (Nest transport)', () => {
     await waitFor(() => poisoned.some((p) => p.msgId === 'p-1'));
     await sleep(1_500);
     expect(byId('p-1')).toHaveLength(1);
-    expect(poisoned.filter((p) => p.msgId === 'p-1')).toEqual([expect.objectContaining({ reason: 'handler', errorMessage: 'refers to nothing', consumer: 'tool-executor' })]);
+    expect(poisoned.filter((p) => p.msgId === 'p-1')).toEqual([
+      expect.objectContaining({ reason: 'handler', errorMessage: 'refers to nothing', consumer: 'tool-executor' }),
+    ]);
   });
 
   it('decides from an Observable result: an erroring stream naks, then terms', async () => {

@@ -176,7 +176,10 @@ export class JetStreamServer extends Server<JetStreamServerEvents, Status> imple
     const results = await Promise.all(this.handles.map((h) => h.stop(timeout)));
     results.forEach((finished, i) => {
       const h = this.handles[i];
-      if (!finished && h) this.logger.warn(`${h.stream}/${h.consumer}: handlers still running after ${timeout} ms; their messages will be redelivered`);
+      if (!finished && h)
+        this.logger.warn(
+          `${h.stream}/${h.consumer}: handlers still running after ${timeout} ms; their messages will be redelivered`,
+        );
     });
     this.handles = [];
     if (this.nc && this.ownsConnection && !this.nc.isClosed()) {

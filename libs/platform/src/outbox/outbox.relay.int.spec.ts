@@ -20,7 +20,11 @@ class FakeOutboxStore implements OutboxStore {
   add(id: string, subject: string, payload: unknown, headers: Record<string, string> = {}) {
     this.rows.push({ id, subject, payload, headers, createdAt: new Date(), attempts: 0, sent: false });
   }
-  async relayBatch(limit: number, publish: (m: PendingOutboxMessage) => Promise<void>, ids?: string[]): Promise<number> {
+  async relayBatch(
+    limit: number,
+    publish: (m: PendingOutboxMessage) => Promise<void>,
+    ids?: string[],
+  ): Promise<number> {
     const batch = this.rows.filter((r) => !r.sent && (!ids || ids.includes(r.id))).slice(0, limit);
     const sent: typeof batch = [];
     for (const r of batch) {
@@ -59,7 +63,9 @@ describe('OutboxRelay with the real JetStream publisher', () => {
   it('publishes rows with Nats-Msg-Id = row id, and a republish after a crash is deduplicated', async () => {
     const store = new FakeOutboxStore();
     const errors: string[] = [];
-    const relay = new OutboxRelay(store, new JetStreamPublisher(nc.jetstream()), { onError: (_e, what) => errors.push(what) });
+    const relay = new OutboxRelay(store, new JetStreamPublisher(nc.jetstream()), {
+      onError: (_e, what) => errors.push(what),
+    });
     const subject = subjects(prefix).events('acme', 'th-1');
     store.add('evt-1', subject, { v: 1 }, { traceparent: '00-aa-bb-01' });
     store.add('evt-2', subject, { v: 2 });
@@ -81,7 +87,10 @@ describe('OutboxRelay with the real JetStream publisher', () => {
 
   it('leaves rows unsent while no stream takes their subject, and relays them once one does', async () => {
     const store = new FakeOutboxStore();
-    const relay = new OutboxRelay(store, new JetStreamPublisher(nc.jetstream(), { timeoutMs: 500 }), { intervalMs: 50, onError: () => {} });
+    const relay = new OutboxRelay(store, new JetStreamPublisher(nc.jetstream(), { timeoutMs: 500 }), {
+      intervalMs: 50,
+      onError: () => {},
+    });
     const lateSubject = `${prefix}late.x`;
     store.add('late-1', lateSubject, { late: true });
     expect(await relay.flush(['late-1'])).toBe(0);

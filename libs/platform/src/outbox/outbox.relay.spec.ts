@@ -13,20 +13,41 @@ class FakeOutboxStore implements OutboxStore {
     for (let i = from; i < from + n; i++) {
       const id = `row-${i}`;
       ids.push(id);
-      this.rows.push({ id, subject: `t.events.a.${i}`, payload: { i }, headers: { traceparent: `tp-${i}` }, createdAt: new Date(), attempts: 0, sentAt: null });
+      this.rows.push({
+        id,
+        subject: `t.events.a.${i}`,
+        payload: { i },
+        headers: { traceparent: `tp-${i}` },
+        createdAt: new Date(),
+        attempts: 0,
+        sentAt: null,
+      });
     }
     return ids;
   }
 
-  async relayBatch(limit: number, publish: (m: PendingOutboxMessage) => Promise<void>, ids?: string[]): Promise<number> {
+  async relayBatch(
+    limit: number,
+    publish: (m: PendingOutboxMessage) => Promise<void>,
+    ids?: string[],
+  ): Promise<number> {
     const wanted = ids && new Set(ids);
-    const batch = this.rows.filter((r) => r.sentAt === null && !this.locked.has(r.id) && (!wanted || wanted.has(r.id))).slice(0, limit);
+    const batch = this.rows
+      .filter((r) => r.sentAt === null && !this.locked.has(r.id) && (!wanted || wanted.has(r.id)))
+      .slice(0, limit);
     batch.forEach((r) => this.locked.add(r.id));
     let sent = 0;
     try {
       for (const r of batch) {
         try {
-          await publish({ id: r.id, subject: r.subject, payload: r.payload, headers: r.headers, createdAt: r.createdAt, attempts: r.attempts });
+          await publish({
+            id: r.id,
+            subject: r.subject,
+            payload: r.payload,
+            headers: r.headers,
+            createdAt: r.createdAt,
+            attempts: r.attempts,
+          });
           r.sentAt = new Date();
           sent++;
         } catch {
@@ -82,7 +103,11 @@ describe('OutboxRelay', () => {
     store = new FakeOutboxStore();
     publisher = new RecordingPublisher();
     errors = [];
-    relay = new OutboxRelay(store, publisher, { intervalMs: 20, batchSize: 4, onError: (e, what) => errors.push(`${what}: ${String(e)}`) });
+    relay = new OutboxRelay(store, publisher, {
+      intervalMs: 20,
+      batchSize: 4,
+      onError: (e, what) => errors.push(`${what}: ${String(e)}`),
+    });
   });
   afterEach(() => relay.stop());
 
@@ -113,7 +138,13 @@ describe('OutboxRelay', () => {
   it('never publishes a row twice when flushes and sweeps overlap', async () => {
     publisher.delayMs = 2;
     const ids = store.add(40);
-    const results = await Promise.all([relay.flush(ids), relay.sweep(), relay.flush(), relay.flush(ids.slice(10, 20)), relay.sweep()]);
+    const results = await Promise.all([
+      relay.flush(ids),
+      relay.sweep(),
+      relay.flush(),
+      relay.flush(ids.slice(10, 20)),
+      relay.sweep(),
+    ]);
     expect(results.reduce((a, b) => a + b, 0)).toBe(40);
     expect(publisher.ids().sort()).toEqual([...ids].sort());
   });

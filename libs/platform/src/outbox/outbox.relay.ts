@@ -55,10 +55,12 @@ export class OutboxRelay {
    * sweeper's job. Resolves with how many rows were sent.
    */
   flush(ids?: readonly string[]): Promise<number> {
-    return this.track(this.relay(ids).catch((error: unknown) => {
-      this.onError(error, 'flush failed; the sweeper will retry');
-      return 0;
-    }));
+    return this.track(
+      this.relay(ids).catch((error: unknown) => {
+        this.onError(error, 'flush failed; the sweeper will retry');
+        return 0;
+      }),
+    );
   }
 
   /** One sweep: relays leftovers, and prunes old sent rows when it is time. Rejects on store failure. */
@@ -123,7 +125,11 @@ export class OutboxRelay {
     let unreachable: unknown;
     return async (message) => {
       if (unreachable !== undefined) {
-        throw new TransientError(`outbox row ${message.id} skipped: the bus failed earlier in this batch`, 'outbox.skipped', { cause: unreachable });
+        throw new TransientError(
+          `outbox row ${message.id} skipped: the bus failed earlier in this batch`,
+          'outbox.skipped',
+          { cause: unreachable },
+        );
       }
       try {
         await this.publisher.publish(message.subject, message.payload, { msgId: message.id, headers: message.headers });

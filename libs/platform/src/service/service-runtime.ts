@@ -24,6 +24,7 @@ export interface RuntimeConfig {
   RATCHET_STREAM_PREFIX: string;
   LOG_LEVEL: string;
   SERVICE_INSTANCE_ID: string;
+  RATCHET_ACK_WAIT_MS: number;
 }
 
 export interface RuntimeOptions {
@@ -63,7 +64,11 @@ export class ServiceRuntime {
       const applied = await db.migrate();
       if (applied.length > 0) logger.info({ applied, schema: options.schema }, 'migrations applied');
       nc = await connectNats({ url: config.NATS_URL, name: `${options.service}:${config.SERVICE_INSTANCE_ID}` });
-      const topology = declareTopology({ subjectPrefix: config.RATCHET_SUBJECT_PREFIX, streamPrefix: config.RATCHET_STREAM_PREFIX });
+      const topology = declareTopology({
+        subjectPrefix: config.RATCHET_SUBJECT_PREFIX,
+        streamPrefix: config.RATCHET_STREAM_PREFIX,
+        ackWaitMs: config.RATCHET_ACK_WAIT_MS,
+      });
       await ensureTopology(await nc.jetstreamManager(), topology, options.consumers);
       const publisher = new RoutingPublisher(nc, new JetStreamPublisher(nc.jetstream()));
       const relay = new OutboxRelay(new PgOutboxStore(db), publisher, {

@@ -1,0 +1,160 @@
+import { randomUUID } from 'node:crypto';
+import { Command, InvalidArgumentError } from 'commander';
+import { connectNats } from '@ratchet/adapters';
+import { subjects, type ThreadEvent } from '@ratchet/contracts';
+import { DEFAULT_TENANT, LOCAL_DEMO_API_KEY, loadCliConfig, type CliConfig, type GlobalOptions } from '../cli.config';
+import { CliError, EXIT, UsageError } from '../cli.errors';
+import { processOutput, type Output } from '../cli.output';
+import { waitForRunEnd } from '../event-feed';
+import { startRun } from '../gateway-client';
+import { readThreadEvents } from '../thread-log';
+import { formatTimeline } from '../timeline/format-timeline';
+
+export const DEFAULT_DEMO_MESSAGE = 'What is the weather in Oslo and Rome?';
+export const DEMO_AGENT = 'demo';
+
+export interface DemoOptions {
+  gateway?: string;
+  apiKey?: string;
+  message: string;
+  /** Seconds to wait for the run to end. */
+  timeout: number;
+  tenant: string;
+}
+
+export interface DemoResult {
+  runId: string;
+  threadId: string;
+  requestId: string;
+  tenantId: string;
+  status: 'completed' | 'failed' | 'cancelled';
+  durationMs: number;
+  output?: string;
+  error?: { code: string; message: string };
+  events: ThreadEvent[];
+}
+
+/**
+ * Starts a run of the demo agent through the gateway, follows the thread's live feed on NATS until the
+ * run ends, then prints the thread's timeline as Postgres (the system of record) has it.
+ */
+export async function runDemo(config: CliConfig, options: DemoOptions, out: Output): Promise<DemoResult> {
+  const gateway = options.gateway ?? `http://127.0.0.1:${config.GATEWAY_PORT}`;
+  if (!URL.canParse(gateway) || !/^https?:$/.test(new URL(gateway).protocol)) {
+    throw new UsageError(`invalid --gateway ${JSON.stringify(gateway)}: expected an http(s):// URL`);
+  }
+  const idempotencyKey = `demo-${randomUUID().replaceAll('-', '').slice(0, 16)}`;
+  const startedAt = Date.now();
+  const started = await startRun({
+    gateway,
+    apiKey: options.apiKey ?? config.RATCHET_API_KEY ?? LOCAL_DEMO_API_KEY,
+    idempotencyKey,
+    agent: DEMO_AGENT,
+    input: options.message,
+  });
+  const tenantId = started.tenantId ?? options.tenant;
+  const { runId, threadId } = started;
+  out.note(out.style('dim', `→ run ${runId} accepted on thread ${threadId}; waiting up to ${options.timeout}s for it to end…`));
+
+  const subject = subjects(config.RATCHET_SUBJECT_PREFIX).events(tenantId, threadId);
+  const nc = await connectNats({ url: config.NATS_URL, name: 'ratchet-cli-demo', timeoutMs: 5_000 });
+  const progress = liveProgress(out);
+  let wait;
+  try {
+    wait = await waitForRunEnd({ nc, subject, runId, timeoutMs: options.timeout * 1000, onEvent: progress.update });
+  } finally {
+    progress.done();
+    await nc.close().catch(() => undefined);
+  }
+  if (wait.outcome === 'timeout') {
+    const last = wait.last
+      ? `the last event seen was ${oneLine(formatTimeline([wait.last])[0] ?? wait.last.type)}`
+      : `no event of the thread arrived on ${subject}; is the orchestrator running? (\`npm start\`)`;
+    throw new CliError(`run ${runId} did not end within ${options.timeout}s (${wait.seen} events seen); ${last}`, undefined, 'demo.timeout');
+  }
+
+  // The feed only told us when to look: what is printed is the log of record.
+  const events = await readThreadEvents(config.DATABASE_URL, tenantId, threadId);
+  const terminal = events.find((e) => e.id === wait.terminal.id) ?? wait.terminal;
+  if (!events.some((e) => e.id === wait.terminal.id)) {
+    out.note(out.style('yellow', `warning: Postgres at DATABASE_URL does not hold v${wait.terminal.version} yet; is it the database the services use?`));
+  }
+  const firstOfRun = events.find((e) => e.runId === runId);
+  const durationMs = firstOfRun ? Date.parse(terminal.at) - Date.parse(firstOfRun.at) : Date.now() - startedAt;
+  const result: DemoResult = {
+    runId,
+    threadId,
+    requestId: started.requestId ?? idempotencyKey,
+    tenantId,
+    status: terminal.type === 'run.completed' ? 'completed' : terminal.type === 'run.failed' ? 'failed' : 'cancelled',
+    durationMs,
+    events,
+  };
+  if (terminal.type === 'run.completed') result.output = terminal.data.output;
+  if (terminal.type === 'run.failed') result.error = { code: terminal.data.error.code, message: terminal.data.error.message };
+  if (terminal.type === 'run.cancelled') result.error = { code: 'run.cancelled', message: `by ${terminal.data.by}: ${terminal.data.reason}` };
+
+  if (out.json) {
+    out.jsonLine(result);
+    return result;
+  }
+  out.line(out.style('bold', `thread ${threadId}`) + out.style('dim', ` · tenant ${tenantId} · ${events.length} events`));
+  for (const line of formatTimeline(events, { style: out.style })) out.line(line);
+  out.line(
+    result.status === 'completed'
+      ? `${out.style('green', '✔')} run ${runId} completed in ${durationMs} ms: ${result.output ?? ''}`
+      : `${out.style('red', '✖')} run ${runId} ${result.status} in ${durationMs} ms: ${result.error?.code}: ${result.error?.message}`,
+  );
+  return result;
+}
+
+/** On a terminal, one self-updating stderr line with the latest event; nothing otherwise. */
+function liveProgress(out: Output): { update: (e: ThreadEvent) => void; done: () => void } {
+  if (out.json || !process.stderr.isTTY) return { update: () => undefined, done: () => undefined };
+  let shown = false;
+  return {
+    update: (e) => {
+      shown = true;
+      process.stderr.write(`\r\x1b[K${out.style('dim', `  … v${e.version} ${e.type}`)}`);
+    },
+    done: () => {
+      if (shown) process.stderr.write('\r\x1b[K');
+    },
+  };
+}
+
+function oneLine(line: string): string {
+  return line.replace(/\s{2,}/g, ' ').trim();
+}
+
+function parseSeconds(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a number of seconds > 0');
+  return n;
+}
+
+export function demoCommand(): Command {
+  return new Command('demo')
+    .description('start a run of the demo agent through the gateway, follow it live on NATS, and print its timeline from Postgres')
+    .option('--gateway <url>', 'gateway base URL (default: http://127.0.0.1:$GATEWAY_PORT, port 8080)')
+    .option('--api-key <key>', `API key (default: $RATCHET_API_KEY, else the local dev key ${LOCAL_DEMO_API_KEY})`)
+    .option('--message <text>', 'what to ask the demo agent', DEFAULT_DEMO_MESSAGE)
+    .option('--timeout <seconds>', 'how long to wait for the run to end', parseSeconds, 60)
+    .option('--tenant <tenant>', "the API key's tenant (used unless the gateway names it)", DEFAULT_TENANT)
+    .addHelpText(
+      'after',
+      `
+Exits 0 when the run completed, 1 when it failed, was cancelled or did not end in time.
+
+Examples:
+  $ npm start                     # in another terminal: the services, with the local dev key
+  $ ratchet demo
+  $ ratchet demo --message "What is the weather in Lisbon?" --timeout 20
+  $ ratchet demo --gateway https://ratchet.example.com --api-key "$KEY" --json`,
+    )
+    .action(async (opts: DemoOptions, cmd: Command) => {
+      const globals = cmd.optsWithGlobals<GlobalOptions>();
+      const result = await runDemo(loadCliConfig(globals), opts, processOutput(globals.json === true));
+      if (result.status !== 'completed') process.exitCode = EXIT.failure;
+    });
+}

@@ -1,0 +1,109 @@
+#!/usr/bin/env node
+import { Command, CommanderError } from 'commander';
+import { ConfigError } from '@ratchet/platform';
+import { globalOptions } from './cli.config';
+import { CliError, EXIT } from './cli.errors';
+import { demoCommand } from './commands/demo.command';
+import { eventsCommand } from './commands/events.command';
+import { migrateCommand } from './commands/migrate.command';
+
+/** Thrown by commander's exitOverride: carries the exit code commander wanted, already mapped. */
+class ParseExit extends Error {
+  constructor(readonly exitCode: number) {
+    super(`exit ${exitCode}`);
+  }
+}
+
+export function buildProgram(): Command {
+  const program = new Command('ratchet')
+    .description('Operate Ratchet, the durable agent harness: migrate, inspect thread logs, run the demo.')
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
+    .showSuggestionAfterError(true)
+    .showHelpAfterError('(add --help for usage)')
+    // Settings copied to every subcommand added below: usage errors and --help end in ParseExit.
+    .exitOverride((error: CommanderError) => {
+      throw new ParseExit(usageExitCode(error));
+    });
+  for (const option of globalOptions()) program.addOption(option);
+  program.addHelpText(
+    'after',
+    `
+Configuration comes from the same environment as the services (DATABASE_URL, NATS_URL,
+RATCHET_SUBJECT_PREFIX, RATCHET_STREAM_PREFIX, GATEWAY_PORT, RATCHET_API_KEY); the global
+options above override it. Set RATCHET_DEBUG=1 to print stack traces.
+
+Exit codes: 0 ok · 1 the command failed · 2 usage error · 78 invalid configuration
+
+Examples:
+  $ npm run ratchet -- migrate
+  $ npm run ratchet -- demo
+  $ npm run ratchet -- events th_Q2x8mVn1pL0aZrT5yKe3wB --from 5
+  $ npm run ratchet -- events th_Q2x8mVn1pL0aZrT5yKe3wB --json
+  $ RATCHET_SUBJECT_PREFIX=staging npm run ratchet -- migrate --service orchestrator`,
+  );
+  program.addCommand(migrateCommand()).addCommand(eventsCommand()).addCommand(demoCommand());
+  // addCommand does not copy settings (command() does): give the subcommands the same behaviour.
+  for (const sub of program.commands) {
+    sub.exitOverride((error: CommanderError) => {
+      throw new ParseExit(usageExitCode(error));
+    });
+    sub.showSuggestionAfterError(true).showHelpAfterError('(add --help for usage)').configureHelp({ showGlobalOptions: true });
+  }
+  return program;
+}
+
+function usageExitCode(error: CommanderError): number {
+  switch (error.code) {
+    case 'commander.helpDisplayed':
+    case 'commander.version':
+      return EXIT.ok;
+    case 'commander.executeSubCommandAsync':
+      return error.exitCode;
+    default:
+      return EXIT.usage; // unknown command/option, missing or invalid argument, help shown for lack of a command
+  }
+}
+
+/** Runs the CLI and resolves to its exit code; never throws. */
+export async function run(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const program = buildProgram();
+  const json = argv.includes('--json');
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+  } catch (error) {
+    if (error instanceof ParseExit) return error.exitCode;
+    return report(error, json, env['RATCHET_DEBUG'] === '1' || env['RATCHET_DEBUG'] === 'true');
+  }
+}
+
+/** One line on stderr (a JSON object with --json); the stack only with RATCHET_DEBUG=1. */
+function report(error: unknown, json: boolean, debug: boolean): number {
+  const { code, exitCode, message } = describeError(error);
+  if (json) {
+    process.stderr.write(`${JSON.stringify({ error: { code, message } })}\n`);
+  } else {
+    process.stderr.write(`ratchet: ${message}\n`);
+  }
+  if (debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  return exitCode;
+}
+
+function describeError(error: unknown): { code: string; exitCode: number; message: string } {
+  if (error instanceof ConfigError) {
+    const issues = error.issues.map((i) => `${i.variable}: ${i.expected}${i.received === undefined ? '' : `, got ${i.received}`}`);
+    return { code: error.code, exitCode: EXIT.config, message: `invalid configuration: ${issues.join('; ')}` };
+  }
+  if (error instanceof CliError) return { code: error.code, exitCode: error.exitCode, message: error.message };
+  const e = error as { code?: unknown; message?: unknown };
+  const message = typeof e?.message === 'string' && e.message !== '' ? e.message : String(error);
+  return { code: typeof e?.code === 'string' ? e.code : 'cli.unexpected', exitCode: EXIT.failure, message: message.split('\n')[0]! };
+}
+
+if (require.main === module) {
+  void run(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+    // Every pool and connection is closed by now; should a library leave a handle open, do not hang.
+    setTimeout(() => process.exit(code), 2_000).unref();
+  });
+}

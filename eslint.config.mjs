@@ -1,0 +1,206 @@
+// Lint = correctness + architecture. The boundary rules below are the dependency direction of
+// docs/ARCHITECTURE (apps → platform → adapters → domain → contracts) made executable;
+// test/lint/boundaries.spec.ts proves they still fire.
+import js from '@eslint/js';
+import { defineConfig, globalIgnores } from 'eslint/config';
+import importPlugin from 'eslint-plugin-import';
+import tseslint from 'typescript-eslint';
+
+const root = import.meta.dirname;
+
+const APPS = ['gateway', 'orchestrator', 'tool-executor', 'memory', 'approvals', 'cli'];
+
+/** Node's modules that do I/O or draw randomness, bare and with the `node:` scheme. */
+const NODE_IO = [
+  'fs',
+  'fs/promises',
+  'net',
+  'tls',
+  'dgram',
+  'dns',
+  'dns/promises',
+  'http',
+  'https',
+  'http2',
+  'child_process',
+  'cluster',
+  'worker_threads',
+  'os',
+  'crypto',
+].flatMap((name) => [name, `node:${name}`]);
+
+/** Everywhere: one public entry per library, no `@ratchet/contracts/src/...`. */
+const deepImport = {
+  regex: '^@ratchet/[^/]+/.+',
+  message:
+    'Import a library only through its public entry (`@ratchet/<lib>`); export what you need from its src/index.ts.',
+};
+
+/** In libs: never an app, by package name or by path. */
+const libsToApps = [
+  {
+    regex: `^@ratchet/(${APPS.join('|')})$`,
+    message: 'Libraries never depend on apps: move the shared code into a library.',
+  },
+  {
+    regex: '(^|/)apps/',
+    message: 'Libraries never depend on apps: move the shared code into a library.',
+  },
+];
+
+/** no-restricted-imports settings replace each other per file, so each folder states its full list. */
+function restrict({ paths = [], patterns = [] }) {
+  return { 'no-restricted-imports': ['error', { paths, patterns: [deepImport, ...patterns] }] };
+}
+
+const domainMessage =
+  'libs/domain is pure: no framework, database, bus, OTel SDK, I/O, clock or randomness (ids and time come in on the command).';
+
+const boundaries = [
+  {
+    name: 'ratchet/boundaries/everywhere',
+    files: ['**/*.{ts,mts,cts,js,mjs,cjs}'],
+    rules: restrict({}),
+  },
+  {
+    name: 'ratchet/boundaries/apps',
+    files: ['apps/*/**/*.ts'],
+    rules: restrict({
+      patterns: APPS.map((app) => ({
+        regex: `^@ratchet/${app}$`,
+        message: 'Apps do not import each other: shared code belongs in a library.',
+      })),
+    }),
+  },
+  {
+    name: 'ratchet/boundaries/libs',
+    files: ['libs/*/**/*.ts'],
+    rules: restrict({ patterns: libsToApps }),
+  },
+  {
+    name: 'ratchet/boundaries/contracts',
+    files: ['libs/contracts/**/*.ts'],
+    rules: restrict({
+      patterns: [
+        ...libsToApps,
+        {
+          // Anything that is not zod or a relative path inside the library.
+          regex: '^(?!(zod|\\.{1,2})(/|$))',
+          message: 'libs/contracts is the wire language: it may import only zod.',
+        },
+      ],
+    }),
+  },
+  {
+    name: 'ratchet/boundaries/domain',
+    files: ['libs/domain/**/*.ts'],
+    rules: restrict({
+      paths: [...NODE_IO, 'nats', 'pg', 'undici', '@ratchet/adapters', '@ratchet/platform'].map((name) => ({
+        name,
+        message: domainMessage,
+      })),
+      patterns: [
+        ...libsToApps,
+        {
+          regex: '^(@nestjs|@mikro-orm)/',
+          message: domainMessage,
+        },
+        {
+          regex: '^@opentelemetry/(sdk-|exporter-)',
+          message: domainMessage,
+        },
+      ],
+    }),
+  },
+  {
+    name: 'ratchet/boundaries/adapters',
+    files: ['libs/adapters/**/*.ts'],
+    rules: restrict({
+      paths: [{ name: '@ratchet/platform', message: 'Adapters are framework-free and sit below platform.' }],
+      patterns: [
+        ...libsToApps,
+        { regex: '^@nestjs/', message: 'Adapters are framework-free: Nest wiring belongs in libs/platform.' },
+      ],
+    }),
+  },
+];
+
+export default defineConfig(
+  globalIgnores(['**/dist/', '**/node_modules/', '**/coverage/', '.nx/', '**/*.d.ts', 'docs/openapi.json']),
+  {
+    name: 'ratchet/base',
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+  },
+  {
+    name: 'ratchet/js',
+    files: ['**/*.{js,mjs,cjs}'],
+    extends: [js.configs.recommended],
+    languageOptions: {
+      ecmaVersion: 2023,
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        AbortController: 'readonly',
+        AbortSignal: 'readonly',
+        fetch: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        setImmediate: 'readonly',
+      },
+    },
+  },
+  {
+    name: 'ratchet/commonjs',
+    files: ['**/*.{js,cjs}'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { module: 'writable', require: 'readonly', __dirname: 'readonly', __filename: 'readonly' },
+    },
+  },
+  {
+    name: 'ratchet/ts',
+    files: ['**/*.ts'],
+    extends: [tseslint.configs.recommended],
+    rules: {
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' },
+      ],
+    },
+  },
+  {
+    // The only type-aware rules: an unawaited promise loses an ack or a commit silently.
+    name: 'ratchet/ts-typed',
+    files: ['**/*.ts'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: root },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+    },
+  },
+  {
+    name: 'ratchet/imports',
+    files: ['**/*.{ts,js,mjs,cjs}'],
+    plugins: { import: importPlugin },
+    settings: {
+      'import/extensions': ['.ts', '.js', '.mjs', '.cjs'],
+      'import/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import/resolver': { node: { extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'] } },
+      // Cross-library cycles are already impossible by the boundaries; no-cycle checks inside a package.
+      'import/external-module-folders': ['node_modules'],
+      // Never parse dependencies: cycles that matter are inside our own packages.
+      'import/ignore': ['node_modules'],
+    },
+    rules: {
+      'import/no-cycle': ['error', { ignoreExternal: true }],
+      'import/no-relative-packages': 'error',
+    },
+  },
+  ...boundaries,
+);

@@ -1,0 +1,80 @@
+import { connect, type NatsConnection } from 'nats';
+import { declareTopology, deleteTopology, openServiceDatabase, PgThreadStore, type Database } from '@ratchet/adapters';
+import type { RunRequestInput, ThreadEvent } from '@ratchet/contracts';
+import { createTestDatabase, ServiceProcess, uniquePrefix, type ServiceName, type TestDatabase } from '@ratchet/testing';
+
+/**
+ * A whole Ratchet for one test file: its own database (copied from the migrated template), its own
+ * subject and stream prefix on the shared nats-server, and services as real processes.
+ */
+export class TestStack {
+  readonly services = new Map<ServiceName, ServiceProcess>();
+  private constructor(
+    readonly testDb: TestDatabase,
+    readonly prefix: { subject: string; stream: string },
+    readonly nc: NatsConnection,
+    readonly orchestratorDb: Database,
+  ) {}
+
+  static async create(): Promise<TestStack> {
+    const testDb = await createTestDatabase();
+    const prefix = uniquePrefix();
+    const nc = await connect({ servers: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222' });
+    const db = await openServiceDatabase(testDb.url, 'orchestrator');
+    return new TestStack(testDb, prefix, nc, db);
+  }
+
+  get env(): Record<string, string> {
+    return {
+      DATABASE_URL: this.testDb.url,
+      NATS_URL: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222',
+      RATCHET_SUBJECT_PREFIX: this.prefix.subject,
+      RATCHET_STREAM_PREFIX: this.prefix.stream,
+      SHUTDOWN_GRACE_MS: '2000',
+      // A killed worker's unacked messages come back after this: short, so crash tests stay quick.
+      RATCHET_ACK_WAIT_MS: '2000',
+    };
+  }
+
+  async start(name: ServiceName, extraEnv: Record<string, string> = {}): Promise<ServiceProcess> {
+    const svc = await ServiceProcess.start(name, { ...this.env, ...extraEnv });
+    this.services.set(name, svc);
+    return svc;
+  }
+
+  /** Publishes a run request the way another service would: on `<prefix>.requests.<tenant>`. */
+  async publishRequest(tenant: string, request: RunRequestInput): Promise<void> {
+    await this.nc.jetstream().publish(`${this.prefix.subject}.requests.${tenant}`, JSON.stringify(request), {
+      msgID: `${tenant}:${request.requestId}`,
+    });
+  }
+
+  events(tenant: string, threadId: string): Promise<ThreadEvent[]> {
+    return new PgThreadStore(this.orchestratorDb, () => ({ status: '', agent: null, activeRunId: null })).readEvents(tenant, threadId);
+  }
+
+  /** Polls the log until `done` holds (or fails with what the log and the services said). */
+  async waitFor(tenant: string, threadId: string, done: (events: ThreadEvent[]) => boolean, timeoutMs = 30_000): Promise<ThreadEvent[]> {
+    const deadline = Date.now() + timeoutMs;
+    let events: ThreadEvent[] = [];
+    while (Date.now() < deadline) {
+      events = await this.events(tenant, threadId);
+      if (done(events)) return events;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const logs = [...this.services.values()].map((s) => `--- ${s.name}\n${s.logs}`).join('\n');
+    throw new Error(`timed out; the log has ${events.map((e) => e.type).join(', ') || 'no events'}\n${logs}`);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.services.values()].map((s) => s.kill('SIGKILL')));
+    const jsm = await this.nc.jetstreamManager();
+    await deleteTopology(jsm, declareTopology({ subjectPrefix: this.prefix.subject, streamPrefix: this.prefix.stream }));
+    await this.nc.close();
+    await this.orchestratorDb.close();
+    await this.testDb.drop();
+  }
+}
+
+export const terminal = (runId: string) => (events: ThreadEvent[]) =>
+  events.some((e) => e.runId === runId && (e.type === 'run.completed' || e.type === 'run.failed' || e.type === 'run.cancelled'));

@@ -1,0 +1,91 @@
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+
+/*
+ * The library boundaries are lint rules (eslint.config.mjs). These cases lint small snippets as if
+ * they sat in each library, with the real config, so a boundary that stops firing fails a test
+ * instead of rotting silently.
+ */
+
+interface Message {
+  ruleId: string | null;
+  message: string;
+  fatal: boolean;
+}
+
+const root = path.resolve(__dirname, '../..');
+
+type Case = readonly [file: string, code: string, verdict: 'forbidden' | 'allowed'];
+
+const cases: readonly Case[] = [
+  // contracts: only zod
+  ['libs/contracts/src/probe.ts', "import { z } from 'zod';", 'allowed'],
+  ['libs/contracts/src/probe.ts', "import { SubjectToken } from './ids';", 'allowed'],
+  ['libs/contracts/src/probe.ts', "import { decide } from '@ratchet/domain';", 'forbidden'],
+  ['libs/contracts/src/probe.ts', "import { randomUUID } from 'node:crypto';", 'forbidden'],
+  // domain: pure
+  ['libs/domain/src/probe.ts', "import { Injectable } from '@nestjs/common';", 'forbidden'],
+  ['libs/domain/src/probe.ts', "import type { Injectable } from '@nestjs/common';", 'forbidden'],
+  ['libs/domain/src/probe.ts', "export { EntityManager } from '@mikro-orm/core';", 'forbidden'],
+  ['libs/domain/src/probe.ts', "import { connect } from 'nats';", 'forbidden'],
+  ['libs/domain/src/probe.ts', "import { Pool } from 'pg';", 'forbidden'],
+  ['libs/domain/src/probe.ts', "import { NodeSDK } from '@opentelemetry/sdk-node';", 'forbidden'],
+  [
+    'libs/domain/src/probe.ts',
+    "import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';",
+    'forbidden',
+  ],
+  ['libs/domain/src/probe.ts', "import { readFile } from 'node:fs/promises';", 'forbidden'],
+  ['libs/domain/src/probe.ts', "import { randomUUID } from 'crypto';", 'forbidden'],
+  ['libs/domain/src/probe.ts', "import { request } from 'http';", 'forbidden'],
+  ['libs/domain/src/probe.ts', "import { x } from '@ratchet/adapters';", 'forbidden'],
+  ['libs/domain/src/probe.ts', "import { x } from '@ratchet/platform';", 'forbidden'],
+  ['libs/domain/src/probe.ts', "import { ThreadId } from '@ratchet/contracts';", 'allowed'],
+  ['libs/domain/src/probe.ts', "import { z } from 'zod';", 'allowed'],
+  // adapters: framework-free
+  ['libs/adapters/src/probe.ts', "import { Injectable } from '@nestjs/common';", 'forbidden'],
+  ['libs/adapters/src/probe.ts', "import { x } from '@ratchet/platform';", 'forbidden'],
+  ['libs/adapters/src/probe.ts', "import { Pool } from 'pg';", 'allowed'],
+  ['libs/adapters/src/probe.ts', "import { connect } from 'nats';", 'allowed'],
+  ['libs/adapters/src/probe.ts', "import { ThreadId } from '@ratchet/contracts';", 'allowed'],
+  // no library imports an app
+  ['libs/platform/src/probe.ts', "import { AppModule } from '@ratchet/gateway';", 'forbidden'],
+  ['libs/platform/src/probe.ts', "import { AppModule } from '../../../apps/gateway/src/app.module';", 'forbidden'],
+  ['libs/platform/src/probe.ts', "import { Injectable } from '@nestjs/common';", 'allowed'],
+  // apps wire libraries, never each other
+  ['apps/orchestrator/src/probe.ts', "import { AppModule } from '@ratchet/gateway';", 'forbidden'],
+  ['apps/orchestrator/src/probe.ts', "import { x } from '@ratchet/platform';", 'allowed'],
+  // one public entry per library, everywhere
+  ['apps/orchestrator/src/probe.ts', "import { ThreadId } from '@ratchet/contracts/src/ids';", 'forbidden'],
+  ['libs/adapters/src/probe.ts', "import { x } from '@ratchet/domain/src/thread';", 'forbidden'],
+  ['test/probe.ts', "import { x } from '@ratchet/testing/src/global-setup';", 'forbidden'],
+  ['libs/domain/src/probe.ts', "import contracts from '../../contracts/package.json';", 'forbidden'],
+  ['libs/contracts/src/probe.ts', "import domain from '../../domain/package.json';", 'forbidden'],
+];
+
+let results: Message[][];
+
+beforeAll(() => {
+  // The ESLint Node API runs in a child process: it loads eslint.config.mjs with a dynamic import,
+  // which jest's sandbox refuses.
+  const input = cases.map(([filePath, code]) => ({ filePath, code: `${code}\nexport const probe = 1;\n` }));
+  const out = execFileSync(process.execPath, [path.join(__dirname, 'lint-snippets.mjs')], {
+    cwd: root,
+    input: JSON.stringify(input),
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  results = JSON.parse(out) as Message[][];
+}, 60_000);
+
+describe.each(cases.map((c, index) => [...c, index] as const))('%s: %s', (_file, _code, verdict, index) => {
+  it(`is ${verdict}`, () => {
+    const messages = results[index] ?? [];
+    expect(messages.filter((m) => m.fatal)).toEqual([]);
+    const boundary = messages.filter(
+      (m) => m.ruleId === 'no-restricted-imports' || m.ruleId === 'import/no-relative-packages',
+    );
+    if (verdict === 'forbidden') expect(boundary).not.toHaveLength(0);
+    else expect(boundary).toEqual([]);
+  });
+});
