@@ -11,9 +11,11 @@ export const gatewayConfigSchema = extendConfig({
   GATEWAY_BOOTSTRAP_API_KEY: configFields.GATEWAY_BOOTSTRAP_API_KEY,
   GATEWAY_BOOTSTRAP_TENANT: configFields.GATEWAY_BOOTSTRAP_TENANT,
   /** Largest accepted request body; a bigger one is refused with 413 before it is parsed. */
-  GATEWAY_BODY_LIMIT_BYTES: envInt({ min: 1024, max: 64 * 1024 * 1024, expected: 'expected a byte count from 1024 to 67108864' }).default(
-    1024 * 1024,
-  ),
+  GATEWAY_BODY_LIMIT_BYTES: envInt({
+    min: 1024,
+    max: 64 * 1024 * 1024,
+    expected: 'expected a byte count from 1024 to 67108864',
+  }).default(1024 * 1024),
   /**
    * How long a request waits for JetStream to acknowledge the run request before answering 503.
    * Short, because an HTTP client is waiting and will retry with the same Idempotency-Key.

@@ -33,7 +33,10 @@ async function main(): Promise<void> {
     nc = await connectNats({ url: config.NATS_URL, name: `gateway ${config.SERVICE_INSTANCE_ID}` });
     watchNats(nc, logger);
     // Streams only: the gateway publishes requests and consumes nothing, so it creates no consumers.
-    const topology = declareTopology({ subjectPrefix: config.RATCHET_SUBJECT_PREFIX, streamPrefix: config.RATCHET_STREAM_PREFIX });
+    const topology = declareTopology({
+      subjectPrefix: config.RATCHET_SUBJECT_PREFIX,
+      streamPrefix: config.RATCHET_STREAM_PREFIX,
+    });
     const streams = await ensureTopology(await nc.jetstreamManager(), topology, []);
     logger.info({ streams: streams.streams }, 'jetstream streams ready');
 
@@ -55,7 +58,14 @@ async function main(): Promise<void> {
     }, config.SHUTDOWN_GRACE_MS).unref();
   });
   await app.listen(config.GATEWAY_PORT, config.GATEWAY_HOST);
-  logger.info({ host: config.GATEWAY_HOST, port: config.GATEWAY_PORT, url: `http://${config.GATEWAY_HOST}:${config.GATEWAY_PORT}` }, 'gateway listening');
+  logger.info(
+    {
+      host: config.GATEWAY_HOST,
+      port: config.GATEWAY_PORT,
+      url: `http://${config.GATEWAY_HOST}:${config.GATEWAY_PORT}`,
+    },
+    'gateway listening',
+  );
 }
 
 async function bootstrapKey(config: GatewayConfig, keys: ApiKeyRepository, logger: Logger): Promise<void> {
@@ -65,11 +75,17 @@ async function bootstrapKey(config: GatewayConfig, keys: ApiKeyRepository, logge
   const outcome = await ensureBootstrapKey(keys, secret, tenantId);
   switch (outcome.status) {
     case 'created':
-      logger.warn({ keyId: outcome.keyId, tenantId, roles: BOOTSTRAP_KEY_ROLES }, 'bootstrap API key created; do not use GATEWAY_BOOTSTRAP_API_KEY in production');
+      logger.warn(
+        { keyId: outcome.keyId, tenantId, roles: BOOTSTRAP_KEY_ROLES },
+        'bootstrap API key created; do not use GATEWAY_BOOTSTRAP_API_KEY in production',
+      );
       break;
     case 'exists':
       if (outcome.tenantId !== tenantId) {
-        logger.warn({ keyId: outcome.keyId, keyTenant: outcome.tenantId, configuredTenant: tenantId }, 'bootstrap API key belongs to another tenant; left unchanged');
+        logger.warn(
+          { keyId: outcome.keyId, keyTenant: outcome.tenantId, configuredTenant: tenantId },
+          'bootstrap API key belongs to another tenant; left unchanged',
+        );
       } else {
         logger.info({ keyId: outcome.keyId, tenantId, roles: outcome.roles }, 'bootstrap API key present');
       }
@@ -85,7 +101,12 @@ function watchNats(nc: NatsConnection, logger: Logger): void {
   void (async () => {
     for await (const status of nc.status()) {
       if (status.type === 'pingTimer') continue;
-      const level = status.type === 'reconnect' ? 'info' : status.type === 'error' || status.type === 'disconnect' ? 'warn' : 'debug';
+      const level =
+        status.type === 'reconnect'
+          ? 'info'
+          : status.type === 'error' || status.type === 'disconnect'
+            ? 'warn'
+            : 'debug';
       logger[level]({ nats: status.type, data: String(status.data) }, `nats ${status.type}`);
     }
   })();

@@ -109,7 +109,12 @@ async function expectProblem(res: Response, status: number): Promise<Record<stri
   expect(res.status).toBe(status);
   expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
   const problem = (await res.json()) as Record<string, unknown>;
-  expect(problem).toMatchObject({ status, type: expect.any(String), title: expect.any(String), instance: expect.any(String) });
+  expect(problem).toMatchObject({
+    status,
+    type: expect.any(String),
+    title: expect.any(String),
+    instance: expect.any(String),
+  });
   return problem;
 }
 
@@ -124,11 +129,17 @@ describe('POST /v1/runs', () => {
     expect(none.headers.get('www-authenticate')).toMatch(/^Bearer/);
     await expectProblem(none, 401);
     const wrong = await postRun({ agent: 'a', input: 'x' }, { authorization: 'Bearer rk_not-a-key' });
-    expect(await expectProblem(wrong, 401)).toMatchObject({ type: 'urn:ratchet:problem:unauthenticated', instance: '/v1/runs' });
+    expect(await expectProblem(wrong, 401)).toMatchObject({
+      type: 'urn:ratchet:problem:unauthenticated',
+      instance: '/v1/runs',
+    });
   });
 
   it('answers 403 to a key without the runner role', async () => {
-    await expectProblem(await postRun({ agent: 'a', input: 'x' }, { authorization: `Bearer ${viewerKey.secret}` }), 403);
+    await expectProblem(
+      await postRun({ agent: 'a', input: 'x' }, { authorization: `Bearer ${viewerKey.secret}` }),
+      403,
+    );
   });
 
   it('answers 400 listing every issue of a bad body, a tenant in the body included', async () => {
@@ -149,9 +160,12 @@ describe('POST /v1/runs', () => {
     expect(problem['type']).toBe('urn:ratchet:problem:payload-too-large');
   });
 
-  it('accepts a run and puts the RunRequest on the tenant\'s request subject', async () => {
+  it("accepts a run and puts the RunRequest on the tenant's request subject", async () => {
     const key = `idem-${Date.now()}`;
-    const res = await postRun({ agent: 'support', input: 'hello', metadata: { source: 'int' } }, { 'idempotency-key': key });
+    const res = await postRun(
+      { agent: 'support', input: 'hello', metadata: { source: 'int' } },
+      { 'idempotency-key': key },
+    );
     expect(res.status).toBe(202);
     const body = await res.json();
     expect(body).toEqual({
@@ -180,7 +194,10 @@ describe('POST /v1/runs', () => {
     const key = `same-${Date.now()}`;
     const before = await storedRequests('acme');
     const first = await postRun({ agent: 'a', input: 'x', threadId: 'th_existing' }, { 'idempotency-key': key });
-    const second = await postRun({ agent: 'a', input: 'x', threadId: 'th_existing' }, { 'idempotency-key': `"${key}"` });
+    const second = await postRun(
+      { agent: 'a', input: 'x', threadId: 'th_existing' },
+      { 'idempotency-key': `"${key}"` },
+    );
     expect([first.status, second.status]).toEqual([202, 202]);
     const [a, b] = [await first.json(), await second.json()];
     expect(b).toEqual(a);
@@ -190,13 +207,16 @@ describe('POST /v1/runs', () => {
 
   it('generates a requestId when the client sends no Idempotency-Key', async () => {
     const [a, b] = await Promise.all([postRun({ agent: 'a', input: 'x' }), postRun({ agent: 'a', input: 'x' })]);
-    const [ra, rb] = [await a.json(), await b.json()];
+    const [ra, rb] = [(await a.json()) as { requestId: string; runId: string }, (await b.json()) as { runId: string }];
     expect(ra.requestId).toMatch(/^req_/);
     expect(ra.runId).not.toBe(rb.runId);
   });
 
   it('answers 503 with Retry-After when the bus cannot take the request', async () => {
-    const closed = await connectNats({ url: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222', name: 'gateway-int-spec-closed' });
+    const closed = await connectNats({
+      url: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222',
+      name: 'gateway-int-spec-closed',
+    });
     await closed.close();
     const real = publisher;
     publisher = new JetStreamPublisher(closed.jetstream());
@@ -246,7 +266,10 @@ describe('health', () => {
   it('is not ready once the NATS connection is closed', async () => {
     await appNc.close();
     const problem = await expectProblem(await fetch(`${base}/health/ready`), 503);
-    expect(problem).toMatchObject({ type: 'urn:ratchet:problem:not-ready', checks: { nats: { status: 'down' }, postgres: { status: 'up' } } });
+    expect(problem).toMatchObject({
+      type: 'urn:ratchet:problem:not-ready',
+      checks: { nats: { status: 'down' }, postgres: { status: 'up' } },
+    });
     expect((await fetch(`${base}/health/live`)).status).toBe(200);
   });
 });

@@ -25,7 +25,10 @@ const key: ApiKeyRecord = {
   revokedAt: null,
 };
 
-function contextFor(handler: keyof Routes, headers: Record<string, string>): { ctx: ExecutionContext; req: AuthenticatedRequest } {
+function contextFor(
+  handler: keyof Routes,
+  headers: Record<string, string>,
+): { ctx: ExecutionContext; req: AuthenticatedRequest } {
   const req = { headers } as unknown as AuthenticatedRequest;
   const ctx = {
     getHandler: () => Routes.prototype[handler],
@@ -68,6 +71,8 @@ describe('ApiKeyGuard', () => {
 
   it('turns a failing lookup into a TransientError (503), not a 401', async () => {
     const failing = guardWith(() => Promise.reject(new Error('ECONNREFUSED')));
-    await expect(failing.canActivate(contextFor('any', { authorization: 'Bearer good' }).ctx)).rejects.toBeInstanceOf(TransientError);
+    await expect(failing.canActivate(contextFor('any', { authorization: 'Bearer good' }).ctx)).rejects.toBeInstanceOf(
+      TransientError,
+    );
   });
 });

@@ -29,12 +29,17 @@ export class ApiKeyGuard implements CanActivate {
 
     const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const credential = presentedCredential(req.headers);
-    if (credential.kind === 'none') throw unauthenticated('Send an API key as "Authorization: Bearer <key>" or "x-api-key".');
+    if (credential.kind === 'none')
+      throw unauthenticated('Send an API key as "Authorization: Bearer <key>" or "x-api-key".');
     if (credential.kind === 'malformed') throw unauthenticated(`Malformed credentials: ${credential.reason}.`);
 
     const key = await this.lookup(hashApiKey(credential.secret));
     if (!key) throw unauthenticated('The API key is not valid.');
-    const principal: AuthenticatedPrincipal = { tenantId: key.tenantId, principalId: `key:${key.id}`, roles: key.roles };
+    const principal: AuthenticatedPrincipal = {
+      tenantId: key.tenantId,
+      principalId: `key:${key.id}`,
+      roles: key.roles,
+    };
     req.principal = principal;
 
     const required = this.reflector.getAllAndOverride<Role[] | undefined>(ROLES_KEY, targets) ?? [];
@@ -61,5 +66,8 @@ export class ApiKeyGuard implements CanActivate {
 }
 
 function unauthenticated(detail: string): ProblemException {
-  return new ProblemException({ type: PROBLEM_TYPES.unauthenticated, title: 'Unauthenticated', status: 401, detail }, CHALLENGE);
+  return new ProblemException(
+    { type: PROBLEM_TYPES.unauthenticated, title: 'Unauthenticated', status: 401, detail },
+    CHALLENGE,
+  );
 }

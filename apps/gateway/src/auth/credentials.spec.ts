@@ -8,7 +8,10 @@ describe('presentedCredential', () => {
   });
 
   it('accepts both headers when they agree, and refuses them when they differ', () => {
-    expect(presentedCredential({ authorization: 'Bearer k', 'x-api-key': 'k' })).toEqual({ kind: 'api-key', secret: 'k' });
+    expect(presentedCredential({ authorization: 'Bearer k', 'x-api-key': 'k' })).toEqual({
+      kind: 'api-key',
+      secret: 'k',
+    });
     expect(presentedCredential({ authorization: 'Bearer k', 'x-api-key': 'other' }).kind).toBe('malformed');
   });
 

@@ -1,9 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 
 export type PresentedCredential =
-  | { kind: 'none' }
-  | { kind: 'malformed'; reason: string }
-  | { kind: 'api-key'; secret: string };
+  { kind: 'none' } | { kind: 'malformed'; reason: string } | { kind: 'api-key'; secret: string };
 
 /**
  * The API key a request presents: `Authorization: Bearer <key>` or `x-api-key: <key>`. Pure, so the

@@ -17,8 +17,10 @@ export interface AuthenticatedRequest extends IncomingMessage {
 }
 
 /** The principal the guard verified; a route without the guard in front of it is a bug, so this throws. */
-export const CurrentPrincipal = createParamDecorator((_data: unknown, ctx: ExecutionContext): AuthenticatedPrincipal => {
-  const principal = ctx.switchToHttp().getRequest<AuthenticatedRequest>().principal;
-  if (!principal) throw new Error('CurrentPrincipal used on a route that was not authenticated');
-  return principal;
-});
+export const CurrentPrincipal = createParamDecorator(
+  (_data: unknown, ctx: ExecutionContext): AuthenticatedPrincipal => {
+    const principal = ctx.switchToHttp().getRequest<AuthenticatedRequest>().principal;
+    if (!principal) throw new Error('CurrentPrincipal used on a route that was not authenticated');
+    return principal;
+  },
+);

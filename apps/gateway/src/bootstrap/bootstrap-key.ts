@@ -15,7 +15,11 @@ const BOOTSTRAP_KEY_NAME = 'bootstrap (GATEWAY_BOOTSTRAP_API_KEY)';
  * revoked stays revoked; restarting must not resurrect a credential an operator disabled. An existing
  * key is never changed, so the caller reports a tenant or role mismatch instead of silently fixing it.
  */
-export async function ensureBootstrapKey(keys: ApiKeyRepository, secret: string, tenantId: string): Promise<BootstrapKeyOutcome> {
+export async function ensureBootstrapKey(
+  keys: ApiKeyRepository,
+  secret: string,
+  tenantId: string,
+): Promise<BootstrapKeyOutcome> {
   const keyHash = hashApiKey(secret);
   const existing = await keys.findByHash(keyHash);
   if (existing) return { status: 'exists', keyId: existing.id, tenantId: existing.tenantId, roles: existing.roles };
@@ -26,7 +30,9 @@ export async function ensureBootstrapKey(keys: ApiKeyRepository, secret: string,
     if (!isUniqueViolation(error)) throw error;
     // key_hash is unique: either another replica just created it, or it exists but is revoked/expired.
     const raced = await keys.findByHash(keyHash);
-    return raced ? { status: 'exists', keyId: raced.id, tenantId: raced.tenantId, roles: raced.roles } : { status: 'disabled' };
+    return raced
+      ? { status: 'exists', keyId: raced.id, tenantId: raced.tenantId, roles: raced.roles }
+      : { status: 'disabled' };
   }
 }
 

@@ -43,7 +43,9 @@ export class ReadinessIndicators {
    */
   nats(): HealthIndicatorResult<'nats'> {
     const check = this.health.check('nats');
-    return this.nc.isClosed() ? check.down({ message: 'connection closed' }) : check.up({ server: this.nc.getServer() });
+    return this.nc.isClosed()
+      ? check.down({ message: 'connection closed' })
+      : check.up({ server: this.nc.getServer() });
   }
 }
 

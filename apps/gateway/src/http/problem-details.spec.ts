@@ -24,7 +24,13 @@ describe('toProblem', () => {
       { 'WWW-Authenticate': 'Bearer' },
     );
     expect(toProblem(error, '/v1/runs')).toEqual({
-      problem: { type: PROBLEM_TYPES.unauthenticated, title: 'Unauthenticated', status: 401, detail: 'no key', instance: '/v1/runs' },
+      problem: {
+        type: PROBLEM_TYPES.unauthenticated,
+        title: 'Unauthenticated',
+        status: 401,
+        detail: 'no key',
+        instance: '/v1/runs',
+      },
       headers: { 'WWW-Authenticate': 'Bearer' },
       log: 'none',
     });
@@ -32,9 +38,12 @@ describe('toProblem', () => {
 
   it('lists every body issue with a JSON pointer, one per unknown key', () => {
     const schema = z.strictObject({ agent: z.string().min(1), input: z.array(z.object({ content: z.string() })) });
-    const error = new InvalidRequestError(issuesOf(schema, { agent: '', input: [{ content: 1 }], tenantId: 'x', b: 1 }), {
-      in: 'body',
-    });
+    const error = new InvalidRequestError(
+      issuesOf(schema, { agent: '', input: [{ content: 1 }], tenantId: 'x', b: 1 }),
+      {
+        in: 'body',
+      },
+    );
     const { problem, log } = toProblem(error, '/v1/runs');
     expect(log).toBe('none');
     expect(problem).toMatchObject({ type: PROBLEM_TYPES.validation, status: 400, title: 'Invalid request' });
@@ -47,14 +56,20 @@ describe('toProblem', () => {
   });
 
   it('names the header for header issues', () => {
-    const error = new InvalidRequestError(issuesOf(z.string().max(2), 'abc'), { in: 'header', name: 'Idempotency-Key' });
+    const error = new InvalidRequestError(issuesOf(z.string().max(2), 'abc'), {
+      in: 'header',
+      name: 'Idempotency-Key',
+    });
     const { problem } = toProblem(error, '/v1/runs');
     expect(problem.detail).toContain('Idempotency-Key');
     expect(problem.errors).toEqual([{ header: 'Idempotency-Key', detail: expect.any(String), code: 'too_big' }]);
   });
 
   it('answers 503 with Retry-After when a dependency is down, without its internal message', () => {
-    const mapped = toProblem(new TransientError('publishing to ratchet.requests.acme failed: TIMEOUT', 'nats.timeout'), '/v1/runs');
+    const mapped = toProblem(
+      new TransientError('publishing to ratchet.requests.acme failed: TIMEOUT', 'nats.timeout'),
+      '/v1/runs',
+    );
     expect(mapped.problem).toMatchObject({ type: PROBLEM_TYPES.unavailable, status: 503 });
     expect(JSON.stringify(mapped.problem)).not.toContain('ratchet.requests');
     expect(mapped.headers).toEqual({ 'Retry-After': String(RETRY_AFTER_SECONDS) });
@@ -75,20 +90,33 @@ describe('toProblem', () => {
   });
 
   it('maps body-parser errors (413, 415) that arrive unwrapped', () => {
-    const tooLarge = Object.assign(new Error('request entity too large'), { status: 413, expose: true, limit: 1024, type: 'entity.too.large' });
+    const tooLarge = Object.assign(new Error('request entity too large'), {
+      status: 413,
+      expose: true,
+      limit: 1024,
+      type: 'entity.too.large',
+    });
     expect(toProblem(tooLarge, '/v1/runs').problem).toMatchObject({
       type: PROBLEM_TYPES.payloadTooLarge,
       status: 413,
       detail: 'The request body exceeds the limit of 1024 bytes.',
     });
     const charset = Object.assign(new Error('unsupported charset "KOI8-R"'), { status: 415, expose: true });
-    expect(toProblem(charset, '/v1/runs').problem).toMatchObject({ type: PROBLEM_TYPES.unsupportedMediaType, status: 415 });
+    expect(toProblem(charset, '/v1/runs').problem).toMatchObject({
+      type: PROBLEM_TYPES.unsupportedMediaType,
+      status: 415,
+    });
   });
 
-  it('answers anything else with a bare 500: a stray ZodError is our bug, not the client\'s', () => {
+  it("answers anything else with a bare 500: a stray ZodError is our bug, not the client's", () => {
     for (const error of [new z.ZodError([]), new Error('secret detail'), 'a string']) {
       const mapped = toProblem(error, '/v1/runs');
-      expect(mapped.problem).toEqual({ type: PROBLEM_TYPES.internal, title: 'Internal server error', status: 500, instance: '/v1/runs' });
+      expect(mapped.problem).toEqual({
+        type: PROBLEM_TYPES.internal,
+        title: 'Internal server error',
+        status: 500,
+        instance: '/v1/runs',
+      });
       expect(mapped.log).toBe('error');
     }
   });

@@ -122,7 +122,8 @@ export function toProblem(error: unknown, instance: string): MappedProblem {
         type: PROBLEM_TYPES.unavailable,
         title: 'Service unavailable',
         status: 503,
-        detail: 'A backing service is unavailable. Retry later with the same Idempotency-Key; the request is not applied twice.',
+        detail:
+          'A backing service is unavailable. Retry later with the same Idempotency-Key; the request is not applied twice.',
       }),
       headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
       log: 'warn',
@@ -145,7 +146,11 @@ function toIssues(issue: z.core.$ZodIssue, part: RequestPart): ProblemIssue[] {
   if (part.in === 'header') return [{ header: part.name, detail: issue.message, code: issue.code }];
   // zod reports unknown keys once, on their object; point at each key so the client sees what to drop.
   if (issue.code === 'unrecognized_keys' && issue.keys.length > 0) {
-    return issue.keys.map((key) => ({ pointer: jsonPointer([...issue.path, key]), detail: 'Unrecognized key', code: issue.code }));
+    return issue.keys.map((key) => ({
+      pointer: jsonPointer([...issue.path, key]),
+      detail: 'Unrecognized key',
+      code: issue.code,
+    }));
   }
   return [{ pointer: jsonPointer(issue.path), detail: issue.message, code: issue.code }];
 }
@@ -177,11 +182,19 @@ function fromBodyParserError(error: unknown): Problem | undefined {
       type: PROBLEM_TYPES.payloadTooLarge,
       title: 'Payload too large',
       status,
-      detail: typeof e.limit === 'number' ? `The request body exceeds the limit of ${e.limit} bytes.` : 'The request body is too large.',
+      detail:
+        typeof e.limit === 'number'
+          ? `The request body exceeds the limit of ${e.limit} bytes.`
+          : 'The request body is too large.',
     };
   }
   if (status === 415) {
-    return { type: PROBLEM_TYPES.unsupportedMediaType, title: 'Unsupported media type', status, detail: 'Send the body as UTF-8 JSON.' };
+    return {
+      type: PROBLEM_TYPES.unsupportedMediaType,
+      title: 'Unsupported media type',
+      status,
+      detail: 'Send the body as UTF-8 JSON.',
+    };
   }
   return { type: 'about:blank', title: STATUS_CODES[status] ?? 'Bad request', status };
 }

@@ -10,7 +10,10 @@ export function createLogger(options: { level: string; instance: string }): Logg
     base: { service: 'gateway', instance: options.instance },
     timestamp: pino.stdTimeFunctions.isoTime,
     // Keys never reach a log line, even when someone logs a whole request by mistake.
-    redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', '*.apiKey', '*.secret'], censor: '[redacted]' },
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers["x-api-key"]', '*.apiKey', '*.secret'],
+      censor: '[redacted]',
+    },
   });
 }
 

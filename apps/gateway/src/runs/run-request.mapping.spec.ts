@@ -16,7 +16,13 @@ describe('CreateRunBody', () => {
   });
 
   it('accepts a message list, a thread, metadata and a concurrency policy', () => {
-    const body = { agent: 'a', input: [{ role: 'user', content: 'x' }], threadId: 'th_1', metadata: { k: 'v' }, concurrency: 'enqueue' };
+    const body = {
+      agent: 'a',
+      input: [{ role: 'user', content: 'x' }],
+      threadId: 'th_1',
+      metadata: { k: 'v' },
+      concurrency: 'enqueue',
+    };
     expect(CreateRunBody.parse(body)).toEqual(body);
   });
 
@@ -47,7 +53,8 @@ describe('IdempotencyKey', () => {
   });
 
   it('refuses empty, spaced, non-ASCII and overlong keys', () => {
-    for (const bad of ['', '""', 'a b', 'clé', 'x'.repeat(201)]) expect(IdempotencyKey.safeParse(bad).success).toBe(false);
+    for (const bad of ['', '""', 'a b', 'clé', 'x'.repeat(201)])
+      expect(IdempotencyKey.safeParse(bad).success).toBe(false);
   });
 });
 
@@ -61,7 +68,11 @@ describe('requestIdOf', () => {
 
 describe('toRunRequest', () => {
   it('builds a valid RunRequest with the verified principal and no tenant', () => {
-    const request = toRunRequest(CreateRunBody.parse({ agent: 'support', input: 'hi', metadata: { src: 'web' } }), principal, 'k-1');
+    const request = toRunRequest(
+      CreateRunBody.parse({ agent: 'support', input: 'hi', metadata: { src: 'web' } }),
+      principal,
+      'k-1',
+    );
     expect(RunRequest.parse(request)).toEqual(request);
     expect(request).toEqual({
       requestId: 'k-1',
@@ -75,7 +86,9 @@ describe('toRunRequest', () => {
   });
 
   it('keeps the thread the client names, and omits it otherwise', () => {
-    expect(toRunRequest(CreateRunBody.parse({ agent: 'a', input: 'x', threadId: 'th_9' }), principal, 'k').threadId).toBe('th_9');
+    expect(
+      toRunRequest(CreateRunBody.parse({ agent: 'a', input: 'x', threadId: 'th_9' }), principal, 'k').threadId,
+    ).toBe('th_9');
     expect('threadId' in toRunRequest(CreateRunBody.parse({ agent: 'a', input: 'x' }), principal, 'k')).toBe(false);
   });
 });
@@ -101,7 +114,10 @@ describe('runAccepted', () => {
   });
 
   it('uses the named thread when there is one', () => {
-    const accepted = runAccepted('acme', toRunRequest(CreateRunBody.parse({ agent: 'a', input: 'x', threadId: 'th_9' }), principal, 'k'));
+    const accepted = runAccepted(
+      'acme',
+      toRunRequest(CreateRunBody.parse({ agent: 'a', input: 'x', threadId: 'th_9' }), principal, 'k'),
+    );
     expect(accepted.threadId).toBe('th_9');
     expect(accepted.links.events).toBe('/v1/threads/th_9/events');
   });

@@ -23,7 +23,11 @@ export class RunRequestPublisher {
     this.subjects = subjects(config.RATCHET_SUBJECT_PREFIX);
   }
 
-  publish(tenantId: string, request: RunRequest, trace: { traceparent?: string; tracestate?: string } = {}): Promise<PublishResult> {
+  publish(
+    tenantId: string,
+    request: RunRequest,
+    trace: { traceparent?: string; tracestate?: string } = {},
+  ): Promise<PublishResult> {
     const headers: Record<string, string> = { [HEADERS.messageType]: 'run.request', [HEADERS.tenant]: tenantId };
     if (trace.traceparent && TRACEPARENT.test(trace.traceparent)) {
       headers[HEADERS.traceparent] = trace.traceparent;

@@ -31,9 +31,15 @@ export class RunsController {
   ): Promise<RunAccepted> {
     const body = parseRequest(CreateRunBody, rawBody, { in: 'body' });
     const rawKey = headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()];
-    const key = rawKey === undefined ? undefined : parseRequest(IdempotencyKey, rawKey, { in: 'header', name: IDEMPOTENCY_KEY_HEADER });
+    const key =
+      rawKey === undefined
+        ? undefined
+        : parseRequest(IdempotencyKey, rawKey, { in: 'header', name: IDEMPOTENCY_KEY_HEADER });
     const request = toRunRequest(body, principal, requestIdOf(key));
-    await this.runRequests.publish(principal.tenantId, request, { traceparent: headers['traceparent'], tracestate: headers['tracestate'] });
+    await this.runRequests.publish(principal.tenantId, request, {
+      traceparent: headers['traceparent'],
+      tracestate: headers['tracestate'],
+    });
     return runAccepted(principal.tenantId, request);
   }
 }
