@@ -1,0 +1,194 @@
+import fc from 'fast-check';
+import type { NewEvent } from '@ratchet/contracts';
+import { decide, foldEvents, initialThreadState, modelCommandId, openCalls, type ThreadCommand, type ThreadState } from '../src';
+import { AT, envelop, TENANT, THREAD } from './decider.specification';
+
+/**
+ * Random valid (and some stale or duplicate) command sequences never produce an invalid history.
+ * Each intent is interpreted against the current state, so sequences stay meaningful.
+ */
+type Intent =
+  | { kind: 'request'; policy: 'reject' | 'enqueue' | 'interrupt'; maxSteps: number }
+  | { kind: 'model'; calls: number; fail: boolean; retryable: boolean }
+  | { kind: 'tool'; pick: number; outcome: 'completed' | 'failed' | 'uncertain' }
+  | { kind: 'cancel'; pick: number }
+  | { kind: 'stale'; pick: number }
+  | { kind: 'resume' };
+
+const intent: fc.Arbitrary<Intent> = fc.oneof(
+  fc.record({ kind: fc.constant('request' as const), policy: fc.constantFrom('reject' as const, 'enqueue' as const, 'interrupt' as const), maxSteps: fc.integer({ min: 1, max: 4 }) }),
+  fc.record({ kind: fc.constant('model' as const), calls: fc.integer({ min: 0, max: 3 }), fail: fc.boolean(), retryable: fc.boolean() }),
+  fc.record({ kind: fc.constant('tool' as const), pick: fc.nat(), outcome: fc.constantFrom('completed' as const, 'failed' as const, 'uncertain' as const) }),
+  fc.record({ kind: fc.constant('cancel' as const), pick: fc.nat() }),
+  fc.record({ kind: fc.constant('stale' as const), pick: fc.nat() }),
+  fc.record({ kind: fc.constant('resume' as const) }),
+);
+
+function toCommand(state: ThreadState, i: Intent, n: number, history: ThreadCommand[]): ThreadCommand | undefined {
+  const base = { tenantId: TENANT, threadId: THREAD, at: AT };
+  const run = state.active;
+  switch (i.kind) {
+    case 'request':
+      return {
+        ...base,
+        type: 'RequestRun',
+        runId: `r${n}`,
+        requestId: `q${n}`,
+        agent: 'a',
+        agentVersion: 1,
+        maxSteps: i.maxSteps,
+        input: [{ role: 'user', content: `m${n}` }],
+        principal: { id: 'p', roles: [] },
+        concurrency: i.policy,
+        metadata: {},
+      };
+    case 'model':
+      if (!run || run.phase !== 'model' || !run.modelCall) return undefined;
+      return {
+        ...base,
+        type: 'RecordModelResult',
+        runId: run.runId,
+        step: run.step,
+        commandId: run.modelCall.commandId,
+        outcome: i.fail
+          ? { status: 'error', error: { code: 'x', message: 'x', retryable: i.retryable } }
+          : {
+              status: 'ok',
+              content: i.calls === 0 ? 'answer' : null,
+              toolCalls: Array.from({ length: i.calls }, (_, k) => ({ id: `c${n}_${k}`, name: 't', args: {} })),
+              usage: { inputTokens: 1, outputTokens: 1 },
+              model: 'm',
+            },
+      };
+    case 'tool': {
+      if (!run) return undefined;
+      const open = openCalls(run);
+      const call = open[i.pick % Math.max(1, open.length)];
+      if (!call) return undefined;
+      const outcome =
+        i.outcome === 'completed'
+          ? ({ status: 'completed', result: { ok: true } } as const)
+          : i.outcome === 'failed'
+            ? ({ status: 'failed', error: { code: 'e', message: 'e', retryable: false } } as const)
+            : ({ status: 'uncertain', idempotencyKey: call.idempotencyKey, reason: 'r' } as const);
+      return { ...base, type: 'RecordToolResult', runId: run.runId, step: run.step, callId: call.callId, outcome };
+    }
+    case 'cancel': {
+      const ids = [...(run ? [run.runId] : []), ...state.queue.map((t) => t.runId), ...Object.keys(state.runs)];
+      const runId = ids[i.pick % Math.max(1, ids.length)];
+      return runId ? { ...base, type: 'CancelRun', runId, by: 'u', reason: 'r' } : undefined;
+    }
+    case 'stale': {
+      // A redelivered old message, or a result of a replaced model attempt.
+      const old = history[i.pick % Math.max(1, history.length)];
+      if (old) return old;
+      return run ? { ...base, type: 'RecordModelResult', runId: run.runId, step: run.step, commandId: modelCommandId(run.runId, run.step, 99), outcome: { status: 'ok', content: 'x', toolCalls: [], usage: { inputTokens: 0, outputTokens: 0 }, model: 'm' } } : undefined;
+    }
+    case 'resume':
+      return run ? { ...base, type: 'ResumeRun', runId: run.runId, reason: 'nudge', worker: 'w', fromVersion: 0 } : undefined;
+  }
+}
+
+/** The invariants a history must keep, checked on the event list alone. */
+function assertValidHistory(events: NewEvent[]): void {
+  const open = new Map<string, Set<string>>(); // runId → open call ids
+  const ended = new Set<string>();
+  const started = new Set<string>();
+  const resulted = new Set<string>();
+  let active: string | undefined;
+  for (const e of events) {
+    const runId = e.runId ?? '';
+    if (ended.has(runId) && e.type !== 'run.rejected') throw new Error(`${e.type} after ${runId} ended`);
+    switch (e.type) {
+      case 'run.started':
+        if (active) throw new Error(`run ${runId} started while ${active} is active`);
+        active = runId;
+        started.add(runId);
+        break;
+      case 'model.requested':
+        if (active !== runId) throw new Error(`model.requested for ${runId}, not the active run`);
+        if ((open.get(runId)?.size ?? 0) > 0) throw new Error(`model call while tool calls are open: ${[...(open.get(runId) ?? [])].join(',')}`);
+        break;
+      case 'tool.requested':
+        if (!open.has(runId)) open.set(runId, new Set());
+        open.get(runId)?.add(e.data.callId);
+        break;
+      case 'tool.completed':
+      case 'tool.failed': {
+        const key = `${runId}/${e.data.callId}`;
+        if (!open.get(runId)?.has(e.data.callId)) throw new Error(`result for ${key}, which is not open`);
+        if (resulted.has(key)) throw new Error(`second result for ${key}`);
+        resulted.add(key);
+        open.get(runId)?.delete(e.data.callId);
+        break;
+      }
+      case 'run.completed':
+      case 'run.failed':
+      case 'run.cancelled':
+        if (active === runId) {
+          if ((open.get(runId)?.size ?? 0) > 0) throw new Error(`${runId} ended with open calls`);
+          active = undefined;
+        } else if (started.has(runId)) {
+          throw new Error(`${e.type} for ${runId}, which is not active`);
+        }
+        ended.add(runId);
+        break;
+    }
+  }
+}
+
+describe('thread decider properties', () => {
+  it('never produces an invalid history from any sequence of commands', () => {
+    fc.assert(
+      fc.property(fc.array(intent, { maxLength: 60 }), (intents) => {
+        let state = initialThreadState();
+        const events: NewEvent[] = [];
+        const history: ThreadCommand[] = [];
+        intents.forEach((i, n) => {
+          const command = toCommand(state, i, n, history);
+          if (!command) return;
+          history.push(command);
+          const d = decide(state, command);
+          state = foldEvents(state, envelop(d.events, events.length + 1));
+          events.push(...d.events);
+        });
+        assertValidHistory(events);
+        // The transcript a next model call would see is valid: every tool message answers a call
+        // of the assistant message before it.
+        const pending = new Set<string>();
+        for (const m of state.transcript) {
+          if (m.role === 'assistant') {
+            if (pending.size > 0 && !state.active) throw new Error('assistant message while tool calls unanswered');
+            m.toolCalls.forEach((c) => pending.add(c.id));
+          } else if (m.role === 'tool') {
+            if (!pending.delete(m.toolCallId)) throw new Error(`tool message for unknown call ${m.toolCallId}`);
+          }
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('is deterministic: the same commands give the same events', () => {
+    fc.assert(
+      fc.property(fc.array(intent, { maxLength: 30 }), (intents) => {
+        const play = () => {
+          let state = initialThreadState();
+          const events: NewEvent[] = [];
+          const history: ThreadCommand[] = [];
+          intents.forEach((i, n) => {
+            const c = toCommand(state, i, n, history);
+            if (!c) return;
+            history.push(c);
+            const d = decide(state, c);
+            state = foldEvents(state, envelop(d.events, events.length + 1));
+            events.push(...d.events);
+          });
+          return events;
+        };
+        expect(play()).toEqual(play());
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
