@@ -204,7 +204,7 @@ if (await waitForGateway()) {
       'demo',
       'apps/cli/src/main.ts',
       ['demo'],
-      { RATCHET_GATEWAY_URL: gatewayUrl, RATCHET_API_KEY: childEnv.GATEWAY_BOOTSTRAP_API_KEY },
+      { RATCHET_API_KEY: childEnv.GATEWAY_BOOTSTRAP_API_KEY },
       { critical: false },
     );
   }

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
-import { envEnum, envMillis, envPort, envString, envToken, envUrl } from './env-fields';
+import { envEnum, envMillis, envPort, envString, envToken, envUrl, envUrlList } from './env-fields';
 
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/ratchet';
 export const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
@@ -10,7 +10,10 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 /** Shared field schemas: every service reads these the same way. */
 export const configFields = {
   DATABASE_URL: envUrl(['postgres:', 'postgresql:'], 'expected a postgres:// URL').default(DEFAULT_DATABASE_URL),
-  NATS_URL: envUrl(['nats:', 'tls:', 'ws:', 'wss:'], 'expected a nats:// URL').default(DEFAULT_NATS_URL),
+  /** One server or a comma-separated list of seed servers. */
+  NATS_URL: envUrlList(['nats:', 'tls:', 'ws:', 'wss:'], 'expected nats:// URLs, comma-separated').default(
+    DEFAULT_NATS_URL,
+  ),
   /** Prefix of every subject (`<prefix>.requests.<tenant>` …), so environments can share one server. */
   RATCHET_SUBJECT_PREFIX: envToken().default(DEFAULT_SUBJECT_PREFIX),
   /** Prefix of stream and consumer names; unset means the subject prefix in upper case. */

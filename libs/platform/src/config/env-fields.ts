@@ -15,14 +15,20 @@ export function envString(expected = 'expected a non-empty string') {
 
 /** A URL whose scheme is one of `protocols` (each with its trailing colon, e.g. `postgres:`). */
 export function envUrl(protocols: readonly string[], expected: string) {
-  return z.string({ error: expected }).refine(
-    (value) => {
-      if (!URL.canParse(value)) return false;
-      const url = new URL(value);
-      return protocols.includes(url.protocol) && url.host !== '';
-    },
-    { error: expected },
-  );
+  return z.string({ error: expected }).refine((value) => isUrl(value, protocols), { error: expected });
+}
+
+/** A comma-separated list of URLs (e.g. NATS seed servers), each with one of `protocols`; kept as written. */
+export function envUrlList(protocols: readonly string[], expected: string) {
+  return z
+    .string({ error: expected })
+    .refine((value) => value.split(',').every((url) => isUrl(url.trim(), protocols)), { error: expected });
+}
+
+function isUrl(value: string, protocols: readonly string[]): boolean {
+  if (!URL.canParse(value)) return false;
+  const url = new URL(value);
+  return protocols.includes(url.protocol) && url.host !== '';
 }
 
 /** A base-10 integer within `[min, max]`. */

@@ -68,6 +68,12 @@ describe('loadConfig', () => {
     expect(loadConfig(baseConfigSchema, { RATCHET_STREAM_PREFIX: 'CI_1' }).RATCHET_STREAM_PREFIX).toBe('CI_1');
   });
 
+  it('accepts a list of NATS seed servers', () => {
+    const urls = 'nats://a:4222, nats://b:4222';
+    expect(loadConfig(baseConfigSchema, { NATS_URL: urls }).NATS_URL).toBe(urls);
+    expect(parseConfig(baseConfigSchema, { NATS_URL: 'nats://a:4222,http://b' }).ok).toBe(false);
+  });
+
   it('treats an empty value as unset', () => {
     expect(loadConfig(baseConfigSchema, { NATS_URL: '  ' }).NATS_URL).toBe(DEFAULT_NATS_URL);
   });
@@ -113,7 +119,7 @@ describe('loadConfig', () => {
     expect(error.issues.map((i) => i.variable).sort()).toEqual(
       ['BATCH', 'DATABASE_URL', 'LOG_LEVEL', 'MODEL_API_KEY', 'NATS_URL', 'RATCHET_SUBJECT_PREFIX'].sort(),
     );
-    expect(error.message).toContain('  - NATS_URL: expected a nats:// URL, got "localhost:4222"');
+    expect(error.message).toContain('  - NATS_URL: expected nats:// URLs, comma-separated, got "localhost:4222"');
     expect(error.message).toContain(
       '  - LOG_LEVEL: expected one of fatal, error, warn, info, debug, trace, silent, got "loud"',
     );
@@ -176,7 +182,7 @@ describe('exitOnConfigError', () => {
       new Exit(EX_CONFIG),
     );
     expect(fake.written.join('')).toBe(
-      'memory: invalid configuration:\n  - NATS_URL: expected a nats:// URL, got "x"\n',
+      'memory: invalid configuration:\n  - NATS_URL: expected nats:// URLs, comma-separated, got "x"\n',
     );
   });
 
