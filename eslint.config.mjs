@@ -1,6 +1,6 @@
-// Lint = correctness + architecture. The boundary rules below are the dependency direction of
-// docs/ARCHITECTURE (apps → platform → adapters → domain → contracts) made executable;
-// test/lint/boundaries.spec.ts proves they still fire.
+// Lint = correctness + architecture. The boundary rules below make the one-way dependency direction
+// (apps → platform → adapters → domain → contracts) executable; test/lint/boundaries.spec.ts proves
+// they still fire. Type-aware rules are limited to the two that catch lost promises.
 import js from '@eslint/js';
 import { defineConfig, globalIgnores } from 'eslint/config';
 import importPlugin from 'eslint-plugin-import';

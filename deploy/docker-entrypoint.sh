@@ -1,6 +1,7 @@
 #!/bin/sh
 # Runs the service named by SERVICE (gateway, orchestrator, tool-executor, memory, approvals, cli).
 set -eu
+cd "$(dirname "$0")/.."
 
 : "${SERVICE:?SERVICE must name a service: gateway, orchestrator, tool-executor, memory, approvals or cli}"
 main="apps/${SERVICE}/dist/main.js"

@@ -5,3 +5,4 @@ export * from './upcast';
 export * from './wire';
 export * from './subjects';
 export * from './agent';
+export * from './public-schemas';

@@ -11,9 +11,10 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export const configFields = {
   DATABASE_URL: envUrl(['postgres:', 'postgresql:'], 'expected a postgres:// URL').default(DEFAULT_DATABASE_URL),
   /** One server or a comma-separated list of seed servers. */
-  NATS_URL: envUrlList(['nats:', 'tls:', 'ws:', 'wss:'], 'expected nats:// URLs, comma-separated').default(
-    DEFAULT_NATS_URL,
-  ),
+  NATS_URL: envUrlList(
+    ['nats:', 'tls:', 'ws:', 'wss:'],
+    'expected a nats:// URL or a comma-separated list of them',
+  ).default(DEFAULT_NATS_URL),
   /** Prefix of every subject (`<prefix>.requests.<tenant>` …), so environments can share one server. */
   RATCHET_SUBJECT_PREFIX: envToken().default(DEFAULT_SUBJECT_PREFIX),
   /** Prefix of stream and consumer names; unset means the subject prefix in upper case. */

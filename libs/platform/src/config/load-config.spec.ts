@@ -119,7 +119,9 @@ describe('loadConfig', () => {
     expect(error.issues.map((i) => i.variable).sort()).toEqual(
       ['BATCH', 'DATABASE_URL', 'LOG_LEVEL', 'MODEL_API_KEY', 'NATS_URL', 'RATCHET_SUBJECT_PREFIX'].sort(),
     );
-    expect(error.message).toContain('  - NATS_URL: expected nats:// URLs, comma-separated, got "localhost:4222"');
+    expect(error.message).toContain(
+      '  - NATS_URL: expected a nats:// URL or a comma-separated list of them, got "localhost:4222"',
+    );
     expect(error.message).toContain(
       '  - LOG_LEVEL: expected one of fatal, error, warn, info, debug, trace, silent, got "loud"',
     );
@@ -182,7 +184,7 @@ describe('exitOnConfigError', () => {
       new Exit(EX_CONFIG),
     );
     expect(fake.written.join('')).toBe(
-      'memory: invalid configuration:\n  - NATS_URL: expected nats:// URLs, comma-separated, got "x"\n',
+      'memory: invalid configuration:\n  - NATS_URL: expected a nats:// URL or a comma-separated list of them, got "x"\n',
     );
   });
 
