@@ -8,6 +8,7 @@ export function renderContractDocs(): Record<string, string> {
   for (const [name, schema] of Object.entries(PUBLIC_MESSAGES)) {
     files[`docs/schemas/${name}.schema.json`] = `${JSON.stringify(jsonSchemaOf(name, schema), null, 2)}\n`;
   }
-  files['docs/asyncapi.yaml'] = `# Generated from libs/contracts by \`npm run docs:generate\`; do not edit.\n${stringify(asyncApiDocument(pkg.version))}`;
+  files['docs/asyncapi.yaml'] =
+    `# Generated from libs/contracts by \`npm run docs:generate\`; do not edit.\n${stringify(asyncApiDocument(pkg.version))}`;
   return files;
 }

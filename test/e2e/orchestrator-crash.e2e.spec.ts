@@ -15,7 +15,9 @@ function assertHealthyHistory(events: ThreadEvent[], runId: string) {
   expect(count('tool.requested')).toBe(2);
   expect(count('tool.completed')).toBe(2);
   // Each tool result recorded once, for distinct calls.
-  const completedCalls = ofRun.filter((e) => e.type === 'tool.completed').map((e) => (e.data as { callId: string }).callId);
+  const completedCalls = ofRun
+    .filter((e) => e.type === 'tool.completed')
+    .map((e) => (e.data as { callId: string }).callId);
   expect(new Set(completedCalls).size).toBe(2);
 }
 

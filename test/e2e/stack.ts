@@ -1,7 +1,13 @@
 import { connect, type NatsConnection } from 'nats';
 import { declareTopology, deleteTopology, openServiceDatabase, PgThreadStore, type Database } from '@ratchet/adapters';
 import type { RunRequestInput, ThreadEvent } from '@ratchet/contracts';
-import { createTestDatabase, ServiceProcess, uniquePrefix, type ServiceName, type TestDatabase } from '@ratchet/testing';
+import {
+  createTestDatabase,
+  ServiceProcess,
+  uniquePrefix,
+  type ServiceName,
+  type TestDatabase,
+} from '@ratchet/testing';
 
 /**
  * A whole Ratchet for one test file: its own database (copied from the migrated template), its own
@@ -50,11 +56,19 @@ export class TestStack {
   }
 
   events(tenant: string, threadId: string): Promise<ThreadEvent[]> {
-    return new PgThreadStore(this.orchestratorDb, () => ({ status: '', agent: null, activeRunId: null })).readEvents(tenant, threadId);
+    return new PgThreadStore(this.orchestratorDb, () => ({ status: '', agent: null, activeRunId: null })).readEvents(
+      tenant,
+      threadId,
+    );
   }
 
   /** Polls the log until `done` holds (or fails with what the log and the services said). */
-  async waitFor(tenant: string, threadId: string, done: (events: ThreadEvent[]) => boolean, timeoutMs = 30_000): Promise<ThreadEvent[]> {
+  async waitFor(
+    tenant: string,
+    threadId: string,
+    done: (events: ThreadEvent[]) => boolean,
+    timeoutMs = 30_000,
+  ): Promise<ThreadEvent[]> {
     const deadline = Date.now() + timeoutMs;
     let events: ThreadEvent[] = [];
     while (Date.now() < deadline) {
@@ -69,7 +83,10 @@ export class TestStack {
   async stop(): Promise<void> {
     await Promise.all([...this.services.values()].map((s) => s.kill('SIGKILL')));
     const jsm = await this.nc.jetstreamManager();
-    await deleteTopology(jsm, declareTopology({ subjectPrefix: this.prefix.subject, streamPrefix: this.prefix.stream }));
+    await deleteTopology(
+      jsm,
+      declareTopology({ subjectPrefix: this.prefix.subject, streamPrefix: this.prefix.stream }),
+    );
     await this.nc.close();
     await this.orchestratorDb.close();
     await this.testDb.drop();
@@ -77,4 +94,6 @@ export class TestStack {
 }
 
 export const terminal = (runId: string) => (events: ThreadEvent[]) =>
-  events.some((e) => e.runId === runId && (e.type === 'run.completed' || e.type === 'run.failed' || e.type === 'run.cancelled'));
+  events.some(
+    (e) => e.runId === runId && (e.type === 'run.completed' || e.type === 'run.failed' || e.type === 'run.cancelled'),
+  );

@@ -4,10 +4,19 @@ import { freePort, runProcess, sourceCommand } from '@ratchet/testing';
 describe('start-up errors name the problem', () => {
   const orchestrator = sourceCommand('apps/orchestrator/src/main.ts');
   const run = async (env: Record<string, string>) =>
-    runProcess(orchestrator.command, orchestrator.args, { ...orchestrator.env, LOG_LEVEL: 'error', HEALTH_PORT: String(await freePort()), ...env });
+    runProcess(orchestrator.command, orchestrator.args, {
+      ...orchestrator.env,
+      LOG_LEVEL: 'error',
+      HEALTH_PORT: String(await freePort()),
+      ...env,
+    });
 
   it('exits 78 naming every malformed variable and what was expected', async () => {
-    const result = await run({ DATABASE_URL: 'mysql://db/ratchet', NATS_URL: 'not a url', RATCHET_SUBJECT_PREFIX: 'has.dots' });
+    const result = await run({
+      DATABASE_URL: 'mysql://db/ratchet',
+      NATS_URL: 'not a url',
+      RATCHET_SUBJECT_PREFIX: 'has.dots',
+    });
     expect(result.code).toBe(78);
     expect(result.stderr).toContain('orchestrator');
     expect(result.stderr).toMatch(/DATABASE_URL: expected a postgres:\/\/ URL/);

@@ -26,13 +26,24 @@ describe('walking skeleton: the demo run end to end', () => {
   it('`ratchet demo` starts a run through the gateway and prints its completed timeline', async () => {
     const gateway = stack.services.get('gateway');
     const cli = sourceCommand('apps/cli/src/main.ts');
-    const result = await runProcess(cli.command, [...cli.args, 'demo', '--gateway', `http://127.0.0.1:${gateway?.port}`, '--api-key', KEY], {
-      ...cli.env,
-      ...stack.env,
-    });
+    const result = await runProcess(
+      cli.command,
+      [...cli.args, 'demo', '--gateway', `http://127.0.0.1:${gateway?.port}`, '--api-key', KEY],
+      {
+        ...cli.env,
+        ...stack.env,
+      },
+    );
     expect(result.stderr).not.toMatch(/error/i);
     expect(result.code).toBe(0);
-    for (const type of ['run.started', 'model.requested', 'model.responded', 'tool.requested', 'tool.completed', 'run.completed']) {
+    for (const type of [
+      'run.started',
+      'model.requested',
+      'model.responded',
+      'tool.requested',
+      'tool.completed',
+      'run.completed',
+    ]) {
       expect(result.stdout).toContain(type);
     }
     expect(result.stdout).toMatch(/Oslo/);
@@ -43,7 +54,11 @@ describe('walking skeleton: the demo run end to end', () => {
     const post = () =>
       fetch(`http://127.0.0.1:${gateway?.port}/v1/runs`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'idempotency-key': 'e2e-same-key' },
+        headers: {
+          authorization: `Bearer ${KEY}`,
+          'content-type': 'application/json',
+          'idempotency-key': 'e2e-same-key',
+        },
         body: JSON.stringify({ agent: 'demo', input: 'What is the weather in Paris?' }),
       });
     const first = await post();

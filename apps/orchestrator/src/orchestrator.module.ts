@@ -11,7 +11,12 @@ import { ThreadInboxController } from './threads/thread-inbox.controller';
 
 @Module({})
 export class OrchestratorModule {
-  static create(runtime: ServiceRuntime, catalog: AgentCatalog, tools: ToolRegistry, modelWorker: boolean): DynamicModule {
+  static create(
+    runtime: ServiceRuntime,
+    catalog: AgentCatalog,
+    tools: ToolRegistry,
+    modelWorker: boolean,
+  ): DynamicModule {
     return {
       module: OrchestratorModule,
       imports: [RuntimeModule.forRuntime(runtime)],
@@ -21,7 +26,8 @@ export class OrchestratorModule {
         { provide: ToolRegistry, useValue: tools },
         {
           provide: ThreadCommandHandler,
-          useFactory: () => new ThreadCommandHandler(new PgThreadStore(runtime.db, threadColumns), runtime.relay, runtime.subjects),
+          useFactory: () =>
+            new ThreadCommandHandler(new PgThreadStore(runtime.db, threadColumns), runtime.relay, runtime.subjects),
         },
         { provide: ModelWorker, useFactory: () => new ModelWorker(catalog, tools, { scripted: new ScriptedModel() }) },
       ],

@@ -1,15 +1,27 @@
 import { z } from 'zod';
 import { Json } from './messages';
 
-const ToolRef = z.string().min(1).max(128).regex(/^[a-z][a-z0-9_.-]*$/, 'lower-case tool name like "demo.weather"');
+const ToolRef = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[a-z][a-z0-9_.-]*$/, 'lower-case tool name like "demo.weather"');
 
 /** A rule of the scripted model: the first rule whose `when` matches decides the response. */
 export const ScriptRule = z
   .object({
     when: z
       .object({
-        user: z.string().optional().describe('Regular expression tested against the latest user message (named groups become template variables)'),
-        afterTools: z.boolean().optional().describe('true: only right after tool results; false: only when no tool result is pending'),
+        user: z
+          .string()
+          .optional()
+          .describe(
+            'Regular expression tested against the latest user message (named groups become template variables)',
+          ),
+        afterTools: z
+          .boolean()
+          .optional()
+          .describe('true: only right after tool results; false: only when no tool result is pending'),
         stepBelow: z.number().int().positive().optional().describe('Only while the run is at a step lower than this'),
       })
       .strict()
@@ -62,7 +74,11 @@ export const AgentToolSpec = z
 /** An agent: what model it uses, what it may call, and its limits. Stored versioned; runs pin a version. */
 export const AgentDefinition = z
   .object({
-    name: z.string().min(1).max(128).regex(/^[a-z][a-z0-9_-]*$/, 'lower-case name like "demo"'),
+    name: z
+      .string()
+      .min(1)
+      .max(128)
+      .regex(/^[a-z][a-z0-9_-]*$/, 'lower-case name like "demo"'),
     description: z.string().max(2000).default(''),
     instructions: z.string().max(100_000).default(''),
     model: ModelSpec,
@@ -70,7 +86,10 @@ export const AgentDefinition = z
     maxSteps: z.number().int().positive().max(1000).default(10),
     stepTimeoutSeconds: z.number().int().positive().default(120),
     runTimeoutSeconds: z.number().int().positive().default(3600),
-    memory: z.object({ recall: z.boolean().default(false) }).strict().default({ recall: false }),
+    memory: z
+      .object({ recall: z.boolean().default(false) })
+      .strict()
+      .default({ recall: false }),
   })
   .strict();
 export type AgentDefinition = z.infer<typeof AgentDefinition>;

@@ -21,7 +21,13 @@ export const ChatMessage = z.discriminatedUnion('role', [
     content: z.string().nullable(),
     toolCalls: z.array(ToolCall).default([]),
   }),
-  z.object({ role: z.literal('tool'), toolCallId: CallId, name: z.string(), content: z.string(), isError: z.boolean() }),
+  z.object({
+    role: z.literal('tool'),
+    toolCallId: CallId,
+    name: z.string(),
+    content: z.string(),
+    isError: z.boolean(),
+  }),
 ]);
 export type ChatMessage = z.infer<typeof ChatMessage>;
 

@@ -16,13 +16,22 @@ export const PUBLIC_MESSAGES: Readonly<Record<string, z.ZodType>> = {
 
 /** JSON Schema (draft 2020-12) of a message as it appears on the wire (input shape: defaults optional). */
 export function jsonSchemaOf(name: string, schema: z.ZodType): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   return { $id: `https://ratchet.dev/schemas/${name}.schema.json`, title: name, ...json };
 }
 
 export function eventDataSchemas(): Record<string, Record<string, unknown>> {
   return Object.fromEntries(
-    EVENT_TYPES.map((t) => [t, z.toJSONSchema(EventData[t], { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>]),
+    EVENT_TYPES.map((t) => [
+      t,
+      z.toJSONSchema(EventData[t], { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<
+        string,
+        unknown
+      >,
+    ]),
   );
 }
 
@@ -49,8 +58,18 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
         description:
           'Start a run. Captured by the REQUESTS stream. The same `requestId` starts at most one run, however often and late it is sent. ' +
           'A request that cannot start (invalid, unknown agent, busy thread under `reject`) is answered on `replyTo` with status `rejected`.',
-        parameters: { prefix: { description: 'subject prefix' }, tenant: { description: 'tenant id, bound by NATS permissions' } },
-        messages: { runRequest: { name: 'RunRequest', contentType: 'application/json', payload: ref('RunRequest'), headers: headersSchema() } },
+        parameters: {
+          prefix: { description: 'subject prefix' },
+          tenant: { description: 'tenant id, bound by NATS permissions' },
+        },
+        messages: {
+          runRequest: {
+            name: 'RunRequest',
+            contentType: 'application/json',
+            payload: ref('RunRequest'),
+            headers: headersSchema(),
+          },
+        },
       },
       runOutcomes: {
         address: '{replyTo}',
@@ -63,14 +82,32 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
         description:
           'Every committed event of a thread, in version order, with `Nats-Msg-Id` = event id. Captured by the EVENTS stream (limits retention). ' +
           'Postgres holds the log of record; this feed is for subscribers, live tails and SRE replays.',
-        parameters: { prefix: { description: 'subject prefix' }, tenant: { description: 'tenant id' }, thread: { description: 'thread id' } },
-        messages: { threadEvent: { name: 'ThreadEvent', contentType: 'application/json', payload: ref('ThreadEvent') } },
+        parameters: {
+          prefix: { description: 'subject prefix' },
+          tenant: { description: 'tenant id' },
+          thread: { description: 'thread id' },
+        },
+        messages: {
+          threadEvent: { name: 'ThreadEvent', contentType: 'application/json', payload: ref('ThreadEvent') },
+        },
       },
     },
     operations: {
-      publishRunRequest: { action: 'send', channel: { $ref: '#/channels/runRequests' }, messages: [{ $ref: '#/channels/runRequests/messages/runRequest' }] },
-      receiveRunOutcome: { action: 'receive', channel: { $ref: '#/channels/runOutcomes' }, messages: [{ $ref: '#/channels/runOutcomes/messages/runOutcome' }] },
-      followThreadEvents: { action: 'receive', channel: { $ref: '#/channels/threadEvents' }, messages: [{ $ref: '#/channels/threadEvents/messages/threadEvent' }] },
+      publishRunRequest: {
+        action: 'send',
+        channel: { $ref: '#/channels/runRequests' },
+        messages: [{ $ref: '#/channels/runRequests/messages/runRequest' }],
+      },
+      receiveRunOutcome: {
+        action: 'receive',
+        channel: { $ref: '#/channels/runOutcomes' },
+        messages: [{ $ref: '#/channels/runOutcomes/messages/runOutcome' }],
+      },
+      followThreadEvents: {
+        action: 'receive',
+        channel: { $ref: '#/channels/threadEvents' },
+        messages: [{ $ref: '#/channels/threadEvents/messages/threadEvent' }],
+      },
     },
   };
 }

@@ -21,7 +21,8 @@ export function subjects(prefix: string) {
     toolCommands: (tenant: string) => `${prefix}.cmd.tool.${token('tenant', tenant)}`,
     toolCommandsAll: `${prefix}.cmd.tool.>`,
     commandsAll: `${prefix}.cmd.>`,
-    events: (tenant: string, thread: string) => `${prefix}.events.${token('tenant', tenant)}.${token('thread', thread)}`,
+    events: (tenant: string, thread: string) =>
+      `${prefix}.events.${token('tenant', tenant)}.${token('thread', thread)}`,
     eventsOfTenant: (tenant: string) => `${prefix}.events.${token('tenant', tenant)}.>`,
     eventsAll: `${prefix}.events.>`,
     toolService: (tool: string) => `${prefix}.toolsvc.${tool}`,

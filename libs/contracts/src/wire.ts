@@ -43,7 +43,9 @@ export const ModelCallCommand = z.object({
   attempt: z.number().int().positive(),
   agent: z.string(),
   agentVersion: z.number().int().positive(),
-  messages: z.array(ChatMessage).describe('The transcript; the model worker adds the pinned agent version\'s instructions and tools'),
+  messages: z
+    .array(ChatMessage)
+    .describe("The transcript; the model worker adds the pinned agent version's instructions and tools"),
 });
 export type ModelCallCommand = z.infer<typeof ModelCallCommand>;
 
@@ -106,7 +108,11 @@ export const CancelRunMessage = z.object({
   by: z.string(),
   reason: z.string().max(1000),
 });
-export const ThreadInboxMessage = z.discriminatedUnion('kind', [ModelResultMessage, ToolResultMessage, CancelRunMessage]);
+export const ThreadInboxMessage = z.discriminatedUnion('kind', [
+  ModelResultMessage,
+  ToolResultMessage,
+  CancelRunMessage,
+]);
 export type ThreadInboxMessage = z.infer<typeof ThreadInboxMessage>;
 export type ModelResultMessage = z.infer<typeof ModelResultMessage>;
 export type ToolResultMessage = z.infer<typeof ToolResultMessage>;

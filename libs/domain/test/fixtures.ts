@@ -22,7 +22,13 @@ export function requestRun(runId: string, overrides: Partial<RequestRun> = {}): 
   };
 }
 
-export function modelAnswers(runId: string, step: number, toolCalls: ToolCall[] = [], content: string | null = 'done', attempt = 1): RecordModelResult {
+export function modelAnswers(
+  runId: string,
+  step: number,
+  toolCalls: ToolCall[] = [],
+  content: string | null = 'done',
+  attempt = 1,
+): RecordModelResult {
   return {
     type: 'RecordModelResult',
     tenantId: TENANT,
@@ -35,7 +41,12 @@ export function modelAnswers(runId: string, step: number, toolCalls: ToolCall[] 
   };
 }
 
-export function toolCompletes(runId: string, step: number, callId: string, result: unknown = { ok: true }): RecordToolResult {
+export function toolCompletes(
+  runId: string,
+  step: number,
+  callId: string,
+  result: unknown = { ok: true },
+): RecordToolResult {
   return {
     type: 'RecordToolResult',
     tenantId: TENANT,

@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import type { NewEvent } from '@ratchet/contracts';
-import { decide, foldEvents, initialThreadState, modelCommandId, openCalls, type ThreadCommand, type ThreadState } from '../src';
+import {
+  decide,
+  foldEvents,
+  initialThreadState,
+  modelCommandId,
+  openCalls,
+  type ThreadCommand,
+  type ThreadState,
+} from '../src';
 import { AT, envelop, TENANT, THREAD } from './decider.specification';
 
 /**
@@ -16,9 +24,22 @@ type Intent =
   | { kind: 'resume' };
 
 const intent: fc.Arbitrary<Intent> = fc.oneof(
-  fc.record({ kind: fc.constant('request' as const), policy: fc.constantFrom('reject' as const, 'enqueue' as const, 'interrupt' as const), maxSteps: fc.integer({ min: 1, max: 4 }) }),
-  fc.record({ kind: fc.constant('model' as const), calls: fc.integer({ min: 0, max: 3 }), fail: fc.boolean(), retryable: fc.boolean() }),
-  fc.record({ kind: fc.constant('tool' as const), pick: fc.nat(), outcome: fc.constantFrom('completed' as const, 'failed' as const, 'uncertain' as const) }),
+  fc.record({
+    kind: fc.constant('request' as const),
+    policy: fc.constantFrom('reject' as const, 'enqueue' as const, 'interrupt' as const),
+    maxSteps: fc.integer({ min: 1, max: 4 }),
+  }),
+  fc.record({
+    kind: fc.constant('model' as const),
+    calls: fc.integer({ min: 0, max: 3 }),
+    fail: fc.boolean(),
+    retryable: fc.boolean(),
+  }),
+  fc.record({
+    kind: fc.constant('tool' as const),
+    pick: fc.nat(),
+    outcome: fc.constantFrom('completed' as const, 'failed' as const, 'uncertain' as const),
+  }),
   fc.record({ kind: fc.constant('cancel' as const), pick: fc.nat() }),
   fc.record({ kind: fc.constant('stale' as const), pick: fc.nat() }),
   fc.record({ kind: fc.constant('resume' as const) }),
@@ -82,10 +103,27 @@ function toCommand(state: ThreadState, i: Intent, n: number, history: ThreadComm
       // A redelivered old message, or a result of a replaced model attempt.
       const old = history[i.pick % Math.max(1, history.length)];
       if (old) return old;
-      return run ? { ...base, type: 'RecordModelResult', runId: run.runId, step: run.step, commandId: modelCommandId(run.runId, run.step, 99), outcome: { status: 'ok', content: 'x', toolCalls: [], usage: { inputTokens: 0, outputTokens: 0 }, model: 'm' } } : undefined;
+      return run
+        ? {
+            ...base,
+            type: 'RecordModelResult',
+            runId: run.runId,
+            step: run.step,
+            commandId: modelCommandId(run.runId, run.step, 99),
+            outcome: {
+              status: 'ok',
+              content: 'x',
+              toolCalls: [],
+              usage: { inputTokens: 0, outputTokens: 0 },
+              model: 'm',
+            },
+          }
+        : undefined;
     }
     case 'resume':
-      return run ? { ...base, type: 'ResumeRun', runId: run.runId, reason: 'nudge', worker: 'w', fromVersion: 0 } : undefined;
+      return run
+        ? { ...base, type: 'ResumeRun', runId: run.runId, reason: 'nudge', worker: 'w', fromVersion: 0 }
+        : undefined;
   }
 }
 
@@ -107,7 +145,8 @@ function assertValidHistory(events: NewEvent[]): void {
         break;
       case 'model.requested':
         if (active !== runId) throw new Error(`model.requested for ${runId}, not the active run`);
-        if ((open.get(runId)?.size ?? 0) > 0) throw new Error(`model call while tool calls are open: ${[...(open.get(runId) ?? [])].join(',')}`);
+        if ((open.get(runId)?.size ?? 0) > 0)
+          throw new Error(`model call while tool calls are open: ${[...(open.get(runId) ?? [])].join(',')}`);
         break;
       case 'tool.requested':
         if (!open.has(runId)) open.set(runId, new Set());

@@ -10,7 +10,9 @@ describe('thread decider', () => {
     it('creates the thread, starts the run and asks the model on a new thread', () => {
       const d = given([]).when(requestRun('r1'));
       expect(types(d.events)).toEqual(['thread.created', 'run.requested', 'run.started', 'model.requested']);
-      expect(d.outgoing).toEqual([{ kind: 'model.call', runId: 'r1', step: 1, attempt: 1, commandId: modelCommandId('r1', 1, 1) }]);
+      expect(d.outgoing).toEqual([
+        { kind: 'model.call', runId: 'r1', step: 1, attempt: 1, commandId: modelCommandId('r1', 1, 1) },
+      ]);
       expect(d.after.active?.runId).toBe('r1');
       expect(d.after.transcript).toEqual([{ role: 'user', content: 'hello' }]);
     });
@@ -27,7 +29,11 @@ describe('thread decider', () => {
       const d = given(history).when(requestRun('r2', { replyTo: 'svc.replies' }));
       expect(types(d.events)).toEqual(['run.rejected']);
       expect(d.outgoing).toEqual([
-        expect.objectContaining({ kind: 'reply', replyTo: 'svc.replies', outcome: expect.objectContaining({ status: 'rejected' }) }),
+        expect.objectContaining({
+          kind: 'reply',
+          replyTo: 'svc.replies',
+          outcome: expect.objectContaining({ status: 'rejected' }),
+        }),
       ]);
       expect(d.after.active?.runId).toBe('r1');
     });
@@ -46,9 +52,19 @@ describe('thread decider', () => {
     });
 
     it('interrupts the active run: dangling calls closed, the new run starts at once', () => {
-      const history = run([requestRun('r1'), modelAnswers('r1', 1, [call('a'), call('b')], null), toolCompletes('r1', 1, 'a')]).events;
+      const history = run([
+        requestRun('r1'),
+        modelAnswers('r1', 1, [call('a'), call('b')], null),
+        toolCompletes('r1', 1, 'a'),
+      ]).events;
       const d = given(history).when(requestRun('r2', { concurrency: 'interrupt' }));
-      expect(types(d.events)).toEqual(['run.requested', 'tool.failed', 'run.cancelled', 'run.started', 'model.requested']);
+      expect(types(d.events)).toEqual([
+        'run.requested',
+        'tool.failed',
+        'run.cancelled',
+        'run.started',
+        'model.requested',
+      ]);
       expect(d.events[2]).toMatchObject({ type: 'run.cancelled', data: { closedCalls: ['b'] } });
       expect(d.after.active?.runId).toBe('r2');
     });
@@ -127,7 +143,12 @@ describe('thread decider', () => {
           outcome: { status: 'error', error: { code: 'rate_limited', message: '429', retryable: true } },
         });
         if (attempt < MAX_MODEL_ATTEMPTS) {
-          expect(d.events).toEqual([expect.objectContaining({ type: 'model.requested', data: expect.objectContaining({ attempt: attempt + 1 }) })]);
+          expect(d.events).toEqual([
+            expect.objectContaining({
+              type: 'model.requested',
+              data: expect.objectContaining({ attempt: attempt + 1 }),
+            }),
+          ]);
         } else {
           expect(types(d.events)).toEqual(['run.failed']);
         }
@@ -138,7 +159,11 @@ describe('thread decider', () => {
 
   describe('cancellation', () => {
     it('closes dangling calls with explicit results so the next run sees a valid history', () => {
-      const history = run([requestRun('r1'), modelAnswers('r1', 1, [call('a'), call('b')], null), toolCompletes('r1', 1, 'a')]).events;
+      const history = run([
+        requestRun('r1'),
+        modelAnswers('r1', 1, [call('a'), call('b')], null),
+        toolCompletes('r1', 1, 'a'),
+      ]).events;
       const d = given(history).when(cancel('r1'));
       expect(types(d.events)).toEqual(['tool.failed', 'run.cancelled']);
       expect(d.after.active).toBeNull();

@@ -44,10 +44,15 @@ export class ServiceProcess {
   }
 
   /** Starts the service; with `waitReady` (default) resolves once `/health/ready` answers 200. */
-  static async start(name: ServiceName, env: Record<string, string>, options: { waitReady?: boolean; timeoutMs?: number } = {}): Promise<ServiceProcess> {
+  static async start(
+    name: ServiceName,
+    env: Record<string, string>,
+    options: { waitReady?: boolean; timeoutMs?: number } = {},
+  ): Promise<ServiceProcess> {
     const port = Number(env[name === 'gateway' ? 'GATEWAY_PORT' : 'HEALTH_PORT'] ?? (await freePort()));
     const cmd = sourceCommand(`apps/${name}/src/main.ts`);
-    const portVar = name === 'gateway' ? { GATEWAY_PORT: String(port), GATEWAY_HOST: '127.0.0.1' } : { HEALTH_PORT: String(port) };
+    const portVar =
+      name === 'gateway' ? { GATEWAY_PORT: String(port), GATEWAY_HOST: '127.0.0.1' } : { HEALTH_PORT: String(port) };
     const child = spawn(cmd.command, cmd.args, {
       cwd: ROOT,
       env: { ...process.env, LOG_LEVEL: 'warn', ...cmd.env, ...env, ...portVar },
@@ -98,7 +103,11 @@ export async function runProcess(
   timeoutMs = 60_000,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));

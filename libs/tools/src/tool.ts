@@ -44,7 +44,8 @@ export type AnyTool = ToolDefinition<z.ZodType<JsonObject>>;
 export function defineTool<I extends z.ZodType<JsonObject>>(
   def: Omit<ToolDefinition<I>, 'timeoutMs' | 'retry'> & Partial<Pick<ToolDefinition<I>, 'timeoutMs' | 'retry'>>,
 ): ToolDefinition<I> {
-  if (!/^[a-z][a-z0-9_.-]*$/.test(def.name)) throw new Error(`tool name ${JSON.stringify(def.name)} must be lower-case like "demo.weather"`);
+  if (!/^[a-z][a-z0-9_.-]*$/.test(def.name))
+    throw new Error(`tool name ${JSON.stringify(def.name)} must be lower-case like "demo.weather"`);
   return { timeoutMs: 30_000, retry: { attempts: 3, backoffMs: 200 }, ...def };
 }
 

@@ -26,7 +26,9 @@ export class AgentCatalog {
   async register(agent: AgentDefinition, source = 'api'): Promise<StoredAgent> {
     for (const t of agent.tools) {
       if (!this.tools.get(t.name)) {
-        throw new Error(`${source}: agent ${agent.name}: tools: unknown tool "${t.name}" (known: ${this.tools.names().join(', ')})`);
+        throw new Error(
+          `${source}: agent ${agent.name}: tools: unknown tool "${t.name}" (known: ${this.tools.names().join(', ')})`,
+        );
       }
     }
     const stored = await this.repository.register(agent);

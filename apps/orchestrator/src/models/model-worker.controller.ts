@@ -26,9 +26,15 @@ export class ModelWorkerController {
   async onCommand(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
     const command = ModelCallCommand.parse(data);
     const result = await this.worker.call(command);
-    const headers: Record<string, string> = { [HEADERS.messageType]: 'model.result', [HEADERS.tenant]: command.tenantId };
+    const headers: Record<string, string> = {
+      [HEADERS.messageType]: 'model.result',
+      [HEADERS.tenant]: command.tenantId,
+    };
     const traceparent = ctx.getTraceparent();
     if (traceparent) headers[HEADERS.traceparent] = traceparent;
-    await this.publisher.publish(this.runtime.subjects.inbox(command.tenantId, command.threadId), result, { msgId: result.messageId, headers });
+    await this.publisher.publish(this.runtime.subjects.inbox(command.tenantId, command.threadId), result, {
+      msgId: result.messageId,
+      headers,
+    });
   }
 }

@@ -17,14 +17,27 @@ export class ModelWorker {
 
   async call(command: ModelCallCommand, signal?: AbortSignal): Promise<ModelResultMessage> {
     const stored = await this.agents.get(command.agent, command.agentVersion);
-    if (!stored) throw new PoisonMessageError(`agent ${command.agent} v${command.agentVersion} is not registered`, 'agent.unknown');
+    if (!stored)
+      throw new PoisonMessageError(
+        `agent ${command.agent} v${command.agentVersion} is not registered`,
+        'agent.unknown',
+      );
     const agent = stored.definition;
     const provider = this.providers[agent.model.provider];
     let outcome: ModelOutcome;
     if (!provider) {
-      outcome = { status: 'error', error: { code: 'provider_unavailable', message: `no ${agent.model.provider} provider is configured`, retryable: false } };
+      outcome = {
+        status: 'error',
+        error: {
+          code: 'provider_unavailable',
+          message: `no ${agent.model.provider} provider is configured`,
+          retryable: false,
+        },
+      };
     } else {
-      const messages: ChatMessage[] = agent.instructions ? [{ role: 'system', content: agent.instructions }, ...command.messages] : command.messages;
+      const messages: ChatMessage[] = agent.instructions
+        ? [{ role: 'system', content: agent.instructions }, ...command.messages]
+        : command.messages;
       const tools = this.tools.specs(agent.tools.map((t) => t.name));
       outcome = await provider.complete({ agent, messages, tools, step: command.step, ...(signal ? { signal } : {}) });
     }

@@ -9,7 +9,6 @@ import {
 import type { Outgoing, OutboxMessage, ThreadState } from '@ratchet/domain';
 import { CORE_PUBLISH_HEADER } from '@ratchet/platform';
 
-
 function headersFor(id: string, type: string, tenantId: string, trace?: TraceContext): Record<string, string> {
   const h: Record<string, string> = { [HEADERS.msgId]: id, [HEADERS.messageType]: type, [HEADERS.tenant]: tenantId };
   if (trace) {
@@ -59,7 +58,12 @@ export function outgoingMessages(
           messages: state.transcript,
         };
         const id = `${o.commandId}@${version}`;
-        return { id, subject: subjects.modelCommands(tenantId), payload, headers: headersFor(id, 'model.call', tenantId, trace) };
+        return {
+          id,
+          subject: subjects.modelCommands(tenantId),
+          payload,
+          headers: headersFor(id, 'model.call', tenantId, trace),
+        };
       }
       case 'tool.call': {
         const payload: ToolCallCommand = {

@@ -40,7 +40,12 @@ export class RunRequestController {
       await this.refuse(tenantId, request, 'agent.unknown', message);
       throw new PoisonMessageError(message, 'agent.unknown');
     }
-    const command = requestToCommand(tenantId, request, { name: agent.name, version: agent.version, maxSteps: agent.definition.maxSteps }, new Date().toISOString());
+    const command = requestToCommand(
+      tenantId,
+      request,
+      { name: agent.name, version: agent.version, maxSteps: agent.definition.maxSteps },
+      new Date().toISOString(),
+    );
     const traceparent = ctx.getTraceparent();
     await this.threads.handle(REQUESTS_CONSUMER, `${tenantId}:${request.requestId}`, command, {
       correlationId: request.requestId,

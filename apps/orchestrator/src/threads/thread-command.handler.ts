@@ -48,7 +48,8 @@ export class ThreadCommandHandler {
     for (let attempt = 1; ; attempt++) {
       try {
         const result = await this.store.transaction(async (tx) => {
-          if (!(await tx.claimInbox(consumer, messageId))) return { status: 'duplicate' as const, events: [], outbox: [] };
+          if (!(await tx.claimInbox(consumer, messageId)))
+            return { status: 'duplicate' as const, events: [], outbox: [] };
           const { tenantId, threadId } = command;
           const projection = await tx.loadProjection(tenantId, threadId);
           let state = projection?.state ?? initialThreadState();
@@ -83,7 +84,10 @@ export class ThreadCommandHandler {
           const newVersion = version + events.length;
           if (events.length > 0) {
             await tx.appendEvents(tenantId, threadId, version, events);
-            await tx.saveProjection({ tenantId, threadId, version: newVersion, state: after }, runRows(tenantId, threadId, after, events, newVersion));
+            await tx.saveProjection(
+              { tenantId, threadId, version: newVersion, state: after },
+              runRows(tenantId, threadId, after, events, newVersion),
+            );
           }
           const outbox: OutboxMessage[] = [
             ...feedMessages(this.subjects, events),
@@ -108,19 +112,42 @@ export class ThreadCommandHandler {
 }
 
 /** The `runs` rows touched by these events, for queries by status, agent and request id. */
-function runRows(tenantId: string, threadId: string, state: ThreadState, events: ThreadEvent[], version: number): RunRow[] {
+function runRows(
+  tenantId: string,
+  threadId: string,
+  state: ThreadState,
+  events: ThreadEvent[],
+  version: number,
+): RunRow[] {
   const touched = new Set(events.map((e) => e.runId).filter((id): id is string => id !== undefined));
   const rows: RunRow[] = [];
   for (const runId of touched) {
     const r = state.runs[runId];
     if (!r) continue;
-    rows.push({ tenantId, runId, threadId, requestId: r.requestId, agent: r.agent, agentVersion: r.agentVersion, principalId: r.principalId, status: r.status, steps: r.steps, startedAt: r.startedAt, endedAt: r.endedAt, version });
+    rows.push({
+      tenantId,
+      runId,
+      threadId,
+      requestId: r.requestId,
+      agent: r.agent,
+      agentVersion: r.agentVersion,
+      principalId: r.principalId,
+      status: r.status,
+      steps: r.steps,
+      startedAt: r.startedAt,
+      endedAt: r.endedAt,
+      version,
+    });
   }
   return rows;
 }
 
 /** The queryable columns of the `threads` projection. */
-export function threadColumns(state: ThreadState): { status: string; agent: string | null; activeRunId: string | null } {
+export function threadColumns(state: ThreadState): {
+  status: string;
+  agent: string | null;
+  activeRunId: string | null;
+} {
   const status = state.active ? 'running' : state.queue.length > 0 ? 'queued' : 'idle';
   return { status, agent: state.active?.agent ?? null, activeRunId: state.active?.runId ?? null };
 }

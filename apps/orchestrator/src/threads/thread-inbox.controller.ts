@@ -21,7 +21,10 @@ export class ThreadInboxController {
     const message = ThreadInboxMessage.parse(data);
     const expected = this.runtime.subjects.inbox(message.tenantId, message.threadId);
     if (ctx.getSubject() !== expected) {
-      throw new PoisonMessageError(`inbox message for ${message.tenantId}/${message.threadId} arrived on ${ctx.getSubject()}`, 'inbox.subject_mismatch');
+      throw new PoisonMessageError(
+        `inbox message for ${message.tenantId}/${message.threadId} arrived on ${ctx.getSubject()}`,
+        'inbox.subject_mismatch',
+      );
     }
     const traceparent = ctx.getTraceparent();
     await this.threads.handle(INBOX_CONSUMER, message.messageId, inboxToCommand(message, new Date().toISOString()), {

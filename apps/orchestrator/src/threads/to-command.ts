@@ -31,9 +31,21 @@ export function inboxToCommand(message: ThreadInboxMessage, at: string): ThreadC
   const base = { tenantId: message.tenantId, threadId: message.threadId, at, runId: message.runId };
   switch (message.kind) {
     case 'model.result':
-      return { ...base, type: 'RecordModelResult', commandId: message.commandId, step: message.step, outcome: message.outcome };
+      return {
+        ...base,
+        type: 'RecordModelResult',
+        commandId: message.commandId,
+        step: message.step,
+        outcome: message.outcome,
+      };
     case 'tool.result':
-      return { ...base, type: 'RecordToolResult', callId: message.callId, step: message.step, outcome: message.outcome };
+      return {
+        ...base,
+        type: 'RecordToolResult',
+        callId: message.callId,
+        step: message.step,
+        outcome: message.outcome,
+      };
     case 'run.cancel':
       return { ...base, type: 'CancelRun', by: message.by, reason: message.reason };
   }

@@ -1,7 +1,9 @@
 import type { Json, ToolCallCommand } from '@ratchet/contracts';
 import { ToolError, type AnyTool, type ToolContext, type ToolLogger } from '@ratchet/tools';
 
-export type ToolRunOutcome = { status: 'completed'; result: Json } | { status: 'failed'; error: { code: string; message: string; retryable: boolean } };
+export type ToolRunOutcome =
+  | { status: 'completed'; result: Json }
+  | { status: 'failed'; error: { code: string; message: string; retryable: boolean } };
 
 /**
  * Runs a tool with its timeout and retry policy. Invalid arguments never reach the tool; every failure
@@ -11,7 +13,10 @@ export async function runTool(tool: AnyTool, command: ToolCallCommand, logger: T
   const parsed = tool.input.safeParse(command.args);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
-    return { status: 'failed', error: { code: 'invalid_arguments', message: `invalid arguments for ${tool.name}: ${issues}`, retryable: false } };
+    return {
+      status: 'failed',
+      error: { code: 'invalid_arguments', message: `invalid arguments for ${tool.name}: ${issues}`, retryable: false },
+    };
   }
   const attempts = Math.max(1, tool.retry.attempts);
   for (let attempt = 1; ; attempt++) {
@@ -31,7 +36,11 @@ export async function runTool(tool: AnyTool, command: ToolCallCommand, logger: T
       const result = await Promise.race([tool.execute(parsed.data, ctx), aborted(controller.signal)]);
       if (tool.output) {
         const out = tool.output.safeParse(result);
-        if (!out.success) return { status: 'failed', error: { code: 'invalid_output', message: `${tool.name} returned an invalid result`, retryable: false } };
+        if (!out.success)
+          return {
+            status: 'failed',
+            error: { code: 'invalid_output', message: `${tool.name} returned an invalid result`, retryable: false },
+          };
       }
       return { status: 'completed', result };
     } catch (error) {
@@ -41,9 +50,20 @@ export async function runTool(tool: AnyTool, command: ToolCallCommand, logger: T
         await new Promise((r) => setTimeout(r, tool.retry.backoffMs * 2 ** (attempt - 1)));
         continue;
       }
-      if (timedOut) return { status: 'failed', error: { code: 'timeout', message: `${tool.name} did not finish within ${tool.timeoutMs} ms`, retryable: false } };
+      if (timedOut)
+        return {
+          status: 'failed',
+          error: {
+            code: 'timeout',
+            message: `${tool.name} did not finish within ${tool.timeoutMs} ms`,
+            retryable: false,
+          },
+        };
       const code = error instanceof ToolError ? error.code : 'tool_error';
-      return { status: 'failed', error: { code, message: (error as Error).message ?? String(error), retryable: false } };
+      return {
+        status: 'failed',
+        error: { code, message: (error as Error).message ?? String(error), retryable: false },
+      };
     } finally {
       clearTimeout(timer);
     }
@@ -51,5 +71,7 @@ export async function runTool(tool: AnyTool, command: ToolCallCommand, logger: T
 }
 
 function aborted(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true }));
+  return new Promise((_, reject) =>
+    signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true }),
+  );
 }

@@ -19,7 +19,10 @@ export class ToolCallController {
   async onCommand(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
     const command = ToolCallCommand.parse(data);
     if (ctx.getSubject() !== this.runtime.subjects.toolCommands(command.tenantId)) {
-      throw new PoisonMessageError(`tool call for tenant ${command.tenantId} arrived on ${ctx.getSubject()}`, 'tool.subject_mismatch');
+      throw new PoisonMessageError(
+        `tool call for tenant ${command.tenantId} arrived on ${ctx.getSubject()}`,
+        'tool.subject_mismatch',
+      );
     }
     const trace: Record<string, string> = {};
     const traceparent = ctx.getTraceparent();

@@ -73,7 +73,10 @@ export class ToolCallHandler {
 
     const outcome: ToolRunOutcome = tool
       ? await runTool(tool, command, this.logger)
-      : { status: 'failed', error: { code: 'unknown_tool', message: `no tool named ${command.tool} is registered`, retryable: false } };
+      : {
+          status: 'failed',
+          error: { code: 'unknown_tool', message: `no tool named ${command.tool} is registered`, retryable: false },
+        };
     await this.finish(command, traceHeaders, outcome.status === 'completed' ? 'succeeded' : 'failed', outcome);
     return action === 'execute' ? 'executed' : action === 'reconcile' ? 'reconciled' : 'retried';
   }
@@ -105,7 +108,12 @@ export class ToolCallHandler {
       headers: { ...traceHeaders, [HEADERS.messageType]: 'tool.result', [HEADERS.tenant]: command.tenantId },
     };
     await withServiceTx(this.db, async (tx) => {
-      if (record) await new EffectLedgerRepository(tx).recordOutcome(command.idempotencyKey, record, record === 'uncertain' ? null : outcome);
+      if (record)
+        await new EffectLedgerRepository(tx).recordOutcome(
+          command.idempotencyKey,
+          record,
+          record === 'uncertain' ? null : outcome,
+        );
       await tx.enqueue([row]);
     });
     await this.relay.flush([row.id]).catch(() => undefined);
@@ -128,5 +136,12 @@ export class ToolCallHandler {
 function storedOutcome(record: EffectRecord | undefined): ToolResultMessage['outcome'] {
   const stored = record?.result as ToolResultMessage['outcome'] | null | undefined;
   if (stored && (stored.status === 'completed' || stored.status === 'failed')) return stored;
-  return { status: 'failed', error: { code: 'ledger.missing_result', message: 'the effect finished but its result was not stored', retryable: false } };
+  return {
+    status: 'failed',
+    error: {
+      code: 'ledger.missing_result',
+      message: 'the effect finished but its result was not stored',
+      retryable: false,
+    },
+  };
 }

@@ -8,7 +8,10 @@ const scripted = { provider: 'scripted', script: [{ reply: 'hi' }] };
 describe('agent definition files', () => {
   it('names the file and every wrong field', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'agents-'));
-    await writeFile(path.join(dir, 'bad.yaml'), 'name: Bad Name\nmaxSteps: -1\nmodel: { provider: scripted, script: [] }\n');
+    await writeFile(
+      path.join(dir, 'bad.yaml'),
+      'name: Bad Name\nmaxSteps: -1\nmodel: { provider: scripted, script: [] }\n',
+    );
     const error = await loadAgentDirectory(dir).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AgentDefinitionError);
     const message = (error as Error).message;
@@ -21,7 +24,9 @@ describe('agent definition files', () => {
   it('reports broken YAML with the file name', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'agents-'));
     await writeFile(path.join(dir, 'broken.yml'), 'name: [unclosed\n');
-    await expect(loadAgentDirectory(dir)).rejects.toThrow(/broken\.yml: invalid agent definition:\n {2}- not valid YAML/);
+    await expect(loadAgentDirectory(dir)).rejects.toThrow(
+      /broken\.yml: invalid agent definition:\n {2}- not valid YAML/,
+    );
   });
 
   it('refuses two files that define one agent', async () => {
@@ -33,7 +38,10 @@ describe('agent definition files', () => {
 
   it('rejects an invalid regular expression in a script rule', () => {
     expect(() =>
-      parseAgentDefinition('x.yaml', { name: 'x', model: { provider: 'scripted', script: [{ when: { user: '(' }, reply: 'r' }] } }),
+      parseAgentDefinition('x.yaml', {
+        name: 'x',
+        model: { provider: 'scripted', script: [{ when: { user: '(' }, reply: 'r' }] },
+      }),
     ).toThrow(/model\.script\.0\.when\.user: invalid regular expression/);
   });
 

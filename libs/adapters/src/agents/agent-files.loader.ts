@@ -31,7 +31,9 @@ export function parseAgentDefinition(source: string, raw: unknown): AgentDefinit
       try {
         new RegExp(pattern.startsWith('(?i)') ? pattern.slice(4) : pattern);
       } catch (e) {
-        throw new AgentDefinitionError(source, [`model.script.${i}.when.user: invalid regular expression (${(e as Error).message})`]);
+        throw new AgentDefinitionError(source, [
+          `model.script.${i}.when.user: invalid regular expression (${(e as Error).message})`,
+        ]);
       }
     });
   }
@@ -55,7 +57,9 @@ export async function loadAgentDirectory(dir: string): Promise<AgentDefinition[]
     try {
       raw = /\.json$/i.test(file) ? JSON.parse(text) : parseYaml(text);
     } catch (e) {
-      throw new AgentDefinitionError(full, [`not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${(e as Error).message}`]);
+      throw new AgentDefinitionError(full, [
+        `not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${(e as Error).message}`,
+      ]);
     }
     const agent = parseAgentDefinition(full, raw);
     const seen = byName.get(agent.name);

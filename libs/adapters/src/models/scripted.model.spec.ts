@@ -15,12 +15,26 @@ describe('scripted model (the offline default)', () => {
   }
 
   it('calls the tool a rule names, with arguments filled from the message', async () => {
-    const out = await model.complete({ agent: await demo(), step: 1, tools: [], messages: [{ role: 'user', content: 'What is the weather in Paris?' }] });
-    expect(out).toMatchObject({ status: 'ok', content: null, toolCalls: [{ id: 'call_1_1', name: 'demo.weather', args: { city: 'Paris' } }] });
+    const out = await model.complete({
+      agent: await demo(),
+      step: 1,
+      tools: [],
+      messages: [{ role: 'user', content: 'What is the weather in Paris?' }],
+    });
+    expect(out).toMatchObject({
+      status: 'ok',
+      content: null,
+      toolCalls: [{ id: 'call_1_1', name: 'demo.weather', args: { city: 'Paris' } }],
+    });
   });
 
   it('asks for parallel calls when a rule lists several', async () => {
-    const out = await model.complete({ agent: await demo(), step: 1, tools: [], messages: [{ role: 'user', content: 'weather in Oslo and Rome' }] });
+    const out = await model.complete({
+      agent: await demo(),
+      step: 1,
+      tools: [],
+      messages: [{ role: 'user', content: 'weather in Oslo and Rome' }],
+    });
     expect(out.status === 'ok' && out.toolCalls.map((c) => c.args)).toEqual([{ city: 'Oslo' }, { city: 'Rome' }]);
   });
 
@@ -42,7 +56,8 @@ describe('scripted model (the offline default)', () => {
   it('loops the bench agent for ten tool steps, then answers', async () => {
     const bench = (await loadAgentDirectory(agentsDir)).find((a) => a.name === 'bench');
     if (!bench) throw new Error('bench agent missing');
-    const at = (step: number) => model.complete({ agent: bench, step, tools: [], messages: [{ role: 'user', content: 'go' }] });
+    const at = (step: number) =>
+      model.complete({ agent: bench, step, tools: [], messages: [{ role: 'user', content: 'go' }] });
     expect(await at(10)).toMatchObject({ toolCalls: [{ name: 'bench.noop' }] });
     expect(await at(11)).toMatchObject({ toolCalls: [], content: 'done after 11 steps' });
   });

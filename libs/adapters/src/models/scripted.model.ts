@@ -11,7 +11,10 @@ export class ScriptedModel implements ModelProvider {
   async complete(request: ModelRequest): Promise<ModelOutcome> {
     const spec = request.agent.model;
     if (spec.provider !== 'scripted') {
-      return { status: 'error', error: { code: 'provider_mismatch', message: `agent uses ${spec.provider}`, retryable: false } };
+      return {
+        status: 'error',
+        error: { code: 'provider_mismatch', message: `agent uses ${spec.provider}`, retryable: false },
+      };
     }
     const view = readTranscript(request.messages);
     for (const rule of spec.script) {
@@ -27,11 +30,21 @@ export class ScriptedModel implements ModelProvider {
         return { status: 'ok', content: null, toolCalls, usage, model: spec.name };
       }
       const content = render(rule.reply ?? '', vars);
-      return { status: 'ok', content, toolCalls: [], usage: { ...usage, outputTokens: approxTokens([{ role: 'user', content }]) }, model: spec.name };
+      return {
+        status: 'ok',
+        content,
+        toolCalls: [],
+        usage: { ...usage, outputTokens: approxTokens([{ role: 'user', content }]) },
+        model: spec.name,
+      };
     }
     return {
       status: 'error',
-      error: { code: 'script_exhausted', message: 'no rule of the scripted model matched; add a final rule without "when"', retryable: false },
+      error: {
+        code: 'script_exhausted',
+        message: 'no rule of the scripted model matched; add a final rule without "when"',
+        retryable: false,
+      },
     };
   }
 }
@@ -79,7 +92,8 @@ function render(template: string, vars: Record<string, string>): string {
 function fill(value: Json, vars: Record<string, string>): Json {
   if (typeof value === 'string') return render(value, vars);
   if (Array.isArray(value)) return value.map((v) => fill(v, vars));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v, vars)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v, vars)]));
   return value;
 }
 

@@ -1,4 +1,14 @@
-import type { ChatMessage, ConcurrencyPolicy, Failure, Json, NewEvent, Principal, RunOutcome, ToolCall, Usage } from '@ratchet/contracts';
+import type {
+  ChatMessage,
+  ConcurrencyPolicy,
+  Failure,
+  Json,
+  NewEvent,
+  Principal,
+  RunOutcome,
+  ToolCall,
+  Usage,
+} from '@ratchet/contracts';
 
 /** Everything a decision needs from outside arrives on the command: ids, time, the agent's limits. */
 interface CommandBase {

@@ -42,7 +42,13 @@ export function decide(state: ThreadState, command: ThreadCommand): Decision {
   return d.result();
 }
 
-export function idempotencyKeyOf(tenantId: string, threadId: string, runId: string, step: number, callId: string): string {
+export function idempotencyKeyOf(
+  tenantId: string,
+  threadId: string,
+  runId: string,
+  step: number,
+  callId: string,
+): string {
   return `${tenantId}:${threadId}:${runId}:${step}:${callId}`;
 }
 
@@ -135,7 +141,11 @@ function startNext(d: DecisionBuilder, runId?: string): void {
   if (d.state.active) return;
   const ticket: RunTicket | undefined = runId ? d.state.queue.find((t) => t.runId === runId) : d.state.queue[0];
   if (!ticket) return;
-  d.emit({ type: 'run.started', runId: ticket.runId, data: { requestId: ticket.requestId, maxSteps: ticket.maxSteps } });
+  d.emit({
+    type: 'run.started',
+    runId: ticket.runId,
+    data: { requestId: ticket.requestId, maxSteps: ticket.maxSteps },
+  });
   requestModel(d, ticket.runId, 1, 1);
 }
 
@@ -160,7 +170,14 @@ function recordModelResult(d: DecisionBuilder, c: RecordModelResult): void {
   d.emit({
     type: 'model.responded',
     runId: run.runId,
-    data: { step: run.step, commandId: c.commandId, content: o.content, toolCalls: o.toolCalls, usage: o.usage, model: o.model },
+    data: {
+      step: run.step,
+      commandId: c.commandId,
+      content: o.content,
+      toolCalls: o.toolCalls,
+      usage: o.usage,
+      model: o.model,
+    },
   });
   if (o.toolCalls.length === 0) {
     complete(d, run, o.content ?? '');
@@ -169,7 +186,11 @@ function recordModelResult(d: DecisionBuilder, c: RecordModelResult): void {
   const ids = new Set<string>();
   for (const call of o.toolCalls) {
     if (ids.has(call.id)) {
-      fail(d, run, { code: 'model.duplicate_call_id', message: `the model used tool-call id ${call.id} twice`, retryable: false });
+      fail(d, run, {
+        code: 'model.duplicate_call_id',
+        message: `the model used tool-call id ${call.id} twice`,
+        retryable: false,
+      });
       return;
     }
     ids.add(call.id);
@@ -211,7 +232,11 @@ function recordToolResult(d: DecisionBuilder, c: RecordToolResult): void {
     return;
   }
   if (o.status === 'completed') {
-    d.emit({ type: 'tool.completed', runId: run.runId, data: { step: run.step, callId: call.callId, result: o.result } });
+    d.emit({
+      type: 'tool.completed',
+      runId: run.runId,
+      data: { step: run.step, callId: call.callId, result: o.result },
+    });
   } else {
     d.emit({ type: 'tool.failed', runId: run.runId, data: { step: run.step, callId: call.callId, error: o.error } });
   }
@@ -251,7 +276,11 @@ function endByCancel(d: DecisionBuilder, run: ActiveRun, by: string, reason: str
     d.emit({
       type: 'tool.failed',
       runId: run.runId,
-      data: { step: run.step, callId: call.callId, error: { code: 'run.cancelled', message: `cancelled: ${reason}`, retryable: false } },
+      data: {
+        step: run.step,
+        callId: call.callId,
+        error: { code: 'run.cancelled', message: `cancelled: ${reason}`, retryable: false },
+      },
     });
   }
   d.emit({ type: 'run.cancelled', runId: run.runId, data: { by, reason, closedCalls: dangling.map((c) => c.callId) } });
@@ -262,7 +291,11 @@ function endByCancel(d: DecisionBuilder, run: ActiveRun, by: string, reason: str
 function resumeRun(d: DecisionBuilder, c: ResumeRun): void {
   const run = d.state.active;
   if (!run || run.runId !== c.runId) return;
-  d.emit({ type: 'run.resumed', runId: run.runId, data: { fromVersion: c.fromVersion, reason: c.reason, worker: c.worker } });
+  d.emit({
+    type: 'run.resumed',
+    runId: run.runId,
+    data: { fromVersion: c.fromVersion, reason: c.reason, worker: c.worker },
+  });
   if (run.phase === 'model' && run.modelCall) {
     requestModel(d, run.runId, run.step, run.modelCall.attempt + 1);
     return;
@@ -294,7 +327,15 @@ function fail(d: DecisionBuilder, run: ActiveRun, error: Failure): void {
   startNext(d);
 }
 
-function reply(d: DecisionBuilder, replyTo: string | undefined, outcome: Omit<RunOutcome, 'tenantId' | 'threadId'>): void {
+function reply(
+  d: DecisionBuilder,
+  replyTo: string | undefined,
+  outcome: Omit<RunOutcome, 'tenantId' | 'threadId'>,
+): void {
   if (!replyTo) return;
-  d.send({ kind: 'reply', replyTo, outcome: { ...outcome, tenantId: d.command.tenantId, threadId: d.command.threadId } });
+  d.send({
+    kind: 'reply',
+    replyTo,
+    outcome: { ...outcome, tenantId: d.command.tenantId, threadId: d.command.threadId },
+  });
 }

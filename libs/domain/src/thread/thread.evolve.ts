@@ -116,7 +116,13 @@ export function evolve(state: ThreadState, event: ThreadEvent): ThreadState {
       );
       const message: ChatMessage =
         event.type === 'tool.completed'
-          ? { role: 'tool', toolCallId: call.callId, name: call.tool, content: JSON.stringify(event.data.result), isError: false }
+          ? {
+              role: 'tool',
+              toolCallId: call.callId,
+              name: call.tool,
+              content: JSON.stringify(event.data.result),
+              isError: false,
+            }
           : {
               role: 'tool',
               toolCallId: call.callId,
@@ -149,7 +155,11 @@ function setCall(run: ActiveRun, callId: string, status: PendingCall['status']):
   return { ...run, calls: run.calls.map((c) => (c.callId === callId ? { ...c, status } : c)) };
 }
 
-function patchRun(runs: Record<string, RunSummary>, runId: string, patch: Partial<RunSummary>): Record<string, RunSummary> {
+function patchRun(
+  runs: Record<string, RunSummary>,
+  runId: string,
+  patch: Partial<RunSummary>,
+): Record<string, RunSummary> {
   const run = runs[runId];
   return run ? { ...runs, [runId]: { ...run, ...patch } } : runs;
 }

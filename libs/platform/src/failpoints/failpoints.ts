@@ -8,7 +8,10 @@ const hits = new Map<string, number>();
 
 function parse(spec: string): Map<string, number> {
   const out = new Map<string, number>();
-  for (const part of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [name, nth] = part.split('@');
     if (name) out.set(name, nth ? Number(nth) : 1);
   }

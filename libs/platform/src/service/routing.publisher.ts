@@ -15,10 +15,13 @@ export class RoutingPublisher implements MessagePublisher {
   ) {}
 
   async publish(subject: string, payload: unknown, opts: PublishOptions): Promise<PublishResult> {
-    const marked = Object.entries(opts.headers ?? {}).some(([k, v]) => k.toLowerCase() === CORE_PUBLISH_HEADER.toLowerCase() && v === 'core');
+    const marked = Object.entries(opts.headers ?? {}).some(
+      ([k, v]) => k.toLowerCase() === CORE_PUBLISH_HEADER.toLowerCase() && v === 'core',
+    );
     if (!marked) return this.jetstream.publish(subject, payload, opts);
     const h = natsHeaders();
-    for (const [k, v] of Object.entries(opts.headers ?? {})) if (k.toLowerCase() !== CORE_PUBLISH_HEADER.toLowerCase()) h.set(k, v);
+    for (const [k, v] of Object.entries(opts.headers ?? {}))
+      if (k.toLowerCase() !== CORE_PUBLISH_HEADER.toLowerCase()) h.set(k, v);
     h.set('Nats-Msg-Id', opts.msgId);
     this.nc.publish(subject, new TextEncoder().encode(JSON.stringify(payload)), { headers: h });
     await this.nc.flush();

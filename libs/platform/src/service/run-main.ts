@@ -11,7 +11,10 @@ export function runMain(service: string, main: () => Promise<unknown>): void {
       process.stderr.write(`${error.message}\n`);
       process.exit(EX_CONFIG);
     }
-    const detail = process.env['RATCHET_DEBUG'] === '1' && error instanceof Error ? error.stack : (error as Error)?.message ?? String(error);
+    const detail =
+      process.env['RATCHET_DEBUG'] === '1' && error instanceof Error
+        ? error.stack
+        : ((error as Error)?.message ?? String(error));
     process.stderr.write(`${service}: failed to start: ${detail}\n`);
     process.exit(1);
   });

@@ -76,7 +76,16 @@ export class ServiceRuntime {
         onError: (error, what) => logger.warn({ err: error }, `outbox relay: ${what}`),
       });
       relay.start();
-      return new ServiceRuntime(options.service, config, db, nc, topology, subjects(config.RATCHET_SUBJECT_PREFIX), relay, logger);
+      return new ServiceRuntime(
+        options.service,
+        config,
+        db,
+        nc,
+        topology,
+        subjects(config.RATCHET_SUBJECT_PREFIX),
+        relay,
+        logger,
+      );
     } catch (error) {
       await nc?.close().catch(() => undefined);
       await db.close().catch(() => undefined);
@@ -86,7 +95,16 @@ export class ServiceRuntime {
 
   /** Records a message the transport gives up on, in this service's `failed_messages` table. */
   readonly recordPoison = async (info: PoisonInfo): Promise<void> => {
-    this.logger.error({ consumer: info.consumer, subject: info.subject, seq: info.streamSeq, reason: info.reason, error: info.errorMessage }, 'message given up');
+    this.logger.error(
+      {
+        consumer: info.consumer,
+        subject: info.subject,
+        seq: info.streamSeq,
+        reason: info.reason,
+        error: info.errorMessage,
+      },
+      'message given up',
+    );
     await recordFailure(this.db.sql, {
       consumer: info.consumer,
       subject: info.subject,

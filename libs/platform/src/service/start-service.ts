@@ -23,7 +23,9 @@ export interface StartServiceOptions extends RuntimeOptions {
  * pulling, lets in-flight messages finish (nothing is acked before its commit), drains NATS, closes
  * Postgres and exits.
  */
-export async function startService(options: StartServiceOptions): Promise<{ app: INestApplication; runtime: ServiceRuntime; stop(): Promise<void> }> {
+export async function startService(
+  options: StartServiceOptions,
+): Promise<{ app: INestApplication; runtime: ServiceRuntime; stop(): Promise<void> }> {
   const runtime = await ServiceRuntime.start(options);
   try {
     await options.prepare?.(runtime);
@@ -31,7 +33,10 @@ export async function startService(options: StartServiceOptions): Promise<{ app:
     await runtime.stop();
     throw error;
   }
-  const app = await NestFactory.create(options.module(runtime) as Type<unknown>, { logger: ['error', 'warn'], abortOnError: false });
+  const app = await NestFactory.create(options.module(runtime) as Type<unknown>, {
+    logger: ['error', 'warn'],
+    abortOnError: false,
+  });
   app.useGlobalFilters(new JetStreamExceptionFilter());
   // Probes first (readiness stays false until the consumers are bound), so a port clash fails before
   // any message is pulled.
