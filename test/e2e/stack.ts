@@ -1,6 +1,7 @@
 import { connect, type NatsConnection } from 'nats';
 import { declareTopology, deleteTopology, openServiceDatabase, PgThreadStore, type Database } from '@ratchet/adapters';
 import type { RunRequestInput, ThreadEvent } from '@ratchet/contracts';
+import { foldEvents, initialThreadState, type ThreadState } from '@ratchet/domain';
 import {
   createTestDatabase,
   ServiceProcess,
@@ -14,7 +15,8 @@ import {
  * subject and stream prefix on the shared nats-server, and services as real processes.
  */
 export class TestStack {
-  readonly services = new Map<ServiceName, ServiceProcess>();
+  /** Running services by instance name (`orchestrator`, or e.g. `orchestrator-2` for a second replica). */
+  readonly services = new Map<string, ServiceProcess>();
   private constructor(
     readonly testDb: TestDatabase,
     readonly prefix: { subject: string; stream: string },
@@ -42,10 +44,28 @@ export class TestStack {
     };
   }
 
-  async start(name: ServiceName, extraEnv: Record<string, string> = {}): Promise<ServiceProcess> {
-    const svc = await ServiceProcess.start(name, { ...this.env, ...extraEnv });
-    this.services.set(name, svc);
+  async start(
+    name: ServiceName,
+    extraEnv: Record<string, string> = {},
+    instance: string = name,
+  ): Promise<ServiceProcess> {
+    const svc = await ServiceProcess.start(name, { ...this.env, SERVICE_INSTANCE_ID: instance, ...extraEnv });
+    this.services.set(instance, svc);
     return svc;
+  }
+
+  /** The thread's stored projection next to the fold of its log, for `diffProjections`. */
+  async projectionAndFold(tenant: string, threadId: string) {
+    const store = new PgThreadStore<ThreadState>(this.orchestratorDb, () => ({
+      status: '',
+      agent: null,
+      activeRunId: null,
+    }));
+    const [stored, events] = await Promise.all([
+      store.readProjection(tenant, threadId),
+      store.readEvents(tenant, threadId),
+    ]);
+    return { stored, events, folded: foldEvents(initialThreadState(), events) };
   }
 
   /** Publishes a run request the way another service would: on `<prefix>.requests.<tenant>`. */

@@ -3,12 +3,11 @@ import {
   ApiKeyRepository,
   GATEWAY_MIGRATIONS,
   connectNats,
-  declareTopology,
   ensureTopology,
   openDatabase,
   type Database,
 } from '@ratchet/adapters';
-import { exitOnConfigError, loadConfig } from '@ratchet/platform';
+import { exitOnConfigError, loadConfig, topologyFromConfig } from '@ratchet/platform';
 import type { NatsConnection } from 'nats';
 import { ensureBootstrapKey } from './bootstrap/bootstrap-key';
 import { BOOTSTRAP_KEY_ROLES, gatewayConfigSchema, type GatewayConfig } from './gateway.config';
@@ -33,10 +32,7 @@ async function main(): Promise<void> {
     nc = await connectNats({ url: config.NATS_URL, name: `gateway ${config.SERVICE_INSTANCE_ID}` });
     watchNats(nc, logger);
     // Streams only: the gateway publishes requests and consumes nothing, so it creates no consumers.
-    const topology = declareTopology({
-      subjectPrefix: config.RATCHET_SUBJECT_PREFIX,
-      streamPrefix: config.RATCHET_STREAM_PREFIX,
-    });
+    const topology = topologyFromConfig(config);
     const streams = await ensureTopology(await nc.jetstreamManager(), topology, []);
     logger.info({ streams: streams.streams }, 'jetstream streams ready');
 

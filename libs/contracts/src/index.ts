@@ -6,3 +6,4 @@ export * from './wire';
 export * from './subjects';
 export * from './agent';
 export * from './public-schemas';
+export * from './memory';

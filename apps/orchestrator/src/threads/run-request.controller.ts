@@ -47,10 +47,12 @@ export class RunRequestController {
       new Date().toISOString(),
     );
     const traceparent = ctx.getTraceparent();
-    await this.threads.handle(REQUESTS_CONSUMER, `${tenantId}:${request.requestId}`, command, {
+    const outcome = await this.threads.handle(REQUESTS_CONSUMER, `${tenantId}:${request.requestId}`, command, {
       correlationId: request.requestId,
       trace: traceparent ? { traceparent, tracestate: ctx.getTracestate() } : undefined,
     });
+    if (outcome.status === 'duplicate')
+      this.runtime.logger.info({ messageId: `${tenantId}:${request.requestId}` }, 'duplicate message ignored');
   }
 
   /** Tells the requester (if it gave a reply subject) why its request was refused. */

@@ -27,9 +27,16 @@ export class ThreadInboxController {
       );
     }
     const traceparent = ctx.getTraceparent();
-    await this.threads.handle(INBOX_CONSUMER, message.messageId, inboxToCommand(message, new Date().toISOString()), {
-      correlationId: message.runId,
-      trace: traceparent ? { traceparent, tracestate: ctx.getTracestate() } : undefined,
-    });
+    const outcome = await this.threads.handle(
+      INBOX_CONSUMER,
+      message.messageId,
+      inboxToCommand(message, new Date().toISOString()),
+      {
+        correlationId: message.runId,
+        trace: traceparent ? { traceparent, tracestate: ctx.getTracestate() } : undefined,
+      },
+    );
+    if (outcome.status === 'duplicate')
+      this.runtime.logger.info({ messageId: message.messageId }, 'duplicate message ignored');
   }
 }

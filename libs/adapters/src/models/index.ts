@@ -1,1 +1,2 @@
 export * from './scripted.model';
+export * from './openai.model';

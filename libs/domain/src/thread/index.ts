@@ -2,3 +2,4 @@ export * from './thread.state';
 export * from './thread.commands';
 export * from './thread.evolve';
 export * from './thread.decider';
+export * from './projection.diff';

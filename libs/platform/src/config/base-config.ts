@@ -27,6 +27,9 @@ export const configFields = {
   /** How long JetStream waits for an ack before redelivering: the time a crashed worker's messages
    *  stay stuck. Long handlers heartbeat (`working()`) every third of it. */
   RATCHET_ACK_WAIT_MS: envMillis().default(15_000),
+  /** JetStream drops a second publish with the same Nats-Msg-Id within this window; consumers' inbox
+   *  tables dedup forever after it. */
+  RATCHET_DUPLICATE_WINDOW_MS: envMillis().default(120_000),
   /** Read by the OTel SDK itself; validated here so a typo stops the service instead of dropping traces. */
   OTEL_EXPORTER_OTLP_ENDPOINT: envUrl(['http:', 'https:'], 'expected an http(s):// URL').optional(),
   /** Port of `GET /health/live` and `/health/ready` for services without an HTTP API of their own. */
@@ -47,6 +50,7 @@ const baseObject = z.object({
   SERVICE_INSTANCE_ID: configFields.SERVICE_INSTANCE_ID,
   SHUTDOWN_GRACE_MS: configFields.SHUTDOWN_GRACE_MS,
   RATCHET_ACK_WAIT_MS: configFields.RATCHET_ACK_WAIT_MS,
+  RATCHET_DUPLICATE_WINDOW_MS: configFields.RATCHET_DUPLICATE_WINDOW_MS,
   OTEL_EXPORTER_OTLP_ENDPOINT: configFields.OTEL_EXPORTER_OTLP_ENDPOINT,
 });
 

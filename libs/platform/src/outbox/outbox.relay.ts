@@ -1,4 +1,6 @@
 import type { MessagePublisher } from '@ratchet/adapters';
+import { HEADERS } from '@ratchet/contracts';
+import { failpoint } from '../failpoints';
 import { TransientError, type OutboxStore, type PendingOutboxMessage } from '@ratchet/domain';
 
 export interface OutboxRelayOptions {
@@ -133,6 +135,7 @@ export class OutboxRelay {
       }
       try {
         await this.publisher.publish(message.subject, message.payload, { msgId: message.id, headers: message.headers });
+        failpoint(`outbox.after-publish.${message.headers[HEADERS.messageType] ?? 'message'}`);
       } catch (error) {
         if (error instanceof TransientError) unreachable = error;
         else this.onError(error, `outbox row ${message.id} (${message.subject}) cannot be published`);

@@ -5,3 +5,4 @@ export * from './health.controller';
 export * from './runtime.module';
 export * from './start-service';
 export * from './run-main';
+export * from './topology';

@@ -1,7 +1,6 @@
 import type { NatsConnection } from 'nats';
 import {
   connectNats,
-  declareTopology,
   ensureTopology,
   JetStreamPublisher,
   openDatabase,
@@ -15,6 +14,7 @@ import {
 import { subjects, type Subjects } from '@ratchet/contracts';
 import { OutboxRelay } from '../outbox';
 import { createLogger, type Logger } from './logger';
+import { topologyFromConfig } from './topology';
 import { RoutingPublisher } from './routing.publisher';
 
 export interface RuntimeConfig {
@@ -25,6 +25,7 @@ export interface RuntimeConfig {
   LOG_LEVEL: string;
   SERVICE_INSTANCE_ID: string;
   RATCHET_ACK_WAIT_MS: number;
+  RATCHET_DUPLICATE_WINDOW_MS: number;
 }
 
 export interface RuntimeOptions {
@@ -64,11 +65,7 @@ export class ServiceRuntime {
       const applied = await db.migrate();
       if (applied.length > 0) logger.info({ applied, schema: options.schema }, 'migrations applied');
       nc = await connectNats({ url: config.NATS_URL, name: `${options.service}:${config.SERVICE_INSTANCE_ID}` });
-      const topology = declareTopology({
-        subjectPrefix: config.RATCHET_SUBJECT_PREFIX,
-        streamPrefix: config.RATCHET_STREAM_PREFIX,
-        ackWaitMs: config.RATCHET_ACK_WAIT_MS,
-      });
+      const topology = topologyFromConfig(config);
       await ensureTopology(await nc.jetstreamManager(), topology, options.consumers);
       const publisher = new RoutingPublisher(nc, new JetStreamPublisher(nc.jetstream()));
       const relay = new OutboxRelay(new PgOutboxStore(db), publisher, {
