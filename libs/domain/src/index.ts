@@ -1,3 +1,4 @@
 export * from './ports';
 export * from './thread';
 export * from './effects';
+export * from './memory';
