@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { AgentDefinitionsRepository, PgThreadStore, ScriptedModel } from '@ratchet/adapters';
+import { AgentDefinitionsRepository, OpenAiCompatibleModel, PgThreadStore, ScriptedModel } from '@ratchet/adapters';
 import { RuntimeModule, ServiceRuntime } from '@ratchet/platform';
 import { BUILTIN_TOOLS, ToolRegistry } from '@ratchet/tools';
 import { AgentCatalog } from './agents/agent-catalog';
@@ -29,7 +29,15 @@ export class OrchestratorModule {
           useFactory: () =>
             new ThreadCommandHandler(new PgThreadStore(runtime.db, threadColumns), runtime.relay, runtime.subjects),
         },
-        { provide: ModelWorker, useFactory: () => new ModelWorker(catalog, tools, { scripted: new ScriptedModel() }) },
+        {
+          provide: ModelWorker,
+          // API keys are read from the variable each agent names (`model.apiKeyEnv`), i.e. a mounted secret.
+          useFactory: () =>
+            new ModelWorker(catalog, tools, {
+              scripted: new ScriptedModel(),
+              openai: new OpenAiCompatibleModel({ resolveSecret: (name) => process.env[name] }),
+            }),
+        },
       ],
     };
   }

@@ -148,7 +148,9 @@ export function parseCompletion(text: string, ctx: ParseContext): ModelOutcome {
   if (!isObject(first)) {
     const providerMessage = errorMessageOf(body);
     return malformed(
-      providerMessage ? `the response has no choices; the provider said: ${providerMessage}` : 'the response has no choices',
+      providerMessage
+        ? `the response has no choices; the provider said: ${providerMessage}`
+        : 'the response has no choices',
     );
   }
   const message = first['message'];

@@ -172,7 +172,11 @@ export class OpenAiCompatibleModel implements ModelProvider {
 const MAX_MESSAGE = 4000; // Failure.message
 
 function failure(code: string, message: string, retryable: boolean): ModelOutcome {
-  const error: Failure = { code, message: message.length > MAX_MESSAGE ? message.slice(0, MAX_MESSAGE) : message, retryable };
+  const error: Failure = {
+    code,
+    message: message.length > MAX_MESSAGE ? message.slice(0, MAX_MESSAGE) : message,
+    retryable,
+  };
   return { status: 'error', error };
 }
 
