@@ -1,5 +1,5 @@
 import { Option } from 'commander';
-import { configFields, envString, extendConfig, loadConfig, type Env } from '@ratchet/platform';
+import { ConfigError, configFields, envString, extendConfig, loadConfig, type Env } from '@ratchet/platform';
 
 /**
  * The CLI reads the same environment as the services (DATABASE_URL, NATS_URL, RATCHET_SUBJECT_PREFIX,
@@ -26,8 +26,18 @@ export interface GlobalOptions {
 export const GLOBAL_ENV_OPTIONS = [
   { flags: '--database-url <url>', key: 'databaseUrl', variable: 'DATABASE_URL', help: 'Postgres URL' },
   { flags: '--nats-url <url>', key: 'natsUrl', variable: 'NATS_URL', help: 'NATS URL(s), comma-separated' },
-  { flags: '--subject-prefix <prefix>', key: 'subjectPrefix', variable: 'RATCHET_SUBJECT_PREFIX', help: 'NATS subject prefix' },
-  { flags: '--stream-prefix <prefix>', key: 'streamPrefix', variable: 'RATCHET_STREAM_PREFIX', help: 'JetStream stream-name prefix' },
+  {
+    flags: '--subject-prefix <prefix>',
+    key: 'subjectPrefix',
+    variable: 'RATCHET_SUBJECT_PREFIX',
+    help: 'NATS subject prefix',
+  },
+  {
+    flags: '--stream-prefix <prefix>',
+    key: 'streamPrefix',
+    variable: 'RATCHET_STREAM_PREFIX',
+    help: 'JetStream stream-name prefix',
+  },
 ] as const satisfies readonly { flags: string; key: keyof GlobalOptions; variable: string; help: string }[];
 
 export function globalOptions(): Option[] {
@@ -47,7 +57,21 @@ export function loadCliConfig(globals: GlobalOptions, env: Env = process.env) {
     const value = globals[o.key];
     if (value !== undefined) merged[o.variable] = value;
   }
-  return loadConfig(cliConfigSchema, merged, 'ratchet');
+  try {
+    return loadConfig(cliConfigSchema, merged, 'ratchet');
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    // A bad value given as an option is reported under its variable and the option it came from.
+    const fromOption = (variable: string) =>
+      GLOBAL_ENV_OPTIONS.find((o) => o.variable === variable && globals[o.key] !== undefined);
+    throw new ConfigError(
+      error.service,
+      error.issues.map((issue) => {
+        const option = fromOption(issue.variable);
+        return option ? { ...issue, variable: `${issue.variable} (${option.flags.split(' ')[0]})` } : issue;
+      }),
+    );
+  }
 }
 
 /** The API key the local development bootstrap seeds (`GATEWAY_BOOTSTRAP_API_KEY` in `npm start`). */

@@ -14,7 +14,10 @@ export interface Output {
   note(text: string): void;
 }
 
-export function colourEnabled(stream: NodeJS.WriteStream = process.stdout, env: NodeJS.ProcessEnv = process.env): boolean {
+export function colourEnabled(
+  stream: NodeJS.WriteStream = process.stdout,
+  env: NodeJS.ProcessEnv = process.env,
+): boolean {
   if (env['NO_COLOR'] !== undefined && env['NO_COLOR'] !== '') return false;
   if (env['TERM'] === 'dumb') return false;
   return stream.isTTY === true;

@@ -1,4 +1,4 @@
-import { DeliverPolicy, type NatsConnection } from 'nats';
+import type { NatsConnection } from 'nats';
 import { TERMINAL_RUN_EVENTS, decodeThreadEvent, type ThreadEvent } from '@ratchet/contracts';
 import { CliError } from './cli.errors';
 
@@ -36,19 +36,27 @@ export async function waitForRunEnd(opts: WaitForRunEndOptions): Promise<RunEndW
       { cause: error },
     );
   }
-  const consumer = await opts.nc.jetstream().consumers.get(stream, {
-    filterSubjects: [opts.subject],
-    deliver_policy: DeliverPolicy.All,
-  });
-  const messages = await consumer.consume();
+  // An ordered consumer starts at stream sequence 1 by default: every retained event of the thread, even
+  // those published before we subscribed. (Passing deliver_policy 'all' would make nats.js send it with
+  // opt_start_seq, which the server refuses, and consume() then retries forever.) One subject as a
+  // string: an array becomes `filter_subjects`, which nats-server before 2.10 ignores.
+  const consumer = await opts.nc.jetstream().consumers.get(stream, { filterSubjects: opts.subject });
+  let timer: NodeJS.Timeout | undefined;
+  // Started before consume(): the timeout holds even if creating the consumer never succeeds.
+  const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), opts.timeoutMs)));
+  const consuming = consumer.consume();
+  const started = await Promise.race([consuming, timedOut]);
+  if (started === 'timeout') {
+    consuming.then(
+      (m) => m.stop(),
+      () => undefined,
+    );
+    return { outcome: 'timeout', last: undefined, seen: 0 };
+  }
+  const messages = started;
   let last: ThreadEvent | undefined;
   let seen = 0;
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    messages.stop();
-  }, opts.timeoutMs);
-  try {
+  const follow = async (): Promise<RunEndWait | undefined> => {
     for await (const m of messages) {
       let event: ThreadEvent;
       try {
@@ -61,10 +69,23 @@ export async function waitForRunEnd(opts: WaitForRunEndOptions): Promise<RunEndW
       opts.onEvent?.(event);
       if (event.runId === opts.runId && TERMINAL.has(event.type)) return { outcome: 'ended', terminal: event, seen };
     }
+    return undefined;
+  };
+  const following = follow();
+  try {
+    const result = await Promise.race([following, timedOut]);
+    if (result === 'timeout') return { outcome: 'timeout', last, seen };
+    if (result === undefined) {
+      throw new CliError(
+        `the event feed ${opts.subject} closed before run ${opts.runId} ended`,
+        undefined,
+        'nats.feed_closed',
+      );
+    }
+    return result;
   } finally {
     clearTimeout(timer);
     messages.stop();
+    following.catch(() => undefined);
   }
-  if (!timedOut) throw new CliError(`the event feed ${opts.subject} closed before run ${opts.runId} ended`, undefined, 'nats.feed_closed');
-  return { outcome: 'timeout', last, seen };
 }

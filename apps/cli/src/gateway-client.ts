@@ -19,7 +19,15 @@ export interface StartRunRequest {
   timeoutMs?: number;
 }
 
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ECONNRESET', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT']);
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ECONNRESET',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 /** Starts a run through the gateway's HTTP API and returns its ids. Errors say what to do next. */
 export async function startRun(req: StartRunRequest): Promise<StartedRun> {
@@ -41,7 +49,12 @@ export async function startRun(req: StartRunRequest): Promise<StartedRun> {
   } catch (error) {
     const name = (error as Error).name;
     if (name === 'TimeoutError' || name === 'AbortError') {
-      throw new CliError(`the gateway at ${req.gateway} did not answer within ${timeoutMs / 1000}s`, undefined, 'gateway.timeout', { cause: error });
+      throw new CliError(
+        `the gateway at ${req.gateway} did not answer within ${timeoutMs / 1000}s`,
+        undefined,
+        'gateway.timeout',
+        { cause: error },
+      );
     }
     const code = errorCode(error);
     const why = code && UNREACHABLE.has(code) ? code : (code ?? (error as Error).message);
@@ -63,7 +76,11 @@ export async function startRun(req: StartRunRequest): Promise<StartedRun> {
     );
   }
   if (!response.ok) {
-    throw new CliError(`the gateway at ${req.gateway} answered ${response.status}${describe(body, text)}`, undefined, 'gateway.refused');
+    throw new CliError(
+      `the gateway at ${req.gateway} answered ${response.status}${describe(body, text)}`,
+      undefined,
+      'gateway.refused',
+    );
   }
   const parsed = StartedRun.safeParse(body);
   if (!parsed.success) {
@@ -87,8 +104,10 @@ function parseJson(text: string): unknown {
 /** `: code: message` from the usual error bodies (`{error: {code, message}}`, `{message}`), else the text. */
 function describe(body: unknown, text: string): string {
   const b = body as { error?: unknown; message?: unknown; code?: unknown } | undefined;
-  const inner = (typeof b?.error === 'object' && b.error !== null ? b.error : b) as { code?: unknown; message?: unknown } | undefined;
-  const message = typeof inner?.message === 'string' ? inner.message : typeof b?.error === 'string' ? b.error : undefined;
+  const inner = (typeof b?.error === 'object' && b.error !== null ? b.error : b) as
+    { code?: unknown; message?: unknown } | undefined;
+  const message =
+    typeof inner?.message === 'string' ? inner.message : typeof b?.error === 'string' ? b.error : undefined;
   if (message) return `: ${typeof inner?.code === 'string' ? `${inner.code}: ` : ''}${message}`;
   const plain = text.trim().replace(/\s+/g, ' ').slice(0, 200);
   return plain ? `: ${plain}` : '';

@@ -47,7 +47,10 @@ Examples:
     sub.exitOverride((error: CommanderError) => {
       throw new ParseExit(usageExitCode(error));
     });
-    sub.showSuggestionAfterError(true).showHelpAfterError('(add --help for usage)').configureHelp({ showGlobalOptions: true });
+    sub
+      .showSuggestionAfterError(true)
+      .showHelpAfterError('(add --help for usage)')
+      .configureHelp({ showGlobalOptions: true });
   }
   return program;
 }
@@ -91,13 +94,19 @@ function report(error: unknown, json: boolean, debug: boolean): number {
 
 function describeError(error: unknown): { code: string; exitCode: number; message: string } {
   if (error instanceof ConfigError) {
-    const issues = error.issues.map((i) => `${i.variable}: ${i.expected}${i.received === undefined ? '' : `, got ${i.received}`}`);
+    const issues = error.issues.map(
+      (i) => `${i.variable}: ${i.expected}${i.received === undefined ? '' : `, got ${i.received}`}`,
+    );
     return { code: error.code, exitCode: EXIT.config, message: `invalid configuration: ${issues.join('; ')}` };
   }
   if (error instanceof CliError) return { code: error.code, exitCode: error.exitCode, message: error.message };
   const e = error as { code?: unknown; message?: unknown };
   const message = typeof e?.message === 'string' && e.message !== '' ? e.message : String(error);
-  return { code: typeof e?.code === 'string' ? e.code : 'cli.unexpected', exitCode: EXIT.failure, message: message.split('\n')[0]! };
+  return {
+    code: typeof e?.code === 'string' ? e.code : 'cli.unexpected',
+    exitCode: EXIT.failure,
+    message: message.split('\n')[0]!,
+  };
 }
 
 if (require.main === module) {

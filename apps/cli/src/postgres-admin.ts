@@ -9,7 +9,9 @@ interface PgClient {
   on(event: 'error', listener: (error: Error) => void): void;
 }
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { Client } = require('pg') as { Client: new (config: { connectionString: string; connectionTimeoutMillis?: number }) => PgClient };
+const { Client } = require('pg') as {
+  Client: new (config: { connectionString: string; connectionTimeoutMillis?: number }) => PgClient;
+};
 
 /** Maintenance databases tried in order to run CREATE DATABASE from. */
 const MAINTENANCE_DATABASES = ['postgres', 'template1'];
@@ -49,9 +51,14 @@ export async function ensureDatabase(url: string): Promise<EnsureDatabaseResult>
         );
       }
       if ((error as Error).message.includes('timeout')) {
-        throw new CliError(`cannot connect to Postgres at ${redactUrl(url)}: ${(error as Error).message}`, undefined, 'database.unavailable', {
-          cause: error,
-        });
+        throw new CliError(
+          `cannot connect to Postgres at ${redactUrl(url)}: ${(error as Error).message}`,
+          undefined,
+          'database.unavailable',
+          {
+            cause: error,
+          },
+        );
       }
       continue; // no such maintenance database, or not allowed in: try the next one
     }
@@ -63,9 +70,14 @@ export async function ensureDatabase(url: string): Promise<EnsureDatabaseResult>
         return { name, created: true };
       } catch (error) {
         if (pgCode(error) === PG.duplicateDatabase) return { name, created: false }; // created by someone else meanwhile
-        throw new CliError(`cannot create database ${name} on ${redactUrl(url)}: ${(error as Error).message}`, undefined, 'database.create_failed', {
-          cause: error,
-        });
+        throw new CliError(
+          `cannot create database ${name} on ${redactUrl(url)}: ${(error as Error).message}`,
+          undefined,
+          'database.create_failed',
+          {
+            cause: error,
+          },
+        );
       }
     } finally {
       await client.end().catch(() => undefined);

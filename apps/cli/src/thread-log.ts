@@ -1,4 +1,4 @@
-import { PgThreadStore, openServiceDatabase, type Database } from '@ratchet/adapters';
+import { PgThreadStore, openServiceDatabase, redactUrl, type Database } from '@ratchet/adapters';
 import type { ThreadEvent } from '@ratchet/contracts';
 import { CliError, PG, pgCode } from './cli.errors';
 
@@ -14,7 +14,20 @@ export async function readThreadEvents(
   threadId: string,
   afterVersion = 0,
 ): Promise<ThreadEvent[]> {
-  const db: Database = await openServiceDatabase(databaseUrl, 'orchestrator', 1);
+  let db: Database;
+  try {
+    db = await openServiceDatabase(databaseUrl, 'orchestrator', 1);
+  } catch (error) {
+    if (pgCode(error) === PG.invalidCatalogName) {
+      throw new CliError(
+        `database ${new URL(databaseUrl).pathname.slice(1)} does not exist on ${redactUrl(databaseUrl)}: check DATABASE_URL, or run \`npm run ratchet -- migrate\` to create it`,
+        undefined,
+        'database.missing',
+        { cause: error },
+      );
+    }
+    throw error;
+  }
   try {
     return await new PgThreadStore(db, readOnlyColumns).readEvents(tenantId, threadId, afterVersion);
   } catch (error) {

@@ -1,17 +1,16 @@
 import 'reflect-metadata';
-import { Module } from '@nestjs/common';
 import { MEMORY_MIGRATIONS } from '@ratchet/adapters';
-import { envPort, extendConfig, loadConfig, RuntimeModule, runMain, startService } from '@ratchet/platform';
-
-const configSchema = extendConfig({ HEALTH_PORT: envPort().default(9094) });
+import { loadConfig, runMain, startService } from '@ratchet/platform';
+import { memoryConfigSchema } from './memory.config';
+import { MemoryModule } from './memory.module';
 
 /**
- * The memory service: owns the `memory` schema (migrated at start) and serves its health probes.
- * Its message handlers arrive with the memory capability; until then it consumes nothing.
+ * The memory service: owns the `memory` schema (migrated at start) and answers request/reply calls on
+ * `<prefix>.memory.<tenant>.<op>`. It binds no JetStream consumer: memory is asked, never told.
  */
 runMain('memory', async () => {
-  const config = loadConfig(configSchema, process.env, 'memory');
-  await startService({
+  const config = loadConfig(memoryConfigSchema, process.env, 'memory');
+  const { runtime } = await startService({
     service: 'memory',
     schema: 'memory',
     migrations: MEMORY_MIGRATIONS,
@@ -19,10 +18,10 @@ runMain('memory', async () => {
     config,
     healthPort: config.HEALTH_PORT,
     shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
-    module: (runtime) => {
-      @Module({ imports: [RuntimeModule.forRuntime(runtime)] })
-      class MemoryModule {}
-      return MemoryModule;
-    },
+    module: (rt) => MemoryModule.create(rt, config),
   });
+  runtime.logger.info(
+    { subjects: `${config.RATCHET_SUBJECT_PREFIX}.memory.*.*`, retention: config.MEMORY_RETENTION },
+    'memory answering requests',
+  );
 });

@@ -3,3 +3,4 @@ export * from './models';
 export * from './agents';
 export * from './postgres';
 export * from './memory';
+export * from './memory-client';

@@ -33,10 +33,16 @@ export const MemoryNamespacePrefix = z
   .regex(NAMESPACE_PREFIX_RE, { error: 'must be "" or a namespace, optionally ending in "/"' })
   .describe('Namespace prefix: `users/alice` matches `users/alice` and `users/alice/x`, not `users/alicex`');
 
-/** The configured key limit (default 256 bytes) is a rule of the service (`too_large`), not of the wire. */
-export const MemoryKey = z.string().min(1).describe('Key within the namespace');
+/** Postgres text cannot hold U+0000: refused on the wire rather than failing in the database. */
+const storable = (s: z.ZodString) => s.refine((v) => !v.includes('\u0000'), { error: 'must not contain U+0000' });
 
-export const PrincipalId = z.string().min(1).max(256).describe('A principal id');
+/** The configured key limit (default 256 bytes) is a rule of the service (`too_large`), not of the wire. */
+export const MemoryKey = storable(z.string().min(1)).describe('Key within the namespace');
+
+export const PrincipalId = storable(z.string().min(1).max(256)).describe('A principal id');
+
+/** The acting principal, as the calling service verified it; its id becomes an item's owner. */
+export const MemoryPrincipal = Principal.extend({ id: PrincipalId });
 
 export const MemoryProvenance = z
   .object({
@@ -71,11 +77,11 @@ const MAX_TTL_SECONDS = 10 * 365 * 24 * 3600;
 
 export const MemoryPutRequest = z
   .strictObject({
-    principal: Principal,
+    principal: MemoryPrincipal,
     namespace: MemoryNamespace,
     key: MemoryKey,
     value: Json,
-    text: z.string().optional(),
+    text: storable(z.string()).optional(),
     subject: PrincipalId.optional(),
     provenance: MemoryProvenance.default({}),
     expectedVersion: z
@@ -95,13 +101,13 @@ export const MemoryPutRequest = z
 export type MemoryPutRequest = z.infer<typeof MemoryPutRequest>;
 
 export const MemoryGetRequest = z
-  .strictObject({ principal: Principal, namespace: MemoryNamespace, key: MemoryKey })
+  .strictObject({ principal: MemoryPrincipal, namespace: MemoryNamespace, key: MemoryKey })
   .describe('MemoryGetRequest');
 export type MemoryGetRequest = z.infer<typeof MemoryGetRequest>;
 
 export const MemoryListRequest = z
   .strictObject({
-    principal: Principal,
+    principal: MemoryPrincipal,
     namespacePrefix: MemoryNamespacePrefix.default(''),
     limit: z.number().int().min(1).max(200).default(50),
     cursor: z.string().min(1).max(2048).optional().describe('nextCursor of the previous page'),
@@ -111,8 +117,8 @@ export type MemoryListRequest = z.infer<typeof MemoryListRequest>;
 
 export const MemorySearchRequest = z
   .strictObject({
-    principal: Principal,
-    query: z.string().min(1).max(1000).describe('Web-search syntax: words, "quoted phrases", -excluded, or'),
+    principal: MemoryPrincipal,
+    query: storable(z.string().min(1).max(1000)).describe('Web-search syntax: words, "quoted phrases", -excluded, or'),
     namespacePrefix: MemoryNamespacePrefix.default(''),
     limit: z.number().int().min(1).max(100).default(10),
   })
@@ -121,7 +127,7 @@ export type MemorySearchRequest = z.infer<typeof MemorySearchRequest>;
 
 export const MemoryDeleteRequest = z
   .strictObject({
-    principal: Principal,
+    principal: MemoryPrincipal,
     namespace: MemoryNamespace,
     key: MemoryKey,
     expectedVersion: z.number().int().positive().optional(),
@@ -131,7 +137,7 @@ export type MemoryDeleteRequest = z.infer<typeof MemoryDeleteRequest>;
 
 export const MemoryForgetSubjectRequest = z
   .strictObject({
-    principal: Principal,
+    principal: MemoryPrincipal,
     subject: PrincipalId.describe('Erase every item this principal owns or is about'),
   })
   .describe('MemoryForgetSubjectRequest');
@@ -199,7 +205,8 @@ export type MemoryReply<O extends MemoryOp> = z.output<(typeof MEMORY_CONTRACTS)
 
 /** `<prefix>.memory.<tenant>.<op>` */
 export function memorySubject(prefix: string, tenant: string, op: MemoryOp): string {
-  if (!SubjectToken.safeParse(tenant).success) throw new Error(`invalid tenant for a subject: ${JSON.stringify(tenant)}`);
+  if (!SubjectToken.safeParse(tenant).success)
+    throw new Error(`invalid tenant for a subject: ${JSON.stringify(tenant)}`);
   return `${prefix}.memory.${tenant}.${op}`;
 }
 

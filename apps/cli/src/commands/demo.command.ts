@@ -54,7 +54,9 @@ export async function runDemo(config: CliConfig, options: DemoOptions, out: Outp
   });
   const tenantId = started.tenantId ?? options.tenant;
   const { runId, threadId } = started;
-  out.note(out.style('dim', `→ run ${runId} accepted on thread ${threadId}; waiting up to ${options.timeout}s for it to end…`));
+  out.note(
+    out.style('dim', `→ run ${runId} accepted on thread ${threadId}; waiting up to ${options.timeout}s for it to end…`),
+  );
 
   const subject = subjects(config.RATCHET_SUBJECT_PREFIX).events(tenantId, threadId);
   const nc = await connectNats({ url: config.NATS_URL, name: 'ratchet-cli-demo', timeoutMs: 5_000 });
@@ -70,14 +72,23 @@ export async function runDemo(config: CliConfig, options: DemoOptions, out: Outp
     const last = wait.last
       ? `the last event seen was ${oneLine(formatTimeline([wait.last])[0] ?? wait.last.type)}`
       : `no event of the thread arrived on ${subject}; is the orchestrator running? (\`npm start\`)`;
-    throw new CliError(`run ${runId} did not end within ${options.timeout}s (${wait.seen} events seen); ${last}`, undefined, 'demo.timeout');
+    throw new CliError(
+      `run ${runId} did not end within ${options.timeout}s (${wait.seen} events seen); ${last}`,
+      undefined,
+      'demo.timeout',
+    );
   }
 
   // The feed only told us when to look: what is printed is the log of record.
   const events = await readThreadEvents(config.DATABASE_URL, tenantId, threadId);
   const terminal = events.find((e) => e.id === wait.terminal.id) ?? wait.terminal;
   if (!events.some((e) => e.id === wait.terminal.id)) {
-    out.note(out.style('yellow', `warning: Postgres at DATABASE_URL does not hold v${wait.terminal.version} yet; is it the database the services use?`));
+    out.note(
+      out.style(
+        'yellow',
+        `warning: Postgres at DATABASE_URL does not hold v${wait.terminal.version} yet; is it the database the services use?`,
+      ),
+    );
   }
   const firstOfRun = events.find((e) => e.runId === runId);
   const durationMs = firstOfRun ? Date.parse(terminal.at) - Date.parse(firstOfRun.at) : Date.now() - startedAt;
@@ -91,14 +102,18 @@ export async function runDemo(config: CliConfig, options: DemoOptions, out: Outp
     events,
   };
   if (terminal.type === 'run.completed') result.output = terminal.data.output;
-  if (terminal.type === 'run.failed') result.error = { code: terminal.data.error.code, message: terminal.data.error.message };
-  if (terminal.type === 'run.cancelled') result.error = { code: 'run.cancelled', message: `by ${terminal.data.by}: ${terminal.data.reason}` };
+  if (terminal.type === 'run.failed')
+    result.error = { code: terminal.data.error.code, message: terminal.data.error.message };
+  if (terminal.type === 'run.cancelled')
+    result.error = { code: 'run.cancelled', message: `by ${terminal.data.by}: ${terminal.data.reason}` };
 
   if (out.json) {
     out.jsonLine(result);
     return result;
   }
-  out.line(out.style('bold', `thread ${threadId}`) + out.style('dim', ` · tenant ${tenantId} · ${events.length} events`));
+  out.line(
+    out.style('bold', `thread ${threadId}`) + out.style('dim', ` · tenant ${tenantId} · ${events.length} events`),
+  );
   for (const line of formatTimeline(events, { style: out.style })) out.line(line);
   out.line(
     result.status === 'completed'
@@ -135,7 +150,9 @@ function parseSeconds(value: string): number {
 
 export function demoCommand(): Command {
   return new Command('demo')
-    .description('start a run of the demo agent through the gateway, follow it live on NATS, and print its timeline from Postgres')
+    .description(
+      'start a run of the demo agent through the gateway, follow it live on NATS, and print its timeline from Postgres',
+    )
     .option('--gateway <url>', 'gateway base URL (default: http://127.0.0.1:$GATEWAY_PORT, port 8080)')
     .option('--api-key <key>', `API key (default: $RATCHET_API_KEY, else the local dev key ${LOCAL_DEMO_API_KEY})`)
     .option('--message <text>', 'what to ask the demo agent', DEFAULT_DEMO_MESSAGE)

@@ -13,7 +13,12 @@ export interface EventsOptions {
 }
 
 /** Prints a thread's log from Postgres: a timeline, or one JSON event per line with --json. */
-export async function showEvents(config: CliConfig, threadId: string, options: EventsOptions, out: Output): Promise<ThreadEvent[]> {
+export async function showEvents(
+  config: CliConfig,
+  threadId: string,
+  options: EventsOptions,
+  out: Output,
+): Promise<ThreadEvent[]> {
   assertToken('thread id', threadId);
   assertToken('tenant', options.tenant);
   const from = options.from ?? 1;
@@ -31,7 +36,10 @@ export async function showEvents(config: CliConfig, threadId: string, options: E
     const last = events.at(-1)!;
     out.line(
       out.style('bold', `thread ${threadId}`) +
-        out.style('dim', ` · tenant ${options.tenant} · v${events[0]!.version}–v${last.version} · ${events.length} event${events.length === 1 ? '' : 's'}`),
+        out.style(
+          'dim',
+          ` · tenant ${options.tenant} · v${events[0]!.version}–v${last.version} · ${events.length} event${events.length === 1 ? '' : 's'}`,
+        ),
     );
     for (const line of formatTimeline(events, { style: out.style })) out.line(line);
   }

@@ -2,7 +2,6 @@ import { Command, Option } from 'commander';
 import {
   SERVICE_SCHEMAS,
   connectNats,
-  declareTopology,
   ensureTopology,
   openServiceDatabase,
   redactUrl,
@@ -10,6 +9,7 @@ import {
   type ServiceName,
 } from '@ratchet/adapters';
 import { loadCliConfig, type CliConfig, type GlobalOptions } from '../cli.config';
+import { topologyFromConfig } from '@ratchet/platform';
 import { processOutput, type Output } from '../cli.output';
 import { ensureDatabase } from '../postgres-admin';
 
@@ -34,7 +34,9 @@ export async function migrate(config: CliConfig, options: MigrateOptions, out: O
   const database = await ensureDatabase(url);
   if (!out.json) {
     const status = database.created ? out.style('green', 'created') : out.style('dim', 'exists');
-    out.line(`${out.style('dim', 'database')} ${database.name.padEnd(28)} ${status} ${out.style('dim', `(${redactUrl(url)})`)}`);
+    out.line(
+      `${out.style('dim', 'database')} ${database.name.padEnd(28)} ${status} ${out.style('dim', `(${redactUrl(url)})`)}`,
+    );
   }
 
   const schemas: MigrateReport['schemas'] = [];
@@ -58,14 +60,16 @@ export async function migrate(config: CliConfig, options: MigrateOptions, out: O
 
   const report: MigrateReport = { database: { ...database, url: redactUrl(url) }, schemas };
   if (options.topology ?? true) {
-    const topology = declareTopology({ subjectPrefix: config.RATCHET_SUBJECT_PREFIX, streamPrefix: config.RATCHET_STREAM_PREFIX });
+    const topology = topologyFromConfig(config);
     const nc = await connectNats({ url: config.NATS_URL, name: 'ratchet-cli', timeoutMs: 5_000 });
     try {
       const result = await ensureTopology(await nc.jetstreamManager(), topology);
       report.topology = { subjectPrefix: topology.subjectPrefix, streamPrefix: topology.streamPrefix, ...result };
       if (!out.json) {
-        for (const [name, status] of Object.entries(result.streams)) out.line(`${out.style('dim', 'stream')}   ${name.padEnd(28)} ${paint(out, status)}`);
-        for (const [name, status] of Object.entries(result.consumers)) out.line(`${out.style('dim', 'consumer')} ${name.padEnd(28)} ${paint(out, status)}`);
+        for (const [name, status] of Object.entries(result.streams))
+          out.line(`${out.style('dim', 'stream')}   ${name.padEnd(28)} ${paint(out, status)}`);
+        for (const [name, status] of Object.entries(result.consumers))
+          out.line(`${out.style('dim', 'consumer')} ${name.padEnd(28)} ${paint(out, status)}`);
       }
     } finally {
       await nc.close().catch(() => undefined);
@@ -76,14 +80,20 @@ export async function migrate(config: CliConfig, options: MigrateOptions, out: O
     out.jsonLine(report);
   } else {
     const applied = schemas.reduce((n, s) => n + s.applied.length, 0);
-    const bus = report.topology ? `; topology ${report.topology.streamPrefix}_* on ${report.topology.subjectPrefix}.> ensured` : '';
-    out.line(`${out.style('green', '✔')} ${plural(schemas.length, 'schema')} migrated, ${plural(applied, 'migration')} applied${bus}`);
+    const bus = report.topology
+      ? `; topology ${report.topology.streamPrefix}_* on ${report.topology.subjectPrefix}.> ensured`
+      : '';
+    out.line(
+      `${out.style('green', '✔')} ${plural(schemas.length, 'schema')} migrated, ${plural(applied, 'migration')} applied${bus}`,
+    );
   }
   return report;
 }
 
 function paint(out: Output, status: 'created' | 'updated' | 'unchanged'): string {
-  return status === 'unchanged' ? out.style('dim', status) : out.style(status === 'created' ? 'green' : 'yellow', status);
+  return status === 'unchanged'
+    ? out.style('dim', status)
+    : out.style(status === 'created' ? 'green' : 'yellow', status);
 }
 
 function plural(n: number, noun: string): string {
@@ -95,7 +105,7 @@ export function migrateCommand(): Command {
     .description(
       'create the database if missing, apply every pending migration of each service schema, and create or update the JetStream streams and consumers (idempotent)',
     )
-    .addOption(new Option('--service <name>', 'only this service\'s schema').choices(SERVICE_NAMES))
+    .addOption(new Option('--service <name>', "only this service's schema").choices(SERVICE_NAMES))
     .option('--no-topology', 'skip the JetStream streams and consumers (Postgres only)')
     .addHelpText(
       'after',

@@ -102,7 +102,9 @@ describe('formatTimeline', () => {
     next(failed, 'run.failed', {
       error: { code: 'run.max_steps', message: 'the run reached its limit of 5 model calls', retryable: false },
     });
-    expect(gist(formatTimeline(failed).at(-1)!)).toBe('run.failed  run.max_steps: the run reached its limit of 5 model calls');
+    expect(gist(formatTimeline(failed).at(-1)!)).toBe(
+      'run.failed  run.max_steps: the run reached its limit of 5 model calls',
+    );
   });
 
   it('shows approvals with the role, expiry and decider', () => {
@@ -147,7 +149,10 @@ describe('formatTimeline', () => {
 
   it('starts anywhere in the log (e.g. --from) without knowing the run’s agent', () => {
     const lines = formatTimeline(events.slice(2, 4));
-    expect(lines.map(gist)).toEqual([`run.started  run ${DEMO_RUN} (max 5 steps)`, 'model.requested  step 1 attempt 1']);
+    expect(lines.map(gist)).toEqual([
+      `run.started  run ${DEMO_RUN} (max 5 steps)`,
+      'model.requested  step 1 attempt 1',
+    ]);
     expect(formatTimeline([])).toEqual([]);
   });
 

@@ -26,7 +26,13 @@ const INDENT = '  ';
 const MAX_KEY = 40;
 const MAX_ARG = 24;
 const MAX_CALLS_SHOWN = 3;
-const ENDS_STEP = new Set<ThreadEvent['type']>(['model.requested', 'model.responded', 'run.completed', 'run.failed', 'run.cancelled']);
+const ENDS_STEP = new Set<ThreadEvent['type']>([
+  'model.requested',
+  'model.responded',
+  'run.completed',
+  'run.failed',
+  'run.cancelled',
+]);
 
 interface Row {
   version: string;

@@ -9,3 +9,4 @@ export * from './pg-service-tx';
 export * from './effect-ledger.repository';
 export * from './api-key.repository';
 export * from './service-database';
+export * from './memory-items.repository';

@@ -24,9 +24,7 @@ export interface MemoryRules {
  * expired row, by its still being expired).
  */
 export type WriteGuard =
-  | { mode: 'insert' }
-  | { mode: 'update'; whereVersion: number }
-  | { mode: 'replace-expired'; whereVersion: number };
+  { mode: 'insert' } | { mode: 'update'; whereVersion: number } | { mode: 'replace-expired'; whereVersion: number };
 
 export type PutDecision = { ok: true; item: MemoryItem; guard: WriteGuard } | MemoryFailureReply;
 export type DeleteDecision = { ok: true; whereVersion: number } | MemoryFailureReply;

@@ -18,7 +18,8 @@ export function flattenValue(value: Json): string {
     else parts.push(String(v));
   };
   walk(value);
-  return parts.join(' ');
+  // Postgres text cannot hold U+0000 (JSON can): the searchable copy drops it.
+  return parts.join(' ').replaceAll('\u0000', '');
 }
 
 /** The longest prefix of `s` within `maxBytes` of UTF-8, never splitting a character. */

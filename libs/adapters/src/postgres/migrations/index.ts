@@ -2,6 +2,7 @@ import type { MigrationClass } from '../orm';
 import { Migration20261130000000_approvals_init } from './approvals/Migration20261130000000_init';
 import { Migration20261130000000_gateway_init } from './gateway/Migration20261130000000_init';
 import { Migration20261130000000_memory_init } from './memory/Migration20261130000000_init';
+import { Migration20261201000000_memory_items } from './memory/Migration20261201000000_items';
 import { Migration20261130000000_orchestrator_init } from './orchestrator/Migration20261130000000_init';
 import { Migration20261130000000_tools_init } from './tools/Migration20261130000000_init';
 
@@ -10,7 +11,10 @@ export const ORCHESTRATOR_MIGRATIONS: readonly MigrationClass[] = [Migration2026
 export const TOOLS_MIGRATIONS: readonly MigrationClass[] = [Migration20261130000000_tools_init];
 export const GATEWAY_MIGRATIONS: readonly MigrationClass[] = [Migration20261130000000_gateway_init];
 export const APPROVALS_MIGRATIONS: readonly MigrationClass[] = [Migration20261130000000_approvals_init];
-export const MEMORY_MIGRATIONS: readonly MigrationClass[] = [Migration20261130000000_memory_init];
+export const MEMORY_MIGRATIONS: readonly MigrationClass[] = [
+  Migration20261130000000_memory_init,
+  Migration20261201000000_memory_items,
+];
 
 export type ServiceName = 'orchestrator' | 'tools' | 'gateway' | 'approvals' | 'memory';
 

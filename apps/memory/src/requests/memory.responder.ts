@@ -1,0 +1,74 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { memorySubjectPattern } from '@ratchet/contracts';
+import { memoryFailure } from '@ratchet/domain';
+import { ServiceRuntime } from '@ratchet/platform';
+import type { Msg, Subscription } from 'nats';
+import { MemoryHandler } from './memory.handler';
+import { isDataError, parseRequest, routeOf, type AnyMemoryReply } from './memory.request';
+
+/** One queue group: each request is answered by exactly one memory instance. */
+export const MEMORY_QUEUE = 'memory';
+
+/**
+ * Core NATS request/reply on `<prefix>.memory.*.*` (memory answers calls; it consumes no stream).
+ * Subscribed before readiness turns true; on shutdown the subscription is drained and in-flight
+ * requests are answered before the connection closes.
+ */
+@Injectable()
+export class MemoryResponder implements OnApplicationBootstrap, OnModuleDestroy {
+  private subscription: Subscription | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(
+    @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
+    @Inject(MemoryHandler) private readonly handler: MemoryHandler,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.subscription = this.runtime.nc.subscribe(memorySubjectPattern(this.runtime.subjects.prefix), {
+      queue: MEMORY_QUEUE,
+      callback: (error, msg) => {
+        if (error) {
+          this.runtime.logger.warn({ err: error }, 'memory subscription error');
+          return;
+        }
+        const work = this.respond(msg).finally(() => this.inFlight.delete(work));
+        this.inFlight.add(work);
+      },
+    });
+    // The server has the subscription before readiness turns true: no early request finds no responder.
+    await this.runtime.nc.flush();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.subscription?.drain().catch(() => undefined);
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** Never rejects: every request gets a reply, whatever went wrong. */
+  private async respond(msg: Msg): Promise<void> {
+    const started = Date.now();
+    const reply = await this.answer(msg.subject, msg.data);
+    if (msg.reply) msg.respond(new TextEncoder().encode(JSON.stringify(reply)));
+    // Values and texts stay out of logs: they may be personal data.
+    this.runtime.logger.debug(
+      { subject: msg.subject, ok: reply.ok, code: reply.ok ? undefined : reply.error.code, ms: Date.now() - started },
+      'memory request',
+    );
+  }
+
+  private async answer(subject: string, data: Uint8Array): Promise<AnyMemoryReply> {
+    const route = routeOf(this.runtime.subjects.prefix, subject);
+    if (!route.ok) return route;
+    const { tenant, op } = route.value;
+    const request = parseRequest(op, data);
+    if (!request.ok) return request;
+    try {
+      return await this.handler.handle(tenant, op, request.value);
+    } catch (error) {
+      if (isDataError(error)) return memoryFailure('invalid', `the item cannot be stored: ${(error as Error).message}`);
+      this.runtime.logger.error({ err: error, subject }, 'memory request failed');
+      return memoryFailure('unavailable', 'memory is unavailable; try again');
+    }
+  }
+}
