@@ -10,8 +10,9 @@ export const demoWeather = defineTool({
   kind: 'pure',
   input: z.object({ city: z.string().min(1).max(80).describe('City name') }),
   async execute({ city }) {
-    let h = 0;
-    for (const ch of city.toLowerCase()) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+    // FNV-1a: the same city always gets the same forecast, different cities usually differ.
+    let h = 0x811c9dc5;
+    for (const ch of city.toLowerCase()) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0;
     return { city, forecast: FORECASTS[h % FORECASTS.length] ?? 'unknown' };
   },
 });
