@@ -21,6 +21,7 @@ const common = {
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],
 };
 module.exports = {
+  reporters: ['default', '<rootDir>/test/jest/summary-reporter.js'],
   projects: [
     {
       ...common,
