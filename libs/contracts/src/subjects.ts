@@ -20,6 +20,8 @@ export function subjects(prefix: string) {
     modelCommandsAll: `${prefix}.cmd.model.>`,
     toolCommands: (tenant: string) => `${prefix}.cmd.tool.${token('tenant', tenant)}`,
     toolCommandsAll: `${prefix}.cmd.tool.>`,
+    approvalCommands: (tenant: string) => `${prefix}.cmd.approval.${token('tenant', tenant)}`,
+    approvalCommandsAll: `${prefix}.cmd.approval.>`,
     commandsAll: `${prefix}.cmd.>`,
     events: (tenant: string, thread: string) =>
       `${prefix}.events.${token('tenant', tenant)}.${token('thread', thread)}`,

@@ -58,6 +58,7 @@ export const EventData = {
     argsDigest: z.string(),
     role: z.string(),
     expiresAt: IsoTime,
+    fourEyes: z.boolean().default(false),
   }),
   'approval.granted': z.object({ approvalId: z.string(), callId: CallId, by: z.string() }),
   'approval.rejected': z.object({ approvalId: z.string(), callId: CallId, by: z.string(), reason: z.string() }),

@@ -65,6 +65,27 @@ export const ToolCallCommand = z.object({
 });
 export type ToolCallCommand = z.infer<typeof ToolCallCommand>;
 
+/** Orchestrator → approvals: a call waits for a human decision. */
+export const ApprovalRequestCommand = z.object({
+  kind: z.literal('approval.request'),
+  commandId: z.string(),
+  tenantId: TenantId,
+  threadId: ThreadId,
+  runId: RunId,
+  step: z.number().int().positive(),
+  callId: CallId,
+  approvalId: z.string(),
+  agent: z.string(),
+  tool: z.string(),
+  args: JsonObject,
+  argsDigest: z.string(),
+  role: z.string(),
+  fourEyes: z.boolean(),
+  expiresAt: z.iso.datetime({ offset: true }),
+  requestedBy: Principal,
+});
+export type ApprovalRequestCommand = z.infer<typeof ApprovalRequestCommand>;
+
 /** Messages that arrive in a thread's inbox, `<prefix>.inbox.<tenant>.<thread>`. */
 export const ModelResultMessage = z.object({
   kind: z.literal('model.result'),
@@ -108,10 +129,24 @@ export const CancelRunMessage = z.object({
   by: z.string(),
   reason: z.string().max(1000),
 });
+export const ApprovalDecisionMessage = z.object({
+  kind: z.literal('approval.decision'),
+  messageId: z.string(),
+  tenantId: TenantId,
+  threadId: ThreadId,
+  runId: RunId,
+  callId: CallId,
+  approvalId: z.string(),
+  decision: z.enum(['granted', 'rejected', 'expired']),
+  by: z.string(),
+  reason: z.string().max(2000).default(''),
+});
+export type ApprovalDecisionMessage = z.infer<typeof ApprovalDecisionMessage>;
 export const ThreadInboxMessage = z.discriminatedUnion('kind', [
   ModelResultMessage,
   ToolResultMessage,
   CancelRunMessage,
+  ApprovalDecisionMessage,
 ]);
 export type ThreadInboxMessage = z.infer<typeof ThreadInboxMessage>;
 export type ModelResultMessage = z.infer<typeof ModelResultMessage>;

@@ -17,7 +17,8 @@ import { AT, envelop, TENANT, THREAD } from './decider.specification';
  */
 type Intent =
   | { kind: 'request'; policy: 'reject' | 'enqueue' | 'interrupt'; maxSteps: number }
-  | { kind: 'model'; calls: number; fail: boolean; retryable: boolean }
+  | { kind: 'model'; calls: number; fail: boolean; retryable: boolean; gated: number }
+  | { kind: 'decide'; pick: number; decision: 'granted' | 'rejected' | 'expired' }
   | { kind: 'tool'; pick: number; outcome: 'completed' | 'failed' | 'uncertain' }
   | { kind: 'cancel'; pick: number }
   | { kind: 'stale'; pick: number }
@@ -71,6 +72,12 @@ function toCommand(state: ThreadState, i: Intent, n: number, history: ThreadComm
         runId: run.runId,
         step: run.step,
         commandId: run.modelCall.commandId,
+        approvals: Object.fromEntries(
+          Array.from({ length: Math.min(i.gated, i.calls) }, (_, k) => [
+            `c${n}_${k}`,
+            { approvalId: `ap${n}_${k}`, role: 'approver', expiresAt: AT, argsDigest: 'd', fourEyes: false },
+          ]),
+        ),
         outcome: i.fail
           ? { status: 'error', error: { code: 'x', message: 'x', retryable: i.retryable } }
           : {
@@ -83,7 +90,7 @@ function toCommand(state: ThreadState, i: Intent, n: number, history: ThreadComm
       };
     case 'tool': {
       if (!run) return undefined;
-      const open = openCalls(run);
+      const open = openCalls(run).filter((c) => c.status !== 'awaiting_approval');
       const call = open[i.pick % Math.max(1, open.length)];
       if (!call) return undefined;
       const outcome =
@@ -93,6 +100,22 @@ function toCommand(state: ThreadState, i: Intent, n: number, history: ThreadComm
             ? ({ status: 'failed', error: { code: 'e', message: 'e', retryable: false } } as const)
             : ({ status: 'uncertain', idempotencyKey: call.idempotencyKey, reason: 'r' } as const);
       return { ...base, type: 'RecordToolResult', runId: run.runId, step: run.step, callId: call.callId, outcome };
+    }
+    case 'decide': {
+      if (!run) return undefined;
+      const waiting = run.calls.filter((c) => c.approval);
+      const call = waiting[i.pick % Math.max(1, waiting.length)];
+      if (!call?.approval) return undefined;
+      return {
+        ...base,
+        type: 'RecordApprovalDecision',
+        runId: run.runId,
+        callId: call.callId,
+        approvalId: call.approval.approvalId,
+        decision: i.decision,
+        by: 'b',
+        reason: 'r',
+      };
     }
     case 'cancel': {
       const ids = [...(run ? [run.runId] : []), ...state.queue.map((t) => t.runId), ...Object.keys(state.runs)];

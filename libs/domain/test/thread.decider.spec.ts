@@ -203,3 +203,71 @@ describe('thread decider', () => {
     });
   });
 });
+
+describe('approvals', () => {
+  const need = {
+    approvalId: 'ap-a',
+    role: 'approver',
+    expiresAt: '2026-11-30T11:00:00.000Z',
+    argsDigest: 'sha256:x',
+    fourEyes: true,
+  };
+  const withApproval = (callIds: string[]) => ({
+    ...modelAnswers('r1', 1, [call('a'), call('b')], null),
+    approvals: Object.fromEntries(callIds.map((id) => [id, { ...need, approvalId: `ap-${id}` }])),
+  });
+  const decision = (callId: string, d: 'granted' | 'rejected' | 'expired') => ({
+    type: 'RecordApprovalDecision' as const,
+    tenantId: 'acme',
+    threadId: 'th-1',
+    at: '2026-11-30T10:01:00.000Z',
+    runId: 'r1',
+    callId,
+    approvalId: `ap-${callId}`,
+    decision: d,
+    by: 'bob',
+    reason: d === 'rejected' ? 'too expensive' : '',
+  });
+
+  it('holds a call for approval while its sibling runs', () => {
+    const history = run([requestRun('r1')]).events;
+    const d = given(history).when(withApproval(['a']));
+    expect(types(d.events)).toEqual(['model.responded', 'tool.requested', 'approval.requested', 'tool.requested']);
+    expect(d.outgoing.map((o) => `${o.kind}:${'callId' in o ? o.callId : ''}`)).toEqual([
+      'approval.request:a',
+      'tool.call:b',
+    ]);
+  });
+
+  it('runs the call once granted, and ignores a replayed decision', () => {
+    const history = run([requestRun('r1'), withApproval(['a']), toolCompletes('r1', 1, 'b')]).events;
+    const granted = given(history).when(decision('a', 'granted'));
+    expect(types(granted.events)).toEqual(['approval.granted']);
+    expect(granted.outgoing).toEqual([expect.objectContaining({ kind: 'tool.call', callId: 'a' })]);
+    const replay = given([...history, ...granted.events]).when(decision('a', 'granted'));
+    expect(replay.events).toEqual([]);
+    expect(replay.outgoing).toEqual([]);
+  });
+
+  it('sends a rejection back to the model as the tool result', () => {
+    const history = run([requestRun('r1'), withApproval(['a']), toolCompletes('r1', 1, 'b')]).events;
+    const d = given(history).when(decision('a', 'rejected'));
+    expect(types(d.events)).toEqual(['approval.rejected', 'tool.failed', 'model.requested']);
+    expect(d.events[1]).toMatchObject({
+      data: { error: { code: 'approval.rejected', message: expect.stringContaining('too expensive') } },
+    });
+  });
+
+  it('treats an expired approval as a rejection', () => {
+    const history = run([requestRun('r1'), withApproval(['a', 'b'])]).events;
+    const d = given(history).when(decision('b', 'expired'));
+    expect(types(d.events)).toEqual(['approval.expired', 'tool.failed']);
+    expect(d.after.active?.calls.find((c) => c.callId === 'a')?.status).toBe('awaiting_approval');
+  });
+
+  it('closes a call still waiting for approval when the run is cancelled', () => {
+    const history = run([requestRun('r1'), withApproval(['a', 'b'])]).events;
+    const d = given(history).when(cancel('r1'));
+    expect(types(d.events)).toEqual(['tool.failed', 'tool.failed', 'run.cancelled']);
+  });
+});

@@ -117,6 +117,7 @@ describe('formatTimeline', () => {
       argsDigest: 'sha256:ab',
       role: 'ops',
       expiresAt: '2026-11-30T09:44:33.139Z',
+      fourEyes: false,
     });
     next(log, 'approval.granted', { approvalId: 'ap_1', callId: 'call_1_1', by: 'bob' });
     next(log, 'approval.rejected', { approvalId: 'ap_2', callId: 'call_1_2', by: 'bob', reason: 'no' });

@@ -1,5 +1,6 @@
 import {
   HEADERS,
+  type ApprovalRequestCommand,
   type ModelCallCommand,
   type Subjects,
   type ThreadEvent,
@@ -83,6 +84,34 @@ export function outgoingMessages(
         const headers = headersFor(id, 'tool.call', tenantId, trace);
         headers[HEADERS.idempotencyKey] = o.idempotencyKey;
         return { id, subject: subjects.toolCommands(tenantId), payload, headers };
+      }
+      case 'approval.request': {
+        const run = state.active;
+        const payload: ApprovalRequestCommand = {
+          kind: 'approval.request',
+          commandId: `${o.runId}:approval:${o.need.approvalId}`,
+          tenantId,
+          threadId,
+          runId: o.runId,
+          step: o.step,
+          callId: o.callId,
+          approvalId: o.need.approvalId,
+          agent: run?.agent ?? '',
+          tool: o.tool,
+          args: o.args,
+          argsDigest: o.need.argsDigest,
+          role: o.need.role,
+          fourEyes: o.need.fourEyes,
+          expiresAt: o.need.expiresAt,
+          requestedBy: o.principal,
+        };
+        const id = `${payload.commandId}@${version}`;
+        return {
+          id,
+          subject: subjects.approvalCommands(tenantId),
+          payload,
+          headers: headersFor(id, 'approval.request', tenantId, trace),
+        };
       }
       case 'reply': {
         const id = `${o.outcome.runId ?? o.outcome.requestId}:outcome:${o.outcome.status}`;

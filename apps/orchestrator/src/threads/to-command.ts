@@ -48,5 +48,15 @@ export function inboxToCommand(message: ThreadInboxMessage, at: string): ThreadC
       };
     case 'run.cancel':
       return { ...base, type: 'CancelRun', by: message.by, reason: message.reason };
+    case 'approval.decision':
+      return {
+        ...base,
+        type: 'RecordApprovalDecision',
+        callId: message.callId,
+        approvalId: message.approvalId,
+        decision: message.decision,
+        by: message.by,
+        reason: message.reason,
+      };
   }
 }

@@ -61,7 +61,13 @@ export interface TopologyConfig {
   replicas?: number;
 }
 
-export const CONSUMER_NAMES = ['orchestrator-requests', 'orchestrator-inbox', 'model-worker', 'tool-executor'] as const;
+export const CONSUMER_NAMES = [
+  'orchestrator-requests',
+  'orchestrator-inbox',
+  'model-worker',
+  'tool-executor',
+  'approvals',
+] as const;
 export type ConsumerName = (typeof CONSUMER_NAMES)[number];
 
 export interface StreamSpec {
@@ -153,6 +159,7 @@ export function declareTopology(cfg: TopologyConfig): Topology {
       consumer('orchestrator-inbox', 'inbox'),
       consumer('model-worker', 'commands', s.modelCommandsAll),
       consumer('tool-executor', 'commands', s.toolCommandsAll),
+      consumer('approvals', 'commands', s.approvalCommandsAll),
     ],
   };
 }

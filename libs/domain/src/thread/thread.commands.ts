@@ -36,12 +36,33 @@ export type ModelOutcome =
   | { status: 'ok'; content: string | null; toolCalls: ToolCall[]; usage: Usage; model: string }
   | { status: 'error'; error: Failure };
 
+/** What the agent's approval policy asks for one call, evaluated at the edge (it needs a clock and a digest). */
+export interface ApprovalNeed {
+  approvalId: string;
+  role: string;
+  expiresAt: string;
+  argsDigest: string;
+  fourEyes: boolean;
+}
+
 export interface RecordModelResult extends CommandBase {
   type: 'RecordModelResult';
   runId: string;
   commandId: string;
   step: number;
   outcome: ModelOutcome;
+  /** Calls (by id) that need a human decision before they may run. */
+  approvals?: Record<string, ApprovalNeed>;
+}
+
+export interface RecordApprovalDecision extends CommandBase {
+  type: 'RecordApprovalDecision';
+  runId: string;
+  callId: string;
+  approvalId: string;
+  decision: 'granted' | 'rejected' | 'expired';
+  by: string;
+  reason: string;
 }
 
 export type ToolOutcome =
@@ -73,7 +94,8 @@ export interface ResumeRun extends CommandBase {
   fromVersion: number;
 }
 
-export type ThreadCommand = RequestRun | RecordModelResult | RecordToolResult | CancelRun | ResumeRun;
+export type ThreadCommand =
+  RequestRun | RecordModelResult | RecordToolResult | RecordApprovalDecision | CancelRun | ResumeRun;
 
 /** What a decision asks the outside world to do; the handler turns these into outbox rows. */
 export type Outgoing =
@@ -88,6 +110,16 @@ export type Outgoing =
       idempotencyKey: string;
       principal: Principal;
       commandId: string;
+    }
+  | {
+      kind: 'approval.request';
+      runId: string;
+      step: number;
+      callId: string;
+      tool: string;
+      args: Record<string, Json>;
+      principal: Principal;
+      need: ApprovalNeed;
     }
   | { kind: 'reply'; replyTo: string; outcome: RunOutcome };
 

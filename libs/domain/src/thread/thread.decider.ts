@@ -3,6 +3,7 @@ import type {
   CancelRun,
   Decision,
   Outgoing,
+  RecordApprovalDecision,
   RecordModelResult,
   RecordToolResult,
   RequestRun,
@@ -31,6 +32,9 @@ export function decide(state: ThreadState, command: ThreadCommand): Decision {
       break;
     case 'RecordToolResult':
       recordToolResult(d, command);
+      break;
+    case 'RecordApprovalDecision':
+      recordApprovalDecision(d, command);
       break;
     case 'CancelRun':
       cancelRun(d, command);
@@ -202,6 +206,35 @@ function recordModelResult(d: DecisionBuilder, c: RecordModelResult): void {
       runId: run.runId,
       data: { step: run.step, callId: call.id, tool: call.name, args: call.args, idempotencyKey },
     });
+    const need = c.approvals?.[call.id];
+    if (need) {
+      // The call waits, durably, for a human; its siblings go ahead.
+      d.emit({
+        type: 'approval.requested',
+        runId: run.runId,
+        data: {
+          step: run.step,
+          callId: call.id,
+          approvalId: need.approvalId,
+          tool: call.name,
+          argsDigest: need.argsDigest,
+          role: need.role,
+          expiresAt: need.expiresAt,
+          fourEyes: need.fourEyes,
+        },
+      });
+      d.send({
+        kind: 'approval.request',
+        runId: run.runId,
+        step: run.step,
+        callId: call.id,
+        tool: call.name,
+        args: call.args,
+        principal: run.principal,
+        need,
+      });
+      continue;
+    }
     d.send({
       kind: 'tool.call',
       runId: run.runId,
@@ -240,6 +273,53 @@ function recordToolResult(d: DecisionBuilder, c: RecordToolResult): void {
   } else {
     d.emit({ type: 'tool.failed', runId: run.runId, data: { step: run.step, callId: call.callId, error: o.error } });
   }
+  const after = d.state.active;
+  if (after && openCalls(after).length === 0) nextStep(d, after);
+}
+
+function recordApprovalDecision(d: DecisionBuilder, c: RecordApprovalDecision): void {
+  const run = d.state.active;
+  if (!run || run.runId !== c.runId || run.phase !== 'tools') return;
+  const call = run.calls.find((x) => x.callId === c.callId);
+  if (!call || call.status !== 'awaiting_approval' || call.approval?.approvalId !== c.approvalId) return; // decided already, or stale
+  if (c.decision === 'granted') {
+    d.emit({
+      type: 'approval.granted',
+      runId: run.runId,
+      data: { approvalId: c.approvalId, callId: call.callId, by: c.by },
+    });
+    d.send({
+      kind: 'tool.call',
+      runId: run.runId,
+      step: run.step,
+      callId: call.callId,
+      tool: call.tool,
+      args: call.args,
+      idempotencyKey: call.idempotencyKey,
+      principal: run.principal,
+      commandId: toolCommandId(run.runId, run.step, call.callId),
+    });
+    return;
+  }
+  if (c.decision === 'rejected') {
+    d.emit({
+      type: 'approval.rejected',
+      runId: run.runId,
+      data: { approvalId: c.approvalId, callId: call.callId, by: c.by, reason: c.reason },
+    });
+  } else {
+    d.emit({ type: 'approval.expired', runId: run.runId, data: { approvalId: c.approvalId, callId: call.callId } });
+  }
+  // A refusal goes back to the model as the tool's result.
+  const error: Failure =
+    c.decision === 'rejected'
+      ? { code: 'approval.rejected', message: `a human rejected this call: ${c.reason}`, retryable: false }
+      : {
+          code: 'approval.expired',
+          message: 'nobody approved this call before its approval expired',
+          retryable: false,
+        };
+  d.emit({ type: 'tool.failed', runId: run.runId, data: { step: run.step, callId: call.callId, error } });
   const after = d.state.active;
   if (after && openCalls(after).length === 0) nextStep(d, after);
 }
@@ -299,6 +379,21 @@ function resumeRun(d: DecisionBuilder, c: ResumeRun): void {
   if (run.phase === 'model' && run.modelCall) {
     requestModel(d, run.runId, run.step, run.modelCall.attempt + 1);
     return;
+  }
+  for (const call of run.calls.filter((x) => x.status === 'awaiting_approval')) {
+    // The approvals service keys requests by approval id: a re-send never opens a second approval.
+    const need = call.approval;
+    if (need)
+      d.send({
+        kind: 'approval.request',
+        runId: run.runId,
+        step: run.step,
+        callId: call.callId,
+        tool: call.tool,
+        args: call.args,
+        principal: run.principal,
+        need,
+      });
   }
   for (const call of run.calls.filter((x) => x.status === 'requested')) {
     d.send({

@@ -44,11 +44,33 @@ export function evolve(state: ThreadState, event: ThreadEvent): ThreadState {
     case 'run.queued':
     case 'run.rejected':
     case 'run.resumed':
-    case 'approval.requested':
-    case 'approval.granted':
     case 'approval.rejected':
     case 'approval.expired':
+      // The call is closed by the tool.failed that follows; these record who decided and why.
       return state;
+
+    case 'approval.requested':
+      return withActive(state, event.runId, (run) => ({
+        ...run,
+        calls: run.calls.map((c) =>
+          c.callId === event.data.callId
+            ? {
+                ...c,
+                status: 'awaiting_approval' as const,
+                approval: {
+                  approvalId: event.data.approvalId,
+                  role: event.data.role,
+                  expiresAt: event.data.expiresAt,
+                  argsDigest: event.data.argsDigest,
+                  fourEyes: event.data.fourEyes,
+                },
+              }
+            : c,
+        ),
+      }));
+
+    case 'approval.granted':
+      return withActive(state, event.runId, (run) => setCall(run, event.data.callId, 'requested'));
 
     case 'run.started': {
       const ticket = state.queue.find((t) => t.runId === event.runId);

@@ -1,6 +1,6 @@
 import type { ChatMessage, ConcurrencyPolicy, JsonObject, Principal } from '@ratchet/contracts';
 
-export type CallStatus = 'requested' | 'uncertain' | 'completed' | 'failed';
+export type CallStatus = 'awaiting_approval' | 'requested' | 'uncertain' | 'completed' | 'failed';
 
 export interface PendingCall {
   callId: string;
@@ -8,6 +8,8 @@ export interface PendingCall {
   args: JsonObject;
   idempotencyKey: string;
   status: CallStatus;
+  /** The approval this call waits for (or waited for), as requested. */
+  approval?: { approvalId: string; role: string; expiresAt: string; argsDigest: string; fourEyes: boolean } | undefined;
 }
 
 /** A run request accepted for the thread but not started yet (`enqueue` policy). */
@@ -69,5 +71,7 @@ export function threadStatus(state: ThreadState): ThreadStatus {
 }
 
 export function openCalls(run: ActiveRun): PendingCall[] {
-  return run.calls.filter((c) => c.status === 'requested' || c.status === 'uncertain');
+  return run.calls.filter(
+    (c) => c.status === 'awaiting_approval' || c.status === 'requested' || c.status === 'uncertain',
+  );
 }
