@@ -28,7 +28,10 @@ runMain('orchestrator', async () => {
     },
     module: (runtime) => {
       if (!catalog) throw new Error('agent catalog not prepared');
-      return OrchestratorModule.create(runtime, catalog, tools, config.MODEL_WORKER);
+      return OrchestratorModule.create(runtime, catalog, tools, {
+        modelWorker: config.MODEL_WORKER,
+        watchdog: { intervalMs: config.WATCHDOG_INTERVAL_MS, minIdleMs: config.WATCHDOG_MIN_IDLE_MS },
+      });
     },
   });
 });

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { envBoolean, envPort, envString, extendConfig } from '@ratchet/platform';
+import { envBoolean, envMillis, envPort, envString, extendConfig } from '@ratchet/platform';
 
 export const orchestratorConfigSchema = extendConfig({
   /** Health probes; each service has its own default so all of them fit on one machine. */
@@ -9,5 +9,8 @@ export const orchestratorConfigSchema = extendConfig({
   AGENTS_DIR: envString().default(path.resolve(__dirname, '../../../agents')),
   /** Each orchestrator process also runs a model worker unless this is false. */
   MODEL_WORKER: envBoolean().default(true),
+  /** How often the watchdog looks for runs with no progress, and the idle time before it looks at one. */
+  WATCHDOG_INTERVAL_MS: envMillis().default(5_000),
+  WATCHDOG_MIN_IDLE_MS: envMillis().default(10_000),
 });
 export type OrchestratorConfig = z.output<typeof orchestratorConfigSchema>;

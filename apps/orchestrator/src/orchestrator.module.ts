@@ -8,6 +8,9 @@ import { ModelWorkerController } from './models/model-worker.controller';
 import { RunRequestController } from './threads/run-request.controller';
 import { ThreadCommandHandler, threadColumns } from './threads/thread-command.handler';
 import { ThreadInboxController } from './threads/thread-inbox.controller';
+import { Watchdog } from './watchdog/watchdog';
+import { approvalEnricher } from './approvals/approval-enricher';
+import { WatchdogLifecycle } from './watchdog/watchdog.lifecycle';
 
 @Module({})
 export class OrchestratorModule {
@@ -15,8 +18,9 @@ export class OrchestratorModule {
     runtime: ServiceRuntime,
     catalog: AgentCatalog,
     tools: ToolRegistry,
-    modelWorker: boolean,
+    options: { modelWorker: boolean; watchdog: { intervalMs: number; minIdleMs: number } },
   ): DynamicModule {
+    const modelWorker = options.modelWorker;
     return {
       module: OrchestratorModule,
       imports: [RuntimeModule.forRuntime(runtime)],
@@ -27,8 +31,24 @@ export class OrchestratorModule {
         {
           provide: ThreadCommandHandler,
           useFactory: () =>
-            new ThreadCommandHandler(new PgThreadStore(runtime.db, threadColumns), runtime.relay, runtime.subjects),
+            new ThreadCommandHandler(
+              new PgThreadStore(runtime.db, threadColumns),
+              runtime.relay,
+              runtime.subjects,
+              approvalEnricher(catalog),
+            ),
         },
+        {
+          provide: Watchdog,
+          inject: [ThreadCommandHandler],
+          useFactory: (handler: ThreadCommandHandler) =>
+            new Watchdog(runtime.db, handler, catalog, runtime.logger.child({ component: 'watchdog' }), {
+              ...options.watchdog,
+              batch: 100,
+              worker: runtime.config.SERVICE_INSTANCE_ID,
+            }),
+        },
+        WatchdogLifecycle,
         {
           provide: ModelWorker,
           // API keys are read from the variable each agent names (`model.apiKeyEnv`), i.e. a mounted secret.

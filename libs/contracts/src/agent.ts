@@ -31,6 +31,13 @@ export const ScriptRule = z
       .optional()
       .describe('Tool calls to make (in parallel); string values are templates'),
     reply: z.string().optional().describe('Final answer template: {{group}}, {{results}}, {{step}}, {{input}}'),
+    delayMs: z
+      .number()
+      .int()
+      .nonnegative()
+      .max(600_000)
+      .optional()
+      .describe('Simulated model latency (demos, crash tests)'),
   })
   .strict()
   .refine((r) => (r.call !== undefined) !== (r.reply !== undefined), 'a rule needs exactly one of "call" or "reply"');
@@ -56,6 +63,18 @@ export const ModelSpec = z.discriminatedUnion('provider', [
 ]);
 export type ModelSpec = z.infer<typeof ModelSpec>;
 
+/** Per-agent settings of a tool, sent to the executor with each call of that agent (never to the model). */
+export const AgentToolConfig = z
+  .object({
+    allowHosts: z
+      .array(z.string().min(1).max(253))
+      .max(256)
+      .optional()
+      .describe('http.request: hosts this agent may reach ("api.example.com", or "*.example.com" for subdomains)'),
+  })
+  .strict();
+export type AgentToolConfig = z.infer<typeof AgentToolConfig>;
+
 export const AgentToolSpec = z
   .object({
     name: ToolRef,
@@ -68,6 +87,7 @@ export const AgentToolSpec = z
       })
       .strict()
       .default({ when: 'never', role: 'approver', expiresInSeconds: 3600, fourEyes: false }),
+    config: AgentToolConfig.optional().describe('Per-agent settings the tool executor receives with each call'),
   })
   .strict();
 

@@ -26,6 +26,8 @@ export const EventData = {
     step: z.number().int().positive(),
     attempt: z.number().int().positive(),
     commandId: z.string(),
+    /** Why this attempt exists when it is not the first: a provider error, a redelivery after a worker died, a resume. */
+    retryReason: z.string().optional(),
   }),
   'model.responded': z.object({
     step: z.number().int().positive(),

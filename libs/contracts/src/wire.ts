@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CallId, Principal, RunId, SubjectToken, TenantId, ThreadId } from './ids';
 import { ChatMessage, Failure, Json, JsonObject, Usage, ToolCall } from './messages';
 import { ConcurrencyPolicy } from './thread-events';
+import { AgentToolConfig } from './agent';
 
 /**
  * A run request, published by the gateway or by any service on `<prefix>.requests.<tenant>`.
@@ -62,8 +63,34 @@ export const ToolCallCommand = z.object({
   args: JsonObject,
   idempotencyKey: z.string(),
   principal: Principal,
+  toolConfig: AgentToolConfig.optional().describe(
+    "The agent's per-tool settings (e.g. allowHosts), from the pinned version",
+  ),
 });
 export type ToolCallCommand = z.infer<typeof ToolCallCommand>;
+
+/**
+ * A human's answer to an uncertain effect (ledger state `uncertain`), on `<prefix>.cmd.tool.<tenant>`:
+ * `happened` (with the result the outside world shows), `retry` (it did not happen: run it again, once)
+ * or `fail` (give the model a failure).
+ */
+export const ToolResolveCommand = z.object({
+  kind: z.literal('tool.resolve'),
+  commandId: z.string().min(1).max(256),
+  tenantId: TenantId,
+  idempotencyKey: z.string().min(1),
+  resolution: z.discriminatedUnion('decision', [
+    z.object({ decision: z.literal('happened'), result: Json }),
+    z.object({ decision: z.literal('retry') }),
+    z.object({ decision: z.literal('fail'), reason: z.string().max(2000).default('') }),
+  ]),
+  by: z.string().min(1).max(256).describe('The principal who decided'),
+});
+export type ToolResolveCommand = z.infer<typeof ToolResolveCommand>;
+
+/** Everything the tool executor consumes on `<prefix>.cmd.tool.<tenant>`. */
+export const ToolCommand = z.discriminatedUnion('kind', [ToolCallCommand, ToolResolveCommand]);
+export type ToolCommand = z.infer<typeof ToolCommand>;
 
 /** Orchestrator → approvals: a call waits for a human decision. */
 export const ApprovalRequestCommand = z.object({
@@ -129,6 +156,19 @@ export const CancelRunMessage = z.object({
   by: z.string(),
   reason: z.string().max(1000),
 });
+/** Model worker → thread: it started a command that an earlier worker received and never answered. */
+export const ModelAttemptMessage = z.object({
+  kind: z.literal('model.attempt'),
+  messageId: z.string(),
+  tenantId: TenantId,
+  threadId: ThreadId,
+  runId: RunId,
+  commandId: z.string(),
+  delivery: z.number().int().positive(),
+  worker: z.string(),
+});
+export type ModelAttemptMessage = z.infer<typeof ModelAttemptMessage>;
+
 export const ApprovalDecisionMessage = z.object({
   kind: z.literal('approval.decision'),
   messageId: z.string(),
@@ -147,6 +187,7 @@ export const ThreadInboxMessage = z.discriminatedUnion('kind', [
   ToolResultMessage,
   CancelRunMessage,
   ApprovalDecisionMessage,
+  ModelAttemptMessage,
 ]);
 export type ThreadInboxMessage = z.infer<typeof ThreadInboxMessage>;
 export type ModelResultMessage = z.infer<typeof ModelResultMessage>;

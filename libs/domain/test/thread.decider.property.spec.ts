@@ -19,6 +19,7 @@ type Intent =
   | { kind: 'request'; policy: 'reject' | 'enqueue' | 'interrupt'; maxSteps: number }
   | { kind: 'model'; calls: number; fail: boolean; retryable: boolean; gated: number }
   | { kind: 'decide'; pick: number; decision: 'granted' | 'rejected' | 'expired' }
+  | { kind: 'attempt'; delivery: number }
   | { kind: 'tool'; pick: number; outcome: 'completed' | 'failed' | 'uncertain' }
   | { kind: 'cancel'; pick: number }
   | { kind: 'stale'; pick: number }
@@ -35,7 +36,14 @@ const intent: fc.Arbitrary<Intent> = fc.oneof(
     calls: fc.integer({ min: 0, max: 3 }),
     fail: fc.boolean(),
     retryable: fc.boolean(),
+    gated: fc.integer({ min: 0, max: 3 }),
   }),
+  fc.record({
+    kind: fc.constant('decide' as const),
+    pick: fc.nat(),
+    decision: fc.constantFrom('granted' as const, 'rejected' as const, 'expired' as const),
+  }),
+  fc.record({ kind: fc.constant('attempt' as const), delivery: fc.integer({ min: 2, max: 5 }) }),
   fc.record({
     kind: fc.constant('tool' as const),
     pick: fc.nat(),
@@ -143,6 +151,17 @@ function toCommand(state: ThreadState, i: Intent, n: number, history: ThreadComm
           }
         : undefined;
     }
+    case 'attempt':
+      return run?.modelCall
+        ? {
+            ...base,
+            type: 'RecordModelAttempt',
+            runId: run.runId,
+            commandId: run.modelCall.commandId,
+            delivery: i.delivery,
+            worker: 'w2',
+          }
+        : undefined;
     case 'resume':
       return run
         ? { ...base, type: 'ResumeRun', runId: run.runId, reason: 'nudge', worker: 'w', fromVersion: 0 }

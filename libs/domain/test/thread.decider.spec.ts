@@ -271,3 +271,54 @@ describe('approvals', () => {
     expect(types(d.events)).toEqual(['tool.failed', 'tool.failed', 'run.cancelled']);
   });
 });
+
+describe('model attempts', () => {
+  it('shows a redelivered model command as the next attempt of the step, and still accepts its result', () => {
+    const history = run([requestRun('r1')]).events;
+    const d = given(history).when({
+      type: 'RecordModelAttempt',
+      tenantId: 'acme',
+      threadId: 'th-1',
+      at: '2026-11-30T10:00:05.000Z',
+      runId: 'r1',
+      commandId: modelCommandId('r1', 1, 1),
+      delivery: 2,
+      worker: 'orchestrator-b',
+    });
+    expect(d.events).toEqual([
+      expect.objectContaining({
+        type: 'model.requested',
+        data: expect.objectContaining({
+          step: 1,
+          attempt: 2,
+          commandId: modelCommandId('r1', 1, 1),
+          retryReason: expect.stringContaining('redelivered'),
+        }),
+      }),
+    ]);
+    expect(d.outgoing).toEqual([]);
+    const answered = given([...history, ...d.events]).when(modelAnswers('r1', 1));
+    expect(types(answered.events)).toEqual(['model.responded', 'run.completed']);
+  });
+});
+
+describe('run timeout', () => {
+  it('fails a run past its time budget and closes its dangling calls', () => {
+    const history = run([
+      requestRun('r1'),
+      modelAnswers('r1', 1, [call('a'), call('b')], null),
+      toolCompletes('r1', 1, 'a'),
+    ]).events;
+    const d = given(history).when({
+      type: 'ExpireRun',
+      tenantId: 'acme',
+      threadId: 'th-1',
+      at: '2026-11-30T11:00:00.000Z',
+      runId: 'r1',
+      reason: 'run exceeded 3600 s',
+    });
+    expect(types(d.events)).toEqual(['tool.failed', 'run.failed']);
+    expect(d.events[1]).toMatchObject({ data: { error: { code: 'run.timeout' } } });
+    expect(d.after.active).toBeNull();
+  });
+});

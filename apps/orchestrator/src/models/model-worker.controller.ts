@@ -1,7 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { JetStreamPublisher } from '@ratchet/adapters';
-import { HEADERS, ModelCallCommand } from '@ratchet/contracts';
+import { HEADERS, ModelCallCommand, type ModelAttemptMessage } from '@ratchet/contracts';
 import { JetStreamContext, ServiceRuntime } from '@ratchet/platform';
 import { ModelWorker } from './model-worker';
 
@@ -25,16 +25,31 @@ export class ModelWorkerController {
   @EventPattern(MODEL_CONSUMER)
   async onCommand(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
     const command = ModelCallCommand.parse(data);
-    const result = await this.worker.call(command);
-    const headers: Record<string, string> = {
-      [HEADERS.messageType]: 'model.result',
-      [HEADERS.tenant]: command.tenantId,
-    };
+    const headers: Record<string, string> = { [HEADERS.tenant]: command.tenantId };
     const traceparent = ctx.getTraceparent();
     if (traceparent) headers[HEADERS.traceparent] = traceparent;
-    await this.publisher.publish(this.runtime.subjects.inbox(command.tenantId, command.threadId), result, {
+    const inbox = this.runtime.subjects.inbox(command.tenantId, command.threadId);
+    if (ctx.getDeliveryCount() > 1) {
+      // An earlier worker took this command and never answered: the thread's log shows the new attempt.
+      const attempt: ModelAttemptMessage = {
+        kind: 'model.attempt',
+        messageId: `${command.commandId}:delivery:${ctx.getDeliveryCount()}`,
+        tenantId: command.tenantId,
+        threadId: command.threadId,
+        runId: command.runId,
+        commandId: command.commandId,
+        delivery: ctx.getDeliveryCount(),
+        worker: this.runtime.config.SERVICE_INSTANCE_ID,
+      };
+      await this.publisher.publish(inbox, attempt, {
+        msgId: attempt.messageId,
+        headers: { ...headers, [HEADERS.messageType]: 'model.attempt' },
+      });
+    }
+    const result = await this.worker.call(command);
+    await this.publisher.publish(inbox, result, {
       msgId: result.messageId,
-      headers,
+      headers: { ...headers, [HEADERS.messageType]: 'model.result' },
     });
   }
 }

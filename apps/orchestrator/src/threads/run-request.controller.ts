@@ -50,6 +50,8 @@ export class RunRequestController {
     const outcome = await this.threads.handle(REQUESTS_CONSUMER, `${tenantId}:${request.requestId}`, command, {
       correlationId: request.requestId,
       trace: traceparent ? { traceparent, tracestate: ctx.getTracestate() } : undefined,
+      delivery: ctx.getDeliveryCount(),
+      worker: this.runtime.config.SERVICE_INSTANCE_ID,
     });
     if (outcome.status === 'duplicate')
       this.runtime.logger.info({ messageId: `${tenantId}:${request.requestId}` }, 'duplicate message ignored');

@@ -5,8 +5,8 @@ import {
   decide,
   foldEvents,
   initialThreadState,
+  runRows,
   type OutboxMessage,
-  type RunRow,
   type ThreadCommand,
   type ThreadState,
   type ThreadStore,
@@ -14,10 +14,15 @@ import {
 import { failpoint } from '@ratchet/platform';
 import { feedMessages, outgoingMessages } from './outbox-messages';
 
+export { threadColumns } from '@ratchet/domain';
+
 export interface Relay {
   /** Publishes these just-committed outbox rows now; the sweeper covers whatever this misses. */
   flush(ids: string[]): Promise<unknown>;
 }
+
+/** Completes a command with facts only the edge can supply once the thread is loaded (policy, clock, digests). */
+export type CommandEnricher = (state: ThreadState, command: ThreadCommand) => Promise<ThreadCommand>;
 
 export interface HandleOutcome {
   status: 'applied' | 'duplicate' | 'no-op';
@@ -37,13 +42,14 @@ export class ThreadCommandHandler {
     private readonly store: ThreadStore<ThreadState>,
     private readonly relay: Relay,
     private readonly subjects: Subjects,
+    private readonly enrich: CommandEnricher = async (_state, command) => command,
   ) {}
 
   async handle(
     consumer: string,
     messageId: string,
     command: ThreadCommand,
-    meta: { correlationId: string; trace?: TraceContext | undefined },
+    meta: { correlationId: string; trace?: TraceContext | undefined; delivery?: number; worker?: string },
   ): Promise<HandleOutcome> {
     for (let attempt = 1; ; attempt++) {
       try {
@@ -59,7 +65,17 @@ export class ThreadCommandHandler {
             state = foldEvents(state, newer);
             version = newer[newer.length - 1]?.version ?? version;
           }
-          const decision = decide(state, command);
+          const redelivered = (meta.delivery ?? 1) > 1;
+          const enriched = await this.enrich(state, command);
+          const decision = decide(
+            state,
+            redelivered
+              ? {
+                  ...enriched,
+                  resume: { fromVersion: version, delivery: meta.delivery ?? 2, worker: meta.worker ?? 'unknown' },
+                }
+              : enriched,
+          );
           if (decision.events.length === 0 && decision.outgoing.length === 0) {
             return { status: 'no-op' as const, events: [], outbox: [] };
           }
@@ -109,45 +125,4 @@ export class ThreadCommandHandler {
       }
     }
   }
-}
-
-/** The `runs` rows touched by these events, for queries by status, agent and request id. */
-function runRows(
-  tenantId: string,
-  threadId: string,
-  state: ThreadState,
-  events: ThreadEvent[],
-  version: number,
-): RunRow[] {
-  const touched = new Set(events.map((e) => e.runId).filter((id): id is string => id !== undefined));
-  const rows: RunRow[] = [];
-  for (const runId of touched) {
-    const r = state.runs[runId];
-    if (!r) continue;
-    rows.push({
-      tenantId,
-      runId,
-      threadId,
-      requestId: r.requestId,
-      agent: r.agent,
-      agentVersion: r.agentVersion,
-      principalId: r.principalId,
-      status: r.status,
-      steps: r.steps,
-      startedAt: r.startedAt,
-      endedAt: r.endedAt,
-      version,
-    });
-  }
-  return rows;
-}
-
-/** The queryable columns of the `threads` projection. */
-export function threadColumns(state: ThreadState): {
-  status: string;
-  agent: string | null;
-  activeRunId: string | null;
-} {
-  const status = state.active ? 'running' : state.queue.length > 0 ? 'queued' : 'idle';
-  return { status, agent: state.active?.agent ?? null, activeRunId: state.active?.runId ?? null };
 }

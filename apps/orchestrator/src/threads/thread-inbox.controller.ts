@@ -34,6 +34,8 @@ export class ThreadInboxController {
       {
         correlationId: message.runId,
         trace: traceparent ? { traceparent, tracestate: ctx.getTracestate() } : undefined,
+        delivery: ctx.getDeliveryCount(),
+        worker: this.runtime.config.SERVICE_INSTANCE_ID,
       },
     );
     if (outcome.status === 'duplicate')

@@ -48,6 +48,14 @@ export function inboxToCommand(message: ThreadInboxMessage, at: string): ThreadC
       };
     case 'run.cancel':
       return { ...base, type: 'CancelRun', by: message.by, reason: message.reason };
+    case 'model.attempt':
+      return {
+        ...base,
+        type: 'RecordModelAttempt',
+        commandId: message.commandId,
+        delivery: message.delivery,
+        worker: message.worker,
+      };
     case 'approval.decision':
       return {
         ...base,

@@ -20,6 +20,7 @@ export class ScriptedModel implements ModelProvider {
     for (const rule of spec.script) {
       const vars = match(rule, view, request.step);
       if (!vars) continue;
+      if (rule.delayMs) await sleep(rule.delayMs, request.signal);
       const usage = { inputTokens: approxTokens(request.messages), outputTokens: 0 };
       if (rule.call) {
         const toolCalls: ToolCall[] = rule.call.map((c, i) => ({
@@ -101,4 +102,14 @@ function approxTokens(messages: ChatMessage[]): number {
   let chars = 0;
   for (const m of messages) chars += (m.content ?? '').length;
   return Math.ceil(chars / 4);
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }

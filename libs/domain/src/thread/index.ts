@@ -3,3 +3,4 @@ export * from './thread.commands';
 export * from './thread.evolve';
 export * from './thread.decider';
 export * from './projection.diff';
+export * from './thread.projection-rows';

@@ -16,6 +16,11 @@ interface CommandBase {
   threadId: string;
   /** The time of the decision (the handler's clock, passed in). */
   at: string;
+  /**
+   * Set when the message behind this command was delivered before and never acked: the worker that
+   * had it died (or stalled). A decision that moves the active run then records `run.resumed`.
+   */
+  resume?: { fromVersion: number; delivery: number; worker: string } | undefined;
 }
 
 export interface RequestRun extends CommandBase {
@@ -53,6 +58,15 @@ export interface RecordModelResult extends CommandBase {
   outcome: ModelOutcome;
   /** Calls (by id) that need a human decision before they may run. */
   approvals?: Record<string, ApprovalNeed>;
+}
+
+/** A model worker picked up a redelivered model command: the earlier attempt died mid-call. */
+export interface RecordModelAttempt extends CommandBase {
+  type: 'RecordModelAttempt';
+  runId: string;
+  commandId: string;
+  delivery: number;
+  worker: string;
 }
 
 export interface RecordApprovalDecision extends CommandBase {
@@ -94,8 +108,22 @@ export interface ResumeRun extends CommandBase {
   fromVersion: number;
 }
 
+/** The run exceeded its time budget: it fails, and its dangling calls are closed. */
+export interface ExpireRun extends CommandBase {
+  type: 'ExpireRun';
+  runId: string;
+  reason: string;
+}
+
 export type ThreadCommand =
-  RequestRun | RecordModelResult | RecordToolResult | RecordApprovalDecision | CancelRun | ResumeRun;
+  | ExpireRun
+  | RequestRun
+  | RecordModelResult
+  | RecordModelAttempt
+  | RecordToolResult
+  | RecordApprovalDecision
+  | CancelRun
+  | ResumeRun;
 
 /** What a decision asks the outside world to do; the handler turns these into outbox rows. */
 export type Outgoing =

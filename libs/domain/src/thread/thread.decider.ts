@@ -2,8 +2,10 @@ import type { Failure, NewEvent, RunOutcome, ThreadEvent } from '@ratchet/contra
 import type {
   CancelRun,
   Decision,
+  ExpireRun,
   Outgoing,
   RecordApprovalDecision,
+  RecordModelAttempt,
   RecordModelResult,
   RecordToolResult,
   RequestRun,
@@ -36,14 +38,33 @@ export function decide(state: ThreadState, command: ThreadCommand): Decision {
     case 'RecordApprovalDecision':
       recordApprovalDecision(d, command);
       break;
+    case 'RecordModelAttempt':
+      recordModelAttempt(d, command);
+      break;
     case 'CancelRun':
       cancelRun(d, command);
       break;
     case 'ResumeRun':
       resumeRun(d, command);
       break;
+    case 'ExpireRun':
+      expireRun(d, command);
+      break;
   }
-  return d.result();
+  const decision = d.result();
+  const resumed = command.resume;
+  if (resumed && state.active && decision.events.length > 0 && command.type !== 'ResumeRun') {
+    decision.events.unshift({
+      type: 'run.resumed',
+      runId: state.active.runId,
+      data: {
+        fromVersion: resumed.fromVersion,
+        reason: `message redelivered (delivery ${resumed.delivery}): the worker that had it stopped before committing`,
+        worker: resumed.worker,
+      },
+    });
+  }
+  return decision;
 }
 
 export function idempotencyKeyOf(
@@ -153,10 +174,30 @@ function startNext(d: DecisionBuilder, runId?: string): void {
   requestModel(d, ticket.runId, 1, 1);
 }
 
-function requestModel(d: DecisionBuilder, runId: string, step: number, attempt: number): void {
+function requestModel(d: DecisionBuilder, runId: string, step: number, attempt: number, retryReason?: string): void {
   const commandId = modelCommandId(runId, step, attempt);
-  d.emit({ type: 'model.requested', runId, data: { step, attempt, commandId } });
+  d.emit({
+    type: 'model.requested',
+    runId,
+    data: { step, attempt, commandId, ...(retryReason ? { retryReason } : {}) },
+  });
   d.send({ kind: 'model.call', runId, step, attempt, commandId });
+}
+
+/** The same command, redelivered to a new worker: the log shows it as the next attempt of the step. */
+function recordModelAttempt(d: DecisionBuilder, c: RecordModelAttempt): void {
+  const run = d.state.active;
+  if (!run || run.runId !== c.runId || run.phase !== 'model' || run.modelCall?.commandId !== c.commandId) return;
+  d.emit({
+    type: 'model.requested',
+    runId: run.runId,
+    data: {
+      step: run.step,
+      attempt: run.modelCall.attempt + 1,
+      commandId: c.commandId,
+      retryReason: `redelivered (delivery ${c.delivery}) to ${c.worker}: an earlier model worker stopped before answering`,
+    },
+  });
 }
 
 function recordModelResult(d: DecisionBuilder, c: RecordModelResult): void {
@@ -165,7 +206,13 @@ function recordModelResult(d: DecisionBuilder, c: RecordModelResult): void {
   const o = c.outcome;
   if (o.status === 'error') {
     if (o.error.retryable && run.modelCall.attempt < MAX_MODEL_ATTEMPTS) {
-      requestModel(d, run.runId, run.step, run.modelCall.attempt + 1);
+      requestModel(
+        d,
+        run.runId,
+        run.step,
+        run.modelCall.attempt + 1,
+        `provider error ${o.error.code}: ${o.error.message}`.slice(0, 500),
+      );
     } else {
       fail(d, run, { ...o.error, code: `model.${o.error.code}` });
     }
@@ -368,6 +415,23 @@ function endByCancel(d: DecisionBuilder, run: ActiveRun, by: string, reason: str
   startNext(d, nextRunId);
 }
 
+function expireRun(d: DecisionBuilder, c: ExpireRun): void {
+  const run = d.state.active;
+  if (!run || run.runId !== c.runId) return;
+  for (const call of run.phase === 'tools' ? openCalls(run) : []) {
+    d.emit({
+      type: 'tool.failed',
+      runId: run.runId,
+      data: {
+        step: run.step,
+        callId: call.callId,
+        error: { code: 'run.timeout', message: c.reason, retryable: false },
+      },
+    });
+  }
+  fail(d, run, { code: 'run.timeout', message: c.reason, retryable: false });
+}
+
 function resumeRun(d: DecisionBuilder, c: ResumeRun): void {
   const run = d.state.active;
   if (!run || run.runId !== c.runId) return;
@@ -377,7 +441,7 @@ function resumeRun(d: DecisionBuilder, c: ResumeRun): void {
     data: { fromVersion: c.fromVersion, reason: c.reason, worker: c.worker },
   });
   if (run.phase === 'model' && run.modelCall) {
-    requestModel(d, run.runId, run.step, run.modelCall.attempt + 1);
+    requestModel(d, run.runId, run.step, run.modelCall.attempt + 1, `resumed: ${c.reason}`);
     return;
   }
   for (const call of run.calls.filter((x) => x.status === 'awaiting_approval')) {
