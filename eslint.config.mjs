@@ -84,9 +84,9 @@ const boundaries = [
       patterns: [
         ...libsToApps,
         {
-          // Anything that is not zod or a relative path inside the library.
-          regex: '^(?!(zod|\\.{1,2})(/|$))',
-          message: 'libs/contracts is the wire language: it may import only zod.',
+          // Anything that is not zod, node:crypto (the documented id derivation) or a relative path.
+          regex: '^(?!(zod|node:crypto|\\.{1,2})(/|$))',
+          message: 'libs/contracts is the wire language: it may import only zod (and node:crypto for derived ids).',
         },
       ],
     }),

@@ -7,3 +7,4 @@ export * from './subjects';
 export * from './agent';
 export * from './public-schemas';
 export * from './memory';
+export * from './request-ids';
