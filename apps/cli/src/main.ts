@@ -5,7 +5,19 @@ import { globalOptions } from './cli.config';
 import { CliError, EXIT } from './cli.errors';
 import { demoCommand } from './commands/demo.command';
 import { eventsCommand } from './commands/events.command';
+import { doctorCommand } from './commands/doctor.command';
+import { effectsCommand } from './commands/effects.command';
+import { exportCommand } from './commands/export.command';
+import { forkCommand } from './commands/fork.command';
+import { importCommand } from './commands/import.command';
+import { inboxCommand } from './commands/inbox.command';
+import { keysCommand } from './commands/keys.command';
 import { migrateCommand } from './commands/migrate.command';
+import { outboxCommand } from './commands/outbox.command';
+import { rebuildCommand } from './commands/rebuild.command';
+import { replayCommand } from './commands/replay.command';
+import { streamCheckCommand } from './commands/stream-check.command';
+import { threadsCommand } from './commands/threads.command';
 
 /** Thrown by commander's exitOverride: carries the exit code commander wanted, already mapped. */
 class ParseExit extends Error {
@@ -16,7 +28,9 @@ class ParseExit extends Error {
 
 export function buildProgram(): Command {
   const program = new Command('ratchet')
-    .description('Operate Ratchet, the durable agent harness: migrate, inspect thread logs, run the demo.')
+    .description(
+      'Operate Ratchet, the durable agent harness: what happened to a thread, and is the stored state right?',
+    )
     .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
     .showSuggestionAfterError(true)
     .showHelpAfterError('(add --help for usage)')
@@ -38,12 +52,34 @@ Examples:
   $ npm run ratchet -- migrate
   $ npm run ratchet -- demo
   $ npm run ratchet -- events th_Q2x8mVn1pL0aZrT5yKe3wB --from 5
-  $ npm run ratchet -- events th_Q2x8mVn1pL0aZrT5yKe3wB --json
+  $ npm run ratchet -- events th_Q2x8mVn1pL0aZrT5yKe3wB --follow
+  $ npm run ratchet -- doctor
+  $ npm run ratchet -- replay --all --verify && npm run ratchet -- stream-check --all
+  $ npm run ratchet -- threads --status running --json
   $ RATCHET_SUBJECT_PREFIX=staging npm run ratchet -- migrate --service orchestrator`,
   );
-  program.addCommand(migrateCommand()).addCommand(eventsCommand()).addCommand(demoCommand());
+  for (const command of [
+    migrateCommand(),
+    doctorCommand(),
+    threadsCommand(),
+    eventsCommand(),
+    effectsCommand(),
+    replayCommand(),
+    rebuildCommand(),
+    streamCheckCommand(),
+    outboxCommand(),
+    inboxCommand(),
+    forkCommand(),
+    exportCommand(),
+    importCommand(),
+    keysCommand(),
+    demoCommand(),
+  ]) {
+    program.addCommand(command);
+  }
   // addCommand does not copy settings (command() does): give the subcommands the same behaviour.
-  for (const sub of program.commands) {
+  const all = (c: Command): Command[] => c.commands.flatMap((sub) => [sub, ...all(sub)]);
+  for (const sub of all(program)) {
     sub.exitOverride((error: CommanderError) => {
       throw new ParseExit(usageExitCode(error));
     });
@@ -110,6 +146,10 @@ function describeError(error: unknown): { code: string; exitCode: number; messag
 }
 
 if (require.main === module) {
+  // `ratchet … | head` closes the pipe early: that is the reader's choice, not an error.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(EXIT.ok);
+  });
   void run(process.argv.slice(2)).then((code) => {
     process.exitCode = code;
     // Every pool and connection is closed by now; should a library leave a handle open, do not hang.

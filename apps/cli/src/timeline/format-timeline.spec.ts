@@ -44,7 +44,7 @@ describe('formatTimeline', () => {
       `v2   09:14:03.120  run.requested     run ${DEMO_RUN} by key:demo-local: agent demo v1, "What is the weather in Oslo and Rome?"`,
       `v3   09:14:03.120  run.started       run ${DEMO_RUN} (agent demo v1)`,
       'v4   09:14:03.121  model.requested   step 1 attempt 1',
-      'v5   09:14:33.124  run.resumed       from v4 (model call timed out) by orchestrator-7c9f-2',
+      'v5   09:14:33.124  run.resumed       RESUME from v4 (model call timed out) by orchestrator-7c9f-2',
       'v6   09:14:33.125  model.requested   RETRY step 1 attempt 2',
       'v7   09:14:33.139  model.responded   step 1 → 2 tool calls: demo.weather(city=Oslo), demo.weather(city=Rome)',
       `v8   09:14:33.139    tool.requested  demo.weather call_1_1 key …:${DEMO_RUN}:1:call_1_1`,
@@ -71,7 +71,7 @@ describe('formatTimeline', () => {
     next(log, 'tool.completed', { step: 1, callId: 'call_1_2', result: 'late' });
     const tail = formatTimeline(log).slice(-4).map(gist);
     expect(tail).toEqual([
-      'run.resumed  from v9 (worker lost) by w2',
+      'run.resumed  RESUME from v9 (worker lost) by w2',
       '  tool.completed  call_1_1 → "ok"',
       'model.requested  step 2 attempt 1',
       'tool.completed  call_1_2 → "late"',
@@ -177,5 +177,16 @@ describe('formatTimeline', () => {
     expect(truncate('abc', 3)).toBe('abc');
     expect(truncate('abcd', 3)).toBe('ab…');
     expect(clock('2026-11-30T10:14:03.120+01:00')).toBe('09:14:03.120');
+  });
+
+  it('shows the effect ledger on each tool request and the trace id where it changes', () => {
+    const key = (call: string) => `demo:th_Q2x8mVn1pL0aZrT5yKe3wB:${DEMO_RUN}:1:${call}`;
+    const ledger = new Map([[key('call_1_1'), { state: 'succeeded', attempts: 2 }]]);
+    const lines = formatTimeline(events, { ledger, traces: true });
+    expect(lines[0]).toMatch(/by key:demo-local trace 4bf92f3577b34da6a3ce929d0e0e4736$/);
+    expect(lines.slice(1).join('\n')).not.toContain('trace '); // the same trace all along
+    expect(lines[7]).toMatch(/call_1_1 key .* \[ledger succeeded ×2 RETRIED\]$/);
+    expect(lines[8]).toMatch(/call_1_2 key .* \[ledger: none\]$/);
+    expect(formatTimeline(events)[7]).not.toContain('ledger');
   });
 });

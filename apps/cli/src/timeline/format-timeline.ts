@@ -19,9 +19,17 @@ export interface TimelineOptions {
   style?: Styler;
   /** Longest JSON value or quoted text shown before it is cut with `…`. Default 60. */
   maxValueLength?: number;
+  /**
+   * The effect ledger by idempotency key: each `tool.requested` line then ends with the ledger's state
+   * and attempts (`[ledger succeeded ×1]`), so a retried or uncertain effect shows where it happened.
+   */
+  ledger?: ReadonlyMap<string, { state: string; attempts: number }>;
+  /** Show the trace id (from `event.trace.traceparent`) wherever it changes from the event before. */
+  traces?: boolean;
 }
 
 export const RETRY_MARK = 'RETRY';
+export const RESUME_MARK = 'RESUME';
 const INDENT = '  ';
 const MAX_KEY = 40;
 const MAX_ARG = 24;
@@ -40,14 +48,15 @@ interface Row {
   indent: string;
   type: string;
   typeStyle: Style | undefined;
-  retry: boolean;
+  mark: string | undefined;
   summary: string;
+  suffix: string;
 }
 
 /** Formats a whole log (or a slice of one, e.g. `--from 5`) as lines, without trailing newlines. */
 export function formatTimeline(events: readonly ThreadEvent[], options: TimelineOptions = {}): string[] {
   const style: Styler = options.style ?? ((_s, text) => text);
-  const formatter = new TimelineFormatter(options.maxValueLength ?? 60);
+  const formatter = new TimelineFormatter(options.maxValueLength ?? 60, options.ledger, options.traces === true);
   const rows = events.map((e) => formatter.row(e));
   const versionWidth = Math.max(0, ...rows.map((r) => r.version.length));
   const typeWidth = Math.max(0, ...rows.map((r) => r.indent.length + r.type.length));
@@ -57,7 +66,7 @@ export function formatTimeline(events: readonly ThreadEvent[], options: Timeline
       style('dim', r.version) + ' '.repeat(versionWidth - r.version.length),
       style('dim', r.time),
       `${r.indent}${r.typeStyle ? style(r.typeStyle, r.type) : r.type}${' '.repeat(type.length - r.type.length)}`,
-      `${r.retry ? `${style('yellow', RETRY_MARK)} ` : ''}${r.summary}`,
+      `${r.mark ? `${style('yellow', r.mark)} ` : ''}${r.summary}${r.suffix ? ` ${style('dim', r.suffix)}` : ''}`,
     ];
     return parts.join('  ').trimEnd();
   });
@@ -69,7 +78,13 @@ class TimelineFormatter {
   /** The calls of the latest super-step (its model.responded), whose events are indented beneath it. */
   private step: { runId: string | undefined; calls: Set<string> } | undefined;
 
-  constructor(private readonly max: number) {}
+  private lastTrace: string | undefined;
+
+  constructor(
+    private readonly max: number,
+    private readonly ledger: TimelineOptions['ledger'],
+    private readonly traces: boolean,
+  ) {}
 
   row(e: ThreadEvent): Row {
     const grouped = this.isInStep(e);
@@ -81,8 +96,14 @@ class TimelineFormatter {
       indent: grouped ? INDENT : '',
       type: e.type,
       typeStyle: styleOf(e.type),
-      retry: e.type === 'model.requested' && e.data.attempt > 1,
+      mark:
+        e.type === 'model.requested' && e.data.attempt > 1
+          ? RETRY_MARK
+          : e.type === 'run.resumed'
+            ? RESUME_MARK
+            : undefined,
       summary: this.summary(e),
+      suffix: [this.ledgerNote(e), this.traceNote(e)].filter((x) => x !== '').join(' '),
     };
     if (e.type === 'model.responded' && e.data.toolCalls.length > 0) {
       this.step = { runId: e.runId, calls: new Set(e.data.toolCalls.map((c) => c.id)) };
@@ -163,6 +184,21 @@ class TimelineFormatter {
       case 'run.resumed':
         return `from v${e.data.fromVersion} (${this.text(e.data.reason)}) by ${e.data.worker}`;
     }
+  }
+
+  private ledgerNote(e: ThreadEvent): string {
+    if (!this.ledger || e.type !== 'tool.requested') return '';
+    const row = this.ledger.get(e.data.idempotencyKey);
+    if (!row) return '[ledger: none]';
+    return `[ledger ${row.state} ×${row.attempts}${row.attempts > 1 ? ' RETRIED' : ''}]`;
+  }
+
+  private traceNote(e: ThreadEvent): string {
+    if (!this.traces || !e.trace) return '';
+    const traceId = e.trace.traceparent.split('-')[1] ?? e.trace.traceparent;
+    if (traceId === this.lastTrace) return '';
+    this.lastTrace = traceId;
+    return `trace ${traceId}`;
   }
 
   private failure(error: { code: string; message: string }): string {

@@ -10,3 +10,5 @@ export * from './effect-ledger.repository';
 export * from './api-key.repository';
 export * from './service-database';
 export * from './memory-items.repository';
+export * from './operator-threads.queries';
+export * from './service-health.queries';

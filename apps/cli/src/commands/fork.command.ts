@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import { Command } from 'commander';
+import { ConcurrencyError, runRowsFromLog } from '@ratchet/domain';
+import { assertToken, commandContext, plural, resolveTenant, withSchema, type CommandContext } from '../cli.context';
+import { CliError, UsageError } from '../cli.errors';
+import { planFork } from '../ops/thread-fork';
+import { threadStore } from '../ops/thread-projection';
+import { parseVersion } from './events.command';
+
+export interface ForkOptions {
+  at: number;
+  newThread?: string;
+  tenant?: string;
+}
+
+const newId = (prefix: string) => `${prefix}_${randomUUID().replaceAll('-', '')}`;
+
+/** Creates a new thread from the first `--at` events of another, with a projection folded from them. */
+export async function fork({ config, out }: CommandContext, sourceThreadId: string, opts: ForkOptions) {
+  const newThreadId = opts.newThread ?? newId('th');
+  assertToken('new thread id', newThreadId);
+  if (newThreadId === sourceThreadId) throw new UsageError('--new-thread must differ from the source thread');
+  const result = await withSchema(config, 'orchestrator', async (db) => {
+    const tenantId = await resolveTenant(db, sourceThreadId, opts.tenant);
+    const store = threadStore(db);
+    const source = await store.readEvents(tenantId, sourceThreadId);
+    let plan: ReturnType<typeof planFork>;
+    try {
+      plan = planFork(source, opts.at, newThreadId, new Date().toISOString(), {
+        eventId: () => newId('ev'),
+        id: newId,
+      });
+    } catch (error) {
+      throw new CliError(
+        `cannot fork ${tenantId}/${sourceThreadId}: ${(error as Error).message}`,
+        undefined,
+        'fork.invalid',
+      );
+    }
+    const version = plan.events.at(-1)!.version;
+    try {
+      await store.transaction(async (tx) => {
+        await tx.appendEvents(tenantId, newThreadId, 0, plan.events);
+        await tx.saveProjection(
+          { tenantId, threadId: newThreadId, version, state: plan.state },
+          runRowsFromLog(tenantId, newThreadId, plan.state, plan.events),
+        );
+      });
+    } catch (error) {
+      if (error instanceof ConcurrencyError) {
+        throw new CliError(
+          `thread ${tenantId}/${newThreadId} already exists: pick another --new-thread`,
+          undefined,
+          'fork.exists',
+        );
+      }
+      throw error;
+    }
+    return {
+      tenantId,
+      sourceThreadId,
+      threadId: newThreadId,
+      at: opts.at,
+      version,
+      cancelledRuns: plan.cancelledRuns,
+      renamed: plan.renamed,
+    };
+  });
+  if (out.json) {
+    out.jsonLine(result);
+  } else {
+    out.line(
+      `${out.style('green', '✔')} forked ${result.tenantId}/${sourceThreadId} at v${opts.at} → ${out.style('bold', result.threadId)} (v${result.version})`,
+    );
+    if (result.cancelledRuns.length > 0) {
+      out.line(
+        `  ${plural(result.cancelledRuns.length, 'run')} in flight at v${opts.at} cancelled in the fork (reason "forked"): ${result.cancelledRuns.join(', ')}`,
+      );
+    }
+    out.line(out.style('dim', `  see it with: ratchet events ${result.threadId} --tenant ${result.tenantId}`));
+  }
+  return result;
+}
+
+export function forkCommand(): Command {
+  return new Command('fork')
+    .description(
+      "create a new thread whose log is another thread's events 1..<version>, re-enveloped, with its projection",
+    )
+    .argument('<threadId>', 'the source thread')
+    .requiredOption('--at <version>', 'the last source version the fork keeps', parseVersion)
+    .option('--new-thread <threadId>', 'the id of the new thread (default: a random th_… id)')
+    .option('--tenant <tenant>', "the source thread's tenant (found from the id when unique)")
+    .addHelpText(
+      'after',
+      `
+The fork's events get new ids and causationId = the source event's id; run and request ids are
+renamed so the fork never shares idempotency keys with the source. A run still open at <version> is
+closed in the fork with run.cancelled (reason "forked"), its open tool calls failed explicitly.
+
+Examples:
+  $ ratchet fork th_Q2x8mVn1pL0aZrT5yKe3wB --at 7
+  $ ratchet fork th_Q2x8mVn1pL0aZrT5yKe3wB --at 7 --new-thread th_investigation_1 --json`,
+    )
+    .action(async (threadId: string, opts: ForkOptions, cmd: Command) => {
+      await fork(commandContext(cmd), threadId, opts);
+    });
+}

@@ -1,0 +1,98 @@
+import { Command } from 'commander';
+import { ApiKeyRepository, type ApiKeyRecord } from '@ratchet/adapters';
+import { assertToken, commandContext, plural, withSchema, type CommandContext } from '../cli.context';
+import { CliError, UsageError } from '../cli.errors';
+import { parseDuration, table } from '../cli.parse';
+
+export interface KeysCreateOptions {
+  tenant: string;
+  roles: string;
+  name: string;
+  expiresIn?: number;
+}
+
+/** Creates a key; the secret is printed this once and is not recoverable (only its SHA-256 is stored). */
+export async function createKey({ config, out }: CommandContext, opts: KeysCreateOptions) {
+  assertToken('tenant', opts.tenant);
+  const roles = opts.roles
+    .split(',')
+    .map((r) => r.trim())
+    .filter((r) => r !== '');
+  if (roles.length === 0) throw new UsageError('--roles needs at least one role, e.g. --roles runner,viewer');
+  const expiresAt = opts.expiresIn === undefined ? null : new Date(Date.now() + opts.expiresIn);
+  const { key, secret } = await withSchema(config, 'gateway', (db) =>
+    new ApiKeyRepository(db.sql).create({ tenantId: opts.tenant, name: opts.name, roles, expiresAt }),
+  );
+  if (out.json) {
+    out.jsonLine({ ...key, secret });
+  } else {
+    out.line(
+      `${out.style('green', '✔')} key ${key.id} for tenant ${key.tenantId} (${roles.join(', ')})${key.expiresAt ? `, expires ${key.expiresAt}` : ''}`,
+    );
+    out.line(secret);
+    out.note(out.style('yellow', 'the secret above is shown once: store it now (only its hash is kept)'));
+  }
+  return { key, secret };
+}
+
+export async function listKeys({ config, out }: CommandContext, tenant: string): Promise<ApiKeyRecord[]> {
+  assertToken('tenant', tenant);
+  const keys = await withSchema(config, 'gateway', (db) => new ApiKeyRepository(db.sql).listByTenant(tenant));
+  if (out.json) {
+    for (const k of keys) out.jsonLine(k);
+    return keys;
+  }
+  const now = Date.now();
+  const state = (k: ApiKeyRecord) =>
+    k.revokedAt ? 'revoked' : k.expiresAt && Date.parse(k.expiresAt) <= now ? 'expired' : 'active';
+  const lines = table([
+    ['ID', 'NAME', 'ROLES', 'STATE', 'CREATED', 'EXPIRES'],
+    ...keys.map((k) => [k.id, k.name, k.roles.join(','), state(k), k.createdAt, k.expiresAt ?? 'never']),
+  ]);
+  out.line(out.style('bold', lines[0]!));
+  for (const l of lines.slice(1)) out.line(l);
+  out.note(`${plural(keys.length, 'key')} in tenant ${tenant}`);
+  return keys;
+}
+
+export async function revokeKey({ config, out }: CommandContext, id: string): Promise<void> {
+  const revoked = await withSchema(config, 'gateway', (db) => new ApiKeyRepository(db.sql).revoke(id));
+  if (!revoked) throw new CliError(`no active key ${id} (unknown, or revoked already)`, undefined, 'key.not_found');
+  if (out.json) out.jsonLine({ id, revoked: true });
+  else out.line(`${out.style('green', '✔')} key ${id} revoked`);
+}
+
+export function keysCommand(): Command {
+  const keys = new Command('keys').description('create, list and revoke API keys of the gateway');
+  keys
+    .command('create')
+    .description('create an API key and print its secret once')
+    .requiredOption('--tenant <tenant>', 'the tenant the key acts for')
+    .option('--roles <roles>', 'comma-separated roles', 'runner')
+    .option('--name <name>', 'a label to recognise the key by', 'cli')
+    .option('--expires-in <duration>', 'e.g. 30d, 12h (default: never)', parseDuration)
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ ratchet keys create --tenant acme --roles runner,viewer --name ci --expires-in 30d',
+    )
+    .action(async (opts: KeysCreateOptions, cmd: Command) => {
+      await createKey(commandContext(cmd), opts);
+    });
+  keys
+    .command('list')
+    .description("list a tenant's keys (never their secrets)")
+    .requiredOption('--tenant <tenant>', 'the tenant')
+    .addHelpText('after', '\nExamples:\n  $ ratchet keys list --tenant acme --json')
+    .action(async (opts: { tenant: string }, cmd: Command) => {
+      await listKeys(commandContext(cmd), opts.tenant);
+    });
+  keys
+    .command('revoke')
+    .description('revoke a key now (requests with it are refused from then on)')
+    .argument('<keyId>', 'the id printed by create or list')
+    .addHelpText('after', '\nExamples:\n  $ ratchet keys revoke 3f1c…')
+    .action(async (id: string, _opts: unknown, cmd: Command) => {
+      await revokeKey(commandContext(cmd), id);
+    });
+  return keys;
+}
