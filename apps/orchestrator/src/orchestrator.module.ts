@@ -10,6 +10,7 @@ import { ThreadCommandHandler, threadColumns } from './threads/thread-command.ha
 import { ThreadInboxController } from './threads/thread-inbox.controller';
 import { Watchdog } from './watchdog/watchdog';
 import { approvalEnricher } from './approvals/approval-enricher';
+import { AgentsResponder } from './agents/agents.responder';
 import { WatchdogLifecycle } from './watchdog/watchdog.lifecycle';
 
 @Module({})
@@ -49,6 +50,7 @@ export class OrchestratorModule {
             }),
         },
         WatchdogLifecycle,
+        AgentsResponder,
         {
           provide: ModelWorker,
           // API keys are read from the variable each agent names (`model.apiKeyEnv`), i.e. a mounted secret.

@@ -8,3 +8,4 @@ export * from './agent';
 export * from './public-schemas';
 export * from './memory';
 export * from './request-ids';
+export * from './agents-api';

@@ -28,6 +28,8 @@ export function subjects(prefix: string) {
     eventsOfTenant: (tenant: string) => `${prefix}.events.${token('tenant', tenant)}.>`,
     eventsAll: `${prefix}.events.>`,
     toolService: (tool: string) => `${prefix}.toolsvc.${tool}`,
+    agents: (op: string) => `${prefix}.agents.${op}`,
+    agentsAll: `${prefix}.agents.*`,
   };
 }
 export type Subjects = ReturnType<typeof subjects>;

@@ -36,6 +36,10 @@ export class AgentCatalog {
     return stored;
   }
 
+  list(): Promise<StoredAgent[]> {
+    return this.repository.list();
+  }
+
   latest(name: string): Promise<StoredAgent | undefined> {
     return this.repository.latest(name);
   }

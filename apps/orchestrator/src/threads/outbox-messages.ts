@@ -3,6 +3,7 @@ import {
   type ApprovalRequestCommand,
   type ModelCallCommand,
   type Subjects,
+  type AgentToolConfig,
   type ThreadEvent,
   type ToolCallCommand,
   type TraceContext,
@@ -29,6 +30,9 @@ export function feedMessages(subjects: Subjects, events: readonly ThreadEvent[])
   }));
 }
 
+/** The pinned agent version's `tools[].config` for a tool, if any (sent to the executor with each call). */
+export type AgentToolConfigLookup = (agent: string, agentVersion: number, tool: string) => AgentToolConfig | undefined;
+
 /** The commands and replies a decision asks for, built from the state after its events. */
 export function outgoingMessages(
   subjects: Subjects,
@@ -38,6 +42,7 @@ export function outgoingMessages(
   version: number,
   outgoing: readonly Outgoing[],
   trace?: TraceContext,
+  toolConfig?: AgentToolConfigLookup,
 ): OutboxMessage[] {
   // Row ids (= Nats-Msg-Id) carry the thread version that caused them: a resume re-sends a command
   // under a new id, while a re-decided message (after a conflict) reproduces the same one.
@@ -80,6 +85,9 @@ export function outgoingMessages(
           idempotencyKey: o.idempotencyKey,
           principal: o.principal,
         };
+        const run = state.active;
+        const config = run && toolConfig?.(run.agent, run.agentVersion, o.tool);
+        if (config) payload.toolConfig = config;
         const id = `${o.commandId}@${version}`;
         const headers = headersFor(id, 'tool.call', tenantId, trace);
         headers[HEADERS.idempotencyKey] = o.idempotencyKey;
