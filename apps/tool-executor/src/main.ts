@@ -1,14 +1,15 @@
 import 'reflect-metadata';
 import { TOOLS_MIGRATIONS } from '@ratchet/adapters';
 import { loadConfig, runMain, startService } from '@ratchet/platform';
-import { BUILTIN_TOOLS, ToolRegistry } from '@ratchet/tools';
+import { BUILTIN_TOOLS, parseRemoteTools, remoteTool, ToolRegistry } from '@ratchet/tools';
+import { natsToolTransport } from './effects/remote-transport';
 import { TOOL_CONSUMER } from './effects/tool-call.controller';
 import { toolExecutorConfigSchema } from './tool-executor.config';
 import { ToolExecutorModule } from './tool-executor.module';
 
 runMain('tool-executor', async () => {
   const config = loadConfig(toolExecutorConfigSchema, process.env, 'tool-executor');
-  const tools = new ToolRegistry(BUILTIN_TOOLS);
+  const remote = parseRemoteTools(config.REMOTE_TOOLS);
   await startService({
     service: 'tool-executor',
     schema: 'tools',
@@ -17,6 +18,11 @@ runMain('tool-executor', async () => {
     config,
     healthPort: config.HEALTH_PORT,
     shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
-    module: (runtime) => ToolExecutorModule.create(runtime, tools),
+    maxMessages: config.TOOL_CONCURRENCY,
+    module: (runtime) => {
+      const transport = natsToolTransport(runtime.nc, runtime.subjects);
+      const tools = new ToolRegistry([...BUILTIN_TOOLS, ...remote.map((d) => remoteTool(d, transport))]);
+      return ToolExecutorModule.create(runtime, tools);
+    },
   });
 });

@@ -1,4 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { MemoryClient } from '@ratchet/adapters';
 import { RuntimeModule, ServiceRuntime } from '@ratchet/platform';
 import type { ToolRegistry } from '@ratchet/tools';
 import { ToolCallController } from './effects/tool-call.controller';
@@ -8,6 +9,7 @@ import { ToolCallHandler } from './effects/tool-call.handler';
 export class ToolExecutorModule {
   static create(runtime: ServiceRuntime, tools: ToolRegistry): DynamicModule {
     const logger = runtime.logger.child({ component: 'tools' });
+    const memory = new MemoryClient(runtime.nc, { subjectPrefix: runtime.subjects.prefix });
     return {
       module: ToolExecutorModule,
       imports: [RuntimeModule.forRuntime(runtime)],
@@ -16,10 +18,23 @@ export class ToolExecutorModule {
         {
           provide: ToolCallHandler,
           useFactory: () =>
-            new ToolCallHandler(runtime.db, tools, runtime.relay, runtime.subjects, {
-              info: (msg, fields) => logger.info(fields ?? {}, msg),
-              warn: (msg, fields) => logger.warn(fields ?? {}, msg),
-            }),
+            new ToolCallHandler(
+              runtime.db,
+              tools,
+              runtime.relay,
+              runtime.subjects,
+              {
+                info: (msg, fields) => logger.info(fields ?? {}, msg),
+                warn: (msg, fields) => logger.warn(fields ?? {}, msg),
+              },
+              {
+                // Bound here to the call's tenant and principal: a tool cannot reach another tenant's memory.
+                memoryFor: (tenantId, principal) => ({
+                  put: (request) => memory.put(tenantId, { ...request, principal }),
+                  search: (request) => memory.search(tenantId, { ...request, principal }),
+                }),
+              },
+            ),
         },
       ],
     };

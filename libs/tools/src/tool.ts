@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import type { Json, JsonObject, Principal, ToolSpec } from '@ratchet/contracts';
+import type {
+  AgentToolConfig,
+  Json,
+  JsonObject,
+  MemoryReply,
+  MemoryRequestInput,
+  Principal,
+  ToolSpec,
+} from '@ratchet/contracts';
 
 /**
  * How safe a tool is to repeat after a crash:
@@ -14,16 +22,33 @@ export interface ToolLogger {
   warn(msg: string, fields?: Record<string, unknown>): void;
 }
 
+/**
+ * Durable memory as a tool sees it: already bound to the call's tenant and principal, so a tool can
+ * neither pick another tenant nor act as someone else (ARCHITECTURE §8).
+ */
+export interface ToolMemory {
+  put(request: Omit<MemoryRequestInput<'put'>, 'principal'>): Promise<MemoryReply<'put'>>;
+  search(request: Omit<MemoryRequestInput<'search'>, 'principal'>): Promise<MemoryReply<'search'>>;
+}
+
 /** What a tool may know. Nothing here reaches another tenant's data. */
 export interface ToolContext {
+  /** The ledger key of this logical call: pass it on to the outside world (e.g. `Idempotency-Key`). */
   idempotencyKey: string;
   tenantId: string;
   threadId: string;
   runId: string;
   callId: string;
   principal: Principal;
+  /** Aborted on timeout: stop work and drop connections. */
   signal: AbortSignal;
   logger: ToolLogger;
+  /** The calling agent's settings for this tool (`tools[].config` in its definition); `{}` when none. */
+  config: AgentToolConfig;
+  /** 1 on the first attempt of this delivery; retries after transient errors count up. */
+  attempt: number;
+  /** Memory of the call's tenant as the call's principal; absent where no memory service is wired. */
+  memory?: ToolMemory | undefined;
 }
 
 export interface ToolDefinition<I extends z.ZodType<JsonObject> = z.ZodType<JsonObject>> {
@@ -37,6 +62,8 @@ export interface ToolDefinition<I extends z.ZodType<JsonObject> = z.ZodType<Json
   /** Asks the outside world whether an effect with this key happened (after a crash mid-effect). */
   reconcile?: (args: z.infer<I>, ctx: ToolContext) => Promise<{ happened: true; result: Json } | { happened: false }>;
   execute(args: z.infer<I>, ctx: ToolContext): Promise<Json>;
+  /** Served by another service over NATS (`<prefix>.toolsvc.<name>`); see docs/tools.md. */
+  remote?: boolean;
 }
 
 export type AnyTool = ToolDefinition<z.ZodType<JsonObject>>;
@@ -46,6 +73,9 @@ export function defineTool<I extends z.ZodType<JsonObject>>(
 ): ToolDefinition<I> {
   if (!/^[a-z][a-z0-9_.-]*$/.test(def.name))
     throw new Error(`tool name ${JSON.stringify(def.name)} must be lower-case like "demo.weather"`);
+  if (def.timeoutMs !== undefined && !(def.timeoutMs > 0)) throw new Error(`tool ${def.name}: timeoutMs must be > 0`);
+  if (def.retry && !(def.retry.attempts >= 1 && def.retry.backoffMs >= 0))
+    throw new Error(`tool ${def.name}: retry needs attempts >= 1 and backoffMs >= 0`);
   return { timeoutMs: 30_000, retry: { attempts: 3, backoffMs: 200 }, ...def };
 }
 
@@ -56,14 +86,22 @@ export function toolSpec(tool: AnyTool): ToolSpec {
   return { name: tool.name, description: tool.description, parameters: schema };
 }
 
-/** Tool failures in a shape the model can read. `retryable` failures are retried with backoff first. */
+/**
+ * Tool failures in a shape the model can read. `retryable` failures are retried with backoff first
+ * (for `at-most-once` tools only when `mayHaveActed` is false). `mayHaveActed`: the effect may have
+ * happened before the failure (a lost response, a timeout after the request left): an `at-most-once`
+ * tool's call then becomes `uncertain` and goes to a human instead of failing or repeating.
+ */
 export class ToolError extends Error {
+  readonly mayHaveActed: boolean;
   constructor(
     readonly code: string,
     message: string,
     readonly retryable = false,
+    options: { mayHaveActed?: boolean; cause?: unknown } = {},
   ) {
-    super(message);
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ToolError';
+    this.mayHaveActed = options.mayHaveActed ?? false;
   }
 }

@@ -1,15 +1,54 @@
-import type { Json, ToolCallCommand } from '@ratchet/contracts';
-import { ToolError, type AnyTool, type ToolContext, type ToolLogger } from '@ratchet/tools';
+import type { AgentToolConfig, Json, ToolCallCommand } from '@ratchet/contracts';
+import { ToolError, type AnyTool, type ToolContext, type ToolLogger, type ToolMemory } from '@ratchet/tools';
 
 export type ToolRunOutcome =
   | { status: 'completed'; result: Json }
-  | { status: 'failed'; error: { code: string; message: string; retryable: boolean } };
+  | { status: 'failed'; error: { code: string; message: string; retryable: boolean } }
+  /** An at-most-once tool failed in a way that may have left the effect done: a human decides. */
+  | { status: 'uncertain'; reason: string };
+
+/** What the executor gives every call besides the command: its logger and the tenant-bound services. */
+export interface ToolServices {
+  logger: ToolLogger;
+  /** Memory bound to the call's tenant and principal. */
+  memoryFor?: (tenantId: string, principal: ToolCallCommand['principal']) => ToolMemory;
+}
+
+export function toolContext(
+  command: ToolCallCommand,
+  services: ToolServices,
+  signal: AbortSignal,
+  attempt: number,
+): ToolContext {
+  const config: AgentToolConfig = command.toolConfig ?? {};
+  return {
+    idempotencyKey: command.idempotencyKey,
+    tenantId: command.tenantId,
+    threadId: command.threadId,
+    runId: command.runId,
+    callId: command.callId,
+    principal: command.principal,
+    signal,
+    logger: services.logger,
+    config,
+    attempt,
+    memory: services.memoryFor?.(command.tenantId, command.principal),
+  };
+}
 
 /**
  * Runs a tool with its timeout and retry policy. Invalid arguments never reach the tool; every failure
- * comes back as an outcome the model can read, never as a crash.
+ * comes back as an outcome the model can read, never as a crash. Transient errors (`ToolError` with
+ * `retryable`) are retried with exponential backoff up to `retry.attempts` — for an `at-most-once` tool
+ * only when the error says the effect did not happen. A timeout or a `mayHaveActed` error of an
+ * `at-most-once` tool is `uncertain`, never a failure the model would act on nor a blind retry.
  */
-export async function runTool(tool: AnyTool, command: ToolCallCommand, logger: ToolLogger): Promise<ToolRunOutcome> {
+export async function runTool(
+  tool: AnyTool,
+  command: ToolCallCommand,
+  services: ToolServices | ToolLogger,
+): Promise<ToolRunOutcome> {
+  const svc: ToolServices = 'logger' in services ? services : { logger: services };
   const parsed = tool.input.safeParse(command.args);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
@@ -18,20 +57,12 @@ export async function runTool(tool: AnyTool, command: ToolCallCommand, logger: T
       error: { code: 'invalid_arguments', message: `invalid arguments for ${tool.name}: ${issues}`, retryable: false },
     };
   }
+  const once = tool.kind === 'at-most-once';
   const attempts = Math.max(1, tool.retry.attempts);
   for (let attempt = 1; ; attempt++) {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new Error('timeout')), tool.timeoutMs);
-    const ctx: ToolContext = {
-      idempotencyKey: command.idempotencyKey,
-      tenantId: command.tenantId,
-      threadId: command.threadId,
-      runId: command.runId,
-      callId: command.callId,
-      principal: command.principal,
-      signal: controller.signal,
-      logger,
-    };
+    const ctx = toolContext(command, svc, controller.signal, attempt);
     try {
       const result = await Promise.race([tool.execute(parsed.data, ctx), aborted(controller.signal)]);
       if (tool.output) {
@@ -45,8 +76,18 @@ export async function runTool(tool: AnyTool, command: ToolCallCommand, logger: T
       return { status: 'completed', result };
     } catch (error) {
       const timedOut = controller.signal.aborted;
-      const retryable = !timedOut && (error instanceof ToolError ? error.retryable : false);
+      const toolError = error instanceof ToolError ? error : undefined;
+      const mayHaveActed = timedOut || (toolError?.mayHaveActed ?? !toolError);
+      if (once && mayHaveActed) {
+        const what = timedOut ? `did not finish within ${tool.timeoutMs} ms` : `failed: ${(error as Error).message}`;
+        return {
+          status: 'uncertain',
+          reason: `${tool.name} (at-most-once) ${what}; the effect may have happened, a human must decide`,
+        };
+      }
+      const retryable = !timedOut && (toolError?.retryable ?? false);
       if (retryable && attempt < attempts) {
+        svc.logger.warn('tool failed, retrying', { tool: tool.name, attempt, code: toolError?.code });
         await new Promise((r) => setTimeout(r, tool.retry.backoffMs * 2 ** (attempt - 1)));
         continue;
       }
@@ -59,10 +100,15 @@ export async function runTool(tool: AnyTool, command: ToolCallCommand, logger: T
             retryable: false,
           },
         };
-      const code = error instanceof ToolError ? error.code : 'tool_error';
+      const code = toolError ? toolError.code : 'tool_error';
+      const message = (error as Error).message ?? String(error);
       return {
         status: 'failed',
-        error: { code, message: (error as Error).message ?? String(error), retryable: false },
+        error: {
+          code,
+          message: retryable ? `${message} (gave up after ${attempt} attempts)` : message,
+          retryable: false,
+        },
       };
     } finally {
       clearTimeout(timer);

@@ -1,14 +1,24 @@
-import { HEADERS, type Subjects, type ToolCallCommand, type ToolResultMessage } from '@ratchet/contracts';
+import {
+  HEADERS,
+  ToolCallCommand,
+  type Subjects,
+  type ToolResolveCommand,
+  type ToolResultMessage,
+} from '@ratchet/contracts';
 import { EffectLedgerRepository, withServiceTx, type Database, type EffectRecord } from '@ratchet/adapters';
 import { decideEffect, type OutboxMessage } from '@ratchet/domain';
 import type { ToolLogger, ToolRegistry } from '@ratchet/tools';
-import { runTool, type ToolRunOutcome } from './run-tool';
+import { crashPoint } from './crash-points';
+import { runTool, toolContext, type ToolRunOutcome, type ToolServices } from './run-tool';
 
 export interface Relay {
   flush(ids: string[]): Promise<unknown>;
 }
 
 export type ToolCallResult = 'executed' | 'dedup' | 'retried' | 'escalated' | 'reconciled';
+export type ToolResolveResult = 'resolved' | 'retried' | 'dedup' | 'not-found' | 'not-uncertain';
+
+type Outcome = ToolResultMessage['outcome'];
 
 /**
  * The effect ledger around every tool call (ARCHITECTURE §6). `started` is committed before the tool
@@ -16,47 +26,66 @@ export type ToolCallResult = 'executed' | 'dedup' | 'retried' | 'escalated' | 'r
  * and never blindly repeats an effect that may have happened.
  */
 export class ToolCallHandler {
+  private readonly services: ToolServices;
+
   constructor(
     private readonly db: Database,
     private readonly tools: ToolRegistry,
     private readonly relay: Relay,
     private readonly subjects: Subjects,
-    private readonly logger: ToolLogger,
-  ) {}
+    logger: ToolLogger,
+    services: Omit<ToolServices, 'logger'> = {},
+  ) {
+    this.services = { ...services, logger };
+  }
 
   async handle(command: ToolCallCommand, traceHeaders: Record<string, string>): Promise<ToolCallResult> {
     const tool = this.tools.get(command.tool);
     const kind = tool?.kind ?? 'pure';
-    const start = {
-      key: command.idempotencyKey,
-      tenantId: command.tenantId,
-      threadId: command.threadId,
-      runId: command.runId,
-      callId: command.callId,
-      tool: command.tool,
-      kind,
-    };
+    await crashPoint('tools.before-started');
     // 1. Claim the key (committed on its own: the claim must be durable before anything acts).
-    const claimed = await withServiceTx(this.db, (tx) => new EffectLedgerRepository(tx).recordStarted(start));
+    const claimed = await withServiceTx(this.db, (tx) =>
+      new EffectLedgerRepository(tx).recordStarted({
+        key: command.idempotencyKey,
+        tenantId: command.tenantId,
+        threadId: command.threadId,
+        runId: command.runId,
+        callId: command.callId,
+        tool: command.tool,
+        kind,
+        command,
+      }),
+    );
     const existing: EffectRecord | undefined = claimed === 'inserted' ? undefined : claimed;
+    if (existing && existing.tenantId !== command.tenantId) {
+      // A key is derived from the tenant, so this is a forged or corrupt command: never answer across tenants.
+      throw new Error(`effect ${command.idempotencyKey} belongs to another tenant`);
+    }
     const action = decideEffect(existing?.state, kind, tool?.reconcile !== undefined);
 
     switch (action) {
       case 'resend': {
-        await this.finish(command, traceHeaders, undefined, storedOutcome(existing));
+        await this.finish(command, traceHeaders, 'dedup', storedOutcome(existing));
         return 'dedup';
       }
       case 'escalate': {
-        await this.finish(command, traceHeaders, existing?.state === 'uncertain' ? undefined : 'uncertain', {
-          status: 'uncertain',
-          idempotencyKey: command.idempotencyKey,
-          reason: `an earlier attempt of ${command.tool} (at-most-once) stopped after it may have acted; a human must decide`,
-        });
+        await this.finish(
+          command,
+          traceHeaders,
+          existing?.state === 'uncertain' ? 'resend' : 'uncertain',
+          uncertain(command, `an earlier attempt of ${command.tool} (at-most-once) stopped after it may have acted`),
+        );
         return 'escalated';
       }
       case 'reconcile': {
         if (!tool?.reconcile) throw new Error('unreachable: reconcile without a hook');
-        const answer = await tool.reconcile(command.args, this.context(command));
+        const parsed = tool.input.safeParse(command.args);
+        const answer = parsed.success
+          ? await tool.reconcile(
+              parsed.data,
+              toolContext(command, this.services, AbortSignal.timeout(tool.timeoutMs), 1),
+            )
+          : { happened: false as const };
         if (answer.happened) {
           await this.finish(command, traceHeaders, 'succeeded', { status: 'completed', result: answer.result });
           return 'reconciled';
@@ -71,23 +100,111 @@ export class ToolCallHandler {
         break;
     }
 
+    await this.execute(command, traceHeaders);
+    return action === 'execute' ? 'executed' : action === 'reconcile' ? 'reconciled' : 'retried';
+  }
+
+  /**
+   * A human's answer to an `uncertain` effect. Recorded in the ledger only while the effect is still
+   * `uncertain` (a repeated or late answer changes nothing, and re-sends what the ledger holds).
+   */
+  async resolve(command: ToolResolveCommand, traceHeaders: Record<string, string>): Promise<ToolResolveResult> {
+    const ledger = new EffectLedgerRepository(this.db.sql);
+    const record = await ledger.get(command.idempotencyKey);
+    // Another tenant's key reads as missing (ARCHITECTURE §8).
+    if (!record || record.tenantId !== command.tenantId) return 'not-found';
+    const call = ToolCallCommand.safeParse(record.command);
+    if (!call.success) return 'not-found';
+    if (record.state !== 'uncertain') {
+      if (record.state === 'started') return 'not-uncertain';
+      await this.finish(call.data, traceHeaders, 'dedup', storedOutcome(record));
+      return 'dedup';
+    }
+    const r = command.resolution;
+    if (r.decision === 'retry') {
+      const ok = await withServiceTx(this.db, (tx) =>
+        new EffectLedgerRepository(tx).recordResolution(command.tenantId, command.idempotencyKey, 'retry', command.by),
+      );
+      if (!ok) return 'not-uncertain';
+      // Back to `started` with one more attempt, committed before it runs again: a crash now escalates again.
+      await this.execute(call.data, traceHeaders);
+      return 'retried';
+    }
+    const outcome: Outcome =
+      r.decision === 'happened'
+        ? { status: 'completed', result: r.result }
+        : {
+            status: 'failed',
+            error: {
+              code: 'effect.failed_by_human',
+              message: `${record.tool}: ${command.by} decided the call failed${r.reason ? `: ${r.reason}` : ''}`,
+              retryable: false,
+            },
+          };
+    const row = this.resultRow(call.data, traceHeaders, outcome, false);
+    const ok = await withServiceTx(this.db, async (tx) => {
+      const done = await new EffectLedgerRepository(tx).recordResolution(
+        command.tenantId,
+        command.idempotencyKey,
+        r.decision,
+        command.by,
+        outcome,
+      );
+      if (done) await tx.enqueue([row]);
+      return done;
+    });
+    if (!ok) return 'not-uncertain';
+    await this.relay.flush([row.id]).catch(() => undefined);
+    return 'resolved';
+  }
+
+  /** Runs the tool (the ledger says `started`) and records what came of it. */
+  private async execute(command: ToolCallCommand, traceHeaders: Record<string, string>): Promise<void> {
+    const tool = this.tools.get(command.tool);
     const outcome: ToolRunOutcome = tool
-      ? await runTool(tool, command, this.logger)
+      ? await runTool(tool, command, this.services)
       : {
           status: 'failed',
           error: { code: 'unknown_tool', message: `no tool named ${command.tool} is registered`, retryable: false },
         };
+    await crashPoint('tools.after-effect');
+    if (outcome.status === 'uncertain') {
+      this.services.logger.warn('effect uncertain: escalated', { key: command.idempotencyKey, tool: command.tool });
+      await this.finish(command, traceHeaders, 'uncertain', uncertain(command, outcome.reason));
+      return;
+    }
     await this.finish(command, traceHeaders, outcome.status === 'completed' ? 'succeeded' : 'failed', outcome);
-    return action === 'execute' ? 'executed' : action === 'reconcile' ? 'reconciled' : 'retried';
   }
 
-  /** Records the outcome (unless only re-sending) and the result message in one transaction, then publishes. */
+  /**
+   * Records the outcome (or the dedup hit) and the result message in one transaction, then publishes.
+   * `resend`: only the message (an uncertain notice again); `dedup`: the message and a dedup hit.
+   */
   private async finish(
     command: ToolCallCommand,
     traceHeaders: Record<string, string>,
-    record: 'succeeded' | 'failed' | 'uncertain' | undefined,
-    outcome: ToolResultMessage['outcome'],
+    record: 'succeeded' | 'failed' | 'uncertain' | 'dedup' | 'resend',
+    outcome: Outcome,
   ): Promise<void> {
+    const repeat = record === 'dedup' || record === 'resend';
+    const row = this.resultRow(command, traceHeaders, outcome, repeat);
+    await withServiceTx(this.db, async (tx) => {
+      const ledger = new EffectLedgerRepository(tx);
+      if (record === 'dedup') await ledger.recordDedupHit(command.idempotencyKey);
+      else if (record !== 'resend')
+        await ledger.recordOutcome(command.idempotencyKey, record, record === 'uncertain' ? null : outcome);
+      await tx.enqueue([row]);
+    });
+    if (!repeat) await crashPoint('tools.after-outcome');
+    await this.relay.flush([row.id]).catch(() => undefined);
+  }
+
+  private resultRow(
+    command: ToolCallCommand,
+    traceHeaders: Record<string, string>,
+    outcome: Outcome,
+    repeat: boolean,
+  ): OutboxMessage {
     const message: ToolResultMessage = {
       kind: 'tool.result',
       // One id per outcome: a resend is deduped downstream, an uncertain notice and its later answer are not.
@@ -99,42 +216,26 @@ export class ToolCallHandler {
       callId: command.callId,
       outcome,
     };
-    const row: OutboxMessage = {
+    return {
       // A resend gets a row of its own (the first row may be long sent and pruned); the orchestrator's
       // inbox dedups by the message id in the body, forever.
-      id: record ? message.messageId : `${message.messageId}:resend:${Date.now()}`,
+      id:
+        repeat || outcome.status === 'uncertain'
+          ? `${message.messageId}:resend:${Date.now()}:${Math.random().toString(36).slice(2, 8)}`
+          : message.messageId,
       subject: this.subjects.inbox(command.tenantId, command.threadId),
       payload: message,
       headers: { ...traceHeaders, [HEADERS.messageType]: 'tool.result', [HEADERS.tenant]: command.tenantId },
     };
-    await withServiceTx(this.db, async (tx) => {
-      if (record)
-        await new EffectLedgerRepository(tx).recordOutcome(
-          command.idempotencyKey,
-          record,
-          record === 'uncertain' ? null : outcome,
-        );
-      await tx.enqueue([row]);
-    });
-    await this.relay.flush([row.id]).catch(() => undefined);
-  }
-
-  private context(command: ToolCallCommand) {
-    return {
-      idempotencyKey: command.idempotencyKey,
-      tenantId: command.tenantId,
-      threadId: command.threadId,
-      runId: command.runId,
-      callId: command.callId,
-      principal: command.principal,
-      signal: new AbortController().signal,
-      logger: this.logger,
-    };
   }
 }
 
-function storedOutcome(record: EffectRecord | undefined): ToolResultMessage['outcome'] {
-  const stored = record?.result as ToolResultMessage['outcome'] | null | undefined;
+function uncertain(command: ToolCallCommand, reason: string): Outcome {
+  return { status: 'uncertain', idempotencyKey: command.idempotencyKey, reason: `${reason}; a human must decide` };
+}
+
+function storedOutcome(record: EffectRecord | undefined): Outcome {
+  const stored = record?.result as Outcome | null | undefined;
   if (stored && (stored.status === 'completed' || stored.status === 'failed')) return stored;
   return {
     status: 'failed',

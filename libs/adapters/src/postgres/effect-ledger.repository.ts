@@ -11,12 +11,22 @@ export interface StartEffect {
   callId: string;
   tool: string;
   kind: string;
+  /** The command that started the effect: a human's `retry` runs it again, and any answer reaches its thread. */
+  command?: unknown;
 }
 
-export interface EffectRecord extends StartEffect {
+export type EffectResolution = 'happened' | 'retry' | 'fail';
+
+export interface EffectRecord extends Omit<StartEffect, 'command'> {
   state: EffectState;
   attempts: number;
   result: unknown;
+  /** Redeliveries answered from the ledger instead of running the tool. */
+  dedupHits: number;
+  command: unknown;
+  resolution: EffectResolution | null;
+  resolvedBy: string | null;
+  resolvedAt: string | null;
   startedAt: string;
   finishedAt: string | null;
   updatedAt: string;
@@ -33,12 +43,18 @@ interface EffectDbRow {
   state: EffectState;
   attempts: number;
   result: unknown;
+  dedup_hits: number;
+  command: unknown;
+  resolution: EffectResolution | null;
+  resolved_by: string | null;
+  resolved_at: string | null;
   started_at: string;
   finished_at: string | null;
   updated_at: string;
 }
 
-const COLUMNS = `key, tenant_id, thread_id, run_id, call_id, tool, kind, state, attempts, result,
+const COLUMNS = `key, tenant_id, thread_id, run_id, call_id, tool, kind, state, attempts, result, dedup_hits,
+  command, resolution, resolved_by, ${isoColumn('resolved_at')},
   ${isoColumn('started_at')}, ${isoColumn('finished_at')}, ${isoColumn('updated_at')}`;
 
 /**
@@ -62,9 +78,18 @@ export class EffectLedgerRepository {
    */
   async recordStarted(effect: StartEffect): Promise<'inserted' | EffectRecord> {
     const inserted = await this.sql.run(
-      `insert into ${this.sql.table('effects')} (key, tenant_id, thread_id, run_id, call_id, tool, kind, state, attempts)
-       values (?, ?, ?, ?, ?, ?, ?, 'started', 1) on conflict (key) do nothing`,
-      [effect.key, effect.tenantId, effect.threadId, effect.runId, effect.callId, effect.tool, effect.kind],
+      `insert into ${this.sql.table('effects')} (key, tenant_id, thread_id, run_id, call_id, tool, kind, state, attempts, command)
+       values (?, ?, ?, ?, ?, ?, ?, 'started', 1, ?::jsonb) on conflict (key) do nothing`,
+      [
+        effect.key,
+        effect.tenantId,
+        effect.threadId,
+        effect.runId,
+        effect.callId,
+        effect.tool,
+        effect.kind,
+        effect.command === undefined ? null : JSON.stringify(effect.command),
+      ],
     );
     if (inserted === 1) return 'inserted';
     const existing = await this.get(effect.key);
@@ -93,6 +118,45 @@ export class EffectLedgerRepository {
     if (updated !== 1) throw new Error(`effect ${key} was never started`);
   }
 
+  /** A redelivery answered from the ledger (the stored result re-sent, the tool not run). */
+  async recordDedupHit(key: string): Promise<number> {
+    const rows = await this.sql.query<{ dedup_hits: number }>(
+      `update ${this.sql.table('effects')} set dedup_hits = dedup_hits + 1 where key = ? returning dedup_hits`,
+      [key],
+    );
+    const row = rows[0];
+    if (!row) throw new Error(`effect ${key} was never started`);
+    return row.dedup_hits;
+  }
+
+  /**
+   * Records a human's answer to an `uncertain` effect. Only an effect that is still `uncertain` (and of
+   * this tenant) takes an answer: returns false otherwise, so a repeated or late answer changes nothing.
+   * `happened`/`fail` settle the effect (`succeeded`/`failed` with `result`); `retry` puts it back to
+   * `started` with one more attempt, for the caller to run it again.
+   */
+  async recordResolution(
+    tenantId: string,
+    key: string,
+    resolution: EffectResolution,
+    by: string,
+    result?: unknown,
+  ): Promise<boolean> {
+    const state = resolution === 'happened' ? 'succeeded' : resolution === 'fail' ? 'failed' : 'started';
+    const settles = resolution !== 'retry';
+    const updated = await this.sql.run(
+      `update ${this.sql.table('effects')}
+       set state = ?, resolution = ?, resolved_by = ?, resolved_at = now(), updated_at = now(),
+           attempts = attempts + ${settles ? 0 : 1},
+           result = ${settles ? '?::jsonb' : 'result'}, finished_at = ${settles ? 'now()' : 'null'}
+       where key = ? and tenant_id = ? and state = 'uncertain'`,
+      settles
+        ? [state, resolution, by, JSON.stringify(result ?? null), key, tenantId]
+        : [state, resolution, by, key, tenantId],
+    );
+    return updated === 1;
+  }
+
   async listByThread(tenantId: string, threadId: string): Promise<EffectRecord[]> {
     const rows = await this.sql.query<EffectDbRow>(
       `select ${COLUMNS} from ${this.sql.table('effects')}
@@ -115,8 +179,52 @@ function toRecord(r: EffectDbRow): EffectRecord {
     state: r.state,
     attempts: r.attempts,
     result: r.result,
+    dedupHits: r.dedup_hits,
+    command: r.command,
+    resolution: r.resolution,
+    resolvedBy: r.resolved_by,
+    resolvedAt: r.resolved_at,
     startedAt: r.started_at,
     finishedAt: r.finished_at,
     updatedAt: r.updated_at,
+  };
+}
+
+/** What the ledger says about one thread: every effect, and totals by state. */
+export interface ThreadEffectsSummary {
+  tenantId: string;
+  threadId: string;
+  effects: Omit<EffectRecord, 'command'>[];
+  byState: Record<EffectState, number>;
+  dedupHits: number;
+  /** Effects waiting for a human (`uncertain`). */
+  awaitingHuman: string[];
+}
+
+/**
+ * The effect ledger of a thread, for operators (`ratchet` CLI): state, attempts, dedup hits and human
+ * resolutions of each tool call. Pass `db.sql` of the `tools` schema. Scoped by tenant: another
+ * tenant's thread id reads as empty.
+ */
+export async function threadEffects(
+  sql: SqlExecutor,
+  tenantId: string,
+  threadId: string,
+): Promise<ThreadEffectsSummary> {
+  const records = await new EffectLedgerRepository(sql).listByThread(tenantId, threadId);
+  const byState: Record<EffectState, number> = { started: 0, succeeded: 0, failed: 0, uncertain: 0 };
+  let dedupHits = 0;
+  const effects = records.map(({ command: _command, ...rest }) => {
+    byState[rest.state] += 1;
+    dedupHits += rest.dedupHits;
+    return rest;
+  });
+  return {
+    tenantId,
+    threadId,
+    effects,
+    byState,
+    dedupHits,
+    awaitingHuman: effects.filter((e) => e.state === 'uncertain').map((e) => e.key),
   };
 }

@@ -1,5 +1,8 @@
 import { z } from 'zod';
-import { defineTool } from '../tool';
+import { defineTool, type AnyTool } from '../tool';
+import { DEMO_EFFECT_TOOLS } from './effect-demo.tools';
+import { httpRequest } from './http.tools';
+import { memorySave, memorySearch } from './memory.tools';
 
 const FORECASTS = ['sunny, 21°C', 'light rain, 14°C', 'cloudy, 17°C', 'windy, 12°C', 'clear, 24°C'];
 
@@ -28,4 +31,12 @@ export const benchNoop = defineTool({
   },
 });
 
-export const BUILTIN_TOOLS = [demoWeather, benchNoop];
+/** Every tool the executor serves itself (and the orchestrator knows by name and schema). */
+export const BUILTIN_TOOLS: AnyTool[] = [
+  demoWeather,
+  benchNoop,
+  httpRequest,
+  memorySave,
+  memorySearch,
+  ...DEMO_EFFECT_TOOLS,
+] as AnyTool[];

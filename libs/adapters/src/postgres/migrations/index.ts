@@ -5,10 +5,14 @@ import { Migration20261130000000_memory_init } from './memory/Migration202611300
 import { Migration20261201000000_memory_items } from './memory/Migration20261201000000_items';
 import { Migration20261130000000_orchestrator_init } from './orchestrator/Migration20261130000000_init';
 import { Migration20261130000000_tools_init } from './tools/Migration20261130000000_init';
+import { Migration20261210000000_tools_ledger_resolution } from './tools/Migration20261210000000_ledger_resolution';
 
 // Listed statically, in order: no glob, no dynamic import (see STACK.md). Append new migrations at the end.
 export const ORCHESTRATOR_MIGRATIONS: readonly MigrationClass[] = [Migration20261130000000_orchestrator_init];
-export const TOOLS_MIGRATIONS: readonly MigrationClass[] = [Migration20261130000000_tools_init];
+export const TOOLS_MIGRATIONS: readonly MigrationClass[] = [
+  Migration20261130000000_tools_init,
+  Migration20261210000000_tools_ledger_resolution,
+];
 export const GATEWAY_MIGRATIONS: readonly MigrationClass[] = [Migration20261130000000_gateway_init];
 export const APPROVALS_MIGRATIONS: readonly MigrationClass[] = [Migration20261130000000_approvals_init];
 export const MEMORY_MIGRATIONS: readonly MigrationClass[] = [

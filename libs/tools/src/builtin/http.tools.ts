@@ -1,0 +1,113 @@
+import { request } from 'undici';
+import { z } from 'zod';
+import type { Json } from '@ratchet/contracts';
+import { defineTool, ToolError } from '../tool';
+
+/** The most response body a call may return to the model (bytes); a call may ask for less. */
+export const HTTP_MAX_RESPONSE_BYTES = 256 * 1024;
+const HTTP_MAX_TIMEOUT_MS = 30_000;
+const RESPONSE_HEADERS = ['content-type', 'content-length', 'location', 'retry-after', 'etag'];
+
+/** `api.example.com` matches itself; `*.example.com` matches any subdomain (not example.com itself). */
+export function hostAllowed(host: string, allow: readonly string[] | undefined): boolean {
+  const h = host.toLowerCase().replace(/\.$/, '');
+  return (allow ?? []).some((pattern) => {
+    const p = pattern.toLowerCase().replace(/\.$/, '');
+    return p.startsWith('*.') ? h.endsWith(p.slice(1)) && h.length > p.length - 1 : h === p;
+  });
+}
+
+/**
+ * An HTTP request to a host the calling agent allows (`tools[].config.allowHosts`; none = every host
+ * refused). `idempotent`: it sends `Idempotency-Key` = the ledger key, so a repeat after a crash is
+ * deduplicated by any server that honours the header. Redirects are not followed (a redirect could
+ * leave the allowlist); 429 and 5xx are retried with backoff; other statuses go back to the model.
+ */
+export const httpRequest = defineTool({
+  name: 'http.request',
+  description:
+    'Make an HTTP request to an allowed host. Returns status, selected headers and the body as text (truncated at a size cap).',
+  kind: 'idempotent',
+  timeoutMs: HTTP_MAX_TIMEOUT_MS + 1000,
+  retry: { attempts: 3, backoffMs: 250 },
+  input: z.object({
+    url: z.url({ protocol: /^https?$/ }).describe('Absolute http(s) URL'),
+    method: z.enum(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']).default('GET'),
+    headers: z.record(z.string().min(1).max(128), z.string().max(4096)).default({}).describe('Request headers'),
+    body: z.string().max(1_000_000).optional().describe('Request body (text; set content-type in headers)'),
+    timeoutMs: z.number().int().min(100).max(HTTP_MAX_TIMEOUT_MS).default(10_000),
+    maxBytes: z
+      .number()
+      .int()
+      .min(1)
+      .max(HTTP_MAX_RESPONSE_BYTES)
+      .default(64 * 1024),
+  }),
+  async execute(args, ctx) {
+    const url = new URL(args.url);
+    if (url.username || url.password)
+      throw new ToolError('http.credentials_in_url', 'credentials in the URL are not allowed');
+    if (!hostAllowed(url.hostname, ctx.config.allowHosts)) {
+      throw new ToolError(
+        'http.host_not_allowed',
+        `host ${url.hostname} is not in this agent's allowHosts (${(ctx.config.allowHosts ?? []).join(', ') || 'none'})`,
+      );
+    }
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(args.headers)) {
+      const lower = k.toLowerCase();
+      if (lower === 'idempotency-key' || lower === 'host' || lower === 'content-length') continue;
+      headers[k] = v;
+    }
+    headers['Idempotency-Key'] = ctx.idempotencyKey;
+    const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(args.timeoutMs)]);
+    let res: Awaited<ReturnType<typeof request>>;
+    try {
+      res = await request(url, {
+        method: args.method,
+        headers,
+        ...(args.body !== undefined && args.method !== 'GET' && args.method !== 'HEAD' ? { body: args.body } : {}),
+        signal,
+        headersTimeout: args.timeoutMs,
+        bodyTimeout: args.timeoutMs,
+      });
+    } catch (error) {
+      // The request may have reached the server: retrying is safe only because the key goes with it.
+      throw new ToolError('http.unreachable', `${args.method} ${url.host}: ${(error as Error).message}`, true, {
+        mayHaveActed: true,
+        cause: error,
+      });
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let truncated = false;
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      const room = args.maxBytes - size;
+      if (chunk.length > room) {
+        chunks.push(chunk.subarray(0, room));
+        size += room;
+        truncated = true;
+        res.body.destroy();
+        break;
+      }
+      chunks.push(chunk);
+      size += chunk.length;
+    }
+    if (res.statusCode === 429 || res.statusCode >= 500) {
+      throw new ToolError(
+        'http.status_' + res.statusCode,
+        `${args.method} ${url.host} answered ${res.statusCode}`,
+        true,
+        {
+          mayHaveActed: true,
+        },
+      );
+    }
+    const picked: Record<string, Json> = {};
+    for (const name of RESPONSE_HEADERS) {
+      const v = res.headers[name];
+      if (v !== undefined) picked[name] = Array.isArray(v) ? v.join(', ') : v;
+    }
+    return { status: res.statusCode, headers: picked, body: Buffer.concat(chunks).toString('utf8'), truncated };
+  },
+});

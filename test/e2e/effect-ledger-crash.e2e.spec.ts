@@ -1,0 +1,305 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { openServiceDatabase, threadEffects, type Database } from '@ratchet/adapters';
+import type { ThreadEvent, ToolResolveCommand } from '@ratchet/contracts';
+import { runIdFor, threadIdFor } from '@ratchet/platform';
+import { ServiceProcess } from '@ratchet/testing';
+import { terminal, TestStack } from './stack';
+
+/*
+ * The effect-ledger crash matrix (issue #5): for each tool kind (pure, idempotent, at-most-once) the
+ * executor is SIGKILLed (a) before it records `started`, (b) after the effect and before recording the
+ * outcome, (c) after committing outcome + result and before publishing, then restarted without the
+ * failpoint. 30 runs per cell. One kill serves a whole point: every run's call is in flight at once and
+ * RATCHET_FAILPOINT_GATE parks them all at the failpoint before the first hit kills the process, so
+ * each of the 90 calls is exactly at that line when the process dies (checked against the ledger and
+ * the external service right after the kill).
+ */
+
+const TENANT = 'demo';
+const RUNS_PER_CELL = 30;
+const KINDS = [
+  { kind: 'pure', agent: 'effect-read' },
+  { kind: 'idempotent', agent: 'effect-upsert' },
+  { kind: 'at-most-once', agent: 'effect-charge' },
+] as const;
+type Kind = (typeof KINDS)[number]['kind'];
+
+/** The outside world: counts reads, calls and applied effects per key; dedups by Idempotency-Key. */
+class EffectService {
+  readonly reads = new Map<string, number>();
+  readonly calls = new Map<string, number>();
+  readonly effects = new Map<string, number>();
+  private readonly stored = new Map<string, string>();
+  private server!: Server;
+  url = '';
+
+  async start(): Promise<void> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/`;
+  }
+
+  stop(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((r) => this.server.close(() => r()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let body = '';
+    for await (const chunk of req) body += String(chunk);
+    const key = String(req.headers['x-effect-key'] ?? '');
+    const bump = (m: Map<string, number>) => m.set(key, (m.get(key) ?? 0) + 1);
+    res.setHeader('content-type', 'application/json');
+    if (req.method === 'GET' && req.url?.startsWith('/read')) {
+      bump(this.reads);
+      res.end(JSON.stringify({ item: new URL(req.url, 'http://x').searchParams.get('item'), stock: 7 }));
+      return;
+    }
+    if (req.method === 'POST' && req.url === '/effects') {
+      bump(this.calls);
+      const idem = req.headers['idempotency-key'];
+      if (typeof idem === 'string' && this.stored.has(idem)) {
+        res.end(this.stored.get(idem));
+        return;
+      }
+      const n = bump(this.effects).get(key) ?? 0;
+      const reply = JSON.stringify({ applied: JSON.parse(body || '{}') as unknown, effect: `${key}#${n}` });
+      if (typeof idem === 'string') this.stored.set(idem, reply);
+      res.end(reply);
+      return;
+    }
+    res.statusCode = 404;
+    res.end('{}');
+  }
+}
+
+interface Run {
+  kind: Kind;
+  requestId: string;
+  runId: string;
+  threadId: string;
+  key?: string;
+}
+
+describe('effect ledger: SIGKILL of the tool executor never repeats an effect by accident', () => {
+  let stack: TestStack;
+  let tools: Database;
+  const service = new EffectService();
+
+  beforeAll(async () => {
+    await service.start();
+    stack = await TestStack.create();
+    tools = await openServiceDatabase(stack.testDb.url, 'tools');
+    await stack.start('orchestrator', { AGENTS_DIR: path.resolve(__dirname, '../agents/effects') });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+    await tools?.close();
+    await service.stop();
+  });
+
+  const executorEnv = () => ({ RATCHET_DEMO_EFFECT_URL: service.url, TOOL_CONCURRENCY: '128' });
+
+  async function toolRequestedKeys(runs: Run[]): Promise<void> {
+    const deadline = Date.now() + 90_000;
+    for (;;) {
+      const rows = await stack.orchestratorDb.sql.query<{ thread_id: string; data: { idempotencyKey: string } }>(
+        `select thread_id, data from ${stack.orchestratorDb.sql.table('thread_events')}
+         where tenant_id = ? and type = 'tool.requested' and thread_id in (?)`,
+        [TENANT, runs.map((r) => r.threadId)],
+      );
+      const byThread = new Map(rows.map((r) => [r.thread_id, r.data.idempotencyKey]));
+      for (const r of runs) {
+        const k = byThread.get(r.threadId);
+        if (k) r.key = k;
+      }
+      if (byThread.size === runs.length) return;
+      if (Date.now() > deadline) throw new Error(`only ${byThread.size}/${runs.length} calls requested`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  async function waitAll(runs: Run[], done: (events: ThreadEvent[]) => boolean): Promise<Map<string, ThreadEvent[]>> {
+    const out = new Map<string, ThreadEvent[]>();
+    for (const r of runs) out.set(r.threadId, await stack.waitFor(TENANT, r.threadId, done, 120_000));
+    return out;
+  }
+
+  async function ledgerOf(run: Run) {
+    const summary = await threadEffects(tools.sql, TENANT, run.threadId);
+    expect(summary.effects).toHaveLength(1);
+    return summary.effects[0]!;
+  }
+
+  async function resolve(key: string, resolution: ToolResolveCommand['resolution'], by = 'operator-ann') {
+    const command: ToolResolveCommand = {
+      kind: 'tool.resolve',
+      commandId: `resolve:${key}`,
+      tenantId: TENANT,
+      idempotencyKey: key,
+      resolution,
+      by,
+    };
+    await stack.nc
+      .jetstream()
+      .publish(`${stack.prefix.subject}.cmd.tool.${TENANT}`, JSON.stringify(command), { msgID: command.commandId });
+  }
+
+  const expectNoRepeats = (run: Run) => {
+    const key = run.key!;
+    if (run.kind === 'pure') {
+      // A read: never an effect, however often it ran.
+      expect(service.effects.get(key) ?? 0).toBe(0);
+      expect(service.reads.get(key) ?? 0).toBeGreaterThanOrEqual(1);
+    } else {
+      // Idempotent: repeated calls carry the same key and the service applied it once.
+      // At-most-once: executed exactly once, never twice.
+      expect(service.effects.get(key) ?? 0).toBe(1);
+    }
+    if (run.kind === 'at-most-once') expect(service.calls.get(key) ?? 0).toBe(1);
+  };
+
+  function assertCompleted(events: ThreadEvent[], run: Run) {
+    const ofRun = events.filter((e) => e.runId === run.runId);
+    expect(ofRun.filter((e) => e.type === 'run.completed')).toHaveLength(1);
+    expect(ofRun.filter((e) => e.type === 'tool.completed')).toHaveLength(1);
+    expect(ofRun.filter((e) => e.type === 'tool.failed')).toHaveLength(0);
+    expect(events.map((e) => e.version)).toEqual(events.map((_, i) => i + 1));
+  }
+
+  async function crashAt(point: string, label: string): Promise<Run[]> {
+    const runs: Run[] = [];
+    for (const { kind, agent } of KINDS) {
+      for (let i = 0; i < RUNS_PER_CELL; i++) {
+        const requestId = `${label}-${kind}-${i}`;
+        runs.push({ kind, requestId, runId: runIdFor(TENANT, requestId), threadId: threadIdFor(TENANT, requestId) });
+        await stack.publishRequest(TENANT, {
+          requestId,
+          agent,
+          input: [{ role: 'user', content: `item-${label}-${i}` }],
+          principal: { id: 'alice', roles: ['runner'] },
+        });
+      }
+    }
+    // No executor is running: every call waits in the command stream.
+    await toolRequestedKeys(runs);
+    const doomed = await ServiceProcess.start(
+      'tool-executor',
+      {
+        ...stack.env,
+        ...executorEnv(),
+        SERVICE_INSTANCE_ID: `doomed-${label}`,
+        RATCHET_FAILPOINTS: `${point}@1`,
+        RATCHET_FAILPOINT_GATE: `${runs.length}:30000`,
+      },
+      { waitReady: false },
+    );
+    const exit = await doomed.exited;
+    expect(exit.signal).toBe('SIGKILL');
+    expect(doomed.logs).toContain(`failpoint ${point}@1: SIGKILL`);
+    return runs;
+  }
+
+  it('(a) killed before `started` is recorded: each call runs once after the restart', async () => {
+    const runs = await crashAt('tools.before-started', 'a');
+    // Exactly at the line: nothing in the ledger, nothing reached the outside world.
+    for (const r of runs) {
+      expect((await threadEffects(tools.sql, TENANT, r.threadId)).effects).toHaveLength(0);
+      expect(service.calls.get(r.key!) ?? 0).toBe(0);
+      expect(service.reads.get(r.key!) ?? 0).toBe(0);
+    }
+    await stack.start('tool-executor', executorEnv(), 'executor-a');
+    const logs = await waitAll(runs, (ev) => terminal(runs.find((r) => r.threadId === ev[0]?.threadId)!.runId)(ev));
+    for (const r of runs) {
+      assertCompleted(logs.get(r.threadId)!, r);
+      expectNoRepeats(r);
+      if (r.kind !== 'pure') expect(service.calls.get(r.key!)).toBe(1);
+      const e = await ledgerOf(r);
+      expect(e).toMatchObject({ state: 'succeeded', attempts: 1 });
+    }
+    await stack.services.get('executor-a')!.kill();
+  });
+
+  it('(b) killed after the effect, before the outcome: pure/idempotent repeat with the same key; at-most-once escalates to a human', async () => {
+    const runs = await crashAt('tools.after-effect', 'b');
+    // Exactly at the line: the outside world acted once, the ledger still says `started`.
+    for (const r of runs) {
+      expect(await ledgerOf(r)).toMatchObject({ state: 'started', attempts: 1 });
+      if (r.kind === 'pure') expect(service.reads.get(r.key!)).toBe(1);
+      else expect(service.effects.get(r.key!)).toBe(1);
+    }
+    await stack.start('tool-executor', executorEnv(), 'executor-b');
+    const safe = runs.filter((r) => r.kind !== 'at-most-once');
+    const once = runs.filter((r) => r.kind === 'at-most-once');
+    const logs = await waitAll(safe, (ev) => ev.some((e) => e.type === 'run.completed'));
+    for (const r of safe) {
+      assertCompleted(logs.get(r.threadId)!, r);
+      expectNoRepeats(r);
+      // Executed again with the same key: the idempotent service saw a second call and deduplicated it.
+      if (r.kind === 'idempotent') expect(service.calls.get(r.key!)).toBe(2);
+      if (r.kind === 'pure') expect(service.reads.get(r.key!)).toBe(2);
+      expect(await ledgerOf(r)).toMatchObject({ state: 'succeeded', attempts: 2 });
+    }
+    // At-most-once: never a blind resend. The thread shows the escalation and waits for a human.
+    await waitAll(once, (ev) => ev.some((e) => e.type === 'effect.uncertain'));
+    for (const r of once) {
+      const summary = await threadEffects(tools.sql, TENANT, r.threadId);
+      expect(summary.awaitingHuman).toEqual([r.key]);
+      expect(summary.byState.uncertain).toBe(1);
+      expect(service.calls.get(r.key!)).toBe(1);
+    }
+    // The human checks the outside world (the charge is there) and says so.
+    for (const r of once) {
+      await resolve(r.key!, { decision: 'happened', result: { effect: `${r.key}#1`, confirmedBy: 'operator-ann' } });
+    }
+    const done = await waitAll(once, (ev) => ev.some((e) => e.type === 'run.completed'));
+    for (const r of once) {
+      const events = done.get(r.threadId)!;
+      assertCompleted(events, r);
+      expect(events.filter((e) => e.type === 'effect.uncertain')).toHaveLength(1);
+      expectNoRepeats(r);
+      expect(await ledgerOf(r)).toMatchObject({
+        state: 'succeeded',
+        resolution: 'happened',
+        resolvedBy: 'operator-ann',
+        attempts: 1,
+      });
+    }
+    // A late or repeated answer changes nothing.
+    await resolve(once[0]!.key!, { decision: 'retry' }, 'operator-bob');
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(await ledgerOf(once[0]!)).toMatchObject({ state: 'succeeded', resolvedBy: 'operator-ann' });
+    expect(service.calls.get(once[0]!.key!)).toBe(1);
+    await stack.services.get('executor-b')!.kill();
+  });
+
+  it('(c) killed after outcome + result are committed, before publishing: the stored result is sent, nothing runs again', async () => {
+    const runs = await crashAt('tools.after-outcome', 'c');
+    for (const r of runs) {
+      expect(await ledgerOf(r)).toMatchObject({ state: 'succeeded', attempts: 1 });
+      expect((await stack.events(TENANT, r.threadId)).some((e) => e.type === 'tool.completed')).toBe(false);
+    }
+    await stack.start('tool-executor', executorEnv(), 'executor-c');
+    const logs = await waitAll(runs, (ev) => ev.some((e) => e.type === 'run.completed'));
+    for (const r of runs) {
+      assertCompleted(logs.get(r.threadId)!, r);
+      expectNoRepeats(r);
+      if (r.kind === 'pure') expect(service.reads.get(r.key!)).toBe(1);
+      else expect(service.calls.get(r.key!)).toBe(1);
+    }
+    // The unacked commands come back (after the ack wait; the sweeper may have published the stored
+    // result first) and are answered from the ledger: a dedup hit each, visible per thread.
+    const deadline = Date.now() + 60_000;
+    let hits: number[] = [];
+    do {
+      hits = await Promise.all(runs.map(async (r) => (await threadEffects(tools.sql, TENANT, r.threadId)).dedupHits));
+      if (hits.every((h) => h >= 1)) break;
+      await new Promise((r) => setTimeout(r, 250));
+    } while (Date.now() < deadline);
+    expect(hits.filter((h) => h < 1)).toEqual([]);
+    for (const r of runs) expectNoRepeats(r);
+    await stack.services.get('executor-c')!.kill();
+  });
+});
