@@ -1,0 +1,234 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
+import type { ToolCallCommand } from '@ratchet/contracts';
+import { defineTool, httpRequest, parseRemoteTools, toolSpec, ToolError, type ToolContext } from '@ratchet/tools';
+import { runTool } from './run-tool';
+
+const logger = { info: () => undefined, warn: () => undefined };
+const command = (
+  tool: string,
+  args: ToolCallCommand['args'],
+  extra: Partial<ToolCallCommand> = {},
+): ToolCallCommand => ({
+  kind: 'tool.call',
+  commandId: 'c1',
+  tenantId: 'acme',
+  threadId: 'th-1',
+  runId: 'run-1',
+  step: 1,
+  callId: 'call-1',
+  tool,
+  args,
+  idempotencyKey: 'acme:th-1:run-1:1:call-1',
+  principal: { id: 'alice', roles: [] },
+  ...extra,
+});
+
+describe('runTool', () => {
+  it('gives invalid arguments back to the model as a tool error, without running the tool', async () => {
+    const execute = jest.fn();
+    const tool = defineTool({
+      name: 't.v',
+      description: '',
+      kind: 'pure',
+      input: z.object({ n: z.number() }),
+      execute,
+    });
+    const out = await runTool(tool, command('t.v', { n: 'x' }), logger);
+    expect(out).toMatchObject({ status: 'failed', error: { code: 'invalid_arguments' } });
+    expect(out.status === 'failed' && out.error.message).toContain('n:');
+    expect(execute).not.toHaveBeenCalled();
+  });
+
+  it('retries transient errors with backoff up to the limit, then fails with a readable reason', async () => {
+    let calls = 0;
+    const tool = defineTool({
+      name: 't.r',
+      description: '',
+      kind: 'idempotent',
+      retry: { attempts: 3, backoffMs: 1 },
+      input: z.object({}),
+      async execute() {
+        calls++;
+        throw new ToolError('upstream.503', 'upstream busy', true);
+      },
+    });
+    const out = await runTool(tool, command('t.r', {}), logger);
+    expect(calls).toBe(3);
+    expect(out).toMatchObject({ status: 'failed', error: { code: 'upstream.503', retryable: false } });
+  });
+
+  it('succeeds on a later attempt after a transient error, passing the same key each time', async () => {
+    const keys: string[] = [];
+    const tool = defineTool({
+      name: 't.s',
+      description: '',
+      kind: 'idempotent',
+      retry: { attempts: 3, backoffMs: 1 },
+      input: z.object({}),
+      async execute(_args, ctx) {
+        keys.push(ctx.idempotencyKey);
+        if (keys.length < 2) throw new ToolError('x', 'flaky', true);
+        return { ok: ctx.attempt };
+      },
+    });
+    expect(await runTool(tool, command('t.s', {}), logger)).toEqual({ status: 'completed', result: { ok: 2 } });
+    expect(new Set(keys)).toEqual(new Set(['acme:th-1:run-1:1:call-1']));
+  });
+
+  it('does not retry a terminal error', async () => {
+    let calls = 0;
+    const tool = defineTool({
+      name: 't.t',
+      description: '',
+      kind: 'pure',
+      input: z.object({}),
+      async execute() {
+        calls++;
+        throw new ToolError('not_found', 'no such order');
+      },
+    });
+    expect(await runTool(tool, command('t.t', {}), logger)).toMatchObject({
+      status: 'failed',
+      error: { code: 'not_found', message: 'no such order' },
+    });
+    expect(calls).toBe(1);
+  });
+
+  it('turns a timeout into tool.failed (timeout) and aborts the signal', async () => {
+    let signal: AbortSignal | undefined;
+    const tool = defineTool({
+      name: 't.slow',
+      description: '',
+      kind: 'idempotent',
+      timeoutMs: 20,
+      input: z.object({}),
+      execute: (_a, ctx) => {
+        signal = ctx.signal;
+        return new Promise(() => undefined);
+      },
+    });
+    const out = await runTool(tool, command('t.slow', {}), logger);
+    expect(out).toMatchObject({ status: 'failed', error: { code: 'timeout' } });
+    expect(signal?.aborted).toBe(true);
+  });
+
+  it('makes an at-most-once timeout or maybe-acted failure uncertain, never a retry', async () => {
+    let calls = 0;
+    const tool = defineTool({
+      name: 't.pay',
+      description: '',
+      kind: 'at-most-once',
+      retry: { attempts: 3, backoffMs: 1 },
+      input: z.object({}),
+      async execute() {
+        calls++;
+        throw new ToolError('net', 'connection reset', true, { mayHaveActed: true });
+      },
+    });
+    expect(await runTool(tool, command('t.pay', {}), logger)).toMatchObject({ status: 'uncertain' });
+    expect(calls).toBe(1);
+  });
+
+  it('gives the tool a context with tenant, thread, run, principal and the agent config, nothing else', async () => {
+    let seen: ToolContext | undefined;
+    const tool = defineTool({
+      name: 't.ctx',
+      description: '',
+      kind: 'pure',
+      input: z.object({}),
+      async execute(_a, ctx) {
+        seen = ctx;
+        return null;
+      },
+    });
+    await runTool(tool, command('t.ctx', {}, { toolConfig: { allowHosts: ['a.example'] } }), logger);
+    expect(Object.keys(seen!).sort()).toEqual(
+      [
+        'attempt',
+        'callId',
+        'config',
+        'idempotencyKey',
+        'logger',
+        'memory',
+        'principal',
+        'runId',
+        'signal',
+        'tenantId',
+        'threadId',
+      ].sort(),
+    );
+    expect(seen).toMatchObject({ tenantId: 'acme', threadId: 'th-1', config: { allowHosts: ['a.example'] } });
+  });
+});
+
+describe('toolSpec', () => {
+  it('gives the model the JSON Schema of the zod input', () => {
+    const spec = toolSpec(httpRequest);
+    expect(spec.name).toBe('http.request');
+    expect(spec.parameters).toMatchObject({
+      type: 'object',
+      properties: { url: { type: 'string' } },
+      required: ['url'],
+    });
+  });
+});
+
+describe('parseRemoteTools', () => {
+  it('reads name:kind[:timeoutMs] and names a bad entry', () => {
+    expect(parseRemoteTools('crm.ticket:at-most-once:5000, wx.now:pure')).toEqual([
+      { name: 'crm.ticket', kind: 'at-most-once', timeoutMs: 5000 },
+      { name: 'wx.now', kind: 'pure' },
+    ]);
+    expect(() => parseRemoteTools('crm.ticket:sometimes')).toThrow(/crm.ticket:sometimes/);
+  });
+});
+
+describe('http.request', () => {
+  let server: Server;
+  let port = 0;
+  const seen: { key: string | undefined; method: string | undefined }[] = [];
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      seen.push({ key: req.headers['idempotency-key'] as string | undefined, method: req.method });
+      if (req.url === '/big') res.end('x'.repeat(5000));
+      else if (req.url === '/busy') {
+        res.statusCode = 503;
+        res.end('busy');
+      } else res.end('{"ok":true}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  const call = (args: Record<string, string | number>, allowHosts?: string[]) =>
+    runTool(httpRequest, command('http.request', args, allowHosts ? { toolConfig: { allowHosts } } : {}), logger);
+
+  it('refuses a host the agent does not allow (and every host when none are listed)', async () => {
+    expect(await call({ url: `http://127.0.0.1:${port}/` })).toMatchObject({
+      status: 'failed',
+      error: { code: 'http.host_not_allowed' },
+    });
+    expect(await call({ url: `http://127.0.0.1:${port}/` }, ['example.com'])).toMatchObject({
+      error: { code: 'http.host_not_allowed' },
+    });
+  });
+
+  it('sends the ledger key as Idempotency-Key and caps the response size', async () => {
+    const out = await call({ url: `http://127.0.0.1:${port}/big`, method: 'POST', body: 'hi', maxBytes: 100 }, [
+      '127.0.0.1',
+    ]);
+    expect(out).toMatchObject({ status: 'completed', result: { status: 200, truncated: true } });
+    expect(out.status === 'completed' && (out.result as { body: string }).body).toHaveLength(100);
+    expect(seen.at(-1)).toEqual({ key: 'acme:th-1:run-1:1:call-1', method: 'POST' });
+  });
+
+  it('retries 5xx with the same key, then reports the status', async () => {
+    const before = seen.length;
+    const out = await call({ url: `http://127.0.0.1:${port}/busy` }, ['127.0.0.1']);
+    expect(out).toMatchObject({ status: 'failed', error: { code: 'http.status_503' } });
+    expect(seen.slice(before).map((s) => s.key)).toEqual(Array(3).fill('acme:th-1:run-1:1:call-1'));
+  });
+});
