@@ -2,3 +2,4 @@ export * from './ports';
 export * from './thread';
 export * from './effects';
 export * from './memory';
+export * from './redaction';

@@ -4,3 +4,4 @@ export * from './jetstream';
 export * from './outbox';
 export * from './service';
 export * from './failpoints';
+export * from './telemetry';

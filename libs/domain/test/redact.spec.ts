@@ -1,0 +1,28 @@
+import { REDACTED, redactSecrets, redactText } from '../src';
+
+describe('secret redaction', () => {
+  it('replaces credentials inside ordinary text and keeps the text', () => {
+    expect(redactText('use sk-live-0123456789abcdefABCD to pay')).toBe(`use ${REDACTED} to pay`);
+    expect(redactText('Authorization: Bearer abcdefghijklmnopqrstuvwx')).toBe(`Authorization: ${REDACTED}`);
+    expect(redactText('key AKIAABCDEFGHIJKLMNOP here')).toBe(`key ${REDACTED} here`);
+  });
+
+  it('leaves text without secrets alone', () => {
+    const text = 'The weather in Oslo is sunny, 21°C; order 42 costs 100 EUR; token count 1234.';
+    expect(redactText(text)).toBe(text);
+  });
+
+  it('redacts secret-named fields and fields a tool marks sensitive, at any depth', () => {
+    const input = {
+      user: 'alice',
+      password: 'hunter2',
+      nested: { apiKey: 'abc', card: '4111 1111 1111 1111', list: [{ token: 'x' }] },
+    };
+    expect(redactSecrets(input, ['card'])).toEqual({
+      user: 'alice',
+      password: REDACTED,
+      nested: { apiKey: REDACTED, card: REDACTED, list: [{ token: REDACTED }] },
+    });
+    expect(input.password).toBe('hunter2'); // a copy, never the original
+  });
+});

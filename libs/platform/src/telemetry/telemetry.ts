@@ -1,0 +1,58 @@
+import { metrics, trace, type Meter, type Tracer } from '@opentelemetry/api';
+import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+
+export interface TelemetryHandle {
+  enabled: boolean;
+  shutdown(): Promise<void>;
+}
+
+/**
+ * OpenTelemetry for one service, configured by the standard `OTEL_*` variables: OTLP over HTTP to
+ * `OTEL_EXPORTER_OTLP_ENDPOINT` (or the per-signal variables), off when no endpoint is set. Service
+ * name and version are resource attributes. Manual spans only: no auto-instrumentation patches.
+ */
+export function startTelemetry(
+  service: string,
+  version: string,
+  instance: string,
+  env: NodeJS.ProcessEnv = process.env,
+): TelemetryHandle {
+  const endpoint = env['OTEL_EXPORTER_OTLP_ENDPOINT'] ?? env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'];
+  if (!endpoint || env['OTEL_SDK_DISABLED'] === 'true') return { enabled: false, shutdown: async () => undefined };
+  const sdk = new NodeSDK({
+    resource: resourceFromAttributes({
+      [ATTR_SERVICE_NAME]: env['OTEL_SERVICE_NAME'] ?? `ratchet-${service}`,
+      [ATTR_SERVICE_VERSION]: version,
+      'service.instance.id': instance,
+      'service.namespace': 'ratchet',
+    }),
+    traceExporter: new OTLPTraceExporter(),
+    metricReader: new PeriodicExportingMetricReader({
+      exporter: new OTLPMetricExporter(),
+      exportIntervalMillis: Number(env['OTEL_METRIC_EXPORT_INTERVAL'] ?? 10_000),
+    }),
+    instrumentations: [],
+  });
+  sdk.start();
+  return { enabled: true, shutdown: () => sdk.shutdown() };
+}
+
+export function tracer(): Tracer {
+  return trace.getTracer('ratchet');
+}
+
+export function meter(): Meter {
+  return metrics.getMeter('ratchet');
+}
+
+/** Prompts, completions, tool arguments and results go into spans only when an operator turns this on. */
+export function contentCaptureEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  return (
+    env['OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT'] === 'true' || env['RATCHET_CAPTURE_CONTENT'] === 'true'
+  );
+}
