@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
-import { envEnum, envMillis, envPort, envString, envToken, envUrl, envUrlList } from './env-fields';
+import { envEnum, envInt, envMillis, envPort, envString, envToken, envUrl, envUrlList } from './env-fields';
 
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/ratchet';
 export const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
@@ -30,6 +30,8 @@ export const configFields = {
   /** JetStream drops a second publish with the same Nats-Msg-Id within this window; consumers' inbox
    *  tables dedup forever after it. */
   RATCHET_DUPLICATE_WINDOW_MS: envMillis().default(120_000),
+  /** Replicas of every stream (3 on a clustered JetStream in production). */
+  RATCHET_STREAM_REPLICAS: envInt({ min: 1, max: 5 }).default(1),
   /** Read by the OTel SDK itself; validated here so a typo stops the service instead of dropping traces. */
   OTEL_EXPORTER_OTLP_ENDPOINT: envUrl(['http:', 'https:'], 'expected an http(s):// URL').optional(),
   /** Port of `GET /health/live` and `/health/ready` for services without an HTTP API of their own. */
@@ -51,6 +53,7 @@ const baseObject = z.object({
   SHUTDOWN_GRACE_MS: configFields.SHUTDOWN_GRACE_MS,
   RATCHET_ACK_WAIT_MS: configFields.RATCHET_ACK_WAIT_MS,
   RATCHET_DUPLICATE_WINDOW_MS: configFields.RATCHET_DUPLICATE_WINDOW_MS,
+  RATCHET_STREAM_REPLICAS: configFields.RATCHET_STREAM_REPLICAS,
   OTEL_EXPORTER_OTLP_ENDPOINT: configFields.OTEL_EXPORTER_OTLP_ENDPOINT,
 });
 

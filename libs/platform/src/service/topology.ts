@@ -5,6 +5,7 @@ export interface TopologySettings {
   RATCHET_STREAM_PREFIX: string;
   RATCHET_ACK_WAIT_MS: number;
   RATCHET_DUPLICATE_WINDOW_MS: number;
+  RATCHET_STREAM_REPLICAS?: number;
 }
 
 /**
@@ -17,5 +18,6 @@ export function topologyFromConfig(config: TopologySettings): Topology {
     streamPrefix: config.RATCHET_STREAM_PREFIX,
     ackWaitMs: config.RATCHET_ACK_WAIT_MS,
     duplicateWindowMs: config.RATCHET_DUPLICATE_WINDOW_MS,
+    replicas: config.RATCHET_STREAM_REPLICAS ?? 1,
   });
 }
