@@ -1,43 +1,129 @@
 /**
- * `npm run bench` — prints figures, asserts nothing. `--json` for machines.
- * Workloads: the pure decider's per-decision latency, and durable appends/s through Postgres.
+ * `npm run bench` — prints figures, asserts nothing.
+ *
+ *   npm run bench                      every workload, a table
+ *   npm run bench -- --json            the same as JSON (stdout); progress goes to stderr
+ *   npm run bench -- --repeat 3        each figure measured 3 times: median and spread (min–max)
+ *   npm run bench -- --quick           fewer runs (a smoke test, not figures to publish)
+ *   npm run bench -- --only agent-loop|resume|core
+ *   npm run bench -- --compare <ref>   runs this bench against <ref> (a temp git worktree) and against
+ *                                      this tree, back to back, and prints ratios per figure
+ *
+ * Workloads: "agent-loop" (the bench agent through the real services, NATS and Postgres), resume cost
+ * (one handle() on threads with 10…10,000 prior events), and the core micro-benchmarks (pure decider,
+ * durable appends/s).
  */
+import { execSync } from 'node:child_process';
 import os from 'node:os';
+import { benchAgentLoop, type AgentLoopResult } from './agent-loop.bench';
+import { compare } from './compare';
 import { benchAppends, benchDecide } from './core.bench';
-import { table } from './stats';
+import { DEFAULT_DATABASE_URL } from './harness';
+import { benchResume, type ResumeFigure } from './resume.bench';
+import { figuresOf, spread, table, type Figure } from './stats';
 
-async function main() {
-  const json = process.argv.includes('--json');
-  const databaseUrl = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/ratchet';
-  const decideStats = benchDecide();
-  const seq = await benchAppends(databaseUrl, 1000, 1);
-  const conc = await benchAppends(databaseUrl, 4000, 16);
-  const result = {
-    machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? 'unknown', node: process.version },
-    decide: decideStats,
-    appends: [seq, conc],
+export interface BenchOutput {
+  machine: { nproc: number; cpu: string; node: string; loadavg: number[]; commit: string };
+  repeats: number;
+  agentLoop?: AgentLoopResult[];
+  resume?: ResumeFigure[][];
+  core?: { decide: ReturnType<typeof benchDecide>; appends: Awaited<ReturnType<typeof benchAppends>>[] };
+  figures: Record<string, Figure>;
+}
+
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+async function run(): Promise<BenchOutput> {
+  const quick = process.argv.includes('--quick');
+  const repeats = Math.max(1, Number(arg('--repeat') ?? 1));
+  const only = arg('--only');
+  const want = (w: string) => !only || only.split(',').includes(w);
+  const commit = (() => {
+    try {
+      return execSync('git rev-parse --short HEAD', { encoding: 'utf8' }).trim();
+    } catch {
+      return 'unknown';
+    }
+  })();
+  const out: BenchOutput = {
+    machine: {
+      nproc: os.cpus().length,
+      cpu: os.cpus()[0]?.model ?? 'unknown',
+      node: process.version,
+      loadavg: os.loadavg().map((x) => Math.round(x * 100) / 100),
+      commit,
+    },
+    repeats,
+    figures: {},
   };
-  if (json) {
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    return;
+  if (want('agent-loop')) {
+    out.agentLoop = [];
+    for (let r = 0; r < repeats; r++) {
+      out.agentLoop.push(
+        await benchAgentLoop(
+          quick
+            ? { sequentialRuns: 10, concurrency: [1, 16, 64], runsPerWorker: 1, minRuns: 10 }
+            : { sequentialRuns: 60, concurrency: [1, 16, 64], runsPerWorker: 3, minRuns: 30 },
+          log,
+        ),
+      );
+    }
   }
-  process.stdout.write(`machine: ${result.machine.cpus} × ${result.machine.cpu}, node ${result.machine.node}\n\n`);
-  process.stdout.write(
-    `${table([{ workload: 'decide (pure, per decision)', n: decideStats.n, 'median ms': decideStats.median, 'p99 ms': decideStats.p99 }])}\n\n`,
-  );
-  process.stdout.write(
-    `${table(
-      [seq, conc].map((a) => ({
-        workload: `append (1 tx each), ${a.concurrency} writer(s)`,
-        'appends/s': Math.round(a.appendsPerSecond),
-        'median ms': a.latency.median,
-        'p99 ms': a.latency.p99,
-      })),
-    )}\n`,
+  if (want('resume')) {
+    out.resume = [];
+    const sizes = quick ? [10, 1000] : [10, 100, 1000, 10_000];
+    for (let r = 0; r < repeats; r++) out.resume.push(await benchResume(sizes, quick ? 5 : 15, log));
+  }
+  if (want('core')) {
+    const databaseUrl = process.env['DATABASE_URL'] ?? DEFAULT_DATABASE_URL;
+    out.core = {
+      decide: benchDecide(),
+      appends: [
+        await benchAppends(databaseUrl, quick ? 200 : 1000, 1),
+        await benchAppends(databaseUrl, quick ? 800 : 4000, 16),
+      ],
+    };
+  }
+  out.machine.loadavg = os.loadavg().map((x) => Math.round(x * 100) / 100);
+  out.figures = figuresOf(out);
+  return out;
+}
+
+export function printTable(out: BenchOutput): string {
+  const m = out.machine;
+  const rows = Object.entries(out.figures).map(([name, f]) => ({
+    figure: name,
+    median: f.value,
+    spread: f.values.length > 1 ? spread(f.values) : '-',
+    unit: f.unit,
+    target: f.target ?? '',
+  }));
+  return (
+    `machine: nproc ${m.nproc}, ${m.cpu}, node ${m.node}, load average ${m.loadavg.join(' ')}, commit ${m.commit}; ` +
+    `${out.repeats} repeat(s)\n\n${table(rows)}\n`
   );
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`bench failed: ${(error as Error).message}\n`);
-  process.exit(1);
-});
+async function main() {
+  const ref = arg('--compare');
+  if (ref) {
+    await compare(ref, process.argv.slice(2), log);
+    return;
+  }
+  const out = await run();
+  if (process.argv.includes('--json')) process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+  else process.stdout.write(printTable(out));
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`bench failed: ${(error as Error).stack ?? String(error)}\n`);
+    process.exit(1);
+  },
+);

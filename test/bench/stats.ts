@@ -1,5 +1,13 @@
 /** Median, p99 and friends of a list of durations (ms). */
-export function summarize(samples: number[]): { n: number; median: number; p99: number; min: number; max: number } {
+export interface Summary {
+  n: number;
+  median: number;
+  p99: number;
+  min: number;
+  max: number;
+}
+
+export function summarize(samples: number[]): Summary {
   const s = [...samples].sort((a, b) => a - b);
   const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * (s.length - 1)))] ?? NaN;
   return { n: s.length, median: at(0.5), p99: at(0.99), min: s[0] ?? NaN, max: s[s.length - 1] ?? NaN };
@@ -16,4 +24,130 @@ export function table(rows: Array<Record<string, string | number>>): string {
     line(widths.map((w) => '-'.repeat(w))),
     ...rows.map((r) => line(cols.map((c) => cell(r[c] ?? '')))),
   ].join('\n');
+}
+
+/** One published figure: its median over repeats, every repeat's value, and whether lower is better. */
+export interface Figure {
+  value: number;
+  values: number[];
+  unit: string;
+  better: 'lower' | 'higher';
+  target?: string;
+}
+
+export function median(values: number[]): number {
+  return summarize(values).median;
+}
+
+export function spread(values: number[]): string {
+  const s = [...values].sort((a, b) => a - b);
+  const fmt = (v: number | undefined) => (v === undefined ? '?' : v >= 100 ? v.toFixed(0) : v.toFixed(2));
+  return `${fmt(s[0])}–${fmt(s[s.length - 1])}`;
+}
+
+interface FigureSource {
+  agentLoop?: Array<{
+    perStepClientMs: Summary;
+    perStepEventMs: Summary;
+    throughput: Array<{ concurrency: number; stepsPerSecond: number }>;
+    pgCommitsPerStep: number;
+    jsPublishesPerStep: number;
+    peakMemoryMiB: Record<string, number>;
+  }>;
+  resume?: Array<Array<{ events: number; withProjection: Summary; withoutProjection: Summary }>>;
+  core?: {
+    decide: Summary;
+    appends: Array<{ appendsPerSecond: number; concurrency: number }>;
+  };
+}
+
+/** Flattens a bench output into named figures (median over repeats), the unit of comparison. */
+export function figuresOf(out: FigureSource): Record<string, Figure> {
+  const figs: Record<string, Figure> = {};
+  const add = (name: string, values: number[], unit: string, better: Figure['better'], target?: string) => {
+    const clean = values.filter((v) => Number.isFinite(v));
+    if (clean.length === 0) return;
+    figs[name] = { value: median(clean), values: clean, unit, better, ...(target ? { target } : {}) };
+  };
+  const al = out.agentLoop ?? [];
+  if (al.length > 0) {
+    add(
+      'agent-loop per-step overhead, median (client)',
+      al.map((r) => r.perStepClientMs.median),
+      'ms',
+      'lower',
+      '≤ 3.5',
+    );
+    add(
+      'agent-loop per-step overhead, p99 (client)',
+      al.map((r) => r.perStepClientMs.p99),
+      'ms',
+      'lower',
+    );
+    add(
+      'agent-loop per-step overhead, median (event timestamps)',
+      al.map((r) => r.perStepEventMs.median),
+      'ms',
+      'lower',
+    );
+    for (const c of al[0]?.throughput.map((t) => t.concurrency) ?? []) {
+      add(
+        `agent-loop throughput, ${c} concurrent run(s)`,
+        al.map((r) => r.throughput.find((t) => t.concurrency === c)?.stepsPerSecond ?? NaN),
+        'steps/s',
+        'higher',
+        c === 64 ? '≥ 1150' : undefined,
+      );
+    }
+    add(
+      'Postgres commits per step',
+      al.map((r) => r.pgCommitsPerStep),
+      'commits',
+      'lower',
+    );
+    add(
+      'JetStream publishes per step',
+      al.map((r) => r.jsPublishesPerStep),
+      'msgs',
+      'lower',
+    );
+    for (const svc of Object.keys(al[0]?.peakMemoryMiB ?? {})) {
+      add(
+        `peak memory (VmHWM), ${svc}`,
+        al.map((r) => r.peakMemoryMiB[svc] ?? NaN),
+        'MiB',
+        'lower',
+      );
+    }
+  }
+  const rs = out.resume ?? [];
+  if (rs.length > 0) {
+    for (const n of rs[0]?.map((f) => f.events) ?? []) {
+      const at = (pick: (f: { withProjection: Summary; withoutProjection: Summary }) => number) =>
+        rs.map((r) => {
+          const f = r.find((x) => x.events === n);
+          return f ? pick(f) : NaN;
+        });
+      add(
+        `resume cost, ${n} prior events (projection)`,
+        at((f) => f.withProjection.median),
+        'ms',
+        'lower',
+        n === 1000 ? '< 10' : n === 10_000 ? '≤ 1.5 × at 10' : undefined,
+      );
+      add(
+        `resume cost, ${n} prior events (no projection)`,
+        at((f) => f.withoutProjection.median),
+        'ms',
+        'lower',
+      );
+    }
+  }
+  if (out.core) {
+    add('decide (pure), median per decision', [out.core.decide.median], 'ms', 'lower');
+    for (const a of out.core.appends) {
+      add(`durable appends, ${a.concurrency} writer(s)`, [a.appendsPerSecond], 'appends/s', 'higher');
+    }
+  }
+  return figs;
 }

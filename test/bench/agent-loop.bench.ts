@@ -1,0 +1,160 @@
+import { performance } from 'node:perf_hooks';
+import { runIdFor } from '@ratchet/platform';
+import { Stack, sleep } from './harness';
+import { summarize, type Summary } from './stats';
+
+/*
+ * Workload "agent-loop": the `bench` agent (agents/bench.yaml): S steps of one scripted model call
+ * (zero latency) asking for one `bench.noop` pure tool call, then a final answer. Everything goes
+ * through the real services (orchestrator + tool-executor as processes), NATS and Postgres.
+ */
+
+const TENANT = 'bench';
+export const STEPS = 10;
+
+export interface AgentLoopOptions {
+  sequentialRuns: number;
+  concurrency: number[];
+  /** Runs per concurrency level = max(minRuns, level × runsPerWorker). */
+  runsPerWorker: number;
+  minRuns: number;
+}
+
+export interface ThroughputFigure {
+  concurrency: number;
+  runs: number;
+  seconds: number;
+  stepsPerSecond: number;
+  runLatency: Summary;
+}
+
+export interface AgentLoopResult {
+  steps: number;
+  /** Per-step overhead measured by the client: (request published → run.completed seen on the feed) / steps. */
+  perStepClientMs: Summary;
+  /** Per-step overhead from the log: (run.completed.at − run.started.at) / steps. */
+  perStepEventMs: Summary;
+  throughput: ThroughputFigure[];
+  /** Per completed step, over the sequential phase. */
+  pgCommitsPerStep: number;
+  jsPublishesPerStep: number;
+  jsPublishesPerStepByStream: Record<string, number>;
+  /** Peak resident set per service process, MiB (VmHWM). */
+  peakMemoryMiB: Record<string, number>;
+}
+
+let counter = 0;
+
+async function oneRun(stack: Stack): Promise<{ clientMs: number; eventMs: number; ok: boolean }> {
+  const requestId = `bench-${process.pid}-${Date.now()}-${counter++}`;
+  const runId = runIdFor(TENANT, requestId);
+  const t0 = performance.now();
+  const done = stack.waitTerminal(runId, 120_000);
+  await stack.publishRequest(TENANT, {
+    requestId,
+    threadId: `th-${requestId}`,
+    agent: 'bench',
+    input: [{ role: 'user', content: 'go' }],
+    principal: { id: 'bench', roles: ['runner'] },
+  });
+  const terminal = await done;
+  const clientMs = performance.now() - t0;
+  const events = await stack.orchestratorDb.sql.query<{ started: string; ended: string }>(
+    `select (extract(epoch from min(at) filter (where type = 'run.started')) * 1000)::float8::text as started,
+            (extract(epoch from max(at) filter (where type = 'run.completed')) * 1000)::float8::text as ended
+     from ${stack.orchestratorDb.sql.table('thread_events')} where tenant_id = ? and run_id = ?`,
+    [TENANT, runId],
+  );
+  const row = events[0];
+  const eventMs = row ? Number(row.ended) - Number(row.started) : NaN;
+  return { clientMs, eventMs, ok: terminal.type === 'run.completed' };
+}
+
+/** Waits until pg_stat_database stops moving (backends flush their counters at most once a second). */
+async function settledCommits(stack: Stack): Promise<number> {
+  let last = await stack.xactCommits();
+  for (let i = 0; i < 30; i++) {
+    await sleep(600);
+    const now = await stack.xactCommits();
+    // Our own poll commits too (one per query, autocommit): allow that much drift.
+    if (now - last <= 2) return now;
+    last = now;
+  }
+  return last;
+}
+
+export async function benchAgentLoop(options: AgentLoopOptions, log: (line: string) => void): Promise<AgentLoopResult> {
+  const stack = await Stack.create();
+  try {
+    await Promise.all([stack.start('orchestrator'), stack.start('tool-executor')]);
+    log('agent-loop: services up; warming up');
+    for (let i = 0; i < 5; i++) await oneRun(stack);
+    await Promise.all(Array.from({ length: 16 }, () => oneRun(stack)));
+
+    // Sequential: per-step overhead, commits and publishes per step.
+    const commits0 = await settledCommits(stack);
+    const pubs0 = await stack.streamPublishes();
+    const client: number[] = [];
+    const fromEvents: number[] = [];
+    for (let i = 0; i < options.sequentialRuns; i++) {
+      const r = await oneRun(stack);
+      if (!r.ok) throw new Error('a bench run did not complete');
+      client.push(r.clientMs / STEPS);
+      fromEvents.push(r.eventMs / STEPS);
+    }
+    const commits1 = await settledCommits(stack);
+    const pubs1 = await stack.streamPublishes();
+    const stepsDone = options.sequentialRuns * STEPS;
+    // Our own queries in between: settledCommits polls plus one select per run (autocommit each).
+    const ownCommits = options.sequentialRuns;
+    const byStream: Record<string, number> = {};
+    let pubTotal = 0;
+    for (const k of Object.keys(pubs1)) {
+      const d = (pubs1[k] ?? 0) - (pubs0[k] ?? 0);
+      byStream[k] = d / stepsDone;
+      pubTotal += d;
+    }
+    log(`agent-loop: sequential ${options.sequentialRuns} runs, median ${summarize(client).median.toFixed(2)} ms/step`);
+
+    const throughput: ThroughputFigure[] = [];
+    for (const c of options.concurrency) {
+      const runs = Math.max(options.minRuns, c * options.runsPerWorker);
+      let next = 0;
+      const latencies: number[] = [];
+      const t0 = performance.now();
+      await Promise.all(
+        Array.from({ length: c }, async () => {
+          while (next < runs) {
+            next++;
+            const r = await oneRun(stack);
+            if (!r.ok) throw new Error('a bench run did not complete');
+            latencies.push(r.clientMs);
+          }
+        }),
+      );
+      const seconds = (performance.now() - t0) / 1000;
+      const fig = {
+        concurrency: c,
+        runs,
+        seconds,
+        stepsPerSecond: (runs * STEPS) / seconds,
+        runLatency: summarize(latencies),
+      };
+      throughput.push(fig);
+      log(`agent-loop: ${c} concurrent, ${runs} runs: ${fig.stepsPerSecond.toFixed(0)} steps/s`);
+    }
+    const peak = stack.peakMemoryKb();
+    return {
+      steps: STEPS,
+      perStepClientMs: summarize(client),
+      perStepEventMs: summarize(fromEvents),
+      throughput,
+      pgCommitsPerStep: (commits1 - commits0 - ownCommits) / stepsDone,
+      jsPublishesPerStep: pubTotal / stepsDone,
+      jsPublishesPerStepByStream: byStream,
+      peakMemoryMiB: Object.fromEntries(Object.entries(peak).map(([k, v]) => [k, Math.round(v / 102.4) / 10])),
+    };
+  } finally {
+    await stack.stop();
+  }
+}
