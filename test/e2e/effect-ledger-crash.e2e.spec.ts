@@ -193,6 +193,10 @@ describe('effect ledger: SIGKILL of the tool executor never repeats an effect by
         SERVICE_INSTANCE_ID: `doomed-${label}`,
         RATCHET_FAILPOINTS: `${point}@1`,
         RATCHET_FAILPOINT_GATE: `${runs.length}:30000`,
+        // 90 calls parked at once on a loaded 2-core machine: a longer ack wait keeps a late heartbeat
+        // from redelivering a parked call to the same process before the kill (the restarted executor
+        // sets the stack's short ack wait again).
+        RATCHET_ACK_WAIT_MS: '10000',
       },
       { waitReady: false },
     );
