@@ -1,28 +1,25 @@
 import 'reflect-metadata';
-import { Module } from '@nestjs/common';
 import { APPROVALS_MIGRATIONS } from '@ratchet/adapters';
-import { envPort, extendConfig, loadConfig, RuntimeModule, runMain, startService } from '@ratchet/platform';
-
-const configSchema = extendConfig({ HEALTH_PORT: envPort().default(9093) });
+import { loadConfig, runMain, startService } from '@ratchet/platform';
+import { APPROVALS_CONSUMER } from './approval-commands.controller';
+import { approvalsConfigSchema } from './approvals.config';
+import { ApprovalsModule } from './approvals.module';
 
 /**
- * The approvals service: owns the `approvals` schema (migrated at start) and serves its health probes.
- * Its message handlers arrive with the approvals capability; until then it consumes nothing.
+ * The approvals service: owns the `approvals` schema (approvals, decisions, audit), consumes approval
+ * and escalation requests, answers list/get/decide/verify over request/reply and expires what nobody
+ * decided in time (docs/approvals.md).
  */
 runMain('approvals', async () => {
-  const config = loadConfig(configSchema, process.env, 'approvals');
+  const config = loadConfig(approvalsConfigSchema, process.env, 'approvals');
   await startService({
     service: 'approvals',
     schema: 'approvals',
     migrations: APPROVALS_MIGRATIONS,
-    consumers: [],
+    consumers: [APPROVALS_CONSUMER],
     config,
     healthPort: config.HEALTH_PORT,
     shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
-    module: (runtime) => {
-      @Module({ imports: [RuntimeModule.forRuntime(runtime)] })
-      class ApprovalsModule {}
-      return ApprovalsModule;
-    },
+    module: (runtime) => ApprovalsModule.create(runtime, { sweepIntervalMs: config.APPROVALS_SWEEP_INTERVAL_MS }),
   });
 });

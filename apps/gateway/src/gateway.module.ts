@@ -4,12 +4,15 @@ import { TerminusModule } from '@nestjs/terminus';
 import { ApiKeyRepository, JetStreamPublisher, type Database, type MessagePublisher } from '@ratchet/adapters';
 import type { NatsConnection } from 'nats';
 import { ApiKeyGuard } from './auth/api-key.guard';
+import { ApprovalsClient } from './approvals/approvals.client';
+import { ApprovalsController } from './approvals/approvals.controller';
 import type { GatewayConfig } from './gateway.config';
 import { API_KEYS, DATABASE, GATEWAY_CONFIG, LOGGER, MESSAGE_PUBLISHER, NATS_CONNECTION } from './gateway.tokens';
 import { HealthController } from './health/health.controller';
 import { ReadinessIndicators } from './health/readiness.indicators';
 import { ProblemDetailsFilter } from './http/problem-details.filter';
 import type { Logger } from './logging/logger';
+import { PrincipalsResponder } from './principals/principals.responder';
 import { RunRequestPublisher } from './runs/run-request.publisher';
 import { RunsController } from './runs/runs.controller';
 
@@ -53,7 +56,7 @@ export class GatewayModule {
       module: GatewayModule,
       // Terminus's own error log is multi-line; HealthController logs failures itself, as one JSON line.
       imports: [TerminusModule.forRoot({ logger: false })],
-      controllers: [RunsController, HealthController],
+      controllers: [RunsController, HealthController, ApprovalsController],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: resources.config },
         { provide: DATABASE, useValue: resources.db },
@@ -68,6 +71,8 @@ export class GatewayModule {
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
         RunRequestPublisher,
+        ApprovalsClient,
+        PrincipalsResponder,
         ReadinessIndicators,
         ResourceLifecycle,
       ],

@@ -9,7 +9,7 @@ import { RunRequestController } from './threads/run-request.controller';
 import { ThreadCommandHandler, threadColumns } from './threads/thread-command.handler';
 import { ThreadInboxController } from './threads/thread-inbox.controller';
 import { Watchdog } from './watchdog/watchdog';
-import { approvalEnricher } from './approvals/approval-enricher';
+import { approvalEnrichers } from './approvals/approval-enrichers';
 import { AgentsResponder } from './agents/agents.responder';
 import { WatchdogLifecycle } from './watchdog/watchdog.lifecycle';
 
@@ -36,7 +36,7 @@ export class OrchestratorModule {
               new PgThreadStore(runtime.db, threadColumns),
               runtime.relay,
               runtime.subjects,
-              approvalEnricher(catalog),
+              approvalEnrichers(catalog, runtime),
             ),
         },
         {

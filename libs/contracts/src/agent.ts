@@ -75,18 +75,64 @@ export const AgentToolConfig = z
   .strict();
 export type AgentToolConfig = z.infer<typeof AgentToolConfig>;
 
+/**
+ * One test on a call's arguments, e.g. `{ arg: 'amount', op: 'gt', value: 100 }`. Data, never code: no
+ * expression is evaluated. `arg` is a dotted path into the arguments (`payment.amount`). The numeric
+ * operators compare numbers (a numeric string such as "150" counts as its number); when the argument is
+ * missing or not a number, the condition holds, so a malformed call asks a human instead of slipping by.
+ */
+export const ApprovalConditionTest = z
+  .object({
+    arg: z
+      .string()
+      .min(1)
+      .max(256)
+      .regex(/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/, 'a dotted argument path like "amount" or "payment.amount"'),
+    op: z.enum(['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'exists']),
+    value: Json.optional().describe('Compared value; a number for gt/gte/lt/lte, a list for in, absent for exists'),
+  })
+  .strict()
+  .superRefine((t, ctx) => {
+    const numeric = t.op === 'gt' || t.op === 'gte' || t.op === 'lt' || t.op === 'lte';
+    if (numeric && typeof t.value !== 'number')
+      ctx.addIssue({ code: 'custom', path: ['value'], message: `"${t.op}" needs a number` });
+    if (t.op === 'in' && !Array.isArray(t.value))
+      ctx.addIssue({ code: 'custom', path: ['value'], message: '"in" needs a list of values' });
+    if ((t.op === 'eq' || t.op === 'ne') && t.value === undefined)
+      ctx.addIssue({ code: 'custom', path: ['value'], message: `"${t.op}" needs a value` });
+    if (t.op === 'exists' && t.value !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['value'], message: '"exists" takes no value' });
+  });
+export type ApprovalConditionTest = z.infer<typeof ApprovalConditionTest>;
+
+/** One test, or a list of tests of which any one holding asks for approval. */
+export const ApprovalCondition = z.union([ApprovalConditionTest, z.array(ApprovalConditionTest).min(1).max(32)]);
+export type ApprovalCondition = z.infer<typeof ApprovalCondition>;
+
+export const ToolApprovalPolicy = z
+  .object({
+    when: z
+      .enum(['never', 'always', 'if'])
+      .default('never')
+      .describe('"if": only calls whose arguments meet `condition` wait for a human'),
+    condition: ApprovalCondition.optional().describe('With when: if, the test(s) on the arguments'),
+    role: z.string().default('approver').describe('The role a principal needs to decide'),
+    expiresInSeconds: z.number().int().positive().default(3600),
+    fourEyes: z.boolean().default(false).describe("The run's principal may not approve its own call"),
+  })
+  .strict()
+  .superRefine((p, ctx) => {
+    if (p.when === 'if' && p.condition === undefined)
+      ctx.addIssue({ code: 'custom', path: ['condition'], message: 'when: if needs a condition' });
+    if (p.when !== 'if' && p.condition !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['when'], message: 'a condition needs when: if' });
+  });
+export type ToolApprovalPolicy = z.infer<typeof ToolApprovalPolicy>;
+
 export const AgentToolSpec = z
   .object({
     name: ToolRef,
-    approval: z
-      .object({
-        when: z.enum(['never', 'always']).default('never'),
-        role: z.string().default('approver'),
-        expiresInSeconds: z.number().int().positive().default(3600),
-        fourEyes: z.boolean().default(false),
-      })
-      .strict()
-      .default({ when: 'never', role: 'approver', expiresInSeconds: 3600, fourEyes: false }),
+    approval: ToolApprovalPolicy.default({ when: 'never', role: 'approver', expiresInSeconds: 3600, fourEyes: false }),
     config: AgentToolConfig.optional().describe('Per-agent settings the tool executor receives with each call'),
   })
   .strict();

@@ -9,3 +9,4 @@ export * from './public-schemas';
 export * from './memory';
 export * from './request-ids';
 export * from './agents-api';
+export * from './approvals-api';

@@ -12,3 +12,4 @@ export * from './service-database';
 export * from './memory-items.repository';
 export * from './operator-threads.queries';
 export * from './service-health.queries';
+export * from './approvals.repository';

@@ -1,5 +1,6 @@
 import type { MigrationClass } from '../orm';
 import { Migration20261130000000_approvals_init } from './approvals/Migration20261130000000_init';
+import { Migration20261220000000_approvals_tables } from './approvals/Migration20261220000000_approvals_tables';
 import { Migration20261130000000_gateway_init } from './gateway/Migration20261130000000_init';
 import { Migration20261130000000_memory_init } from './memory/Migration20261130000000_init';
 import { Migration20261201000000_memory_items } from './memory/Migration20261201000000_items';
@@ -14,7 +15,10 @@ export const TOOLS_MIGRATIONS: readonly MigrationClass[] = [
   Migration20261210000000_tools_ledger_resolution,
 ];
 export const GATEWAY_MIGRATIONS: readonly MigrationClass[] = [Migration20261130000000_gateway_init];
-export const APPROVALS_MIGRATIONS: readonly MigrationClass[] = [Migration20261130000000_approvals_init];
+export const APPROVALS_MIGRATIONS: readonly MigrationClass[] = [
+  Migration20261130000000_approvals_init,
+  Migration20261220000000_approvals_tables,
+];
 export const MEMORY_MIGRATIONS: readonly MigrationClass[] = [
   Migration20261130000000_memory_init,
   Migration20261201000000_memory_items,

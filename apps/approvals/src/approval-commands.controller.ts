@@ -1,0 +1,40 @@
+import { Controller, Inject } from '@nestjs/common';
+import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
+import { ApprovalCommand } from '@ratchet/contracts';
+import { PoisonMessageError } from '@ratchet/domain';
+import { JetStreamContext, ServiceRuntime } from '@ratchet/platform';
+import { ApprovalsService } from './approvals.service';
+
+export const APPROVALS_CONSUMER = 'approvals';
+
+/**
+ * `<prefix>.cmd.approval.<tenant>`: approval requests (a call waits for a human) and escalations (an
+ * uncertain effect waits for one). Acked once the approval row is committed; a re-send is a no-op.
+ */
+@Controller()
+export class ApprovalCommandsController {
+  constructor(
+    @Inject(ApprovalsService) private readonly approvals: ApprovalsService,
+    @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
+  ) {}
+
+  @EventPattern(APPROVALS_CONSUMER)
+  async onCommand(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
+    const parsed = ApprovalCommand.safeParse(data);
+    if (!parsed.success)
+      throw new PoisonMessageError(`not an approval command: ${parsed.error.message}`, 'approval.invalid');
+    const command = parsed.data;
+    // The tenant is the subject's (bound by NATS permissions), never only the body's.
+    if (ctx.getSubject() !== this.runtime.subjects.approvalCommands(command.tenantId)) {
+      throw new PoisonMessageError(
+        `${command.kind} for tenant ${command.tenantId} arrived on ${ctx.getSubject()}`,
+        'approval.subject_mismatch',
+      );
+    }
+    const result = await this.approvals.recordRequest(command);
+    this.runtime.logger.info(
+      { approvalId: command.approvalId, kind: command.kind, tenantId: command.tenantId, result },
+      'approval request recorded',
+    );
+  }
+}

@@ -1,0 +1,75 @@
+import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import type { Subscription } from 'nats';
+import { ApprovalsRequest, approvalsSubjects, type ApprovalsReply } from '@ratchet/contracts';
+import { ServiceRuntime } from '@ratchet/platform';
+import { ApprovalsService } from './approvals.service';
+
+/**
+ * Request/reply on `<prefix>.approvals.api` (queue group: any instance answers): list, get and decide
+ * for the gateway, verify for the orchestrator. A failure of our own answers `unavailable`, never a guess.
+ */
+@Injectable()
+export class ApprovalsApiResponder implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private sub: Subscription | undefined;
+
+  constructor(
+    @Inject(ApprovalsService) private readonly approvals: ApprovalsService,
+    @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.sub = this.runtime.nc.subscribe(approvalsSubjects(this.runtime.subjects.prefix).api, {
+      queue: 'approvals-api',
+      callback: (error, msg) => {
+        if (error) return;
+        void this.answer(msg.data).then((reply) => msg.respond(JSON.stringify(reply)));
+      },
+    });
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.sub?.drain();
+  }
+
+  async answer(data: Uint8Array): Promise<ApprovalsReply> {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(new TextDecoder().decode(data));
+    } catch {
+      return { ok: false, error: { code: 'invalid', message: 'the request is not JSON' } };
+    }
+    const parsed = ApprovalsRequest.safeParse(raw);
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+      return { ok: false, error: { code: 'invalid', message: `invalid approvals request: ${problems.join('; ')}` } };
+    }
+    const request = parsed.data;
+    try {
+      switch (request.op) {
+        case 'list':
+          return await this.approvals.list(request);
+        case 'get':
+          return await this.approvals.get(request);
+        case 'decide': {
+          const reply = await this.approvals.decide(request);
+          this.runtime.logger.info(
+            {
+              approvalId: request.approvalId,
+              tenantId: request.tenantId,
+              by: request.principal.id,
+              decision: request.decision,
+              outcome: reply.ok ? 'recorded' : reply.error.code,
+            },
+            'approval decision',
+          );
+          return reply;
+        }
+        case 'verify':
+          return await this.approvals.verify(request);
+      }
+    } catch (error) {
+      this.runtime.logger.error({ err: error, op: request.op }, 'approvals request failed');
+      return { ok: false, error: { code: 'unavailable', message: 'approvals are unavailable right now' } };
+    }
+  }
+}

@@ -1,0 +1,26 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { RuntimeModule, ServiceRuntime } from '@ratchet/platform';
+import { ApprovalCommandsController } from './approval-commands.controller';
+import { ApprovalsApiResponder } from './approvals-api.responder';
+import { ApprovalsService } from './approvals.service';
+import { ExpirySweeper, SWEEP_INTERVAL } from './expiry-sweeper';
+
+@Module({})
+export class ApprovalsModule {
+  static create(runtime: ServiceRuntime, options: { sweepIntervalMs: number }): DynamicModule {
+    return {
+      module: ApprovalsModule,
+      imports: [RuntimeModule.forRuntime(runtime)],
+      controllers: [ApprovalCommandsController],
+      providers: [
+        {
+          provide: ApprovalsService,
+          useFactory: () => new ApprovalsService(runtime.db, runtime.relay, runtime.subjects),
+        },
+        { provide: SWEEP_INTERVAL, useValue: options.sweepIntervalMs },
+        ApprovalsApiResponder,
+        ExpirySweeper,
+      ],
+    };
+  }
+}

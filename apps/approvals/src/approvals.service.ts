@@ -1,0 +1,345 @@
+import {
+  ApprovalsRepository,
+  withServiceTx,
+  type ApprovalRecord,
+  type Database,
+  type ServiceTx,
+} from '@ratchet/adapters';
+import {
+  ESCALATION_CHOICES,
+  HEADERS,
+  TOOL_APPROVAL_CHOICES,
+  type ApprovalCommand,
+  type ApprovalDecisionMessage,
+  type ApprovalsReply,
+  type ApprovalsRequest,
+  type ApprovalView,
+  type Json,
+  type Subjects,
+  type ToolResolveCommand,
+} from '@ratchet/contracts';
+import type { OutboxMessage } from '@ratchet/domain';
+
+export interface Relay {
+  flush(ids: string[]): Promise<unknown>;
+}
+
+type Req<O extends ApprovalsRequest['op']> = Extract<ApprovalsRequest, { op: O }>;
+type Failure = Extract<ApprovalsReply, { ok: false }>;
+
+const fail = (code: Failure['error']['code'], message: string): Failure => ({ ok: false, error: { code, message } });
+
+/** Who records an expiry in the decision and audit rows. */
+export const EXPIRY_ACTOR = 'system:expiry';
+
+/**
+ * The approvals service's rules (ARCHITECTURE §7). Each state change is one transaction: the approval
+ * row, its one decision, the audit rows and the outbox row of the message it causes; the relay publishes
+ * after commit. The tenant of every read and write is the one the caller was verified for.
+ */
+export class ApprovalsService {
+  constructor(
+    private readonly db: Database,
+    private readonly relay: Relay,
+    private readonly subjects: Subjects,
+  ) {}
+
+  /** An approval or escalation request from the orchestrator; a re-sent one changes nothing. */
+  async recordRequest(command: ApprovalCommand): Promise<'created' | 'exists'> {
+    return withServiceTx(this.db, async (tx) => {
+      const repo = new ApprovalsRepository(tx);
+      const created = await repo.insert({
+        tenantId: command.tenantId,
+        id: command.approvalId,
+        kind: command.kind === 'approval.request' ? 'tool' : 'escalation',
+        threadId: command.threadId,
+        runId: command.runId,
+        step: command.step,
+        callId: command.callId,
+        agent: command.agent,
+        tool: command.tool,
+        args: command.args,
+        argsDigest: command.argsDigest,
+        role: command.role,
+        fourEyes: command.kind === 'approval.request' ? command.fourEyes : false,
+        requestedBy: command.requestedBy.id,
+        requestedByRoles: command.requestedBy.roles,
+        idempotencyKey: command.kind === 'escalation.request' ? command.idempotencyKey : null,
+        reason: command.kind === 'escalation.request' ? command.reason : null,
+        expiresAt: command.kind === 'approval.request' ? command.expiresAt : null,
+      });
+      if (!created) return 'exists' as const;
+      await repo.audit({
+        tenantId: command.tenantId,
+        approvalId: command.approvalId,
+        action: command.kind === 'approval.request' ? 'requested' : 'escalated',
+        actor: command.requestedBy.id,
+        argsDigest: command.argsDigest,
+        detail: {
+          threadId: command.threadId,
+          runId: command.runId,
+          callId: command.callId,
+          tool: command.tool,
+          role: command.role,
+          ...(command.kind === 'approval.request'
+            ? { expiresAt: command.expiresAt, fourEyes: command.fourEyes }
+            : { idempotencyKey: command.idempotencyKey, reason: command.reason }),
+        },
+      });
+      return 'created' as const;
+    });
+  }
+
+  async list(request: Req<'list'>): Promise<ApprovalsReply> {
+    // Approvers see what they may decide; admins and viewers see every approval of the tenant.
+    const seeAll = request.principal.roles.some((r) => r === 'admin' || r === 'viewer');
+    const records = await new ApprovalsRepository(this.db.sql).list(request.tenantId, {
+      status: request.status,
+      threadId: request.threadId,
+      agent: request.agent,
+      requestedBefore:
+        request.olderThanSeconds === undefined
+          ? undefined
+          : new Date(Date.now() - request.olderThanSeconds * 1000).toISOString(),
+      roles: seeAll ? undefined : request.principal.roles,
+      limit: request.limit,
+    });
+    return { ok: true, approvals: records.map(view) };
+  }
+
+  async get(request: Req<'get'>): Promise<ApprovalsReply> {
+    const record = await new ApprovalsRepository(this.db.sql).get(request.tenantId, request.approvalId);
+    const seeAll = request.principal.roles.some((r) => r === 'admin' || r === 'viewer');
+    if (!record) return fail('not_found', `no approval ${request.approvalId}`);
+    if (!seeAll && !request.principal.roles.includes(record.role))
+      return fail('forbidden', `deciding this approval needs the role ${record.role}`);
+    return { ok: true, approval: view(record) };
+  }
+
+  /**
+   * A human's decision. Accepted only from a principal of the approval's tenant (another tenant's id is
+   * not found) holding its role, and — with four-eyes — not the run's own principal; recorded once.
+   */
+  async decide(request: Req<'decide'>): Promise<ApprovalsReply> {
+    const outbox: OutboxMessage[] = [];
+    const reply = await withServiceTx(this.db, async (tx): Promise<ApprovalsReply> => {
+      const repo = new ApprovalsRepository(tx);
+      const a = await repo.get(request.tenantId, request.approvalId, { forUpdate: true });
+      if (!a) return fail('not_found', `no approval ${request.approvalId}`);
+      const who = request.principal.id;
+      const refuse = async (code: 'forbidden' | 'conflict' | 'invalid', message: string): Promise<ApprovalsReply> => {
+        await repo.audit({
+          tenantId: a.tenantId,
+          approvalId: a.id,
+          action: 'refused',
+          actor: who,
+          argsDigest: a.argsDigest,
+          detail: { decision: request.decision, code, message },
+        });
+        return fail(code, message);
+      };
+      const choices: readonly string[] = a.kind === 'tool' ? TOOL_APPROVAL_CHOICES : ESCALATION_CHOICES;
+      if (!choices.includes(request.decision))
+        return refuse('invalid', `a ${a.kind} approval is decided with one of: ${choices.join(', ')}`);
+      if (!request.principal.roles.includes(a.role))
+        return refuse('forbidden', `deciding this approval needs the role ${a.role}`);
+      if (a.fourEyes && who === a.requestedBy)
+        return refuse('forbidden', 'four-eyes: the principal that started the run may not decide its own call');
+      if (a.status !== 'pending')
+        return refuse(
+          'conflict',
+          `this approval was already decided: ${a.status}${a.decision ? ` by ${a.decision.by}` : ''}`,
+        );
+      if (a.expiresAt && Date.parse(a.expiresAt) <= Date.now()) {
+        outbox.push(...(await this.expireIn(tx, repo, a)));
+        return refuse('conflict', `this approval expired at ${a.expiresAt}`);
+      }
+      const decision =
+        request.decision === 'approve' ? 'granted' : request.decision === 'reject' ? 'rejected' : request.decision;
+      const result: Json | null =
+        request.decision === 'happened' ? (request.result ?? { happened: true, note: request.reason }) : null;
+      const status = a.kind === 'tool' ? (decision as 'granted' | 'rejected') : 'resolved';
+      if (!(await repo.decide(a.tenantId, a.id, decision, status, who, request.reason, result)))
+        return refuse('conflict', 'this approval was already decided');
+      await repo.audit({
+        tenantId: a.tenantId,
+        approvalId: a.id,
+        action: decision,
+        actor: who,
+        argsDigest: a.argsDigest,
+        detail: { reason: request.reason, roles: request.principal.roles },
+      });
+      const message =
+        a.kind === 'tool'
+          ? this.decisionMessage(a, decision as 'granted' | 'rejected', who, request.reason)
+          : this.resolveMessage(a, request.decision as 'happened' | 'retry' | 'fail', who, request.reason, result);
+      await tx.enqueue([message]);
+      outbox.push(message);
+      const after = await repo.get(a.tenantId, a.id);
+      return { ok: true, approval: view(after ?? a) };
+    });
+    await this.publish(outbox);
+    return reply;
+  }
+
+  /**
+   * The orchestrator, about to run a granted call: is this approval still good for exactly this call
+   * and these arguments? Marks it used by the call; asking again for the same call answers the same.
+   */
+  async verify(request: Req<'verify'>): Promise<ApprovalsReply> {
+    return withServiceTx(this.db, async (tx): Promise<ApprovalsReply> => {
+      const repo = new ApprovalsRepository(tx);
+      const a = await repo.get(request.tenantId, request.approvalId, { forUpdate: true });
+      if (!a) return { ok: true, valid: false, reason: `approval.unknown: no approval ${request.approvalId}` };
+      const use = `${request.runId}:${request.callId}`;
+      const refuse = async (reason: string): Promise<ApprovalsReply> => {
+        await repo.audit({
+          tenantId: a.tenantId,
+          approvalId: a.id,
+          action: 'verify_refused',
+          actor: 'orchestrator',
+          argsDigest: request.argsDigest,
+          detail: { reason, use },
+        });
+        return { ok: true, valid: false, reason };
+      };
+      if (a.kind !== 'tool') return refuse('approval.kind: an escalation authorises no call');
+      if (a.runId !== request.runId || a.callId !== request.callId)
+        return refuse('approval.mismatch: the approval was given for another call');
+      if (a.status !== 'granted' || !a.decision) return refuse(`approval.not_granted: the approval is ${a.status}`);
+      if (a.fourEyes && a.decision.by === a.requestedBy)
+        return refuse('approval.four_eyes: the approval was given by the principal that started the run');
+      if (a.expiresAt && Date.parse(a.expiresAt) <= Date.now())
+        return refuse(`approval.expired: the approval expired at ${a.expiresAt}, before the call could run`);
+      if (a.argsDigest !== request.argsDigest)
+        return refuse('approval.args_mismatch: the arguments differ from the ones approved');
+      const used = await repo.markUsed(a.tenantId, a.id, use);
+      if (used === 'other')
+        return refuse(`approval.used: the approval was already used by ${a.usedBy ?? 'another call'}`);
+      if (used === 'used')
+        await repo.audit({
+          tenantId: a.tenantId,
+          approvalId: a.id,
+          action: 'used',
+          actor: 'orchestrator',
+          argsDigest: request.argsDigest,
+          detail: { use, grantedBy: a.decision.by },
+        });
+      return { ok: true, valid: true };
+    });
+  }
+
+  /** Expires what is due (bounded batch); several instances share the work through `skip locked`. */
+  async expireDue(limit = 50): Promise<number> {
+    const outbox: OutboxMessage[] = [];
+    const n = await withServiceTx(this.db, async (tx) => {
+      const repo = new ApprovalsRepository(tx);
+      const due = await repo.lockExpired(limit);
+      for (const a of due) outbox.push(...(await this.expireIn(tx, repo, a)));
+      return due.length;
+    });
+    await this.publish(outbox);
+    return n;
+  }
+
+  private async expireIn(tx: ServiceTx, repo: ApprovalsRepository, a: ApprovalRecord): Promise<OutboxMessage[]> {
+    if (!(await repo.decide(a.tenantId, a.id, 'expired', 'expired', EXPIRY_ACTOR, `expired at ${a.expiresAt}`)))
+      return [];
+    await repo.audit({
+      tenantId: a.tenantId,
+      approvalId: a.id,
+      action: 'expired',
+      actor: EXPIRY_ACTOR,
+      argsDigest: a.argsDigest,
+      detail: { expiresAt: a.expiresAt },
+    });
+    const message = this.decisionMessage(a, 'expired', EXPIRY_ACTOR, `nobody decided before ${a.expiresAt}`);
+    await tx.enqueue([message]);
+    return [message];
+  }
+
+  private decisionMessage(
+    a: ApprovalRecord,
+    decision: ApprovalDecisionMessage['decision'],
+    by: string,
+    reason: string,
+  ): OutboxMessage {
+    // One decision per approval, so one message id: a re-send is dropped by JetStream and the thread inbox.
+    const id = `approval-decision:${a.tenantId}:${a.id}`;
+    const payload: ApprovalDecisionMessage = {
+      kind: 'approval.decision',
+      messageId: id,
+      tenantId: a.tenantId,
+      threadId: a.threadId,
+      runId: a.runId,
+      callId: a.callId,
+      approvalId: a.id,
+      decision,
+      by,
+      reason,
+    };
+    return { id, subject: this.subjects.inbox(a.tenantId, a.threadId), payload, headers: headers(id, payload.kind, a) };
+  }
+
+  private resolveMessage(
+    a: ApprovalRecord,
+    decision: 'happened' | 'retry' | 'fail',
+    by: string,
+    reason: string,
+    result: Json | null,
+  ): OutboxMessage {
+    const id = `escalation-resolve:${a.tenantId}:${a.id}`;
+    const payload: ToolResolveCommand = {
+      kind: 'tool.resolve',
+      commandId: id,
+      tenantId: a.tenantId,
+      idempotencyKey: a.idempotencyKey ?? '',
+      resolution:
+        decision === 'happened'
+          ? { decision, result: result ?? null }
+          : decision === 'retry'
+            ? { decision }
+            : { decision, reason },
+      by,
+    };
+    const h = headers(id, payload.kind, a);
+    if (a.idempotencyKey) h[HEADERS.idempotencyKey] = a.idempotencyKey;
+    return { id, subject: this.subjects.toolCommands(a.tenantId), payload, headers: h };
+  }
+
+  private async publish(messages: OutboxMessage[]): Promise<void> {
+    // After commit; if this process dies first, the relay's sweeper publishes them.
+    if (messages.length > 0) await this.relay.flush(messages.map((m) => m.id)).catch(() => undefined);
+  }
+}
+
+function headers(id: string, type: string, a: ApprovalRecord): Record<string, string> {
+  return { [HEADERS.msgId]: id, [HEADERS.messageType]: type, [HEADERS.tenant]: a.tenantId };
+}
+
+export function view(a: ApprovalRecord): ApprovalView {
+  return {
+    id: a.id,
+    kind: a.kind,
+    status: a.status,
+    threadId: a.threadId,
+    runId: a.runId,
+    step: a.step,
+    callId: a.callId,
+    agent: a.agent,
+    tool: a.tool,
+    args: a.args,
+    argsDigest: a.argsDigest,
+    role: a.role,
+    fourEyes: a.fourEyes,
+    requestedBy: a.requestedBy,
+    requestedAt: a.requestedAt,
+    expiresAt: a.expiresAt,
+    choices: a.status !== 'pending' ? [] : a.kind === 'tool' ? [...TOOL_APPROVAL_CHOICES] : [...ESCALATION_CHOICES],
+    idempotencyKey: a.idempotencyKey,
+    reason: a.reason,
+    decision: a.decision
+      ? { decision: a.decision.decision, by: a.decision.by, reason: a.decision.reason, at: a.decision.at }
+      : null,
+  };
+}

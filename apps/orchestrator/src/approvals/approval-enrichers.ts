@@ -1,0 +1,89 @@
+import { headers as natsHeaders, type NatsConnection } from 'nats';
+import {
+  ApprovalsReply,
+  approvalsSubjects,
+  HEADERS,
+  PrincipalCheckReply,
+  type ApprovalsRequestInput,
+  type EscalationRequestCommand,
+  type PrincipalCheckRequest,
+  type Subjects,
+} from '@ratchet/contracts';
+import { TransientError, type ThreadCommand } from '@ratchet/domain';
+import type { ServiceRuntime } from '@ratchet/platform';
+import type { AgentCatalog } from '../agents/agent-catalog';
+import type { CommandEnricher } from '../threads/thread-command.handler';
+import { approvalEnricher } from './approval-enricher';
+import { approvalRecheckEnricher, type PrincipalStanding, type RecheckPorts } from './approval-recheck';
+import { escalationEnricher } from './escalation-enricher';
+
+/** How long the orchestrator waits for the gateway or the approvals service before the message is retried. */
+const REQUEST_TIMEOUT_MS = 5_000;
+
+/** Runs the enrichers one after another, each on the previous one's command. */
+export function composeEnrichers(...enrichers: CommandEnricher[]): CommandEnricher {
+  return async (state, command) => {
+    let current: ThreadCommand = command;
+    for (const enrich of enrichers) current = await enrich(state, current);
+    return current;
+  };
+}
+
+/**
+ * Everything approvals add to a thread command: the policy (which calls wait), the re-check of a grant
+ * when it is applied, and escalations of uncertain effects.
+ */
+export function approvalEnrichers(catalog: AgentCatalog, runtime: ServiceRuntime): CommandEnricher {
+  return composeEnrichers(
+    approvalEnricher(catalog),
+    approvalRecheckEnricher(natsRecheckPorts(runtime.nc, runtime.subjects.prefix)),
+    escalationEnricher(catalog, natsEscalationPublisher(runtime.nc, runtime.subjects)),
+  );
+}
+
+export function natsRecheckPorts(nc: NatsConnection, prefix: string): RecheckPorts {
+  const subjects = approvalsSubjects(prefix);
+  const ask = async (subject: string, body: unknown, what: string): Promise<unknown> => {
+    try {
+      const msg = await nc.request(subject, JSON.stringify(body), { timeout: REQUEST_TIMEOUT_MS });
+      return JSON.parse(new TextDecoder().decode(msg.data));
+    } catch (error) {
+      throw new TransientError(`${what}: no answer on ${subject}`, 'approvals.recheck_unavailable', { cause: error });
+    }
+  };
+  return {
+    async checkPrincipal(tenantId, principalId, roles): Promise<PrincipalStanding> {
+      const request: PrincipalCheckRequest = { tenantId, principalId, roles };
+      const reply = PrincipalCheckReply.parse(await ask(subjects.principalsCheck, request, 'principal check'));
+      if (!reply.ok)
+        throw new TransientError(`principal check: ${reply.error.message}`, 'approvals.recheck_unavailable');
+      return { status: reply.status, reason: reply.reason };
+    },
+    async verify(request) {
+      const body: ApprovalsRequestInput = { op: 'verify', ...request };
+      const reply = ApprovalsReply.parse(await ask(subjects.api, body, 'approval verify'));
+      if (!reply.ok)
+        throw new TransientError(`approval verify: ${reply.error.message}`, 'approvals.recheck_unavailable');
+      if (!('valid' in reply))
+        throw new TransientError('approval verify: unexpected reply', 'approvals.recheck_unavailable');
+      return { valid: reply.valid, reason: reply.reason };
+    },
+  };
+}
+
+export function natsEscalationPublisher(
+  nc: NatsConnection,
+  subjects: Subjects,
+): (command: EscalationRequestCommand) => Promise<void> {
+  const js = nc.jetstream();
+  return async (command) => {
+    const h = natsHeaders();
+    h.set(HEADERS.messageType, command.kind);
+    h.set(HEADERS.tenant, command.tenantId);
+    h.set(HEADERS.idempotencyKey, command.idempotencyKey);
+    await js.publish(subjects.approvalCommands(command.tenantId), JSON.stringify(command), {
+      msgID: command.commandId,
+      headers: h,
+    });
+  };
+}
