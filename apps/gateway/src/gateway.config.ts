@@ -1,9 +1,49 @@
-import { configFields, envInt, envMillis, extendConfig } from '@ratchet/platform';
-import type { z } from 'zod';
+import { configFields, envInt, envMillis, envString, extendConfig } from '@ratchet/platform';
+import { z } from 'zod';
+
+/** Asymmetric JWS algorithms only: a JWKS publishes public keys, and `none` is never a signature. */
+export const JWT_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+] as const;
+
+const jwtAlgorithms = z
+  .string({ error: `expected a comma-separated list of ${JWT_ALGORITHMS.join(', ')}` })
+  .transform((value) =>
+    value
+      .split(',')
+      .map((a) => a.trim())
+      .filter((a) => a !== ''),
+  )
+  .pipe(
+    z
+      .array(z.enum(JWT_ALGORITHMS, { error: `expected a comma-separated list of ${JWT_ALGORITHMS.join(', ')}` }))
+      .min(1, { error: 'expected at least one algorithm' }),
+  );
+
+const httpUrl = z.string().refine(
+  (value) => {
+    try {
+      return ['http:', 'https:'].includes(new URL(value).protocol);
+    } catch {
+      return false;
+    }
+  },
+  { error: 'expected an http(s):// URL' },
+);
 
 /**
- * The gateway's environment: the shared base, its HTTP listener, the optional bootstrap key, and two
- * limits of its own. Parsed once in main.ts; everything else receives the typed result.
+ * The gateway's environment: the shared base, its HTTP listener, the optional bootstrap key, JWT
+ * verification, the per-credential rate limit, and its own timeouts. Parsed once in main.ts;
+ * everything else receives the typed result.
  */
 export const gatewayConfigSchema = extendConfig({
   GATEWAY_PORT: configFields.GATEWAY_PORT,
@@ -21,6 +61,27 @@ export const gatewayConfigSchema = extendConfig({
    * Short, because an HTTP client is waiting and will retry with the same Idempotency-Key.
    */
   GATEWAY_PUBLISH_TIMEOUT_MS: envMillis().default(5_000),
+  /** How long a read waits for the orchestrator, the memory service or the agents API (503 after). */
+  GATEWAY_QUERY_TIMEOUT_MS: envMillis().default(5_000),
+  /** JWT bearer tokens are accepted only when this is set: the issuer's JWKS (public keys). */
+  GATEWAY_JWT_JWKS_URL: httpUrl.optional(),
+  /** The `iss` every token must carry (required with GATEWAY_JWT_JWKS_URL). */
+  GATEWAY_JWT_ISSUER: envString().optional(),
+  /** The `aud` every token must carry (required with GATEWAY_JWT_JWKS_URL). */
+  GATEWAY_JWT_AUDIENCE: envString().optional(),
+  /** Pinned signature algorithms; a token signed with any other (or `none`) is refused. */
+  GATEWAY_JWT_ALGORITHMS: jwtAlgorithms.default(['RS256']),
+  /**
+   * Requests per minute per credential (API key or JWT subject), as a token bucket of that size
+   * refilled continuously; 0 turns the limit off. Kept in memory: the limit applies per replica.
+   */
+  GATEWAY_RATE_LIMIT_PER_MINUTE: envInt({ min: 0, max: 1_000_000 }).default(600),
+}).superRefine((config, ctx) => {
+  if (config.GATEWAY_JWT_JWKS_URL === undefined) return;
+  for (const name of ['GATEWAY_JWT_ISSUER', 'GATEWAY_JWT_AUDIENCE'] as const) {
+    if (config[name] === undefined)
+      ctx.addIssue({ code: 'custom', path: [name], message: 'required when GATEWAY_JWT_JWKS_URL is set' });
+  }
 });
 export type GatewayConfig = z.output<typeof gatewayConfigSchema>;
 

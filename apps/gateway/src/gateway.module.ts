@@ -3,18 +3,34 @@ import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
 import { ApiKeyRepository, JetStreamPublisher, type Database, type MessagePublisher } from '@ratchet/adapters';
 import type { NatsConnection } from 'nats';
-import { ApiKeyGuard } from './auth/api-key.guard';
+import { AgentsController } from './agents/agents.controller';
 import { ApprovalsClient } from './approvals/approvals.client';
 import { ApprovalsController } from './approvals/approvals.controller';
+import { AuthGuard } from './auth/auth.guard';
+import { JwtVerifier } from './auth/jwt.verifier';
+import { RateLimiter } from './auth/rate-limiter';
+import { Backends } from './backends/backends';
 import type { GatewayConfig } from './gateway.config';
-import { API_KEYS, DATABASE, GATEWAY_CONFIG, LOGGER, MESSAGE_PUBLISHER, NATS_CONNECTION } from './gateway.tokens';
+import {
+  API_KEYS,
+  DATABASE,
+  GATEWAY_CONFIG,
+  JWT_VERIFIER,
+  LOGGER,
+  MESSAGE_PUBLISHER,
+  NATS_CONNECTION,
+  RATE_LIMITER,
+} from './gateway.tokens';
 import { HealthController } from './health/health.controller';
 import { ReadinessIndicators } from './health/readiness.indicators';
 import { ProblemDetailsFilter } from './http/problem-details.filter';
 import type { Logger } from './logging/logger';
 import { PrincipalsResponder } from './principals/principals.responder';
+import { MemoryController } from './memory/memory.controller';
 import { RunRequestPublisher } from './runs/run-request.publisher';
 import { RunsController } from './runs/runs.controller';
+import { EventStreamer } from './threads/event-stream';
+import { ThreadsController } from './threads/threads.controller';
 
 /** What main.ts (or a test) opens before Nest starts. The module owns them from then on and closes them. */
 export interface GatewayResources {
@@ -56,7 +72,14 @@ export class GatewayModule {
       module: GatewayModule,
       // Terminus's own error log is multi-line; HealthController logs failures itself, as one JSON line.
       imports: [TerminusModule.forRoot({ logger: false })],
-      controllers: [RunsController, HealthController, ApprovalsController],
+      controllers: [
+        RunsController,
+        ThreadsController,
+        MemoryController,
+        AgentsController,
+        HealthController,
+        ApprovalsController,
+      ],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: resources.config },
         { provide: DATABASE, useValue: resources.db },
@@ -64,13 +87,17 @@ export class GatewayModule {
         { provide: LOGGER, useValue: resources.logger },
         {
           provide: MESSAGE_PUBLISHER,
-          useValue: resources.publisher ?? new JetStreamPublisher(resources.nc.jetstream()),
+          useFactory: () => resources.publisher ?? new JetStreamPublisher(resources.nc.jetstream()),
         },
         { provide: API_KEYS, useFactory: (db: Database) => new ApiKeyRepository(db.sql), inject: [DATABASE] },
+        { provide: JWT_VERIFIER, useFactory: () => jwtVerifierFor(resources.config) },
+        { provide: RATE_LIMITER, useFactory: () => new RateLimiter(resources.config.GATEWAY_RATE_LIMIT_PER_MINUTE) },
         // Global, so a new route is authenticated unless it says @Public().
-        { provide: APP_GUARD, useClass: ApiKeyGuard },
+        { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
         RunRequestPublisher,
+        Backends,
+        EventStreamer,
         ApprovalsClient,
         PrincipalsResponder,
         ReadinessIndicators,
@@ -78,6 +105,12 @@ export class GatewayModule {
       ],
     };
   }
+}
+
+function jwtVerifierFor(config: GatewayConfig): JwtVerifier | null {
+  const { GATEWAY_JWT_JWKS_URL: jwksUrl, GATEWAY_JWT_ISSUER: issuer, GATEWAY_JWT_AUDIENCE: audience } = config;
+  if (!jwksUrl || !issuer || !audience) return null;
+  return new JwtVerifier({ jwksUrl, issuer, audience, algorithms: config.GATEWAY_JWT_ALGORITHMS });
 }
 
 function delay(ms: number): Promise<void> {

@@ -173,7 +173,11 @@ describe('POST /v1/runs', () => {
       threadId: threadIdFor('acme', key),
       requestId: key,
       status: 'accepted',
-      links: { events: `/v1/threads/${threadIdFor('acme', key)}/events` },
+      links: {
+        events: `/v1/threads/${threadIdFor('acme', key)}/events`,
+        run: `/v1/runs/${runIdFor('acme', key)}`,
+        thread: `/v1/threads/${threadIdFor('acme', key)}`,
+      },
     });
 
     const subject = subjects(prefix.subject).requests('acme');

@@ -11,6 +11,7 @@ import { ThreadInboxController } from './threads/thread-inbox.controller';
 import { Watchdog } from './watchdog/watchdog';
 import { approvalEnrichers } from './approvals/approval-enrichers';
 import { AgentsResponder } from './agents/agents.responder';
+import { ThreadsQueryResponder } from './queries/threads.responder';
 import { WatchdogLifecycle } from './watchdog/watchdog.lifecycle';
 
 @Module({})
@@ -51,6 +52,7 @@ export class OrchestratorModule {
         },
         WatchdogLifecycle,
         AgentsResponder,
+        ThreadsQueryResponder,
         {
           provide: ModelWorker,
           // API keys are read from the variable each agent names (`model.apiKeyEnv`), i.e. a mounted secret.

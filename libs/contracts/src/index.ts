@@ -9,4 +9,5 @@ export * from './public-schemas';
 export * from './memory';
 export * from './request-ids';
 export * from './agents-api';
+export * from './threads-api';
 export * from './approvals-api';

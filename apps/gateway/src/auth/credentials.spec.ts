@@ -2,15 +2,24 @@ import { presentedCredential } from './credentials';
 
 describe('presentedCredential', () => {
   it('reads a Bearer token, case-insensitively, or x-api-key', () => {
-    expect(presentedCredential({ authorization: 'Bearer rk_abc' })).toEqual({ kind: 'api-key', secret: 'rk_abc' });
-    expect(presentedCredential({ authorization: 'bearer rk_abc' })).toEqual({ kind: 'api-key', secret: 'rk_abc' });
-    expect(presentedCredential({ 'x-api-key': ' rk_abc ' })).toEqual({ kind: 'api-key', secret: 'rk_abc' });
+    expect(presentedCredential({ authorization: 'Bearer rk_abc' })).toEqual({
+      kind: 'api-key',
+      secret: 'rk_abc',
+      via: 'authorization',
+    });
+    expect(presentedCredential({ authorization: 'bearer rk_abc' })).toMatchObject({ secret: 'rk_abc' });
+    expect(presentedCredential({ 'x-api-key': ' rk_abc ' })).toEqual({
+      kind: 'api-key',
+      secret: 'rk_abc',
+      via: 'x-api-key',
+    });
   });
 
   it('accepts both headers when they agree, and refuses them when they differ', () => {
     expect(presentedCredential({ authorization: 'Bearer k', 'x-api-key': 'k' })).toEqual({
       kind: 'api-key',
       secret: 'k',
+      via: 'authorization',
     });
     expect(presentedCredential({ authorization: 'Bearer k', 'x-api-key': 'other' }).kind).toBe('malformed');
   });
@@ -21,6 +30,6 @@ describe('presentedCredential', () => {
     expect(presentedCredential({ authorization: 'Basic dXNlcjpwYXNz' }).kind).toBe('malformed');
     expect(presentedCredential({ authorization: 'Bearer' }).kind).toBe('malformed');
     expect(presentedCredential({ authorization: 'Bearer a b' }).kind).toBe('malformed');
-    expect(presentedCredential({ 'x-api-key': 'k'.repeat(513) }).kind).toBe('malformed');
+    expect(presentedCredential({ 'x-api-key': 'k'.repeat(8193) }).kind).toBe('malformed');
   });
 });

@@ -4,7 +4,7 @@ import type { IncomingMessage } from 'node:http';
 /** Who is calling, as verified from the credential. The tenant comes from here and nowhere else. */
 export interface AuthenticatedPrincipal {
   readonly tenantId: string;
-  /** `key:<api key id>` for API keys; JWT subjects will get their own prefix. */
+  /** `key:<api key id>` for API keys, `jwt:<sub>` for JWT bearer tokens. */
   readonly principalId: string;
   readonly roles: readonly string[];
 }

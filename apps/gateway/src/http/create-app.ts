@@ -1,8 +1,10 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { SwaggerModule } from '@nestjs/swagger';
 import { GatewayModule, type GatewayResources } from '../gateway.module';
 import { PinoNestLogger } from '../logging/logger';
+import { buildOpenApiDocument } from '../openapi/openapi';
 
 /**
  * Builds the HTTP app around already-open resources, without listening. main.ts and the integration
@@ -19,5 +21,10 @@ export async function createGatewayApp(resources: GatewayResources): Promise<Nes
   // Oversized bodies are refused while streaming in (413, via the problem filter), never buffered whole.
   app.useBodyParser('json', { limit: resources.config.GATEWAY_BODY_LIMIT_BYTES });
   app.disable('x-powered-by');
+  // The API reference, unauthenticated: Swagger UI at /docs, the document at /docs/openapi.json.
+  SwaggerModule.setup('docs', app, buildOpenApiDocument(app), {
+    jsonDocumentUrl: 'docs/openapi.json',
+    yamlDocumentUrl: 'docs/openapi.yaml',
+  });
   return app;
 }

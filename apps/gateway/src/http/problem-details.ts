@@ -31,6 +31,8 @@ export interface ProblemIssue {
   pointer?: string;
   /** The request header at fault, for header issues. */
   header?: string;
+  /** The query or path parameter at fault. */
+  parameter?: string;
   /** zod's issue code, e.g. `invalid_type`, `too_big`, `unrecognized_keys`. */
   code?: string;
 }
@@ -44,6 +46,10 @@ export const PROBLEM_TYPES = {
   validation: problemType('validation'),
   unauthenticated: problemType('unauthenticated'),
   forbidden: problemType('forbidden'),
+  notFound: problemType('not-found'),
+  conflict: problemType('conflict'),
+  rateLimited: problemType('rate-limited'),
+  notImplemented: problemType('not-implemented'),
   payloadTooLarge: problemType('payload-too-large'),
   unsupportedMediaType: problemType('unsupported-media-type'),
   unavailable: problemType('unavailable'),
@@ -64,8 +70,22 @@ export class ProblemException extends HttpException {
   }
 }
 
+/** 404: the same answer for an id that does not exist and for another tenant's id. */
+export function notFound(what: string): ProblemException {
+  return new ProblemException({
+    type: PROBLEM_TYPES.notFound,
+    title: 'Not found',
+    status: 404,
+    detail: `No ${what} with this id.`,
+  });
+}
+
+export function conflict(detail: string, extensions: Record<string, unknown> = {}): ProblemException {
+  return new ProblemException({ type: PROBLEM_TYPES.conflict, title: 'Conflict', status: 409, detail, ...extensions });
+}
+
 /** Where a request value came from, so issues can point at it. */
-export type RequestPart = { in: 'body' } | { in: 'header'; name: string };
+export type RequestPart = { in: 'body' } | { in: 'header'; name: string } | { in: 'query' } | { in: 'path' };
 
 /** The request did not match its schema. Only request parsing throws this; a stray ZodError is a bug (500). */
 export class InvalidRequestError extends Error {
@@ -73,7 +93,7 @@ export class InvalidRequestError extends Error {
     readonly issues: readonly z.core.$ZodIssue[],
     readonly part: RequestPart,
   ) {
-    super(`invalid request ${part.in === 'body' ? 'body' : `header ${part.name}`}`);
+    super(`invalid request ${part.in === 'header' ? `header ${part.name}` : part.in}`);
     this.name = 'InvalidRequestError';
   }
 }
@@ -106,9 +126,11 @@ export function toProblem(error: unknown, instance: string): MappedProblem {
         title: 'Invalid request',
         status: 400,
         detail:
-          error.part.in === 'body'
-            ? 'The request body does not match the schema; see errors.'
-            : `The ${error.part.name} header is invalid; see errors.`,
+          error.part.in === 'header'
+            ? `The ${error.part.name} header is invalid; see errors.`
+            : error.part.in === 'body'
+              ? 'The request body does not match the schema; see errors.'
+              : `The ${error.part.in === 'query' ? 'query string' : 'path'} is invalid; see errors.`,
         errors: error.issues.flatMap((issue) => toIssues(issue, error.part)),
       }),
       headers: {},
@@ -144,6 +166,9 @@ export function toProblem(error: unknown, instance: string): MappedProblem {
 
 function toIssues(issue: z.core.$ZodIssue, part: RequestPart): ProblemIssue[] {
   if (part.in === 'header') return [{ header: part.name, detail: issue.message, code: issue.code }];
+  // Query and path parameters are named, not pointed at: `parameter: "limit"`.
+  if (part.in === 'query' || part.in === 'path')
+    return [{ parameter: issue.path.map(String).join('.') || '(all)', detail: issue.message, code: issue.code }];
   // zod reports unknown keys once, on their object; point at each key so the client sees what to drop.
   if (issue.code === 'unrecognized_keys' && issue.keys.length > 0) {
     return issue.keys.map((key) => ({

@@ -103,7 +103,11 @@ describe('runAccepted', () => {
       threadId: threadIdFor('acme', 'k-1'),
       requestId: 'k-1',
       status: 'accepted',
-      links: { events: `/v1/threads/${threadIdFor('acme', 'k-1')}/events` },
+      links: {
+        events: `/v1/threads/${threadIdFor('acme', 'k-1')}/events`,
+        run: `/v1/runs/${runIdFor('acme', 'k-1')}`,
+        thread: `/v1/threads/${threadIdFor('acme', 'k-1')}`,
+      },
     });
   });
 

@@ -2,6 +2,7 @@ import { RunRequest } from '@ratchet/contracts';
 import { newId, runIdFor, threadIdFor } from '@ratchet/platform';
 import { z } from 'zod';
 import type { AuthenticatedPrincipal } from '../auth/principal';
+import { parseRequest } from '../http/problem-details';
 
 /**
  * The body of `POST /v1/runs`. Field limits are RunRequest's own, so the HTTP API cannot accept what
@@ -43,6 +44,13 @@ export const IdempotencyKey = z
  * The requestId of a request: the client's Idempotency-Key, or a fresh id when it sent none. Without
  * a key a retried POST (say, after a timeout) starts a second run; clients should always send one.
  */
+export function idempotencyKeyOf(headers: Record<string, string | undefined>): string {
+  const raw = headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()];
+  const key =
+    raw === undefined ? undefined : parseRequest(IdempotencyKey, raw, { in: 'header', name: IDEMPOTENCY_KEY_HEADER });
+  return requestIdOf(key);
+}
+
 export function requestIdOf(idempotencyKey: string | undefined, generate: () => string = () => newId('req')): string {
   return idempotencyKey ?? generate();
 }
@@ -51,7 +59,11 @@ export function requestIdOf(idempotencyKey: string | undefined, generate: () => 
  * The RunRequest the gateway publishes. The tenant is not in it: it travels in the subject, taken
  * from the credential. Parsed through the contract so a mapping bug fails here, not in the orchestrator.
  */
-export function toRunRequest(body: CreateRunBody, principal: AuthenticatedPrincipal, requestId: string): RunRequest {
+export function toRunRequest(
+  body: Omit<CreateRunBody, 'threadId'> & { threadId?: string | undefined },
+  principal: AuthenticatedPrincipal,
+  requestId: string,
+): RunRequest {
   return RunRequest.parse({
     requestId,
     ...(body.threadId === undefined ? {} : { threadId: body.threadId }),
@@ -63,13 +75,16 @@ export function toRunRequest(body: CreateRunBody, principal: AuthenticatedPrinci
   });
 }
 
-export interface RunAccepted {
-  runId: string;
-  threadId: string;
-  requestId: string;
-  status: 'accepted';
-  links: { events: string };
-}
+export const RunAcceptedSchema = z
+  .object({
+    runId: z.string(),
+    threadId: z.string(),
+    requestId: z.string().describe('The Idempotency-Key, or a generated id when none was sent'),
+    status: z.literal('accepted'),
+    links: z.object({ events: z.string(), run: z.string(), thread: z.string() }),
+  })
+  .describe('RunAccepted');
+export type RunAccepted = z.infer<typeof RunAcceptedSchema>;
 
 /**
  * The 202 answer. Both ids are derived from (tenant, requestId) exactly as the orchestrator derives
@@ -82,6 +97,10 @@ export function runAccepted(tenantId: string, request: RunRequest): RunAccepted 
     threadId,
     requestId: request.requestId,
     status: 'accepted',
-    links: { events: `/v1/threads/${encodeURIComponent(threadId)}/events` },
+    links: {
+      events: `/v1/threads/${encodeURIComponent(threadId)}/events`,
+      run: `/v1/runs/${encodeURIComponent(runIdFor(tenantId, request.requestId))}`,
+      thread: `/v1/threads/${encodeURIComponent(threadId)}`,
+    },
   };
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { MessagePublisher, PublishResult } from '@ratchet/adapters';
-import { HEADERS, subjects, type RunRequest, type Subjects } from '@ratchet/contracts';
+import { HEADERS, subjects, type CancelRunMessage, type RunRequest, type Subjects } from '@ratchet/contracts';
 import type { GatewayConfig } from '../gateway.config';
 import { GATEWAY_CONFIG, MESSAGE_PUBLISHER } from '../gateway.tokens';
 
@@ -26,17 +26,41 @@ export class RunRequestPublisher {
   publish(
     tenantId: string,
     request: RunRequest,
-    trace: { traceparent?: string; tracestate?: string } = {},
+    trace: { traceparent?: string | undefined; tracestate?: string | undefined } = {},
   ): Promise<PublishResult> {
-    const headers: Record<string, string> = { [HEADERS.messageType]: 'run.request', [HEADERS.tenant]: tenantId };
-    if (trace.traceparent && TRACEPARENT.test(trace.traceparent)) {
-      headers[HEADERS.traceparent] = trace.traceparent;
-      if (trace.tracestate && trace.tracestate.length <= 512) headers[HEADERS.tracestate] = trace.tracestate;
-    }
+    const headers = this.headers('run.request', tenantId, trace);
     return this.publisher.publish(this.subjects.requests(tenantId), request, {
       msgId: `${tenantId}:${request.requestId}`,
       headers,
       timeoutMs: this.config.GATEWAY_PUBLISH_TIMEOUT_MS,
     });
+  }
+
+  /**
+   * Puts a cancel on the run's thread inbox, `<prefix>.inbox.<tenant>.<thread>`, where the orchestrator
+   * applies it in order with everything else that happens to the thread.
+   */
+  publishCancel(
+    message: CancelRunMessage,
+    trace: { traceparent?: string | undefined; tracestate?: string | undefined } = {},
+  ): Promise<PublishResult> {
+    return this.publisher.publish(this.subjects.inbox(message.tenantId, message.threadId), message, {
+      msgId: message.messageId,
+      headers: this.headers('run.cancel', message.tenantId, trace),
+      timeoutMs: this.config.GATEWAY_PUBLISH_TIMEOUT_MS,
+    });
+  }
+
+  private headers(
+    type: string,
+    tenantId: string,
+    trace: { traceparent?: string | undefined; tracestate?: string | undefined },
+  ): Record<string, string> {
+    const headers: Record<string, string> = { [HEADERS.messageType]: type, [HEADERS.tenant]: tenantId };
+    if (trace.traceparent && TRACEPARENT.test(trace.traceparent)) {
+      headers[HEADERS.traceparent] = trace.traceparent;
+      if (trace.tracestate && trace.tracestate.length <= 512) headers[HEADERS.tracestate] = trace.tracestate;
+    }
+    return headers;
   }
 }

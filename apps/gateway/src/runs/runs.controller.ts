@@ -1,21 +1,57 @@
-import { Body, Controller, Headers, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { RunId, RunView, subjects, type CancelRunMessage } from '@ratchet/contracts';
+import { newId } from '@ratchet/platform';
+import type { NatsConnection } from 'nats';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { z } from 'zod';
 import { CurrentPrincipal, type AuthenticatedPrincipal } from '../auth/principal';
-import { RequireRoles } from '../auth/roles.decorator';
-import { parseRequest } from '../http/problem-details';
+import { READ_ROLES, RequireAnyRole, RequireRoles } from '../auth/roles.decorator';
+import { Backends } from '../backends/backends';
+import type { GatewayConfig } from '../gateway.config';
+import { GATEWAY_CONFIG, NATS_CONNECTION } from '../gateway.tokens';
+import { backendProblem } from '../http/backend-errors';
+import { conflict, parseRequest } from '../http/problem-details';
+import { ApiJsonBody, ApiJsonResponse, ApiProblems } from '../openapi/zod-schemas';
 import { RunRequestPublisher } from './run-request.publisher';
 import {
   CreateRunBody,
   IDEMPOTENCY_KEY_HEADER,
   IdempotencyKey,
-  requestIdOf,
+  RunAcceptedSchema,
+  idempotencyKeyOf,
   runAccepted,
   toRunRequest,
   type RunAccepted,
 } from './run-request.mapping';
 
+const RunIdParam = z.object({ runId: RunId });
+const CancelBody = z.strictObject({ reason: z.string().max(1000).default('') }).describe('CancelRunBody');
+const CancelAccepted = z.object({ runId: z.string(), threadId: z.string(), status: z.literal('cancelling') });
+const OutcomeQuery = z.object({ waitSeconds: z.coerce.number().int().min(0).max(60).default(30) });
+const RunOutcomeView = z
+  .object({
+    done: z.boolean().describe('false: the wait ended before the run did; ask again'),
+    run: RunView,
+  })
+  .describe('RunOutcomeView');
+type RunOutcomeView = z.infer<typeof RunOutcomeView>;
+
+const POLL_MS = 2_000;
+
+@ApiTags('runs')
 @Controller('v1/runs')
 export class RunsController {
-  constructor(private readonly runRequests: RunRequestPublisher) {}
+  private readonly subjects;
+
+  constructor(
+    private readonly runRequests: RunRequestPublisher,
+    private readonly backends: Backends,
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+  ) {
+    this.subjects = subjects(config.RATCHET_SUBJECT_PREFIX);
+  }
 
   /**
    * Starts a run: 202 once the request is durably on the bus; the orchestrator does the rest. The
@@ -24,22 +60,143 @@ export class RunsController {
   @Post()
   @HttpCode(202)
   @RequireRoles('runner')
+  @ApiOperation({
+    summary: 'Start a run',
+    description:
+      'On a new thread, or on `threadId` (a name within your tenant). The same Idempotency-Key always answers the same run and starts at most one.',
+  })
+  @ApiHeader({ name: IDEMPOTENCY_KEY_HEADER, required: false, description: 'Send one; retries with it are safe' })
+  @ApiJsonBody('CreateRunBody', CreateRunBody)
+  @ApiJsonResponse(202, 'Accepted: the run request is durably on the bus', 'RunAccepted', RunAcceptedSchema)
   async create(
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Body() rawBody: unknown,
     @Headers() headers: Record<string, string | undefined>,
   ): Promise<RunAccepted> {
     const body = parseRequest(CreateRunBody, rawBody, { in: 'body' });
-    const rawKey = headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()];
-    const key =
-      rawKey === undefined
-        ? undefined
-        : parseRequest(IdempotencyKey, rawKey, { in: 'header', name: IDEMPOTENCY_KEY_HEADER });
-    const request = toRunRequest(body, principal, requestIdOf(key));
+    const request = toRunRequest(body, principal, idempotencyKeyOf(headers));
     await this.runRequests.publish(principal.tenantId, request, {
       traceparent: headers['traceparent'],
       tracestate: headers['tracestate'],
     });
     return runAccepted(principal.tenantId, request);
+  }
+
+  @Get(':runId')
+  @RequireAnyRole(...READ_ROLES)
+  @ApiOperation({ summary: 'A run: status, steps and, once it ended, its outcome' })
+  @ApiParam({ name: 'runId' })
+  @ApiJsonResponse(200, 'The run', 'RunView', RunView)
+  @ApiProblems({ 404: 'No such run in your tenant (or its request was not processed yet)' })
+  async get(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Param() rawParams: unknown) {
+    const { runId } = parseRequest(RunIdParam, rawParams, { in: 'path' });
+    return this.lookup(principal.tenantId, runId);
+  }
+
+  @Post(':runId/cancel')
+  @HttpCode(202)
+  @RequireRoles('runner')
+  @ApiOperation({
+    summary: 'Cancel a run',
+    description:
+      'Publishes `run.cancel` to the thread inbox; the run ends with `run.cancelled` (open tool calls are closed with explicit results). 409 when the run already ended.',
+  })
+  @ApiParam({ name: 'runId' })
+  @ApiHeader({ name: IDEMPOTENCY_KEY_HEADER, required: false })
+  @ApiJsonBody('CancelRunBody', CancelBody)
+  @ApiJsonResponse(202, 'The cancel is on the thread inbox', 'CancelAccepted', CancelAccepted)
+  @ApiProblems({ 404: 'No such run in your tenant', 409: 'The run already ended' })
+  async cancel(
+    @CurrentPrincipal() principal: AuthenticatedPrincipal,
+    @Param() rawParams: unknown,
+    @Body() rawBody: unknown,
+    @Headers() headers: Record<string, string | undefined>,
+  ) {
+    const { runId } = parseRequest(RunIdParam, rawParams, { in: 'path' });
+    const body = parseRequest(CancelBody, rawBody ?? {}, { in: 'body' });
+    const rawKey = headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()];
+    const key =
+      rawKey === undefined
+        ? newId('cancel')
+        : parseRequest(IdempotencyKey, rawKey, { in: 'header', name: IDEMPOTENCY_KEY_HEADER });
+    const run = await this.lookup(principal.tenantId, runId);
+    if (run.outcome) throw conflict(`The run already ended (${run.outcome.status}).`, { runStatus: run.status });
+    const message: CancelRunMessage = {
+      kind: 'run.cancel',
+      messageId: `${principal.tenantId}:cancel:${runId}:${key}`,
+      tenantId: principal.tenantId,
+      threadId: run.threadId,
+      runId,
+      by: principal.principalId,
+      reason: body.reason,
+    };
+    await this.runRequests.publishCancel(message, {
+      traceparent: headers['traceparent'],
+      tracestate: headers['tracestate'],
+    });
+    return { runId, threadId: run.threadId, status: 'cancelling' as const };
+  }
+
+  @Get(':runId/outcome')
+  @RequireAnyRole(...READ_ROLES)
+  @ApiOperation({
+    summary: 'Wait for a run to end',
+    description:
+      'Answers 200 with `done: true` as soon as the run has ended, or 202 with `done: false` when `waitSeconds` pass first (ask again).',
+  })
+  @ApiParam({ name: 'runId' })
+  @ApiQuery({ name: 'waitSeconds', required: false, schema: { type: 'integer', minimum: 0, maximum: 60, default: 30 } })
+  @ApiJsonResponse(200, 'The run ended', 'RunOutcomeView', RunOutcomeView)
+  @ApiJsonResponse(202, 'Still running when the wait ended', 'RunOutcomeView', RunOutcomeView)
+  @ApiProblems({ 404: 'No such run in your tenant' })
+  async outcome(
+    @CurrentPrincipal() principal: AuthenticatedPrincipal,
+    @Param() rawParams: unknown,
+    @Query() rawQuery: unknown,
+    @Req() req: IncomingMessage,
+    @Res({ passthrough: true }) res: ServerResponse,
+  ): Promise<RunOutcomeView> {
+    const { runId } = parseRequest(RunIdParam, rawParams, { in: 'path' });
+    const { waitSeconds } = parseRequest(OutcomeQuery, rawQuery, { in: 'query' });
+    const tenant = principal.tenantId;
+    let run = await this.lookup(tenant, runId);
+    if (!run.outcome && waitSeconds > 0) {
+      // Woken by the thread's event feed; a slow poll covers a feed message this replica missed.
+      let wake: (() => void) | undefined;
+      const sub = this.nc.subscribe(this.subjects.events(tenant, run.threadId), { callback: () => wake?.() });
+      const deadline = Date.now() + waitSeconds * 1000;
+      let closed = false;
+      const onClose = () => {
+        closed = true;
+        sub.unsubscribe();
+        wake?.();
+      };
+      req.once('close', onClose);
+      try {
+        run = await this.lookup(tenant, runId);
+        while (!run.outcome && !closed && Date.now() < deadline) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, Math.max(0, Math.min(POLL_MS, deadline - Date.now())));
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          wake = undefined;
+          if (!closed) run = await this.lookup(tenant, runId);
+        }
+      } finally {
+        req.off('close', onClose);
+        sub.unsubscribe();
+      }
+    }
+    res.statusCode = run.outcome ? 200 : 202;
+    return { done: run.outcome !== undefined, run };
+  }
+
+  private async lookup(tenant: string, runId: string): Promise<RunView> {
+    const reply = await this.backends.threads(tenant, 'run', { runId });
+    if (!reply.ok) throw backendProblem(reply.error, 'run');
+    return reply.run;
   }
 }

@@ -1,0 +1,94 @@
+import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
+import { ApiBody, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { StoredAgentView, type AgentsReply } from '@ratchet/contracts';
+import type { ServerResponse } from 'node:http';
+import { z } from 'zod';
+import { CurrentPrincipal, type AuthenticatedPrincipal } from '../auth/principal';
+import { READ_ROLES, RequireAnyRole, RequireRoles } from '../auth/roles.decorator';
+import { Backends } from '../backends/backends';
+import { backendProblem } from '../http/backend-errors';
+import { parseRequest } from '../http/problem-details';
+import { ApiJsonResponse, ApiProblems } from '../openapi/zod-schemas';
+
+const NameParam = z.object({ name: z.string().min(1).max(128) });
+const GetQuery = z.object({ version: z.coerce.number().int().positive().optional() });
+const AgentList = z.object({ agents: z.array(StoredAgentView) });
+const AgentReply = z.object({ agent: StoredAgentView, created: z.boolean().optional() });
+
+/**
+ * Agent definitions, relayed to the orchestrator's agents API (`<prefix>.agents.<op>`). Definitions
+ * are shared by every tenant of a deployment, which is why registering one needs `admin`.
+ */
+@ApiTags('agents')
+@Controller('v1/agents')
+export class AgentsController {
+  constructor(private readonly backends: Backends) {}
+
+  @Get()
+  @RequireAnyRole(...READ_ROLES)
+  @ApiOperation({ summary: 'List agent definitions (every version)' })
+  @ApiJsonResponse(200, 'The definitions', 'AgentList', AgentList)
+  async list(@CurrentPrincipal() principal: AuthenticatedPrincipal) {
+    const reply = await this.backends.agents({ op: 'list', principal: asPrincipal(principal) });
+    return { agents: ok(reply, 'agents').agents };
+  }
+
+  @Get(':name')
+  @RequireAnyRole(...READ_ROLES)
+  @ApiOperation({ summary: 'An agent definition: the latest version, or `version`' })
+  @ApiParam({ name: 'name' })
+  @ApiQuery({ name: 'version', required: false, schema: { type: 'integer', minimum: 1 } })
+  @ApiJsonResponse(200, 'The definition', 'AgentReply', AgentReply)
+  @ApiProblems({ 404: 'No such agent (version)' })
+  async get(
+    @CurrentPrincipal() principal: AuthenticatedPrincipal,
+    @Param() rawParams: unknown,
+    @Query() rawQuery: unknown,
+  ) {
+    const { name } = parseRequest(NameParam, rawParams, { in: 'path' });
+    const { version } = parseRequest(GetQuery, rawQuery, { in: 'query' });
+    const reply = await this.backends.agents({
+      op: 'get',
+      principal: asPrincipal(principal),
+      name,
+      ...(version === undefined ? {} : { version }),
+    });
+    return { agent: ok(reply, 'agent').agent };
+  }
+
+  @Post()
+  @RequireRoles('admin')
+  @ApiOperation({
+    summary: 'Register an agent definition',
+    description:
+      'A new version only when the content changed: 201 with `created: true`, else 200 with the latest version.',
+  })
+  @ApiBody({ description: 'An agent definition (agents/*.yaml as JSON)', schema: { type: 'object' } })
+  @ApiJsonResponse(201, 'A new version', 'AgentReply', AgentReply)
+  @ApiJsonResponse(200, 'Unchanged: the latest version', 'AgentReply', AgentReply)
+  @ApiProblems({ 400: 'Invalid definition (every problem listed)' })
+  async register(
+    @CurrentPrincipal() principal: AuthenticatedPrincipal,
+    @Body() definition: unknown,
+    @Res({ passthrough: true }) res: ServerResponse,
+  ) {
+    const reply = ok(
+      await this.backends.agents({ op: 'register', principal: asPrincipal(principal), definition }),
+      'agent',
+    );
+    res.statusCode = reply.created ? 201 : 200;
+    return { agent: reply.agent, created: reply.created ?? false };
+  }
+}
+
+function asPrincipal(principal: AuthenticatedPrincipal) {
+  return { id: principal.principalId, roles: [...principal.roles] };
+}
+
+type Ok<K extends string> = Extract<AgentsReply, { ok: true } & Record<K, unknown>>;
+
+function ok<K extends 'agents' | 'agent'>(reply: AgentsReply, key: K): Ok<K> {
+  if (!reply.ok) throw backendProblem(reply.error, 'agent');
+  if (!(key in reply)) throw new Error(`agents reply without ${key}`);
+  return reply as Ok<K>;
+}

@@ -1,0 +1,117 @@
+import type { ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { hashApiKey, type ApiKeyRecord, type ApiKeyRepository } from '@ratchet/adapters';
+import { TransientError } from '@ratchet/domain';
+import { ProblemException } from '../http/problem-details';
+import { AuthGuard } from './auth.guard';
+import { InvalidTokenError, type JwtVerifier } from './jwt.verifier';
+import type { AuthenticatedRequest } from './principal';
+import { RateLimiter } from './rate-limiter';
+import { Public, RequireAnyRole, RequireRoles } from './roles.decorator';
+
+class Routes {
+  @RequireRoles('runner')
+  run(): void {}
+  @RequireAnyRole('viewer', 'admin')
+  read(): void {}
+  @Public()
+  open(): void {}
+  any(): void {}
+}
+
+const key: ApiKeyRecord = {
+  id: 'k1',
+  tenantId: 'acme',
+  name: 'test',
+  roles: ['viewer'],
+  createdAt: '2026-01-01T00:00:00.000Z',
+  expiresAt: null,
+  revokedAt: null,
+};
+const JWT = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1In0.c2ln';
+
+function contextFor(
+  handler: keyof Routes,
+  headers: Record<string, string>,
+): { ctx: ExecutionContext; req: AuthenticatedRequest } {
+  const req = { headers } as unknown as AuthenticatedRequest;
+  const ctx = {
+    getHandler: () => Routes.prototype[handler],
+    getClass: () => Routes,
+    switchToHttp: () => ({ getRequest: () => req }),
+  } as unknown as ExecutionContext;
+  return { ctx, req };
+}
+
+function guardWith(
+  findByHash: (hash: string) => Promise<ApiKeyRecord | undefined>,
+  options: { jwt?: JwtVerifier | null; perMinute?: number } = {},
+): AuthGuard {
+  return new AuthGuard(
+    new Reflector(),
+    { findByHash } as unknown as ApiKeyRepository,
+    options.jwt ?? null,
+    new RateLimiter(options.perMinute ?? 0),
+  );
+}
+
+const problemOf = async (promise: Promise<unknown>) => {
+  const error = await promise.catch((e: unknown) => e);
+  return error instanceof ProblemException ? { status: error.problem.status, headers: error.headers } : error;
+};
+const statusOf = async (promise: Promise<unknown>) => ((await problemOf(promise)) as { status?: number }).status;
+
+describe('AuthGuard', () => {
+  const guard = guardWith(async (hash) => (hash === hashApiKey('good') ? key : undefined));
+
+  it('lets public routes through without a credential', async () => {
+    await expect(guard.canActivate(contextFor('open', {}).ctx)).resolves.toBe(true);
+  });
+
+  it('answers 401 without a credential and with an unknown key', async () => {
+    expect(await statusOf(guard.canActivate(contextFor('any', {}).ctx))).toBe(401);
+    expect(await statusOf(guard.canActivate(contextFor('any', { authorization: 'Bearer bad' }).ctx))).toBe(401);
+  });
+
+  it('attaches the principal from the key, tenant included', async () => {
+    const { ctx, req } = contextFor('any', { 'x-api-key': 'good' });
+    await expect(guard.canActivate(ctx)).resolves.toBe(true);
+    expect(req.principal).toEqual({ tenantId: 'acme', principalId: 'key:k1', roles: ['viewer'] });
+  });
+
+  it('answers 403 when a required role is missing, and checks any-of roles', async () => {
+    expect(await statusOf(guard.canActivate(contextFor('run', { authorization: 'Bearer good' }).ctx))).toBe(403);
+    await expect(guard.canActivate(contextFor('read', { authorization: 'Bearer good' }).ctx)).resolves.toBe(true);
+    const runnerOnly = guardWith(async () => ({ ...key, roles: ['runner'] }));
+    expect(await statusOf(runnerOnly.canActivate(contextFor('read', { authorization: 'Bearer x' }).ctx))).toBe(403);
+  });
+
+  it('turns a failing lookup into a TransientError (503), not a 401', async () => {
+    const failing = guardWith(() => Promise.reject(new Error('ECONNREFUSED')));
+    await expect(failing.canActivate(contextFor('any', { authorization: 'Bearer good' }).ctx)).rejects.toBeInstanceOf(
+      TransientError,
+    );
+  });
+
+  it('verifies JWT-shaped bearer tokens with the verifier, and maps its refusal to 401', async () => {
+    const verify = jest.fn(async (token: string) => {
+      if (token !== JWT) throw new InvalidTokenError('The token has expired.');
+      return { tenantId: 'globex', principalId: 'jwt:u', roles: ['runner'] };
+    });
+    const jwtGuard = guardWith(async () => undefined, { jwt: { verify } as unknown as JwtVerifier });
+    const { ctx, req } = contextFor('run', { authorization: `Bearer ${JWT}` });
+    await expect(jwtGuard.canActivate(ctx)).resolves.toBe(true);
+    expect(req.principal).toEqual({ tenantId: 'globex', principalId: 'jwt:u', roles: ['runner'] });
+    expect(await statusOf(jwtGuard.canActivate(contextFor('run', { authorization: `Bearer ${JWT}x` }).ctx))).toBe(401);
+    // Without a verifier, a JWT is just an unknown API key.
+    expect(await statusOf(guard.canActivate(contextFor('any', { authorization: `Bearer ${JWT}` }).ctx))).toBe(401);
+  });
+
+  it('answers 429 with Retry-After once a credential exceeds its rate', async () => {
+    const limited = guardWith(async () => key, { perMinute: 2 });
+    const call = () => limited.canActivate(contextFor('any', { 'x-api-key': 'k' }).ctx);
+    await call();
+    await call();
+    expect(await problemOf(call())).toEqual({ status: 429, headers: { 'Retry-After': '30' } });
+  });
+});

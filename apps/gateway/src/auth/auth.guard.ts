@@ -1,0 +1,99 @@
+import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { hashApiKey, type ApiKeyRecord, type ApiKeyRepository } from '@ratchet/adapters';
+import { TransientError } from '@ratchet/domain';
+import { API_KEYS, JWT_VERIFIER, RATE_LIMITER } from '../gateway.tokens';
+import { PROBLEM_TYPES, ProblemException } from '../http/problem-details';
+import { presentedCredential } from './credentials';
+import { InvalidTokenError, looksLikeJwt, type JwtVerifier } from './jwt.verifier';
+import type { AuthenticatedPrincipal, AuthenticatedRequest, Role } from './principal';
+import type { RateLimiter } from './rate-limiter';
+import { ANY_ROLE_KEY, PUBLIC_KEY, ROLES_KEY } from './roles.decorator';
+
+/** RFC 6750 §3: a 401 names the scheme the client should use. */
+const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="ratchet"' };
+
+/**
+ * Authenticates every route that is not @Public(): a JWT bearer token (when a JWKS is configured) or
+ * an API key, then applies the per-credential rate limit, then checks the roles the route requires.
+ * Only the SHA-256 of a presented key is looked up; revoked and expired keys do not match. Unknown,
+ * revoked and expired keys get the same answer, so the response does not reveal which.
+ */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    @Inject(API_KEYS) private readonly apiKeys: ApiKeyRepository,
+    @Inject(JWT_VERIFIER) private readonly jwt: JwtVerifier | null,
+    @Inject(RATE_LIMITER) private readonly limiter: RateLimiter,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, targets)) return true;
+
+    const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const principal = await this.authenticate(req);
+    req.principal = principal;
+
+    const limited = this.limiter.take(principal.principalId);
+    if (!limited.ok) {
+      throw new ProblemException(
+        {
+          type: PROBLEM_TYPES.rateLimited,
+          title: 'Too many requests',
+          status: 429,
+          detail: `This credential exceeded its request rate; retry after ${limited.retryAfterSeconds} s.`,
+        },
+        { 'Retry-After': String(limited.retryAfterSeconds) },
+      );
+    }
+
+    const required = this.reflector.getAllAndOverride<Role[] | undefined>(ROLES_KEY, targets) ?? [];
+    const missing = required.filter((role) => !principal.roles.includes(role));
+    if (missing.length > 0) throw forbidden(`This operation requires the role(s): ${missing.join(', ')}.`);
+    const anyOf = this.reflector.getAllAndOverride<Role[] | undefined>(ANY_ROLE_KEY, targets);
+    if (anyOf && !anyOf.some((role) => principal.roles.includes(role)))
+      throw forbidden(`This operation requires one of the roles: ${anyOf.join(', ')}.`);
+    return true;
+  }
+
+  private async authenticate(req: AuthenticatedRequest): Promise<AuthenticatedPrincipal> {
+    const credential = presentedCredential(req.headers);
+    if (credential.kind === 'none')
+      throw unauthenticated('Send an API key or a JWT as "Authorization: Bearer <credential>", or "x-api-key: <key>".');
+    if (credential.kind === 'malformed') throw unauthenticated(`Malformed credentials: ${credential.reason}.`);
+
+    if (this.jwt && credential.via === 'authorization' && looksLikeJwt(credential.secret)) {
+      try {
+        return await this.jwt.verify(credential.secret);
+      } catch (error) {
+        if (error instanceof InvalidTokenError) throw unauthenticated(error.message);
+        throw error;
+      }
+    }
+    const key = await this.lookup(hashApiKey(credential.secret));
+    if (!key) throw unauthenticated('The credential is not valid.');
+    return { tenantId: key.tenantId, principalId: `key:${key.id}`, roles: key.roles };
+  }
+
+  private async lookup(keyHash: string): Promise<ApiKeyRecord | undefined> {
+    try {
+      return await this.apiKeys.findByHash(keyHash);
+    } catch (error) {
+      // Postgres down is not the client's fault: 503 + Retry-After, not 401 or 500.
+      throw new TransientError('api key lookup failed', 'database.unavailable', { cause: error });
+    }
+  }
+}
+
+function forbidden(detail: string): ProblemException {
+  return new ProblemException({ type: PROBLEM_TYPES.forbidden, title: 'Forbidden', status: 403, detail });
+}
+
+function unauthenticated(detail: string): ProblemException {
+  return new ProblemException(
+    { type: PROBLEM_TYPES.unauthenticated, title: 'Unauthenticated', status: 401, detail },
+    CHALLENGE,
+  );
+}

@@ -1,0 +1,105 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { decodeThreadEvent, subjects, type Subjects, type ThreadEvent } from '@ratchet/contracts';
+import type { NatsConnection } from 'nats';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Backends } from '../backends/backends';
+import type { GatewayConfig } from '../gateway.config';
+import { GATEWAY_CONFIG, LOGGER, NATS_CONNECTION } from '../gateway.tokens';
+import { backendProblem } from '../http/backend-errors';
+import type { Logger } from '../logging/logger';
+
+const PAGE = 500;
+const HEARTBEAT_MS = 15_000;
+
+/**
+ * A thread's log as Server-Sent Events: the stored events after `after` (from the orchestrator), then
+ * the live feed `<prefix>.events.<tenant>.<thread>`. The feed is subscribed to before the log is read,
+ * events are deduplicated by version, and a version gap in the feed is filled from the log, so a
+ * client that reconnects with `Last-Event-ID` (= the version it saw last) misses nothing.
+ */
+@Injectable()
+export class EventStreamer {
+  private readonly subjects: Subjects;
+
+  constructor(
+    private readonly backends: Backends,
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {
+    this.subjects = subjects(config.RATCHET_SUBJECT_PREFIX);
+  }
+
+  async stream(
+    tenant: string,
+    threadId: string,
+    after: number,
+    req: IncomingMessage,
+    res: ServerResponse,
+  ): Promise<void> {
+    const sub = this.nc.subscribe(this.subjects.events(tenant, threadId));
+    let last = after;
+    const readStored = async (): Promise<ThreadEvent[]> => {
+      const out: ThreadEvent[] = [];
+      for (;;) {
+        const page = await this.backends.threads(tenant, 'events', { threadId, after: last, limit: PAGE });
+        if (!page.ok) throw backendProblem(page.error, 'thread');
+        for (const event of page.events as ThreadEvent[]) {
+          if (event.version <= last) continue;
+          out.push(event);
+          last = event.version;
+        }
+        if (!page.hasMore || page.events.length === 0) return out;
+      }
+    };
+
+    let first: ThreadEvent[];
+    try {
+      // Throws 404 (through the problem filter) before anything is written, for a thread of another tenant too.
+      first = await readStored();
+    } catch (error) {
+      sub.unsubscribe();
+      throw error;
+    }
+
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache, no-transform',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    });
+    res.write('retry: 2000\n\n');
+    const send = (event: ThreadEvent) =>
+      res.write(`id: ${event.version}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+    first.forEach(send);
+
+    const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
+    const stop = () => sub.unsubscribe();
+    req.on('close', stop);
+    res.on('close', stop);
+    try {
+      for await (const msg of sub) {
+        let event: ThreadEvent;
+        try {
+          event = decodeThreadEvent(JSON.parse(new TextDecoder().decode(msg.data)));
+        } catch {
+          continue;
+        }
+        if (event.tenantId !== tenant || event.threadId !== threadId || event.version <= last) continue;
+        if (event.version > last + 1) {
+          // A gap: the feed skipped something (or this replica subscribed mid-burst). The log has it.
+          for (const stored of await readStored()) send(stored);
+          if (event.version <= last) continue;
+        }
+        send(event);
+        last = event.version;
+      }
+    } catch (error) {
+      this.logger.warn({ err: error, tenant, threadId }, 'event stream ended with an error; the client resumes');
+    } finally {
+      clearInterval(heartbeat);
+      sub.unsubscribe();
+      if (!res.writableEnded) res.end();
+    }
+  }
+}

@@ -1,0 +1,176 @@
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiHeader, ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ThreadsEventsReply, ThreadSummary, ThreadView } from '@ratchet/contracts';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { z } from 'zod';
+import { CurrentPrincipal, type AuthenticatedPrincipal } from '../auth/principal';
+import { READ_ROLES, RequireAnyRole, RequireRoles } from '../auth/roles.decorator';
+import { Backends } from '../backends/backends';
+import { backendProblem } from '../http/backend-errors';
+import { PROBLEM_TYPES, ProblemException, parseRequest } from '../http/problem-details';
+import { ApiJsonBody, ApiJsonResponse, ApiProblems } from '../openapi/zod-schemas';
+import { RunRequestPublisher } from '../runs/run-request.publisher';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  RunAcceptedSchema,
+  idempotencyKeyOf,
+  runAccepted,
+  toRunRequest,
+  type RunAccepted,
+} from '../runs/run-request.mapping';
+import { EventStreamer } from './event-stream';
+import {
+  CreateThreadBody,
+  EventsQuery,
+  LastEventId,
+  ListThreadsQuery,
+  StreamQuery,
+  ThreadIdParam,
+} from './threads.schemas';
+
+const ThreadList = z.object({ threads: z.array(ThreadSummary), nextCursor: z.string().optional() });
+const EventPage = z.object({
+  events: (ThreadsEventsReply.options[0] as z.ZodObject).shape['events'] as z.ZodType,
+  lastVersion: z.number().int(),
+  hasMore: z.boolean(),
+  nextAfter: z.number().int().describe('Pass as `after` for the next page'),
+});
+
+@ApiTags('threads')
+@Controller('v1/threads')
+export class ThreadsController {
+  constructor(
+    private readonly backends: Backends,
+    private readonly runRequests: RunRequestPublisher,
+    private readonly streamer: EventStreamer,
+  ) {}
+
+  @Post()
+  @HttpCode(202)
+  @RequireRoles('runner')
+  @ApiOperation({
+    summary: 'Create a thread by starting its first run',
+    description:
+      'A thread comes into existence with its first run. The thread id is derived from the Idempotency-Key, so a retry answers the same thread and run.',
+  })
+  @ApiHeader({
+    name: IDEMPOTENCY_KEY_HEADER,
+    required: false,
+    description: 'Retries with the same key create one thread',
+  })
+  @ApiJsonBody('CreateThreadBody', CreateThreadBody)
+  @ApiJsonResponse(202, 'Accepted: the run request is durably on the bus', 'RunAccepted', RunAcceptedSchema)
+  async create(
+    @CurrentPrincipal() principal: AuthenticatedPrincipal,
+    @Body() rawBody: unknown,
+    @Headers() headers: Record<string, string | undefined>,
+  ): Promise<RunAccepted> {
+    const body = parseRequest(CreateThreadBody, rawBody, { in: 'body' });
+    const request = toRunRequest(body, principal, idempotencyKeyOf(headers));
+    await this.runRequests.publish(principal.tenantId, request, headers);
+    return runAccepted(principal.tenantId, request);
+  }
+
+  @Get()
+  @RequireAnyRole(...READ_ROLES)
+  @ApiOperation({ summary: "List the tenant's threads, newest first" })
+  @ApiQuery({ name: 'status', required: false, enum: ['idle', 'running', 'queued'] })
+  @ApiQuery({ name: 'agent', required: false, description: 'Threads with a run of this agent' })
+  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 } })
+  @ApiQuery({ name: 'cursor', required: false, description: 'nextCursor of the previous page' })
+  @ApiJsonResponse(200, 'A page of threads', 'ThreadList', ThreadList)
+  async list(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Query() rawQuery: unknown) {
+    const query = parseRequest(ListThreadsQuery, rawQuery, { in: 'query' });
+    const reply = await this.backends.threads(principal.tenantId, 'list', query);
+    if (!reply.ok) throw backendProblem(reply.error, 'thread');
+    return { threads: reply.threads, ...(reply.nextCursor ? { nextCursor: reply.nextCursor } : {}) };
+  }
+
+  @Get(':threadId')
+  @RequireAnyRole(...READ_ROLES)
+  @ApiOperation({ summary: "A thread's state and its runs" })
+  @ApiParam({ name: 'threadId' })
+  @ApiJsonResponse(200, 'The thread', 'ThreadView', ThreadView)
+  @ApiProblems({ 404: 'No such thread in your tenant' })
+  async get(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Param() rawParams: unknown) {
+    const { threadId } = parseRequest(ThreadIdParam, rawParams, { in: 'path' });
+    const reply = await this.backends.threads(principal.tenantId, 'get', { threadId });
+    if (!reply.ok) throw backendProblem(reply.error, 'thread');
+    return reply.thread;
+  }
+
+  @Delete(':threadId')
+  @RequireRoles('admin')
+  @ApiOperation({
+    summary: 'Erase a thread (not yet: 501)',
+    description:
+      'Erasure of a thread (log, projections, effects, approvals) lands with the erase command; until then this answers 501 for an existing thread and 404 otherwise.',
+  })
+  @ApiParam({ name: 'threadId' })
+  @ApiProblems({ 404: 'No such thread in your tenant', 501: 'Erasure is not available yet' })
+  async remove(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Param() rawParams: unknown): Promise<never> {
+    const { threadId } = parseRequest(ThreadIdParam, rawParams, { in: 'path' });
+    const reply = await this.backends.threads(principal.tenantId, 'get', { threadId });
+    if (!reply.ok) throw backendProblem(reply.error, 'thread');
+    throw new ProblemException({
+      type: PROBLEM_TYPES.notImplemented,
+      title: 'Not implemented',
+      status: 501,
+      detail: 'Erasing a thread lands with the erase command (ARCHITECTURE §9); nothing was deleted.',
+    });
+  }
+
+  @Get(':threadId/events')
+  @RequireAnyRole(...READ_ROLES)
+  @ApiOperation({ summary: "A page of the thread's event log, in version order" })
+  @ApiParam({ name: 'threadId' })
+  @ApiQuery({ name: 'after', required: false, schema: { type: 'integer', minimum: 0, default: 0 } })
+  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } })
+  @ApiJsonResponse(200, 'Events with a version above `after`', 'EventPage', EventPage)
+  @ApiProblems({ 404: 'No such thread in your tenant' })
+  async events(
+    @CurrentPrincipal() principal: AuthenticatedPrincipal,
+    @Param() rawParams: unknown,
+    @Query() rawQuery: unknown,
+  ) {
+    const { threadId } = parseRequest(ThreadIdParam, rawParams, { in: 'path' });
+    const query = parseRequest(EventsQuery, rawQuery, { in: 'query' });
+    const reply = await this.backends.threads(principal.tenantId, 'events', { threadId, ...query });
+    if (!reply.ok) throw backendProblem(reply.error, 'thread');
+    return {
+      events: reply.events,
+      lastVersion: reply.lastVersion,
+      hasMore: reply.hasMore,
+      nextAfter: reply.events.at(-1)?.version ?? query.after,
+    };
+  }
+
+  @Get(':threadId/events/stream')
+  @RequireAnyRole(...READ_ROLES)
+  @ApiOperation({
+    summary: "Follow the thread's events live (Server-Sent Events)",
+    description:
+      'Stored events after `Last-Event-ID` (or `after`), then live ones. Each message has `id` = the event version, `event` = its type and `data` = the event JSON. Reconnect with `Last-Event-ID` to resume without a gap; events are never repeated within a connection.',
+  })
+  @ApiParam({ name: 'threadId' })
+  @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'The last version received; wins over `after`' })
+  @ApiQuery({ name: 'after', required: false, schema: { type: 'integer', minimum: 0 } })
+  @ApiProduces('text/event-stream')
+  @ApiProblems({ 404: 'No such thread in your tenant' })
+  async stream(
+    @CurrentPrincipal() principal: AuthenticatedPrincipal,
+    @Param() rawParams: unknown,
+    @Query() rawQuery: unknown,
+    @Headers('last-event-id') lastEventId: string | undefined,
+    @Req() req: IncomingMessage,
+    @Res() res: ServerResponse,
+  ): Promise<void> {
+    const { threadId } = parseRequest(ThreadIdParam, rawParams, { in: 'path' });
+    const query = parseRequest(StreamQuery, rawQuery, { in: 'query' });
+    const after =
+      lastEventId !== undefined && lastEventId.trim() !== ''
+        ? parseRequest(LastEventId, lastEventId.trim(), { in: 'header', name: 'Last-Event-ID' })
+        : (query.after ?? 0);
+    await this.streamer.stream(principal.tenantId, threadId, after, req, res);
+  }
+}

@@ -1,0 +1,238 @@
+import { isoColumn, listRuns, type SqlExecutor } from '@ratchet/adapters';
+import {
+  TERMINAL_RUN_EVENTS,
+  decodeThreadEvent,
+  type RunView,
+  type ThreadEvent,
+  type ThreadSummary,
+  type ThreadView,
+} from '@ratchet/contracts';
+
+/*
+ * Read-only queries behind `<prefix>.threads.<tenant>.<op>`. Every statement filters by the tenant
+ * first: a thread id of another tenant finds nothing, exactly like an id that does not exist.
+ */
+
+interface ThreadRow {
+  thread_id: string;
+  status: string;
+  agent: string | null;
+  active_run_id: string | null;
+  version: number;
+  created_at: string;
+  updated_at: string;
+  run_count: number;
+}
+
+const THREAD_COLUMNS = (t: string) =>
+  `${t}.thread_id, ${t}.status, ${t}.agent, ${t}.active_run_id, ${t}.version,
+   ${isoColumn(`${t}.created_at`, 'created_at')}, ${isoColumn(`${t}.updated_at`, 'updated_at')}`;
+
+function summary(row: ThreadRow): ThreadSummary {
+  return {
+    threadId: row.thread_id,
+    status: row.status as ThreadSummary['status'],
+    agent: row.agent,
+    activeRunId: row.active_run_id,
+    version: row.version,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    runCount: row.run_count,
+  };
+}
+
+export async function getThread(sql: SqlExecutor, tenantId: string, threadId: string): Promise<ThreadView | undefined> {
+  const rows = await sql.query<ThreadRow>(
+    `select ${THREAD_COLUMNS('t')}, 0 as run_count from ${sql.table('threads')} t
+     where t.tenant_id = ? and t.thread_id = ?`,
+    [tenantId, threadId],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  const runs = (await listRuns(sql, tenantId, threadId)).slice(-100);
+  const outcomes = await terminalEvents(sql, tenantId, threadId);
+  const { runCount: _count, ...thread } = summary(row);
+  return { ...thread, runs: runs.map((r) => runView(r, outcomes.get(r.runId))) };
+}
+
+/** A page cursor: the (created_at, thread_id) of the last thread of the previous page. */
+export function encodeCursor(createdAt: string, threadId: string): string {
+  return Buffer.from(JSON.stringify([createdAt, threadId])).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): { createdAt: string; threadId: string } | undefined {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (!Array.isArray(value) || value.length !== 2) return undefined;
+    const [createdAt, threadId] = value as unknown[];
+    if (typeof createdAt !== 'string' || typeof threadId !== 'string' || Number.isNaN(Date.parse(createdAt)))
+      return undefined;
+    return { createdAt, threadId };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Newest thread first, keyset-paged by (created_at, thread_id), which never changes once written. */
+export async function listThreadPage(
+  sql: SqlExecutor,
+  tenantId: string,
+  filter: {
+    status?: string | undefined;
+    agent?: string | undefined;
+    limit: number;
+    after?: { createdAt: string; threadId: string };
+  },
+): Promise<{ threads: ThreadSummary[]; nextCursor?: string }> {
+  const where = ['t.tenant_id = ?'];
+  const params: unknown[] = [tenantId];
+  if (filter.status !== undefined) {
+    where.push('t.status = ?');
+    params.push(filter.status);
+  }
+  if (filter.agent !== undefined) {
+    where.push(`exists (select 1 from ${sql.table('runs')} a
+      where a.tenant_id = t.tenant_id and a.thread_id = t.thread_id and a.agent = ?)`);
+    params.push(filter.agent);
+  }
+  if (filter.after) {
+    where.push('(t.created_at, t.thread_id) < (?::timestamptz, ?)');
+    params.push(filter.after.createdAt, filter.after.threadId);
+  }
+  params.push(filter.limit + 1);
+  const rows = await sql.query<ThreadRow>(
+    `select ${THREAD_COLUMNS('t')},
+       (select count(*)::int from ${sql.table('runs')} c where c.tenant_id = t.tenant_id and c.thread_id = t.thread_id) as run_count
+     from ${sql.table('threads')} t
+     where ${where.join(' and ')}
+     order by t.created_at desc, t.thread_id desc limit ?`,
+    params,
+  );
+  const page = rows.slice(0, filter.limit);
+  const last = page.at(-1);
+  return {
+    threads: page.map(summary),
+    ...(rows.length > filter.limit && last ? { nextCursor: encodeCursor(last.created_at, last.thread_id) } : {}),
+  };
+}
+
+/** The thread's events after `after`, at most `limit`; undefined when the tenant has no such thread. */
+export async function readEventPage(
+  sql: SqlExecutor,
+  tenantId: string,
+  threadId: string,
+  after: number,
+  limit: number,
+): Promise<{ events: ThreadEvent[]; lastVersion: number; hasMore: boolean } | undefined> {
+  const head = await sql.query<{ last: number | null }>(
+    `select max(version)::int as last from ${sql.table('thread_events')} where tenant_id = ? and thread_id = ?`,
+    [tenantId, threadId],
+  );
+  const lastVersion = head[0]?.last ?? null;
+  if (lastVersion === null) return undefined;
+  const rows = await sql.query<EventRow>(
+    `select ${EVENT_COLUMNS} from ${sql.table('thread_events')}
+     where tenant_id = ? and thread_id = ? and version > ? and version <= ? order by version limit ?`,
+    [tenantId, threadId, after, lastVersion, limit],
+  );
+  const events = rows.map(rowToEvent);
+  const reached = events.at(-1)?.version ?? after;
+  return { events, lastVersion, hasMore: reached < lastVersion };
+}
+
+export async function getRun(sql: SqlExecutor, tenantId: string, runId: string): Promise<RunView | undefined> {
+  const rows = await sql.query<{ thread_id: string }>(
+    `select thread_id from ${sql.table('runs')} where tenant_id = ? and run_id = ?`,
+    [tenantId, runId],
+  );
+  const threadId = rows[0]?.thread_id;
+  if (threadId === undefined) return undefined;
+  const run = (await listRuns(sql, tenantId, threadId)).find((r) => r.runId === runId);
+  if (!run) return undefined;
+  const outcomes = await terminalEvents(sql, tenantId, threadId, runId);
+  return runView(run, outcomes.get(runId));
+}
+
+type Terminal = NonNullable<RunView['outcome']>;
+
+async function terminalEvents(
+  sql: SqlExecutor,
+  tenantId: string,
+  threadId: string,
+  runId?: string,
+): Promise<Map<string, Terminal>> {
+  const params: unknown[] = [tenantId, threadId, ...TERMINAL_RUN_EVENTS];
+  let runFilter = '';
+  if (runId !== undefined) {
+    runFilter = 'and run_id = ?';
+    params.push(runId);
+  }
+  const rows = await sql.query<{ run_id: string; type: string; version: number; data: Record<string, unknown> }>(
+    `select run_id, type, version, data from ${sql.table('thread_events')}
+     where tenant_id = ? and thread_id = ? and type in (?, ?, ?) ${runFilter} and run_id is not null`,
+    params,
+  );
+  const map = new Map<string, Terminal>();
+  for (const r of rows) {
+    const status = r.type.slice('run.'.length) as Terminal['status'];
+    const outcome: Terminal = { status, version: r.version };
+    if (typeof r.data['output'] === 'string') outcome.output = r.data['output'];
+    if (r.type === 'run.failed') outcome.error = r.data['error'] as Terminal['error'];
+    if (r.type === 'run.cancelled')
+      outcome.error = { code: 'run.cancelled', message: String(r.data['reason'] ?? ''), retryable: false };
+    map.set(r.run_id, outcome);
+  }
+  return map;
+}
+
+function runView(r: Awaited<ReturnType<typeof listRuns>>[number], outcome: Terminal | undefined): RunView {
+  return {
+    runId: r.runId,
+    threadId: r.threadId,
+    requestId: r.requestId,
+    agent: r.agent,
+    agentVersion: r.agentVersion,
+    principalId: r.principalId,
+    status: r.status,
+    steps: r.steps,
+    startedAt: r.startedAt,
+    endedAt: r.endedAt,
+    ...(outcome ? { outcome } : {}),
+  };
+}
+
+interface EventRow {
+  tenant_id: string;
+  thread_id: string;
+  version: number;
+  id: string;
+  type: string;
+  v: number;
+  run_id: string | null;
+  at: string;
+  causation_id: string;
+  correlation_id: string;
+  trace: unknown;
+  data: unknown;
+}
+
+const EVENT_COLUMNS = `tenant_id, thread_id, version, id, type, v, run_id, ${isoColumn(
+  'at',
+)}, causation_id, correlation_id, trace, data`;
+
+function rowToEvent(row: EventRow): ThreadEvent {
+  return decodeThreadEvent({
+    id: row.id,
+    type: row.type,
+    v: row.v,
+    tenantId: row.tenant_id,
+    threadId: row.thread_id,
+    version: row.version,
+    at: row.at,
+    causationId: row.causation_id,
+    correlationId: row.correlation_id,
+    data: row.data,
+    ...(row.run_id === null ? {} : { runId: row.run_id }),
+    ...(row.trace === null ? {} : { trace: row.trace }),
+  });
+}

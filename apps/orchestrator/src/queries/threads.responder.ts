@@ -1,0 +1,105 @@
+import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import type { Subscription } from 'nats';
+import {
+  THREADS_CONTRACTS,
+  parseThreadsSubject,
+  threadsSubjectPattern,
+  type ThreadsOp,
+  type ThreadsReply,
+  type ThreadsRequest,
+} from '@ratchet/contracts';
+import { ServiceRuntime } from '@ratchet/platform';
+import { decodeCursor, getRun, getThread, listThreadPage, readEventPage } from './threads.queries';
+
+type AnyReply = ThreadsReply<ThreadsOp>;
+
+/**
+ * Threads, runs and events over NATS request/reply on `<prefix>.threads.<tenant>.<op>` (the gateway's
+ * read API relays here). The tenant is the subject's, bound by NATS permissions; another tenant's id
+ * answers `not_found` exactly like a missing one. Read-only: nothing here decides or writes.
+ */
+@Injectable()
+export class ThreadsQueryResponder implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private sub: Subscription | undefined;
+
+  constructor(@Inject(ServiceRuntime) private readonly runtime: ServiceRuntime) {}
+
+  onApplicationBootstrap(): void {
+    this.sub = this.runtime.nc.subscribe(threadsSubjectPattern(this.runtime.subjects.prefix), {
+      queue: 'orchestrator-threads',
+      callback: (error, msg) => {
+        if (error) return;
+        void this.answer(msg.subject, msg.data).then((reply) => msg.respond(JSON.stringify(reply)));
+      },
+    });
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.sub?.drain();
+  }
+
+  async answer(subject: string, data: Uint8Array): Promise<AnyReply> {
+    const target = parseThreadsSubject(this.runtime.subjects.prefix, subject);
+    if (!target) return invalid(`not a threads subject: ${subject}`);
+    let raw: unknown;
+    try {
+      raw = JSON.parse(new TextDecoder().decode(data));
+    } catch {
+      return invalid('the request is not JSON');
+    }
+    const parsed = THREADS_CONTRACTS[target.op].request.safeParse(raw);
+    if (!parsed.success) {
+      return invalid(
+        `invalid ${target.op} request`,
+        parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`),
+      );
+    }
+    try {
+      return await this.run(target.tenant, target.op, parsed.data);
+    } catch (error) {
+      this.runtime.logger.error({ err: error, op: target.op }, 'threads query failed');
+      return { ok: false, error: { code: 'unavailable', message: 'thread queries are unavailable right now' } };
+    }
+  }
+
+  private async run(tenant: string, op: ThreadsOp, request: ThreadsRequest<ThreadsOp>): Promise<AnyReply> {
+    const sql = this.runtime.db.sql;
+    switch (op) {
+      case 'get': {
+        const { threadId } = request as ThreadsRequest<'get'>;
+        const thread = await getThread(sql, tenant, threadId);
+        return thread ? { ok: true, thread } : notFound(`no thread ${threadId}`);
+      }
+      case 'list': {
+        const r = request as ThreadsRequest<'list'>;
+        const after = r.cursor === undefined ? undefined : decodeCursor(r.cursor);
+        if (r.cursor !== undefined && !after) return invalid('the cursor is not one this API returned');
+        const page = await listThreadPage(sql, tenant, {
+          status: r.status,
+          agent: r.agent,
+          limit: r.limit,
+          ...(after ? { after } : {}),
+        });
+        return { ok: true, ...page };
+      }
+      case 'events': {
+        const r = request as ThreadsRequest<'events'>;
+        const page = await readEventPage(sql, tenant, r.threadId, r.after, r.limit);
+        return page ? { ok: true, ...page } : notFound(`no thread ${r.threadId}`);
+      }
+      case 'run': {
+        const { runId } = request as ThreadsRequest<'run'>;
+        const run = await getRun(sql, tenant, runId);
+        return run ? { ok: true, run } : notFound(`no run ${runId}`);
+      }
+    }
+  }
+}
+
+function invalid(message: string, problems?: string[]): AnyReply {
+  return { ok: false, error: { code: 'invalid', message, ...(problems ? { problems } : {}) } };
+}
+
+function notFound(message: string): AnyReply {
+  return { ok: false, error: { code: 'not_found', message } };
+}

@@ -1,0 +1,140 @@
+import { z } from 'zod';
+import { Failure } from './messages';
+import { IsoTime, RunId, SubjectToken, ThreadId } from './ids';
+import { ThreadEventSchema } from './thread-events';
+
+/*
+ * Read-only queries over threads, runs and events, by NATS request/reply on
+ * `<prefix>.threads.<tenant>.<op>`, answered by the orchestrator (which owns that data). The tenant is
+ * the subject token (bound by NATS permissions), never a body field. Another tenant's thread or run
+ * answers `not_found` exactly like one that does not exist: ids are names, not capabilities.
+ */
+
+export const THREADS_OPS = ['get', 'list', 'events', 'run'] as const;
+export const ThreadsOp = z.enum(THREADS_OPS);
+export type ThreadsOp = z.infer<typeof ThreadsOp>;
+
+export const ThreadStatus = z.enum(['idle', 'running', 'queued']).describe('Whether the thread has an active run');
+export const RunStatus = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']);
+export type RunStatus = z.infer<typeof RunStatus>;
+
+export const RunView = z
+  .object({
+    runId: RunId,
+    threadId: ThreadId,
+    requestId: z.string(),
+    agent: z.string(),
+    agentVersion: z.number().int(),
+    principalId: z.string(),
+    status: RunStatus,
+    steps: z.number().int().nonnegative(),
+    startedAt: IsoTime.nullable(),
+    endedAt: IsoTime.nullable(),
+    /** Present once the run ended: what its terminal event said. */
+    outcome: z
+      .object({
+        status: z.enum(['completed', 'failed', 'cancelled']),
+        output: z.string().optional(),
+        error: Failure.optional(),
+        version: z.number().int().positive().describe('Version of the terminal event in the thread log'),
+      })
+      .optional(),
+  })
+  .describe('RunView');
+export type RunView = z.infer<typeof RunView>;
+
+export const ThreadView = z
+  .object({
+    threadId: ThreadId,
+    status: ThreadStatus,
+    agent: z.string().nullable().describe('Agent of the active run'),
+    activeRunId: RunId.nullable(),
+    version: z.number().int().nonnegative().describe('Version of the last event the projection reflects'),
+    createdAt: IsoTime,
+    updatedAt: IsoTime,
+    runs: z.array(RunView).describe('Oldest request first (at most the last 100)'),
+  })
+  .describe('ThreadView');
+export type ThreadView = z.infer<typeof ThreadView>;
+
+export const ThreadSummary = ThreadView.omit({ runs: true })
+  .extend({ runCount: z.number().int().nonnegative() })
+  .describe('ThreadSummary');
+export type ThreadSummary = z.infer<typeof ThreadSummary>;
+
+export const ThreadsGetRequest = z.strictObject({ threadId: ThreadId }).describe('ThreadsGetRequest');
+export const ThreadsListRequest = z
+  .strictObject({
+    status: ThreadStatus.optional(),
+    agent: z.string().min(1).max(128).optional().describe('Threads with a run of this agent'),
+    limit: z.number().int().min(1).max(200).default(50),
+    cursor: z.string().min(1).max(512).optional().describe('nextCursor of the previous page'),
+  })
+  .describe('ThreadsListRequest');
+export const ThreadsEventsRequest = z
+  .strictObject({
+    threadId: ThreadId,
+    after: z.number().int().nonnegative().default(0).describe('Only events with a higher version'),
+    limit: z.number().int().min(1).max(1000).default(100),
+  })
+  .describe('ThreadsEventsRequest');
+export const ThreadsRunRequest = z.strictObject({ runId: RunId }).describe('ThreadsRunRequest');
+
+export const THREADS_ERROR_CODES = ['not_found', 'invalid', 'unavailable'] as const;
+export const ThreadsError = z.object({
+  code: z.enum(THREADS_ERROR_CODES),
+  message: z.string(),
+  problems: z.array(z.string()).optional(),
+});
+export type ThreadsError = z.infer<typeof ThreadsError>;
+const ThreadsFailureReply = z.object({ ok: z.literal(false), error: ThreadsError });
+
+function reply<S extends z.ZodRawShape>(name: string, shape: S) {
+  return z.discriminatedUnion('ok', [z.object({ ok: z.literal(true), ...shape }), ThreadsFailureReply]).describe(name);
+}
+
+export const ThreadsGetReply = reply('ThreadsGetReply', { thread: ThreadView });
+export const ThreadsListReply = reply('ThreadsListReply', {
+  threads: z.array(ThreadSummary),
+  nextCursor: z.string().optional().describe('Absent on the last page'),
+});
+export const ThreadsEventsReply = reply('ThreadsEventsReply', {
+  events: z.array(ThreadEventSchema),
+  /** The thread's last version when the page was read; `hasMore` when the page stopped before it. */
+  lastVersion: z.number().int().nonnegative(),
+  hasMore: z.boolean(),
+});
+export const ThreadsRunReply = reply('ThreadsRunReply', { run: RunView });
+
+export const THREADS_CONTRACTS = {
+  get: { request: ThreadsGetRequest, reply: ThreadsGetReply },
+  list: { request: ThreadsListRequest, reply: ThreadsListReply },
+  events: { request: ThreadsEventsRequest, reply: ThreadsEventsReply },
+  run: { request: ThreadsRunRequest, reply: ThreadsRunReply },
+} as const satisfies Record<ThreadsOp, { request: z.ZodType; reply: z.ZodType }>;
+
+export type ThreadsRequest<O extends ThreadsOp> = z.output<(typeof THREADS_CONTRACTS)[O]['request']>;
+export type ThreadsRequestInput<O extends ThreadsOp> = z.input<(typeof THREADS_CONTRACTS)[O]['request']>;
+export type ThreadsReply<O extends ThreadsOp> = z.output<(typeof THREADS_CONTRACTS)[O]['reply']>;
+
+/** `<prefix>.threads.<tenant>.<op>` */
+export function threadsSubject(prefix: string, tenant: string, op: ThreadsOp): string {
+  if (!SubjectToken.safeParse(tenant).success)
+    throw new Error(`invalid tenant for a subject: ${JSON.stringify(tenant)}`);
+  return `${prefix}.threads.${tenant}.${op}`;
+}
+
+/** What the orchestrator subscribes to (one queue group across instances). */
+export function threadsSubjectPattern(prefix: string): string {
+  return `${prefix}.threads.*.*`;
+}
+
+/** Tenant and op of a threads subject; undefined when either token is not valid. */
+export function parseThreadsSubject(prefix: string, subject: string): { tenant: string; op: ThreadsOp } | undefined {
+  const head = `${prefix}.threads.`;
+  if (!subject.startsWith(head)) return undefined;
+  const [tenant, op, ...rest] = subject.slice(head.length).split('.');
+  if (rest.length > 0 || !SubjectToken.safeParse(tenant).success) return undefined;
+  const parsedOp = ThreadsOp.safeParse(op);
+  return parsedOp.success && tenant ? { tenant, op: parsedOp.data } : undefined;
+}
