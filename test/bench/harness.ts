@@ -80,6 +80,8 @@ export class PrivateNats {
 
 export interface StackOptions {
   natsUrl?: string;
+  /** Where the services connect (e.g. a delaying proxy in front of `natsUrl`); default `natsUrl`. */
+  serviceNatsUrl?: string;
   /** Extra environment for every service. */
   env?: Record<string, string>;
 }
@@ -94,6 +96,7 @@ export class Stack {
     readonly testDb: TestDatabase,
     readonly prefix: { subject: string; stream: string },
     readonly natsUrl: string,
+    private readonly serviceNatsUrl: string,
     public nc: NatsConnection,
     readonly orchestratorDb: Database,
     private readonly baseEnv: Record<string, string>,
@@ -106,7 +109,7 @@ export class Stack {
     const prefix = uniquePrefix();
     const nc = await connect({ servers: natsUrl, maxReconnectAttempts: -1, reconnectTimeWait: 200 });
     const db = await openServiceDatabase(testDb.url, 'orchestrator', 4);
-    const stack = new Stack(testDb, prefix, natsUrl, nc, db, options.env ?? {});
+    const stack = new Stack(testDb, prefix, natsUrl, options.serviceNatsUrl ?? natsUrl, nc, db, options.env ?? {});
     stack.subscribeFeed();
     return stack;
   }
@@ -114,7 +117,7 @@ export class Stack {
   get env(): Record<string, string> {
     return {
       DATABASE_URL: this.testDb.url,
-      NATS_URL: this.natsUrl,
+      NATS_URL: this.serviceNatsUrl,
       RATCHET_SUBJECT_PREFIX: this.prefix.subject,
       RATCHET_STREAM_PREFIX: this.prefix.stream,
       SHUTDOWN_GRACE_MS: '2000',

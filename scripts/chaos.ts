@@ -1,0 +1,46 @@
+/**
+ * `npm run chaos` — N runs (default 200) of the chaos agent while services are SIGKILLed, the private
+ * nats-server is restarted and messages are delayed; then prints the invariants and exits non-zero if
+ * any failed.
+ *
+ *   npm run chaos -- --runs 30 --seed 42 --json
+ */
+import os from 'node:os';
+import { runChaos } from '../test/chaos/chaos';
+import { table } from '../test/bench/stats';
+
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+async function main(): Promise<number> {
+  const runs = Number(arg('--runs') ?? 200);
+  const seed = Number(arg('--seed') ?? Date.now() % 1_000_000);
+  const report = await runChaos({ runs, seed });
+  if (process.argv.includes('--json')) {
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  } else {
+    process.stdout.write(
+      `machine: nproc ${os.cpus().length}, ${os.cpus()[0]?.model ?? '?'}, node ${process.version}, ` +
+        `load average ${os
+          .loadavg()
+          .map((x) => x.toFixed(2))
+          .join(' ')}\n` +
+        `seed ${report.seed}, ${report.runs} runs, ${report.seconds} s; chaos: ${Object.entries(report.actions)
+          .map(([k, v]) => `${v} × ${k}`)
+          .join(', ')}; ${report.escalated} escalations answered by the operator\n\n` +
+        `${table(report.invariants.map((i) => ({ invariant: i.name, result: i.value, ok: i.ok ? 'yes' : 'NO' })))}\n\n` +
+        `${report.ok ? 'all invariants hold' : 'INVARIANTS FAILED'}\n`,
+    );
+  }
+  return report.ok ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`chaos failed: ${(error as Error).stack ?? String(error)}\n`);
+    process.exit(2);
+  },
+);
