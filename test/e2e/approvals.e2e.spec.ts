@@ -332,4 +332,28 @@ describe('approvals, end to end', () => {
     expect(types(events).filter((t) => t === 'approval.granted')).toHaveLength(1);
     expect(effects.count(runId)).toBe(1);
   });
+  it('holds an uncertain effect as an escalation with its own choices, and the answer reaches the run', async () => {
+    // An executor whose effect service is unreachable: the charge may have acted, so it is `uncertain`.
+    await stack.services.get('tool-executor')?.kill('SIGKILL');
+    await stack.start('tool-executor', { RATCHET_DEMO_EFFECT_URL: 'http://127.0.0.1:1/' });
+    const { runId, threadId } = await startRun(keys.runner, 'escalate', 'small vase');
+    const [escalation] = await pending(threadId, 1);
+    expect(escalation).toMatchObject({
+      kind: 'escalation',
+      tool: 'demo.effect.charge',
+      choices: ['happened', 'retry', 'fail'],
+      idempotencyKey: expect.stringContaining(runId),
+    });
+    expect(types(await stack.events(TENANT, threadId))).toContain('effect.uncertain');
+    expect((await decide(escalation!.id, keys.approver, 'approve')).status).toBe(400);
+    expect((await decide(escalation!.id, keys.viewer, 'fail')).status).toBe(403);
+    expect((await decide(escalation!.id, keys.approver, 'fail', 'the provider shows no charge')).status).toBe(200);
+    const events = await stack.waitFor(TENANT, threadId, terminal(runId));
+    expect(events.find((e) => e.type === 'tool.failed')?.data).toMatchObject({
+      error: { code: 'effect.failed_by_human' },
+    });
+    expect(events.at(-1)?.type).toBe('run.completed');
+    const ledger = await threadEffects(toolsDb.sql, TENANT, threadId);
+    expect(ledger.effects[0]).toMatchObject({ resolution: 'fail', resolvedBy: expect.stringMatching(/^key:/) });
+  });
 });
