@@ -114,7 +114,8 @@ describe('ratchet migrate', () => {
       true,
     );
     const bus = out.filter((l) => l.startsWith('stream ') || l.startsWith('consumer '));
-    expect(bus).toHaveLength(8);
+    const declared = declareTopology({ subjectPrefix: prefix.subject, streamPrefix: prefix.stream });
+    expect(bus).toHaveLength(declared.streams.length + declared.consumers.length);
     expect(bus.every((l) => l.endsWith(' unchanged'))).toBe(true);
     expect(out.at(-1)).toContain('5 schemas migrated, 0 migrations applied');
     expect(run.stdout).not.toContain(ESC);
@@ -154,13 +155,17 @@ describe('ratchet events', () => {
     const out = lines(run.stdout);
     expect(out[0]).toBe(`thread ${threadId} · tenant demo · v1–v14 · 14 events`);
     expect(out.slice(1)).toHaveLength(events.length);
-    expect(out[1]).toMatch(/^v1 +09:14:03\.120 {2}thread\.created +by key:demo-local$/);
+    expect(out[1]).toMatch(
+      /^v1 +09:14:03\.120 {2}thread\.created +by key:demo-local trace 4bf92f3577b34da6a3ce929d0e0e4736$/,
+    );
     expect(out).toContain(`v3   09:14:03.120  run.started       run ${runId} (agent demo v1)`);
     expect(out).toContain('v6   09:14:33.125  model.requested   RETRY step 1 attempt 2');
     expect(out).toContain(
       'v7   09:14:33.139  model.responded   step 1 → 2 tool calls: demo.weather(city=Oslo), demo.weather(city=Rome)',
     );
-    expect(out).toContain(`v8   09:14:33.139    tool.requested  demo.weather call_1_1 key …:${runId}:1:call_1_1`);
+    expect(out).toContain(
+      `v8   09:14:33.139    tool.requested  demo.weather call_1_1 key …:${runId}:1:call_1_1 [ledger: none]`,
+    );
     expect(out).toContain(
       'v11  09:14:33.154    tool.completed  call_1_1 → {"city":"Oslo","forecast":"light rain, 14°C"}',
     );

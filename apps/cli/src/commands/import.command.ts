@@ -46,21 +46,13 @@ export async function importThreads(
     }[] = [];
     for (const [i, t] of parsed.threads.entries()) {
       bar.update(i, `${t.tenantId}/${t.threadId}`);
-      const result = await store.transaction(async (tx) => {
-        const existing = await tx.loadEvents(t.tenantId, t.threadId, 0);
-        if (existing.length > 0) {
-          const differences = diffProjections(normalise(existing), normalise(t.events), 'events', [], 5);
-          return differences.length === 0
-            ? { outcome: 'unchanged' as const }
-            : { outcome: 'conflict' as const, differences };
+      const result = await importOne(store, t).catch((error: unknown) => {
+        // Event ids are unique across the whole log: the same events exist under another tenant or thread.
+        if ((error as { constraint?: unknown }).constraint === 'thread_events_id_key') {
+          const differences = ['events: their ids exist in this database under another tenant or thread'];
+          return { outcome: 'conflict' as const, differences };
         }
-        const state = foldEvents(initialThreadState(), t.events);
-        await tx.appendEvents(t.tenantId, t.threadId, 0, t.events);
-        await tx.saveProjection(
-          { tenantId: t.tenantId, threadId: t.threadId, version: t.events.length, state },
-          runRowsFromLog(t.tenantId, t.threadId, state, t.events),
-        );
-        return { outcome: 'imported' as const };
+        throw error;
       });
       const row = { tenantId: t.tenantId, threadId: t.threadId, events: t.events.length, ...result };
       results.push(row);
@@ -85,6 +77,28 @@ export async function importThreads(
     );
   }
   return conflicts > 0 ? EXIT.failure : EXIT.ok;
+}
+
+function importOne(
+  store: ReturnType<typeof threadStore>,
+  t: ReturnType<typeof parseExport>['threads'][number],
+): Promise<{ outcome: ImportOutcome; differences?: string[] }> {
+  return store.transaction(async (tx) => {
+    const existing = await tx.loadEvents(t.tenantId, t.threadId, 0);
+    if (existing.length > 0) {
+      const differences = diffProjections(normalise(existing), normalise(t.events), 'events', [], 5);
+      return differences.length === 0
+        ? { outcome: 'unchanged' as const }
+        : { outcome: 'conflict' as const, differences };
+    }
+    const state = foldEvents(initialThreadState(), t.events);
+    await tx.appendEvents(t.tenantId, t.threadId, 0, t.events);
+    await tx.saveProjection(
+      { tenantId: t.tenantId, threadId: t.threadId, version: t.events.length, state },
+      runRowsFromLog(t.tenantId, t.threadId, state, t.events),
+    );
+    return { outcome: 'imported' as const };
+  });
 }
 
 /** Same instant, same text: timestamps may be written with another offset or precision. */

@@ -20,7 +20,8 @@ const EXPIRY_MARGIN_MS = 60_000;
 /**
  * Compares the EVENTS stream with the Postgres log per thread: missing, duplicated, reordered and
  * unknown messages. `--repair` republishes the missing events with Nats-Msg-Id = event id (the
- * relay's own id, so a concurrent relay publish is deduplicated by the server).
+ * relay's own id, so a concurrent relay publish is deduplicated by the server; an id the server still
+ * remembers from before the loss is retried once as `<event id>.repair`).
  */
 export async function streamCheck(
   { config, out }: CommandContext,
@@ -116,7 +117,14 @@ async function republish(
       h.set(HEADERS.traceparent, e.trace.traceparent);
       if (e.trace.tracestate) h.set(HEADERS.tracestate, e.trace.tracestate);
     }
-    await js.publish(subject, JSON.stringify(e), { msgID: e.id, headers: h });
+    const ack = await js.publish(subject, JSON.stringify(e), { msgID: e.id, headers: h });
+    if (ack.duplicate) {
+      // Deleted within the duplicate window, the server still remembers the id and drops the copy. We
+      // just saw it absent, so store it under a derived id (readers key on the event id in the payload).
+      h.set(HEADERS.msgId, `${e.id}.repair`);
+      const again = await js.publish(subject, JSON.stringify(e), { msgID: `${e.id}.repair`, headers: h });
+      if (again.duplicate) continue;
+    }
     published += 1;
   }
   return published;

@@ -53,11 +53,48 @@ export async function verifyThread(db: Database, tenantId: string, threadId: str
   if (stored.version !== logVersion) {
     result.divergences.push(`version: stored ${stored.version} ≠ replayed ${logVersion}`);
   }
-  result.divergences.push(...diffProjections(stored.state, folded, 'state'));
+  result.divergences.push(
+    ...diffProjections(canonicalJsonStrings(stored.state), canonicalJsonStrings(folded), 'state'),
+  );
   if (columns) diffProjections(columns, threadColumns(folded), 'threads', result.divergences);
   const expectedRuns = runRowsFromLog(tenantId, threadId, folded, events);
   diffProjections(byRun(runs), byRun(expectedRuns), 'runs', result.divergences);
   return result;
+}
+
+/**
+ * The transcript holds tool results as JSON text serialised from the event data. The orchestrator folds
+ * the events it just decided (keys in the tool's order) while a replay folds them as read back from
+ * jsonb (keys reordered by Postgres), so the same result can be two different strings. Key order is not
+ * drift: compare such strings by their parsed value (re-serialised with sorted keys).
+ */
+export function canonicalJsonStrings(value: unknown): unknown {
+  if (typeof value === 'string') {
+    const t = value.trimStart();
+    if (!t.startsWith('{') && !t.startsWith('[')) return value;
+    try {
+      return JSON.stringify(sortKeys(JSON.parse(value)));
+    } catch {
+      return value;
+    }
+  }
+  if (Array.isArray(value)) return value.map(canonicalJsonStrings);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, canonicalJsonStrings(v)]));
+  }
+  return value;
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]),
+    );
+  }
+  return value;
 }
 
 function byRun(rows: { runId: string }[]): Record<string, unknown> {
