@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { ORCHESTRATOR_MIGRATIONS } from '@ratchet/adapters';
 import { loadConfig, runMain, startService } from '@ratchet/platform';
-import { BUILTIN_TOOLS, ToolRegistry } from '@ratchet/tools';
+import { BUILTIN_TOOLS, parseRemoteTools, remoteTool, ToolRegistry } from '@ratchet/tools';
 import type { AgentCatalog } from './agents/agent-catalog';
 import { MODEL_CONSUMER } from './models/model-worker.controller';
 import { orchestratorConfigSchema } from './orchestrator.config';
@@ -11,7 +11,9 @@ import { INBOX_CONSUMER } from './threads/thread-inbox.controller';
 
 runMain('orchestrator', async () => {
   const config = loadConfig(orchestratorConfigSchema, process.env, 'orchestrator');
-  const tools = new ToolRegistry(BUILTIN_TOOLS);
+  // The orchestrator needs only the specs of remote tools (what the model sees); the executor calls them.
+  const noTransport = { request: () => Promise.reject(new Error('remote tools are called by the tool executor')) };
+  const tools = new ToolRegistry([...BUILTIN_TOOLS, ...parseRemoteTools(config.REMOTE_TOOLS).map((d) => remoteTool(d, noTransport))]);
   let catalog: AgentCatalog | undefined;
   await startService({
     service: 'orchestrator',

@@ -9,6 +9,8 @@ export const orchestratorConfigSchema = extendConfig({
   AGENTS_DIR: envString().default(path.resolve(__dirname, '../../../agents')),
   /** Each orchestrator process also runs a model worker unless this is false. */
   MODEL_WORKER: envBoolean().default(true),
+  /** Tools other services serve (`name:kind[:timeoutMs],...`): agents may list them; the executor calls them. */
+  REMOTE_TOOLS: z.string().default(''),
   /** How often the watchdog looks for runs with no progress, and the idle time before it looks at one. */
   WATCHDOG_INTERVAL_MS: envMillis().default(5_000),
   WATCHDOG_MIN_IDLE_MS: envMillis().default(10_000),

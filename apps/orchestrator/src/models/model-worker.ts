@@ -1,6 +1,8 @@
 import type { ChatMessage, ModelCallCommand, ModelResultMessage } from '@ratchet/contracts';
 import { PoisonMessageError, type ModelOutcome, type ModelProvider } from '@ratchet/domain';
 import type { ToolRegistry } from '@ratchet/tools';
+import { SpanKind } from '@opentelemetry/api';
+import { ATTR, contentCaptureEnabled, inSpan, SPAN } from '@ratchet/platform';
 import type { AgentCatalog } from '../agents/agent-catalog';
 
 /**
@@ -39,7 +41,37 @@ export class ModelWorker {
         ? [{ role: 'system', content: agent.instructions }, ...command.messages]
         : command.messages;
       const tools = this.tools.specs(agent.tools.map((t) => t.name));
-      outcome = await provider.complete({ agent, messages, tools, step: command.step, ...(signal ? { signal } : {}) });
+      const modelName = agent.model.name;
+      outcome = await inSpan(
+        SPAN.modelCall(modelName),
+        {
+          [ATTR.genAiSystem]: agent.model.provider,
+          [ATTR.genAiOperation]: 'chat',
+          [ATTR.genAiRequestModel]: modelName,
+          [ATTR.tenant]: command.tenantId,
+          [ATTR.thread]: command.threadId,
+          [ATTR.run]: command.runId,
+          [ATTR.step]: command.step,
+          [ATTR.attempt]: command.attempt,
+        },
+        async (span) => {
+          const result = await provider.complete({ agent, messages, tools, step: command.step, ...(signal ? { signal } : {}) });
+          if (result.status === 'ok') {
+            span.setAttributes({
+              [ATTR.genAiResponseModel]: result.model,
+              [ATTR.genAiInputTokens]: result.usage.inputTokens,
+              [ATTR.genAiOutputTokens]: result.usage.outputTokens,
+              [ATTR.outcome]: result.toolCalls.length > 0 ? 'tool_calls' : 'answer',
+            });
+            // Prompts and completions stay out of spans unless an operator turns capture on.
+            if (contentCaptureEnabled()) span.setAttribute('gen_ai.completion', result.content ?? JSON.stringify(result.toolCalls));
+          } else {
+            span.setAttributes({ [ATTR.outcome]: `error:${result.error.code}` });
+          }
+          return result;
+        },
+        { kind: SpanKind.CLIENT },
+      );
     }
     return {
       kind: 'model.result',

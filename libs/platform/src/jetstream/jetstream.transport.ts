@@ -1,5 +1,6 @@
 import { Server, type CustomTransportStrategy, type MessageHandler as NestHandler } from '@nestjs/microservices';
-import { context as otelContext, propagation, ROOT_CONTEXT } from '@opentelemetry/api';
+import { context as otelContext, propagation, ROOT_CONTEXT, SpanKind } from '@opentelemetry/api';
+import { ATTR, inSpan, SPAN } from '../telemetry';
 import { lastValueFrom } from 'rxjs';
 import type { NatsConnection } from 'nats';
 import {
@@ -142,7 +143,16 @@ export class JetStreamServer extends Server<JetStreamServerEvents, Status> imple
     try {
       await new Promise<void>((resolve, reject) => {
         const started = this.onProcessingStartHook(this.transportId, ctx, () => {
-          const work = otelContext.with(parent, run);
+          // One consumer span per delivery; a redelivery is marked, so a recovery reads as one in the trace.
+          const attributes = {
+            [ATTR.consumer]: pattern,
+            [ATTR.messagingSystem]: 'nats',
+            [ATTR.messagingDestination]: message.subject,
+            [ATTR.messagingMessageId]: message.msgId ?? '',
+            [ATTR.redeliveries]: message.redeliveryCount,
+            [ATTR.resume]: message.redeliveryCount > 0,
+          };
+          const work = otelContext.with(parent, () => inSpan(SPAN.consume(pattern), attributes, run, { kind: SpanKind.CONSUMER }));
           work.then(resolve, reject);
           return work;
         });

@@ -6,3 +6,4 @@ export * from './runtime.module';
 export * from './start-service';
 export * from './run-main';
 export * from './topology';
+export * from './version';

@@ -2,7 +2,9 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { INestApplication, Type } from '@nestjs/common';
 import { JetStreamExceptionFilter, JetStreamServer } from '../jetstream';
+import { startTelemetry } from '../telemetry';
 import { Readiness } from './health.controller';
+import { RATCHET_VERSION } from './version';
 import { ServiceRuntime, type RuntimeOptions } from './service-runtime';
 
 export interface StartServiceOptions extends RuntimeOptions {
@@ -26,6 +28,7 @@ export interface StartServiceOptions extends RuntimeOptions {
 export async function startService(
   options: StartServiceOptions,
 ): Promise<{ app: INestApplication; runtime: ServiceRuntime; stop(): Promise<void> }> {
+  const telemetry = startTelemetry(options.service, RATCHET_VERSION, options.config.SERVICE_INSTANCE_ID);
   const runtime = await ServiceRuntime.start(options);
   try {
     await options.prepare?.(runtime);
@@ -67,6 +70,7 @@ export async function startService(
       runtime.logger.info('shutting down: draining in-flight messages');
       await app.close().catch((e: unknown) => runtime.logger.warn({ err: e }, 'nest close failed'));
       await runtime.stop();
+      await telemetry.shutdown().catch(() => undefined);
     })());
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
