@@ -1,0 +1,315 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { ApiKeyRepository, connectNats, openDatabase, GATEWAY_MIGRATIONS, type Database } from '@ratchet/adapters';
+import { loadConfig } from '@ratchet/platform';
+import type { AddressInfo } from 'node:net';
+// The sweep enumerates the gateway's routes from its own router, so it runs the app in-process.
+// eslint-disable-next-line no-restricted-imports -- the app itself, not a library
+import { gatewayConfigSchema } from '@ratchet/gateway/src/gateway.config';
+// eslint-disable-next-line no-restricted-imports -- the app itself, not a library
+import { createGatewayApp } from '@ratchet/gateway/src/http/create-app';
+// eslint-disable-next-line no-restricted-imports -- the app itself, not a library
+import { createLogger } from '@ratchet/gateway/src/logging/logger';
+// eslint-disable-next-line no-restricted-imports -- the app itself, not a library
+import { listRoutes, type RouteInfo } from '@ratchet/gateway/src/openapi/routes';
+import { terminal, TestStack } from './stack';
+
+/*
+ * The BOLA sweep (ARCHITECTURE §8, issue #8). Routes are enumerated from the application itself, so a
+ * new endpoint cannot escape: a route without a case below fails the test. For every route:
+ *  - no credential → 401 (unless @Public);
+ *  - a credential without the role the route requires → 403;
+ *  - tenant A's credential with tenant B's ids → 404, exactly (type, title, detail) as for an id that
+ *    does not exist, and tenant B's thread, runs and memory are unchanged afterwards.
+ * The orchestrator, tool-executor, memory and approvals run as processes; the gateway in-process,
+ * because the sweep needs its router.
+ */
+
+const A = 'tenanta';
+const B = 'tenantb';
+const ALL = ['runner', 'viewer', 'approver', 'admin'];
+
+interface Ids {
+  threadId: string;
+  runId: string;
+  namespace: string;
+  key: string;
+  approvalId: string;
+}
+
+interface Case {
+  path: (ids: Ids) => string;
+  body?: unknown;
+  /** What tenant A gets with B's ids; 404 unless the route takes no tenant-owned id. */
+  crossTenant?: number;
+  /** Why the route takes no tenant-owned id (and so has no 404 to give). */
+  why?: string;
+  /** For lists and searches: B's ids must not appear in what A gets. */
+  mustNotContain?: (ids: Ids) => string[];
+}
+
+const enc = encodeURIComponent;
+
+const CASES: Record<string, Case> = {
+  'GET /health/live': { path: () => '/health/live', crossTenant: 200, why: 'public probe' },
+  'GET /health/ready': { path: () => '/health/ready', crossTenant: 200, why: 'public probe' },
+  'POST /v1/runs': {
+    path: () => '/v1/runs',
+    body: (ids: Ids) => ({ agent: 'demo', input: 'hi', threadId: ids.threadId }),
+    crossTenant: 202,
+    why: "a thread id is a name within the caller's tenant: this starts a run on A's own thread of that name",
+  },
+  'GET /v1/runs/:runId': { path: (i) => `/v1/runs/${i.runId}` },
+  'POST /v1/runs/:runId/cancel': { path: (i) => `/v1/runs/${i.runId}/cancel`, body: { reason: 'bola' } },
+  'GET /v1/runs/:runId/outcome': { path: (i) => `/v1/runs/${i.runId}/outcome?waitSeconds=0` },
+  'POST /v1/threads': {
+    path: () => '/v1/threads',
+    body: { agent: 'demo', input: 'hi' },
+    crossTenant: 202,
+    why: 'takes no id: creates a thread in the caller’s tenant',
+  },
+  'GET /v1/threads': { path: () => '/v1/threads', crossTenant: 200, mustNotContain: (i) => [i.threadId] },
+  'GET /v1/threads/:threadId': { path: (i) => `/v1/threads/${i.threadId}` },
+  'DELETE /v1/threads/:threadId': { path: (i) => `/v1/threads/${i.threadId}` },
+  'GET /v1/threads/:threadId/events': { path: (i) => `/v1/threads/${i.threadId}/events` },
+  'GET /v1/threads/:threadId/events/stream': { path: (i) => `/v1/threads/${i.threadId}/events/stream` },
+  'PUT /v1/memory/items/:namespace/:key': {
+    path: (i) => `/v1/memory/items/${enc(i.namespace)}/${enc(i.key)}`,
+    // Conditional on B's version: A has no such item, so nothing may be written anywhere.
+    body: { value: 'overwritten by A', expectedVersion: 1 },
+    crossTenant: 409,
+    why: 'a namespace is a name within the tenant; on an item A does not have, expectedVersion fails',
+  },
+  'GET /v1/memory/items/:namespace/:key': { path: (i) => `/v1/memory/items/${enc(i.namespace)}/${enc(i.key)}` },
+  'DELETE /v1/memory/items/:namespace/:key': { path: (i) => `/v1/memory/items/${enc(i.namespace)}/${enc(i.key)}` },
+  'GET /v1/memory/items': {
+    path: (i) => `/v1/memory/items?prefix=${enc(i.namespace)}`,
+    crossTenant: 200,
+    mustNotContain: (i) => [i.key],
+  },
+  'GET /v1/memory/search': {
+    path: () => `/v1/memory/search?q=bolasecret`,
+    crossTenant: 200,
+    mustNotContain: (i) => [i.key],
+  },
+  'GET /v1/agents': { path: () => '/v1/agents', crossTenant: 200, why: 'agent definitions are deployment-wide' },
+  'GET /v1/agents/:name': {
+    path: () => '/v1/agents/demo',
+    crossTenant: 200,
+    why: 'agent definitions are deployment-wide',
+  },
+  'POST /v1/agents': {
+    path: () => '/v1/agents',
+    body: { name: 'Not A Valid Name' },
+    crossTenant: 400,
+    why: 'agent definitions are deployment-wide (admin only); an invalid one changes nothing',
+  },
+  'GET /v1/approvals': {
+    path: (i) => `/v1/approvals?threadId=${i.threadId}`,
+    crossTenant: 200,
+    mustNotContain: (i) => [i.threadId],
+  },
+  'GET /v1/approvals/:id': { path: (i) => `/v1/approvals/${i.approvalId}` },
+  'POST /v1/approvals/:id/decision': {
+    path: (i) => `/v1/approvals/${i.approvalId}/decision`,
+    body: { decision: 'approve', reason: 'bola' },
+  },
+};
+
+const keyOf = (r: RouteInfo) => `${r.method} ${r.path}`;
+
+describe('gateway: BOLA sweep over every route', () => {
+  let stack: TestStack;
+  let app: NestExpressApplication;
+  let db: Database;
+  let base: string;
+  let routes: RouteInfo[];
+  const secrets: Record<string, string> = {};
+  let bIds: Ids;
+  /** Ids of the same shape that exist nowhere. */
+  let missing: Ids;
+
+  const call = (method: string, path: string, secret: string | undefined, body?: unknown) =>
+    fetch(`${base}${path}`, {
+      method,
+      headers: {
+        ...(secret ? { authorization: `Bearer ${secret}` } : {}),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      signal: AbortSignal.timeout(20_000),
+    });
+
+  beforeAll(async () => {
+    stack = await TestStack.create();
+    await Promise.all([
+      stack.start('orchestrator'),
+      stack.start('tool-executor'),
+      stack.start('memory'),
+      stack.start('approvals'),
+    ]);
+    const config = loadConfig(
+      gatewayConfigSchema,
+      { ...stack.env, GATEWAY_RATE_LIMIT_PER_MINUTE: '0', GATEWAY_QUERY_TIMEOUT_MS: '10000' },
+      'gateway',
+    );
+    db = await openDatabase({ url: stack.testDb.url, schema: 'gateway', migrations: GATEWAY_MIGRATIONS });
+    await db.migrate();
+    const keys = new ApiKeyRepository(db.sql);
+    const make = async (name: string, tenantId: string, roles: string[]) =>
+      (secrets[name] = (await keys.create({ tenantId, name, roles })).secret);
+    await make('a-all', A, ALL);
+    await make('b-all', B, ALL);
+    for (const role of ALL) await make(`a-${role}`, A, [role]);
+    await make('a-none', A, []);
+
+    const appDb = await openDatabase({ url: stack.testDb.url, schema: 'gateway', migrations: GATEWAY_MIGRATIONS });
+    const nc = await connectNats({ url: config.NATS_URL, name: 'gateway-bola' });
+    app = await createGatewayApp({
+      config,
+      db: appDb,
+      nc,
+      logger: createLogger({ level: 'silent', instance: 'bola' }),
+    });
+    await app.listen(0, '127.0.0.1');
+    base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+    routes = listRoutes(app);
+
+    // Tenant B owns a finished run (and so a thread with a log) and a memory item.
+    const started = await call('POST', '/v1/runs', secrets['b-all'], { agent: 'demo', input: 'Weather in Oslo?' });
+    expect(started.status).toBe(202);
+    const run = (await started.json()) as { runId: string; threadId: string };
+    await stack.waitFor(B, run.threadId, terminal(run.runId));
+    const put = await call('PUT', `/v1/memory/items/${enc('users/bob')}/favourite`, secrets['b-all'], {
+      value: { colour: 'teal' },
+      text: 'bolasecret teal',
+    });
+    expect(put.status).toBe(201);
+    bIds = {
+      threadId: run.threadId,
+      runId: run.runId,
+      namespace: 'users/bob',
+      key: 'favourite',
+      approvalId: 'apr_bola_b',
+    };
+    missing = {
+      threadId: 'th_missing0000000000000',
+      runId: 'run_missing000000000000',
+      namespace: 'users/nobody',
+      key: 'nothing',
+      approvalId: 'apr_missing',
+    };
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await db?.close();
+    await stack?.stop();
+  });
+
+  /** Tenant B's state, to prove the sweep changed nothing. */
+  const snapshotB = async () => {
+    const events = await stack.events(B, bIds.threadId);
+    const item = await (
+      await call('GET', `/v1/memory/items/${enc(bIds.namespace)}/${bIds.key}`, secrets['b-all'])
+    ).json();
+    const threads = await (await call('GET', '/v1/threads', secrets['b-all'])).json();
+    return { events: events.map((e) => `${e.version}:${e.type}`), item, threads };
+  };
+
+  it('has a sweep case for every route the application serves (and the router serves nothing else)', () => {
+    const uncovered = routes.map(keyOf).filter((k) => !(k in CASES));
+    expect(uncovered).toEqual([]);
+    // Cross-check against Express itself: every route it would dispatch is one Nest knows (besides /docs).
+    const expressApp = app.getHttpAdapter().getInstance() as {
+      router?: { stack: unknown[] };
+      _router?: { stack: unknown[] };
+    };
+    const stackLayers = (expressApp.router ?? expressApp._router)?.stack ?? [];
+    const served = stackLayers
+      .map((l) => (l as { route?: { path: string; methods: Record<string, boolean> } }).route)
+      .filter((r): r is { path: string; methods: Record<string, boolean> } => r !== undefined)
+      .flatMap((r) =>
+        Object.keys(r.methods)
+          .filter((m) => m !== '_all')
+          .map((m) => `${m.toUpperCase()} ${r.path}`),
+      )
+      .filter((k) => !/ \/docs(\/|$)/.test(k));
+    expect(new Set(served)).toEqual(new Set(routes.map(keyOf)));
+    // And no case is left over for a route that is gone.
+    expect(Object.keys(CASES).filter((k) => !routes.some((r) => keyOf(r) === k))).toEqual([]);
+  });
+
+  it('answers 401 on every non-public route without a credential', async () => {
+    const answers: string[] = [];
+    for (const route of routes) {
+      const c = CASES[keyOf(route)]!;
+      const res = await call(route.method, c.path(bIds), undefined, bodyOf(c, bIds));
+      await res.body?.cancel();
+      answers.push(`${keyOf(route)} → ${res.status}`);
+    }
+    expect(answers).toEqual(routes.map((r) => `${keyOf(r)} → ${r.public ? 200 : 401}`));
+  });
+
+  it('answers 403 on every role-restricted route to a credential without the role', async () => {
+    const restricted = routes.filter((r) => r.roles.length > 0 || r.anyRole);
+    expect(restricted.length).toBeGreaterThan(10);
+    for (const route of restricted) {
+      const wrong = ['viewer', 'runner', 'approver', 'admin', 'none'].find((role) => {
+        const roles = role === 'none' ? [] : [role];
+        return !(
+          route.roles.every((r) => roles.includes(r)) &&
+          (!route.anyRole || route.anyRole.some((r) => roles.includes(r)))
+        );
+      })!;
+      const c = CASES[keyOf(route)]!;
+      const res = await call(route.method, c.path(bIds), secrets[`a-${wrong}`], bodyOf(c, bIds));
+      const problem = (await res.json()) as { type?: string };
+      expect([keyOf(route), wrong, res.status, problem.type]).toEqual([
+        keyOf(route),
+        wrong,
+        403,
+        'urn:ratchet:problem:forbidden',
+      ]);
+    }
+  });
+
+  it("answers tenant B's ids to tenant A exactly as ids that do not exist, and changes nothing of B", async () => {
+    const before = await snapshotB();
+    // Routes that create something under a name (A's own thread named like B's) go last, so the reads
+    // before them see A without any such thread.
+    const creates = (r: RouteInfo) => (CASES[keyOf(r)]!.crossTenant ?? 404) === 202;
+    for (const route of [...routes.filter((r) => !creates(r)), ...routes.filter(creates)]) {
+      const c = CASES[keyOf(route)]!;
+      const expected = c.crossTenant ?? 404;
+      const res = await call(route.method, c.path(bIds), secrets['a-all'], bodyOf(c, bIds));
+      const text = await readSome(res);
+      expect([keyOf(route), res.status]).toEqual([keyOf(route), expected]);
+      for (const id of c.mustNotContain?.(bIds) ?? [])
+        expect([keyOf(route), text.includes(id)]).toEqual([keyOf(route), false]);
+      if (expected === 404) {
+        // Indistinguishable from a missing id: same status, type, title and detail.
+        const other = await call(route.method, c.path(missing), secrets['a-all'], bodyOf(c, missing));
+        const strip = (body: string) => {
+          const { instance: _instance, ...rest } = JSON.parse(body) as Record<string, unknown>;
+          return rest;
+        };
+        expect([keyOf(route), other.status, strip(await other.text())]).toEqual([keyOf(route), 404, strip(text)]);
+        expect(strip(text)['type']).toBe('urn:ratchet:problem:not-found');
+      }
+    }
+    expect(await snapshotB()).toEqual(before);
+  });
+});
+
+function bodyOf(c: Case, ids: Ids): unknown {
+  return typeof c.body === 'function' ? (c.body as (ids: Ids) => unknown)(ids) : c.body;
+}
+
+/** The body, or (for a stream that stays open) what arrived in the first moments. */
+async function readSome(res: Response): Promise<string> {
+  if (!(res.headers.get('content-type') ?? '').startsWith('text/event-stream')) return res.text();
+  const reader = res.body!.getReader();
+  const chunk = await reader.read();
+  await reader.cancel();
+  return new TextDecoder().decode(chunk.value);
+}
