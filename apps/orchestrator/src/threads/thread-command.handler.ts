@@ -8,11 +8,13 @@ import {
   runRows,
   type OutboxMessage,
   type ThreadCommand,
+  type ThreadProjectionRow,
   type ThreadState,
   type ThreadStore,
+  type ThreadTx,
 } from '@ratchet/domain';
 import { failpoint } from '@ratchet/platform';
-import { feedMessages, outgoingMessages } from './outbox-messages';
+import { feedMessages, outgoingMessages, type AgentToolConfigLookup } from './outbox-messages';
 
 export { threadColumns } from '@ratchet/domain';
 
@@ -29,6 +31,25 @@ export interface HandleOutcome {
   events: ThreadEvent[];
 }
 
+/** A store transaction that can claim the message and load the thread in one round trip (Postgres can). */
+type ClaimingTx = ThreadTx<ThreadState> & {
+  claimAndLoad?: (
+    consumer: string,
+    messageId: string,
+    tenantId: string,
+    threadId: string,
+  ) => Promise<{ claimed: boolean; projection: ThreadProjectionRow<ThreadState> | undefined; newer: ThreadEvent[] }>;
+};
+
+/** Claim, projection and newer events: one statement where the store offers it, else three calls. */
+async function claimAndLoad(tx: ClaimingTx, consumer: string, messageId: string, tenantId: string, threadId: string) {
+  if (tx.claimAndLoad) return tx.claimAndLoad(consumer, messageId, tenantId, threadId);
+  if (!(await tx.claimInbox(consumer, messageId))) return { claimed: false, projection: undefined, newer: [] };
+  const projection = await tx.loadProjection(tenantId, threadId);
+  const newer = await tx.loadEvents(tenantId, threadId, projection?.version ?? 0);
+  return { claimed: true, projection, newer };
+}
+
 /** Bounded: a thread under heavy contention is retried by redelivery, not by spinning here forever. */
 const MAX_CONFLICT_RETRIES = 8;
 
@@ -43,6 +64,8 @@ export class ThreadCommandHandler {
     private readonly relay: Relay,
     private readonly subjects: Subjects,
     private readonly enrich: CommandEnricher = async (_state, command) => command,
+    /** The pinned agent version's per-tool settings, sent with each tool call (e.g. allowHosts). */
+    private readonly toolConfigs: (state: ThreadState) => Promise<AgentToolConfigLookup | undefined> = async () => undefined,
   ) {}
 
   async handle(
@@ -54,13 +77,12 @@ export class ThreadCommandHandler {
     for (let attempt = 1; ; attempt++) {
       try {
         const result = await this.store.transaction(async (tx) => {
-          if (!(await tx.claimInbox(consumer, messageId)))
-            return { status: 'duplicate' as const, events: [], outbox: [] };
           const { tenantId, threadId } = command;
-          const projection = await tx.loadProjection(tenantId, threadId);
+          const loaded = await claimAndLoad(tx, consumer, messageId, tenantId, threadId);
+          if (!loaded.claimed) return { status: 'duplicate' as const, events: [], outbox: [] };
+          const { projection, newer } = loaded;
           let state = projection?.state ?? initialThreadState();
           let version = projection?.version ?? 0;
-          const newer = await tx.loadEvents(tenantId, threadId, version);
           if (newer.length > 0) {
             state = foldEvents(state, newer);
             version = newer[newer.length - 1]?.version ?? version;
@@ -107,10 +129,20 @@ export class ThreadCommandHandler {
           }
           const outbox: OutboxMessage[] = [
             ...feedMessages(this.subjects, events),
-            ...outgoingMessages(this.subjects, tenantId, threadId, after, newVersion, decision.outgoing, meta.trace),
+            ...outgoingMessages(
+              this.subjects,
+              tenantId,
+              threadId,
+              after,
+              newVersion,
+              decision.outgoing,
+              meta.trace,
+              decision.outgoing.some((o) => o.kind === 'tool.call') ? await this.toolConfigs(after) : undefined,
+            ),
           ];
           await tx.enqueue(outbox);
           failpoint('orchestrator.before-commit');
+          failpoint(`orchestrator.before-commit.${command.type}`);
           return { status: 'applied' as const, events, outbox };
         });
         failpoint('orchestrator.after-commit');

@@ -14,14 +14,23 @@ export async function claimInbox(sql: SqlExecutor, consumer: string, messageId: 
 
 /** One multi-row insert for the whole batch. */
 export async function enqueueOutbox(sql: SqlExecutor, messages: readonly OutboxMessage[]): Promise<void> {
-  if (messages.length === 0) return;
+  const s = enqueueStatement(sql, messages);
+  if (s) await sql.run(s.cte, s.params);
+}
+
+/** The outbox insert as a statement, for callers that send it together with other writes. */
+export function enqueueStatement(
+  sql: SqlExecutor,
+  messages: readonly OutboxMessage[],
+): { cte: string; params: unknown[] } | undefined {
+  if (messages.length === 0) return undefined;
   const params: unknown[] = [];
   for (const m of messages) params.push(m.id, m.subject, JSON.stringify(m.headers), JSON.stringify(m.payload));
-  await sql.run(
-    `insert into ${sql.table('outbox')} (id, subject, headers, payload) values ${valuesList(
+  return {
+    cte: `insert into ${sql.table('outbox')} (id, subject, headers, payload) values ${valuesList(
       messages.length,
       '(?, ?, ?::jsonb, ?::jsonb)',
     )}`,
     params,
-  );
+  };
 }

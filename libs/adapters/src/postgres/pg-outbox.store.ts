@@ -41,23 +41,25 @@ export class PgOutboxStore implements OutboxStore {
       );
       const sent: string[] = [];
       const failed: string[] = [];
-      // One at a time, oldest first: the bus sees messages in commit order as far as we can keep it.
-      for (const row of rows) {
-        try {
-          await publish({
+      // Pipelined: every row's publish is on the wire before the first ack comes back (one connection,
+      // so the server still receives them oldest first); one UPDATE marks them all afterwards.
+      const outcomes = await Promise.allSettled(
+        rows.map((row) =>
+          publish({
             id: row.id,
             subject: row.subject,
             headers: row.headers,
             payload: row.payload,
             createdAt: new Date(row.created_ms),
             attempts: row.attempts,
-          });
-          sent.push(row.id);
-        } catch {
-          // Stays unsent; the attempt is counted so a message that can never be published shows up in `ratchet outbox`.
-          failed.push(row.id);
-        }
-      }
+          }),
+        ),
+      );
+      outcomes.forEach((outcome, i) => {
+        const id = rows[i]!.id;
+        // A failed row stays unsent; the attempt is counted so a message that can never be published shows up in `ratchet outbox`.
+        (outcome.status === 'fulfilled' ? sent : failed).push(id);
+      });
       if (sent.length > 0) {
         await sql.run(`update ${outbox} set sent_at = now(), attempts = attempts + 1 where id in (?)`, [sent]);
       }

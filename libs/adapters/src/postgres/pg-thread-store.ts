@@ -1,4 +1,3 @@
-import type { Transaction } from '@mikro-orm/core';
 import { decodeThreadEvent, type ThreadEvent } from '@ratchet/contracts';
 import {
   ConcurrencyError,
@@ -8,7 +7,7 @@ import {
   type ThreadStore,
   type ThreadTx,
 } from '@ratchet/domain';
-import { claimInbox, enqueueOutbox } from './inbox-outbox.sql';
+import { claimInbox, enqueueStatement } from './inbox-outbox.sql';
 import type { Database } from './orm';
 import { isoColumn, sqlExecutor, valuesList, type SqlExecutor } from './sql';
 
@@ -53,9 +52,21 @@ export class PgThreadStore<S> implements ThreadStore<S> {
     private readonly columns: ThreadColumnsMapper<S>,
   ) {}
 
-  transaction<T>(work: (tx: ThreadTx<S>) => Promise<T>): Promise<T> {
+  /**
+   * Writes (appendEvents, saveProjection, enqueue) are buffered and sent as one statement (data-modifying
+   * CTEs) before the next read or before commit, so a handler's whole write set costs one round trip. A
+   * ConcurrencyError or a gap therefore surfaces from that flush, at the latest when `work` resolves:
+   * always inside the transaction, which then rolls back.
+   */
+  transaction<T>(work: (tx: PgThreadTx<S>) => Promise<T>): Promise<T> {
     const connection = this.db.orm.em.getConnection();
-    return connection.transactional((trx) => work(this.txFor(trx)));
+    return connection.transactional(async (trx) => {
+      const sql = sqlExecutor(this.db.orm, this.db.schema, trx);
+      const writes = new WriteBuffer(sql, this.columns);
+      const result = await work(this.txFor(sql, writes));
+      await writes.flush();
+      return result;
+    });
   }
 
   readEvents(tenantId: string, threadId: string, afterVersion = 0): Promise<ThreadEvent[]> {
@@ -66,17 +77,128 @@ export class PgThreadStore<S> implements ThreadStore<S> {
     return loadProjection<S>(this.db.sql, tenantId, threadId);
   }
 
-  private txFor(trx: Transaction): ThreadTx<S> {
-    const sql = sqlExecutor(this.db.orm, this.db.schema, trx);
-    return {
-      claimInbox: (consumer, messageId) => claimInbox(sql, consumer, messageId),
-      loadProjection: (tenantId, threadId) => loadProjection<S>(sql, tenantId, threadId),
-      loadEvents: (tenantId, threadId, afterVersion) => loadEvents(sql, tenantId, threadId, afterVersion),
-      appendEvents: (tenantId, threadId, expectedVersion, events) =>
-        appendEvents(sql, tenantId, threadId, expectedVersion, events),
-      saveProjection: (row, runs) => saveProjection(sql, this.columns, row, runs),
-      enqueue: (messages: OutboxMessage[]) => enqueueOutbox(sql, messages),
+  private txFor(sql: SqlExecutor, writes: WriteBuffer<S>): PgThreadTx<S> {
+    const read = async <R>(fn: () => Promise<R>) => {
+      await writes.flush();
+      return fn();
     };
+    return {
+      claimInbox: (consumer, messageId) => read(() => claimInbox(sql, consumer, messageId)),
+      claimAndLoad: (consumer, messageId, tenantId, threadId) =>
+        read(() => claimAndLoad<S>(sql, consumer, messageId, tenantId, threadId)),
+      loadProjection: (tenantId, threadId) => read(() => loadProjection<S>(sql, tenantId, threadId)),
+      loadEvents: (tenantId, threadId, afterVersion) => read(() => loadEvents(sql, tenantId, threadId, afterVersion)),
+      appendEvents: async (tenantId, threadId, expectedVersion, events) =>
+        writes.append(tenantId, threadId, expectedVersion, events),
+      saveProjection: async (row, runs) => writes.project(row, runs),
+      enqueue: async (messages: OutboxMessage[]) => writes.enqueue(messages),
+    };
+  }
+}
+
+/** What a handler needs at the start of its transaction, in one round trip. */
+export interface ClaimedThread<S> {
+  /** False when the message was processed before (a redelivery): nothing else matters then. */
+  claimed: boolean;
+  projection: ThreadProjectionRow<S> | undefined;
+  /** Events newer than the projection (all of them when there is none), in order. */
+  newer: ThreadEvent[];
+}
+
+/** The Postgres transaction: the port, plus claim + projection + newer events in one statement. */
+export interface PgThreadTx<S> extends ThreadTx<S> {
+  claimAndLoad(consumer: string, messageId: string, tenantId: string, threadId: string): Promise<ClaimedThread<S>>;
+}
+
+async function claimAndLoad<S>(
+  sql: SqlExecutor,
+  consumer: string,
+  messageId: string,
+  tenantId: string,
+  threadId: string,
+): Promise<ClaimedThread<S>> {
+  const rows = await sql.query<{ claimed: number; version: number | null; state: S | null; newer: EventRow[] | null }>(
+    `with claim as (
+       insert into ${sql.table('inbox')} (consumer, message_id) values (?, ?) on conflict do nothing returning 1
+     )
+     select (select count(*) from claim)::int as claimed, t.version, t.state,
+       (select json_agg(e order by e.version) from (
+          select ${EVENT_COLUMNS} from ${sql.table('thread_events')} ev
+          where ev.tenant_id = ? and ev.thread_id = ? and ev.version > coalesce(t.version, 0)
+        ) e) as newer
+     from (select 1) as one
+     left join ${sql.table('threads')} t on t.tenant_id = ? and t.thread_id = ?`,
+    [consumer, messageId, tenantId, threadId, tenantId, threadId],
+  );
+  const row = rows[0];
+  const projection =
+    row && row.version !== null && row.state !== null
+      ? { tenantId, threadId, version: row.version, state: row.state }
+      : undefined;
+  return { claimed: row?.claimed === 1, projection, newer: (row?.newer ?? []).map(rowToEvent) };
+}
+
+interface Statement {
+  cte: string;
+  params: unknown[];
+}
+
+/** The writes of one transaction, sent together as one statement of data-modifying CTEs. */
+class WriteBuffer<S> {
+  private statements: Statement[] = [];
+  private appended: Array<{ threadId: string; expectedVersion: number; count: number; cte: string }> = [];
+
+  constructor(
+    private readonly sql: SqlExecutor,
+    private readonly columns: ThreadColumnsMapper<S>,
+  ) {}
+
+  append(tenantId: string, threadId: string, expectedVersion: number, events: readonly ThreadEvent[]): void {
+    const s = appendStatement(this.sql, tenantId, threadId, expectedVersion, events);
+    if (!s) return;
+    const cte = `w${this.statements.length}`;
+    this.statements.push(s);
+    this.appended.push({ threadId, expectedVersion, count: events.length, cte });
+  }
+
+  project(row: ThreadProjectionRow<S>, runs: readonly RunRow[]): void {
+    this.statements.push(...projectionStatements(this.sql, this.columns, row, runs));
+  }
+
+  enqueue(messages: readonly OutboxMessage[]): void {
+    const s = enqueueStatement(this.sql, messages);
+    if (s) this.statements.push(s);
+  }
+
+  async flush(): Promise<void> {
+    if (this.statements.length === 0) return;
+    const statements = this.statements;
+    const appended = this.appended;
+    this.statements = [];
+    this.appended = [];
+    const ctes = statements.map((s, i) => `w${i} as (${s.cte} returning 1)`).join(',\n');
+    const counts = appended.map((a) => `(select count(*) from ${a.cte})::int as ${a.cte}`).join(', ');
+    let rows: Array<Record<string, number>>;
+    try {
+      rows = await this.sql.query<Record<string, number>>(
+        `with ${ctes}\nselect ${counts || '1 as done'}`,
+        statements.flatMap((s) => s.params),
+      );
+    } catch (error) {
+      // Another writer took one of these versions first (it waited for that writer's commit, then failed).
+      const first = appended[0];
+      if (first && isUniqueViolation(error, 'thread_events_pkey')) {
+        throw new ConcurrencyError(first.threadId, first.expectedVersion, { cause: error });
+      }
+      throw error;
+    }
+    for (const a of appended) {
+      if (rows[0]?.[a.cte] !== a.count) {
+        throw new Error(
+          `thread ${a.threadId}: cannot append after version ${a.expectedVersion}, the log does not reach it`,
+        );
+      }
+    }
   }
 }
 
@@ -124,14 +246,14 @@ function rowToEvent(row: EventRow): ThreadEvent {
   });
 }
 
-async function appendEvents(
+function appendStatement(
   sql: SqlExecutor,
   tenantId: string,
   threadId: string,
   expectedVersion: number,
   events: readonly ThreadEvent[],
-): Promise<void> {
-  if (events.length === 0) return;
+): Statement | undefined {
+  if (events.length === 0) return undefined;
   assertContiguous(threadId, expectedVersion, events);
   const params: unknown[] = [];
   for (const e of events) {
@@ -155,30 +277,18 @@ async function appendEvents(
   }
   const table = sql.table('thread_events');
   // The `where` guards against a gap before the batch (expectedVersion ahead of the log) in the same
-  // round trip: the insert then writes nothing.
+  // statement: the insert then writes nothing, and the flush sees fewer rows than events.
   params.push(expectedVersion, tenantId, threadId, expectedVersion);
-  let inserted: number;
-  try {
-    inserted = await sql.run(
-      `insert into ${table}
+  return {
+    cte: `insert into ${table}
        (tenant_id, thread_id, version, id, type, v, run_id, at, causation_id, correlation_id, trace, data)
        select * from (values ${valuesList(
          events.length,
          '(?, ?, ?::int, ?, ?, ?::int, ?, ?::timestamptz, ?, ?, ?::jsonb, ?::jsonb)',
        )}) as batch
        where ?::int = 0 or exists (select 1 from ${table} where tenant_id = ? and thread_id = ? and version = ?)`,
-      params,
-    );
-  } catch (error) {
-    // Another writer took one of these versions first (it waited for that writer's commit, then failed).
-    if (isUniqueViolation(error, 'thread_events_pkey')) {
-      throw new ConcurrencyError(threadId, expectedVersion, { cause: error });
-    }
-    throw error;
-  }
-  if (inserted !== events.length) {
-    throw new Error(`thread ${threadId}: cannot append after version ${expectedVersion}, the log does not reach it`);
-  }
+    params,
+  };
 }
 
 function isUniqueViolation(error: unknown, constraint: string): boolean {
@@ -186,22 +296,24 @@ function isUniqueViolation(error: unknown, constraint: string): boolean {
   return e.code === '23505' && e.constraint === constraint;
 }
 
-async function saveProjection<S>(
+function projectionStatements<S>(
   sql: SqlExecutor,
   columns: ThreadColumnsMapper<S>,
   row: ThreadProjectionRow<S>,
   runs: readonly RunRow[],
-): Promise<void> {
+): Statement[] {
   const c = columns(row.state);
-  await sql.run(
-    `insert into ${sql.table('threads')} (tenant_id, thread_id, version, status, agent, active_run_id, state)
+  const out: Statement[] = [
+    {
+      cte: `insert into ${sql.table('threads')} (tenant_id, thread_id, version, status, agent, active_run_id, state)
      values (?, ?, ?, ?, ?, ?, ?::jsonb)
      on conflict (tenant_id, thread_id) do update set
        version = excluded.version, status = excluded.status, agent = excluded.agent,
        active_run_id = excluded.active_run_id, state = excluded.state, updated_at = now()`,
-    [row.tenantId, row.threadId, row.version, c.status, c.agent, c.activeRunId, JSON.stringify(row.state)],
-  );
-  if (runs.length === 0) return;
+      params: [row.tenantId, row.threadId, row.version, c.status, c.agent, c.activeRunId, JSON.stringify(row.state)],
+    },
+  ];
+  if (runs.length === 0) return out;
   const params: unknown[] = [];
   for (const r of runs) {
     params.push(
@@ -219,15 +331,16 @@ async function saveProjection<S>(
       r.version,
     );
   }
-  await sql.run(
-    `insert into ${sql.table('runs')}
+  out.push({
+    cte: `insert into ${sql.table('runs')}
      (tenant_id, run_id, thread_id, request_id, agent, agent_version, principal_id, status, steps, started_at, ended_at, version)
      values ${valuesList(runs.length, '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?::timestamptz, ?::timestamptz, ?)')}
      on conflict (tenant_id, run_id) do update set
        status = excluded.status, steps = excluded.steps, started_at = excluded.started_at,
        ended_at = excluded.ended_at, version = excluded.version`,
     params,
-  );
+  });
+  return out;
 }
 
 /** Reads the `runs` projection of a thread (oldest request first); for queries, not for deciding. */

@@ -117,9 +117,10 @@ export class OutboxRelay {
   }
 
   /**
-   * A publish function for one batch that stops at the first transient failure (bus unreachable):
-   * later rows are not published ahead of an earlier one, and a bus that is down is not hammered row
-   * by row. A failure specific to one row (payload too big, bad subject) skips only that row, so a
+   * A publish function for one batch that stops at the first transient failure (bus unreachable), so
+   * a bus that is down is not hammered row by row. The store pipelines a batch's publishes on one
+   * connection (the server receives them oldest first); a row that fails while a later one succeeded
+   * is published again by the sweeper, so the bus may see it late, never not at all. A failure specific to one row (payload too big, bad subject) skips only that row, so a
    * row that can never be published does not block the whole outbox behind it; its growing
    * `attempts` shows it in `ratchet outbox`.
    */
