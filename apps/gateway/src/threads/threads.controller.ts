@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiHeader, ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiHeader, ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ThreadsEventsReply, ThreadSummary, ThreadView } from '@ratchet/contracts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
@@ -156,6 +156,12 @@ export class ThreadsController {
   @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'The last version received; wins over `after`' })
   @ApiQuery({ name: 'after', required: false, schema: { type: 'integer', minimum: 0 } })
   @ApiProduces('text/event-stream')
+  @ApiResponse({
+    status: 200,
+    description:
+      'An event stream: `id: <version>`, `event: <type>`, `data: <ThreadEvent JSON>`; `: keep-alive` comments every 15 s',
+    content: { 'text/event-stream': { schema: { type: 'string' } } },
+  })
   @ApiProblems({ 404: 'No such thread in your tenant' })
   async stream(
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
