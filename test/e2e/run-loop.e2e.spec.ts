@@ -85,10 +85,16 @@ describe('the run loop, end to end', () => {
       status: 'rejected',
       error: { code: 'agent.unknown', message: expect.stringContaining('no-such-agent') },
     });
-    const failures = await stack.orchestratorDb.sql.query<{ reason: string }>(
-      `select reason from ${stack.orchestratorDb.sql.table('failed_messages')}`,
-    );
-    expect(failures.map((f) => f.reason).join('\n')).toContain('no-such-agent');
+    // Recorded by the transport before the message is termed, right after the reply went out.
+    let reasons = '';
+    for (let i = 0; i < 50 && !reasons.includes('no-such-agent'); i++) {
+      const failures = await stack.orchestratorDb.sql.query<{ reason: string }>(
+        `select reason from ${stack.orchestratorDb.sql.table('failed_messages')}`,
+      );
+      reasons = failures.map((f) => f.reason).join('\n');
+      if (!reasons.includes('no-such-agent')) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(reasons).toContain('no-such-agent');
   });
 
   it('sends the terminal outcome to replyTo', async () => {
@@ -112,20 +118,18 @@ describe('the run loop, end to end', () => {
     const runId = runIdFor(TENANT, 'to-cancel');
     await stack.waitFor(TENANT, threadId, (ev) => ev.filter((e) => e.type === 'tool.requested').length === 2);
     // What the gateway sends for `POST .../cancel`: a message to the thread's inbox.
-    await stack.nc
-      .jetstream()
-      .publish(
-        `${stack.prefix.subject}.inbox.${TENANT}.${threadId}`,
-        JSON.stringify({
-          kind: 'run.cancel',
-          messageId: `cancel-${runId}`,
-          tenantId: TENANT,
-          threadId,
-          runId,
-          by: 'alice',
-          reason: 'changed my mind',
-        }),
-      );
+    await stack.nc.jetstream().publish(
+      `${stack.prefix.subject}.inbox.${TENANT}.${threadId}`,
+      JSON.stringify({
+        kind: 'run.cancel',
+        messageId: `cancel-${runId}`,
+        tenantId: TENANT,
+        threadId,
+        runId,
+        by: 'alice',
+        reason: 'changed my mind',
+      }),
+    );
     const cancelled = await stack.waitFor(TENANT, threadId, terminal(runId));
     expect(types(cancelled).slice(-3)).toEqual(['tool.failed', 'tool.failed', 'run.cancelled']);
     // The executor comes back; its late results for closed calls change nothing.
@@ -192,7 +196,7 @@ describe('the run loop survives SIGKILL of the orchestrator', () => {
     // response), before that transaction commits: the message comes back to the next worker.
     const victim = await stack.start('orchestrator', {
       AGENTS_DIR: AGENTS,
-      RATCHET_FAILPOINTS: 'orchestrator.before-commit@4',
+      RATCHET_FAILPOINTS: 'orchestrator.before-commit.RecordToolResult@2',
     });
     await stack.publishRequest(TENANT, ask('kill-between-results', 'demo'));
     expect((await victim.exited).signal).toBe('SIGKILL');

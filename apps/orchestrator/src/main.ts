@@ -13,7 +13,10 @@ runMain('orchestrator', async () => {
   const config = loadConfig(orchestratorConfigSchema, process.env, 'orchestrator');
   // The orchestrator needs only the specs of remote tools (what the model sees); the executor calls them.
   const noTransport = { request: () => Promise.reject(new Error('remote tools are called by the tool executor')) };
-  const tools = new ToolRegistry([...BUILTIN_TOOLS, ...parseRemoteTools(config.REMOTE_TOOLS).map((d) => remoteTool(d, noTransport))]);
+  const tools = new ToolRegistry([
+    ...BUILTIN_TOOLS,
+    ...parseRemoteTools(config.REMOTE_TOOLS).map((d) => remoteTool(d, noTransport)),
+  ]);
   let catalog: AgentCatalog | undefined;
   await startService({
     service: 'orchestrator',

@@ -11,6 +11,7 @@ import { ThreadInboxController } from './threads/thread-inbox.controller';
 import { Watchdog } from './watchdog/watchdog';
 import { approvalEnrichers } from './approvals/approval-enrichers';
 import { AgentsResponder } from './agents/agents.responder';
+import { toolConfigsOf } from './agents/tool-configs';
 import { ThreadsQueryResponder } from './queries/threads.responder';
 import { WatchdogLifecycle } from './watchdog/watchdog.lifecycle';
 
@@ -38,6 +39,7 @@ export class OrchestratorModule {
               runtime.relay,
               runtime.subjects,
               approvalEnrichers(catalog, runtime),
+              toolConfigsOf(catalog),
             ),
         },
         {

@@ -322,3 +322,12 @@ describe('run timeout', () => {
     expect(d.after.active).toBeNull();
   });
 });
+
+describe('transcript text', () => {
+  it('is the same whether a tool result was folded live or read back with its keys reordered', () => {
+    const history = run([requestRun('r1'), modelAnswers('r1', 1, [call('a')], null)]).events;
+    const live = given(history).when(toolCompletes('r1', 1, 'a', { zeta: 1, alpha: { b: 2, a: 1 } }));
+    const reloaded = given(history).when(toolCompletes('r1', 1, 'a', { alpha: { a: 1, b: 2 }, zeta: 1 }));
+    expect(live.after.transcript).toEqual(reloaded.after.transcript);
+  });
+});

@@ -55,7 +55,13 @@ export class ModelWorker {
           [ATTR.attempt]: command.attempt,
         },
         async (span) => {
-          const result = await provider.complete({ agent, messages, tools, step: command.step, ...(signal ? { signal } : {}) });
+          const result = await provider.complete({
+            agent,
+            messages,
+            tools,
+            step: command.step,
+            ...(signal ? { signal } : {}),
+          });
           if (result.status === 'ok') {
             span.setAttributes({
               [ATTR.genAiResponseModel]: result.model,
@@ -64,7 +70,8 @@ export class ModelWorker {
               [ATTR.outcome]: result.toolCalls.length > 0 ? 'tool_calls' : 'answer',
             });
             // Prompts and completions stay out of spans unless an operator turns capture on.
-            if (contentCaptureEnabled()) span.setAttribute('gen_ai.completion', result.content ?? JSON.stringify(result.toolCalls));
+            if (contentCaptureEnabled())
+              span.setAttribute('gen_ai.completion', result.content ?? JSON.stringify(result.toolCalls));
           } else {
             span.setAttributes({ [ATTR.outcome]: `error:${result.error.code}` });
           }

@@ -65,7 +65,8 @@ export class ThreadCommandHandler {
     private readonly subjects: Subjects,
     private readonly enrich: CommandEnricher = async (_state, command) => command,
     /** The pinned agent version's per-tool settings, sent with each tool call (e.g. allowHosts). */
-    private readonly toolConfigs: (state: ThreadState) => Promise<AgentToolConfigLookup | undefined> = async () => undefined,
+    private readonly toolConfigs: (state: ThreadState) => Promise<AgentToolConfigLookup | undefined> = async () =>
+      undefined,
   ) {}
 
   async handle(

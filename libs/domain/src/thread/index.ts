@@ -4,3 +4,4 @@ export * from './thread.evolve';
 export * from './thread.decider';
 export * from './projection.diff';
 export * from './thread.projection-rows';
+export * from './canonical-json';

@@ -1,4 +1,5 @@
 import type { ChatMessage, ThreadEvent } from '@ratchet/contracts';
+import { canonicalJson } from './canonical-json';
 import type { ActiveRun, PendingCall, RunSummary, ThreadState } from './thread.state';
 
 /** Folds one event into the state. Pure and total: an event that does not apply leaves state as it is. */
@@ -142,14 +143,14 @@ export function evolve(state: ThreadState, event: ThreadEvent): ThreadState {
               role: 'tool',
               toolCallId: call.callId,
               name: call.tool,
-              content: JSON.stringify(event.data.result),
+              content: canonicalJson(event.data.result),
               isError: false,
             }
           : {
               role: 'tool',
               toolCallId: call.callId,
               name: call.tool,
-              content: JSON.stringify({ error: event.data.error.code, message: event.data.error.message }),
+              content: canonicalJson({ error: event.data.error.code, message: event.data.error.message }),
               isError: true,
             };
       return { ...next, transcript: [...next.transcript, message] };

@@ -1,0 +1,19 @@
+import type { ThreadState } from '@ratchet/domain';
+import type { AgentToolConfigLookup } from '../threads/outbox-messages';
+import type { AgentCatalog } from './agent-catalog';
+
+/** Per-tool settings of the active run's pinned agent version (versions never change: cached). */
+export function toolConfigsOf(
+  catalog: AgentCatalog,
+): (state: ThreadState) => Promise<AgentToolConfigLookup | undefined> {
+  return async (state) => {
+    const run = state.active;
+    if (!run) return undefined;
+    const agent = await catalog.get(run.agent, run.agentVersion);
+    if (!agent) return undefined;
+    return (name, version, tool) =>
+      name === agent.name && version === agent.version
+        ? agent.definition.tools.find((t) => t.name === tool)?.config
+        : undefined;
+  };
+}

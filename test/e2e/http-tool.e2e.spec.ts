@@ -1,0 +1,55 @@
+import { createServer, type Server } from 'node:http';
+import path from 'node:path';
+import { runIdFor, threadIdFor } from '@ratchet/platform';
+import { terminal, TestStack } from './stack';
+
+/** The agent's per-tool settings travel from its pinned definition to the executor with each call. */
+describe('http.request with a per-agent host allowlist', () => {
+  let stack: TestStack;
+  let server: Server;
+  const seen: Array<{ key: string | undefined; body: string }> = [];
+  let port = 0;
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        seen.push({ key: req.headers['idempotency-key'] as string | undefined, body });
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ received: body }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    port = (server.address() as { port: number }).port;
+    stack = await TestStack.create();
+    await Promise.all([
+      stack.start('orchestrator', { AGENTS_DIR: path.resolve(__dirname, '../agents/http') }),
+      stack.start('tool-executor'),
+    ]);
+  });
+  afterAll(async () => {
+    await stack.stop();
+    await new Promise((r) => server.close(r));
+  });
+
+  it('reaches an allowed host with the idempotency key and refuses another host', async () => {
+    await stack.publishRequest('acme', {
+      requestId: 'fetch-1',
+      agent: 'fetcher',
+      input: [{ role: 'user', content: `fetch http://127.0.0.1:${port}/orders and http://localhost:${port}/other` }],
+      principal: { id: 'alice', roles: ['runner'] },
+    });
+    const events = await stack.waitFor('acme', threadIdFor('acme', 'fetch-1'), terminal(runIdFor('acme', 'fetch-1')));
+    const completed = events.find((e) => e.type === 'tool.completed');
+    const failed = events.find((e) => e.type === 'tool.failed');
+    expect(JSON.stringify(completed?.data)).toContain('received');
+    expect(failed?.data).toMatchObject({ error: { message: expect.stringContaining('allowHosts') } });
+    expect(seen).toHaveLength(1);
+    const requested = events.find(
+      (e) =>
+        e.type === 'tool.requested' &&
+        (e.data as { callId: string }).callId === (completed?.data as { callId: string }).callId,
+    );
+    expect(seen[0]).toEqual({ key: (requested?.data as { idempotencyKey: string }).idempotencyKey, body: 'hello' });
+  });
+});
