@@ -61,6 +61,8 @@ export interface ToolDefinition<I extends z.ZodType<JsonObject> = z.ZodType<Json
   retry: { attempts: number; backoffMs: number };
   /** Asks the outside world whether an effect with this key happened (after a crash mid-effect). */
   reconcile?: (args: z.infer<I>, ctx: ToolContext) => Promise<{ happened: true; result: Json } | { happened: false }>;
+  /** Result fields redacted before the result is stored or sent on (secret-looking values always are). */
+  sensitive?: readonly string[];
   execute(args: z.infer<I>, ctx: ToolContext): Promise<Json>;
   /** Served by another service over NATS (`<prefix>.toolsvc.<name>`); see docs/tools.md. */
   remote?: boolean;

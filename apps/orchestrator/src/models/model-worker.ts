@@ -4,6 +4,7 @@ import type { ToolRegistry } from '@ratchet/tools';
 import { SpanKind } from '@opentelemetry/api';
 import { ATTR, contentCaptureEnabled, inSpan, SPAN } from '@ratchet/platform';
 import type { AgentCatalog } from '../agents/agent-catalog';
+import type { MemoryRecall, Recall } from './memory-recall';
 
 /**
  * Calls the model for one model-call command and returns the result for the thread inbox. Holds no
@@ -17,7 +18,12 @@ export class ModelWorker {
     private readonly providers: Record<string, ModelProvider>,
   ) {}
 
-  async call(command: ModelCallCommand, signal?: AbortSignal): Promise<ModelResultMessage> {
+  /**
+   * With `recall` and an agent that asks for it (`memory.recall: true`), recalled memory items join the
+   * prompt as a system message after the instructions. That message lives only in this call; the result
+   * names the items (namespace, key, version) in `recalled` so the log says what was used, not what it said.
+   */
+  async call(command: ModelCallCommand, signal?: AbortSignal, recall?: MemoryRecall): Promise<ModelResultMessage> {
     const stored = await this.agents.get(command.agent, command.agentVersion);
     if (!stored)
       throw new PoisonMessageError(
@@ -27,6 +33,7 @@ export class ModelWorker {
     const agent = stored.definition;
     const provider = this.providers[agent.model.provider];
     let outcome: ModelOutcome;
+    let recalled: Recall | undefined;
     if (!provider) {
       outcome = {
         status: 'error',
@@ -37,9 +44,12 @@ export class ModelWorker {
         },
       };
     } else {
-      const messages: ChatMessage[] = agent.instructions
-        ? [{ role: 'system', content: agent.instructions }, ...command.messages]
-        : command.messages;
+      if (agent.memory.recall && recall) recalled = await recall.recall(command);
+      const messages: ChatMessage[] = [
+        ...(agent.instructions ? [{ role: 'system' as const, content: agent.instructions }] : []),
+        ...(recalled?.messages ?? []),
+        ...command.messages,
+      ];
       const tools = this.tools.specs(agent.tools.map((t) => t.name));
       const modelName = agent.model.name;
       outcome = await inSpan(
@@ -89,6 +99,7 @@ export class ModelWorker {
       commandId: command.commandId,
       step: command.step,
       outcome,
+      ...(recalled?.recalled ? { recalled: recalled.recalled } : {}),
     };
   }
 }

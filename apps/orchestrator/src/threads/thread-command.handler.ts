@@ -13,7 +13,8 @@ import {
   type ThreadStore,
   type ThreadTx,
 } from '@ratchet/domain';
-import { failpoint } from '@ratchet/platform';
+import type { Counter } from '@opentelemetry/api';
+import { ATTR, currentTraceContext, failpoint, inSpan, meter, newTraceContext, SPAN } from '@ratchet/platform';
 import { feedMessages, outgoingMessages, type AgentToolConfigLookup } from './outbox-messages';
 
 export { threadColumns } from '@ratchet/domain';
@@ -50,6 +51,29 @@ async function claimAndLoad(tx: ClaimingTx, consumer: string, messageId: string,
   return { claimed: true, projection, newer };
 }
 
+const RUN_OUTCOMES = new Set(['run.started', 'run.completed', 'run.failed', 'run.cancelled', 'run.rejected']);
+let runs: Counter | undefined;
+/** Runs started / completed / failed / cancelled / rejected, as OTLP metrics. */
+function runsCounter(): Counter {
+  return (runs ??= meter().createCounter('ratchet.runs', { description: 'Run lifecycle events committed' }));
+}
+
+/**
+ * The trace a decision's events and messages carry: the active span's when telemetry is on (so the
+ * next hop is its child), else the run's stored trace, else the incoming one; a run that arrives with
+ * none gets a new trace id, so every event of a run names one trace.
+ */
+function runTrace(
+  command: ThreadCommand,
+  state: ThreadState,
+  incoming: TraceContext | undefined,
+): TraceContext | undefined {
+  const current = currentTraceContext();
+  if (current) return current;
+  if (command.type === 'RequestRun') return incoming ?? newTraceContext();
+  return state.active?.trace ?? incoming;
+}
+
 /** Bounded: a thread under heavy contention is retried by redelivery, not by spinning here forever. */
 const MAX_CONFLICT_RETRIES = 8;
 
@@ -77,75 +101,99 @@ export class ThreadCommandHandler {
   ): Promise<HandleOutcome> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const result = await this.store.transaction(async (tx) => {
-          const { tenantId, threadId } = command;
-          const loaded = await claimAndLoad(tx, consumer, messageId, tenantId, threadId);
-          if (!loaded.claimed) return { status: 'duplicate' as const, events: [], outbox: [] };
-          const { projection, newer } = loaded;
-          let state = projection?.state ?? initialThreadState();
-          let version = projection?.version ?? 0;
-          if (newer.length > 0) {
-            state = foldEvents(state, newer);
-            version = newer[newer.length - 1]?.version ?? version;
-          }
-          const redelivered = (meta.delivery ?? 1) > 1;
-          const enriched = await this.enrich(state, command);
-          const decision = decide(
-            state,
-            redelivered
-              ? {
-                  ...enriched,
-                  resume: { fromVersion: version, delivery: meta.delivery ?? 2, worker: meta.worker ?? 'unknown' },
-                }
-              : enriched,
-          );
-          if (decision.events.length === 0 && decision.outgoing.length === 0) {
-            return { status: 'no-op' as const, events: [], outbox: [] };
-          }
-          const events = decision.events.map(
-            (e, i): ThreadEvent =>
-              ({
-                id: `ev_${randomUUID().replaceAll('-', '')}`,
-                v: 1,
-                tenantId,
-                threadId,
-                runId: e.runId,
-                version: version + 1 + i,
-                at: command.at,
-                causationId: messageId,
-                correlationId: meta.correlationId,
-                ...(meta.trace ? { trace: meta.trace } : {}),
-                type: e.type,
-                data: e.data,
-              }) as ThreadEvent,
-          );
-          const after = foldEvents(state, events);
-          const newVersion = version + events.length;
-          if (events.length > 0) {
-            await tx.appendEvents(tenantId, threadId, version, events);
-            await tx.saveProjection(
-              { tenantId, threadId, version: newVersion, state: after },
-              runRows(tenantId, threadId, after, events, newVersion),
-            );
-          }
-          const outbox: OutboxMessage[] = [
-            ...feedMessages(this.subjects, events),
-            ...outgoingMessages(
-              this.subjects,
-              tenantId,
-              threadId,
-              after,
-              newVersion,
-              decision.outgoing,
-              meta.trace,
-              decision.outgoing.some((o) => o.kind === 'tool.call') ? await this.toolConfigs(after) : undefined,
-            ),
-          ];
-          await tx.enqueue(outbox);
-          failpoint('orchestrator.before-commit');
-          failpoint(`orchestrator.before-commit.${command.type}`);
-          return { status: 'applied' as const, events, outbox };
-        });
+        const result = await inSpan(
+          SPAN.append,
+          {
+            [ATTR.tenant]: command.tenantId,
+            [ATTR.thread]: command.threadId,
+            [ATTR.consumer]: consumer,
+            [ATTR.messageKind]: command.type,
+          },
+          async (span) => {
+            const committed = await this.store.transaction(async (tx) => {
+              const { tenantId, threadId } = command;
+              const loaded = await claimAndLoad(tx, consumer, messageId, tenantId, threadId);
+              if (!loaded.claimed) return { status: 'duplicate' as const, events: [], outbox: [] };
+              const { projection, newer } = loaded;
+              let state = projection?.state ?? initialThreadState();
+              let version = projection?.version ?? 0;
+              if (newer.length > 0) {
+                state = foldEvents(state, newer);
+                version = newer[newer.length - 1]?.version ?? version;
+              }
+              const redelivered = (meta.delivery ?? 1) > 1;
+              const enriched = await this.enrich(state, command);
+              const decision = decide(
+                state,
+                redelivered
+                  ? {
+                      ...enriched,
+                      resume: { fromVersion: version, delivery: meta.delivery ?? 2, worker: meta.worker ?? 'unknown' },
+                    }
+                  : enriched,
+              );
+              if (decision.events.length === 0 && decision.outgoing.length === 0) {
+                return { status: 'no-op' as const, events: [], outbox: [] };
+              }
+              const trace = runTrace(command, state, meta.trace);
+              const events = decision.events.map(
+                (e, i): ThreadEvent =>
+                  ({
+                    id: `ev_${randomUUID().replaceAll('-', '')}`,
+                    v: 1,
+                    tenantId,
+                    threadId,
+                    runId: e.runId,
+                    version: version + 1 + i,
+                    at: command.at,
+                    causationId: messageId,
+                    correlationId: meta.correlationId,
+                    ...(trace ? { trace } : {}),
+                    type: e.type,
+                    data: e.data,
+                  }) as ThreadEvent,
+              );
+              const after = foldEvents(state, events);
+              const newVersion = version + events.length;
+              if (events.length > 0) {
+                await tx.appendEvents(tenantId, threadId, version, events);
+                await tx.saveProjection(
+                  { tenantId, threadId, version: newVersion, state: after },
+                  runRows(tenantId, threadId, after, events, newVersion),
+                );
+              }
+              const outbox: OutboxMessage[] = [
+                ...feedMessages(this.subjects, events),
+                ...outgoingMessages(
+                  this.subjects,
+                  tenantId,
+                  threadId,
+                  after,
+                  newVersion,
+                  decision.outgoing,
+                  trace,
+                  decision.outgoing.some((o) => o.kind === 'tool.call') ? await this.toolConfigs(after) : undefined,
+                ),
+              ];
+              await tx.enqueue(outbox);
+              failpoint('orchestrator.before-commit');
+              failpoint(`orchestrator.before-commit.${command.type}`);
+              return { status: 'applied' as const, events, outbox };
+            });
+            if (committed.events.length > 0) {
+              span.setAttributes({
+                [ATTR.run]: committed.events[0]?.runId ?? '',
+                [ATTR.versionFrom]: committed.events[0]?.version ?? 0,
+                [ATTR.versionTo]: committed.events.at(-1)?.version ?? 0,
+                [ATTR.eventCount]: committed.events.length,
+                [ATTR.eventTypes]: committed.events.map((e) => e.type).join(','),
+              });
+              for (const e of committed.events) if (RUN_OUTCOMES.has(e.type)) runsCounter().add(1, { event: e.type });
+            }
+            span.setAttribute(ATTR.outcome, committed.status);
+            return committed;
+          },
+        );
         failpoint('orchestrator.after-commit');
         if (result.outbox.length > 0) {
           // Publishing right after commit keeps latency low; if this process dies first, the sweeper does it.

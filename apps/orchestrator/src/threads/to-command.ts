@@ -1,5 +1,5 @@
 import type { RunRequest, ThreadInboxMessage } from '@ratchet/contracts';
-import type { RequestRun, ThreadCommand } from '@ratchet/domain';
+import { redactSecrets, type RequestRun, type ThreadCommand } from '@ratchet/domain';
 import { runIdFor, threadIdFor } from '@ratchet/platform';
 
 /** A run request becomes a decider command; ids derive from (tenant, requestId) so a resend maps to the same run. */
@@ -19,7 +19,8 @@ export function requestToCommand(
     agent: agent.name,
     agentVersion: agent.version,
     maxSteps: agent.maxSteps,
-    input: request.input,
+    // Secret-looking values never reach the log: the run sees them redacted (see docs/observability.md).
+    input: redactSecrets(request.input),
     principal: request.principal,
     concurrency: request.concurrency,
     replyTo: request.replyTo,
@@ -36,7 +37,8 @@ export function inboxToCommand(message: ThreadInboxMessage, at: string): ThreadC
         type: 'RecordModelResult',
         commandId: message.commandId,
         step: message.step,
-        outcome: message.outcome,
+        outcome: redactSecrets(message.outcome),
+        ...(message.recalled ? { recalled: message.recalled } : {}),
       };
     case 'tool.result':
       return {
@@ -44,7 +46,7 @@ export function inboxToCommand(message: ThreadInboxMessage, at: string): ThreadC
         type: 'RecordToolResult',
         callId: message.callId,
         step: message.step,
-        outcome: message.outcome,
+        outcome: redactSecrets(message.outcome),
       };
     case 'run.cancel':
       return { ...base, type: 'CancelRun', by: message.by, reason: message.reason };

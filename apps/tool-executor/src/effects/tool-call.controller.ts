@@ -2,8 +2,23 @@ import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { HEADERS, ToolCommand } from '@ratchet/contracts';
 import { PoisonMessageError } from '@ratchet/domain';
-import { JetStreamContext, ServiceRuntime } from '@ratchet/platform';
+import { ATTR, currentTraceContext, inSpan, JetStreamContext, meter, ServiceRuntime, SPAN } from '@ratchet/platform';
+import type { Counter, Histogram } from '@opentelemetry/api';
 import { ToolCallHandler } from './tool-call.handler';
+
+let metrics: { latency: Histogram; dedupHits: Counter; escalations: Counter } | undefined;
+/** Tool latency, effect-ledger dedup hits and escalations, as OTLP metrics. */
+function toolMetrics() {
+  return (metrics ??= {
+    latency: meter().createHistogram('ratchet.tool.duration', { unit: 'ms', description: 'Tool call handling time' }),
+    dedupHits: meter().createCounter('ratchet.tool.dedup_hits', {
+      description: 'Deliveries answered from the effect ledger',
+    }),
+    escalations: meter().createCounter('ratchet.tool.escalations', {
+      description: 'Effects marked uncertain for a human',
+    }),
+  });
+}
 
 export const TOOL_CONSUMER = 'tool-executor';
 
@@ -29,7 +44,8 @@ export class ToolCallController {
       );
     }
     const trace: Record<string, string> = {};
-    const traceparent = ctx.getTraceparent();
+    // This consumer's span (telemetry on) or the command's context: the result joins the run's trace.
+    const traceparent = currentTraceContext()?.traceparent ?? ctx.getTraceparent();
     if (traceparent) trace[HEADERS.traceparent] = traceparent;
     if (command.kind === 'tool.resolve') {
       const result = await this.handler.resolve(command, trace);
@@ -40,7 +56,27 @@ export class ToolCallController {
       );
       return;
     }
-    const result = await this.handler.handle(command, trace);
+    const started = performance.now();
+    const result = await inSpan(
+      SPAN.toolExecute(command.tool),
+      {
+        [ATTR.toolName]: command.tool,
+        [ATTR.toolCall]: command.callId,
+        [ATTR.tenant]: command.tenantId,
+        [ATTR.thread]: command.threadId,
+        [ATTR.run]: command.runId,
+        [ATTR.step]: command.step,
+      },
+      async (span) => {
+        const r = await this.handler.handle(command, trace);
+        // executed / dedup / retried / reconciled / escalated: what the effect ledger decided.
+        span.setAttribute(ATTR.ledgerDecision, r);
+        return r;
+      },
+    );
+    toolMetrics().latency.record(performance.now() - started, { tool: command.tool, decision: result });
+    if (result === 'dedup') toolMetrics().dedupHits.add(1, { tool: command.tool });
+    if (result === 'escalated') toolMetrics().escalations.add(1, { tool: command.tool });
     this.runtime.logger.debug({ key: command.idempotencyKey, tool: command.tool, result }, 'tool call handled');
   }
 }

@@ -6,7 +6,7 @@ import {
   type ToolResultMessage,
 } from '@ratchet/contracts';
 import { EffectLedgerRepository, withServiceTx, type Database, type EffectRecord } from '@ratchet/adapters';
-import { decideEffect, type OutboxMessage } from '@ratchet/domain';
+import { decideEffect, redactSecrets, type OutboxMessage } from '@ratchet/domain';
 import type { ToolLogger, ToolRegistry } from '@ratchet/tools';
 import { crashPoint } from './crash-points';
 import { runTool, toolContext, type ToolRunOutcome, type ToolServices } from './run-tool';
@@ -184,8 +184,10 @@ export class ToolCallHandler {
     command: ToolCallCommand,
     traceHeaders: Record<string, string>,
     record: 'succeeded' | 'failed' | 'uncertain' | 'dedup' | 'resend',
-    outcome: Outcome,
+    raw: Outcome,
   ): Promise<void> {
+    // Secret-looking values (and fields the tool marks sensitive) never reach the ledger or the thread.
+    const outcome = redactSecrets(raw, this.tools.get(command.tool)?.sensitive ?? []);
     const repeat = record === 'dedup' || record === 'resend';
     const row = this.resultRow(command, traceHeaders, outcome, repeat);
     await withServiceTx(this.db, async (tx) => {

@@ -5,6 +5,7 @@ import type {
   Json,
   NewEvent,
   Principal,
+  RecalledMemoryItem,
   RunOutcome,
   ToolCall,
   Usage,
@@ -56,6 +57,8 @@ export interface RecordModelResult extends CommandBase {
   commandId: string;
   step: number;
   outcome: ModelOutcome;
+  /** Memory items the model worker recalled into the prompt (identity and version only), when it made a recall. */
+  recalled?: RecalledMemoryItem[];
   /** Calls (by id) that need a human decision before they may run. */
   approvals?: Record<string, ApprovalNeed>;
 }

@@ -228,6 +228,7 @@ function recordModelResult(d: DecisionBuilder, c: RecordModelResult): void {
       toolCalls: o.toolCalls,
       usage: o.usage,
       model: o.model,
+      ...(c.recalled ? { recalled: c.recalled } : {}),
     },
   });
   if (o.toolCalls.length === 0) {

@@ -36,6 +36,7 @@ export function evolve(state: ThreadState, event: ThreadEvent): ThreadState {
             principal: d.principal,
             concurrency: d.concurrency,
             replyTo: d.replyTo,
+            ...(event.trace ? { trace: event.trace } : {}),
           },
         ],
         runs: { ...state.runs, [runId]: summary },

@@ -1,4 +1,4 @@
-import type { ChatMessage, ConcurrencyPolicy, JsonObject, Principal } from '@ratchet/contracts';
+import type { ChatMessage, ConcurrencyPolicy, JsonObject, Principal, TraceContext } from '@ratchet/contracts';
 
 export type CallStatus = 'awaiting_approval' | 'requested' | 'uncertain' | 'completed' | 'failed';
 
@@ -23,6 +23,8 @@ export interface RunTicket {
   principal: Principal;
   concurrency: ConcurrencyPolicy;
   replyTo?: string | undefined;
+  /** The run's trace: every message and event of the run carries it, across workers and resumes. */
+  trace?: TraceContext | undefined;
 }
 
 export interface ActiveRun extends RunTicket {

@@ -1,5 +1,6 @@
 import { Server, type CustomTransportStrategy, type MessageHandler as NestHandler } from '@nestjs/microservices';
 import { context as otelContext, propagation, ROOT_CONTEXT, SpanKind } from '@opentelemetry/api';
+import { logScope, scopeOf } from '../service/logger';
 import { ATTR, inSpan, SPAN } from '../telemetry';
 import { lastValueFrom } from 'rxjs';
 import type { NatsConnection } from 'nats';
@@ -152,7 +153,9 @@ export class JetStreamServer extends Server<JetStreamServerEvents, Status> imple
             [ATTR.redeliveries]: message.redeliveryCount,
             [ATTR.resume]: message.redeliveryCount > 0,
           };
-          const work = otelContext.with(parent, () => inSpan(SPAN.consume(pattern), attributes, run, { kind: SpanKind.CONSUMER }));
+          const work = logScope.run(scopeOf(message.data, message.headers), () =>
+            otelContext.with(parent, () => inSpan(SPAN.consume(pattern), attributes, run, { kind: SpanKind.CONSUMER })),
+          );
           work.then(resolve, reject);
           return work;
         });

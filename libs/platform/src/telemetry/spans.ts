@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import {
   context,
   propagation,
@@ -56,4 +57,9 @@ export function currentTraceContext(
 /** The trace id inside a traceparent (`00-<trace id>-<span id>-<flags>`). */
 export function traceIdOf(traceparent: string | undefined): string | undefined {
   return traceparent?.split('-')[1];
+}
+
+/** A fresh W3C trace context (for a run that arrives without one, with telemetry off). */
+export function newTraceContext(): { traceparent: string } {
+  return { traceparent: `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01` };
 }
