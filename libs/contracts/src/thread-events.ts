@@ -5,6 +5,17 @@ import { ChatMessage, Failure, Json, JsonObject, ToolCall, Usage } from './messa
 export const ConcurrencyPolicy = z.enum(['reject', 'enqueue', 'interrupt']);
 export type ConcurrencyPolicy = z.infer<typeof ConcurrencyPolicy>;
 
+/**
+ * A durable-memory item that was put into a model call's prompt (recall), named by its identity and the
+ * version that was read. Never its value or text: memory never rides in the event log (ARCHITECTURE §1).
+ */
+export const RecalledMemoryItem = z.object({
+  namespace: z.string(),
+  key: z.string(),
+  version: z.number().int().positive(),
+});
+export type RecalledMemoryItem = z.infer<typeof RecalledMemoryItem>;
+
 /** Data of every thread event, by type. The envelope (below) carries identity, position and causality. */
 export const EventData = {
   'thread.created': z.object({ createdBy: z.string() }),
@@ -36,6 +47,10 @@ export const EventData = {
     toolCalls: z.array(ToolCall),
     usage: Usage,
     model: z.string(),
+    recalled: z
+      .array(RecalledMemoryItem)
+      .optional()
+      .describe('Memory items recalled into the prompt (identity and version only); absent = no recall was made'),
   }),
   'tool.requested': z.object({
     step: z.number().int().positive(),

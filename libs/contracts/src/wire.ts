@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CallId, Principal, RunId, SubjectToken, TenantId, ThreadId } from './ids';
 import { ChatMessage, Failure, Json, JsonObject, Usage, ToolCall } from './messages';
-import { ConcurrencyPolicy } from './thread-events';
+import { ConcurrencyPolicy, RecalledMemoryItem } from './thread-events';
 import { AgentToolConfig } from './agent';
 
 /**
@@ -132,6 +132,12 @@ export const ModelResultMessage = z.object({
     }),
     z.object({ status: z.literal('error'), error: Failure }),
   ]),
+  recalled: z
+    .array(RecalledMemoryItem)
+    .optional()
+    .describe(
+      'Memory items the worker put into the prompt (identity and version, never content); absent = no recall was made',
+    ),
 });
 export const ToolResultMessage = z.object({
   kind: z.literal('tool.result'),

@@ -54,25 +54,39 @@ interface TranscriptView {
   lastUser: string;
   afterTools: boolean;
   results: string[];
+  /** The lines of recalled memory in the prompt (a system message's `<memory>` block), for `{{memory}}`. */
+  memory: string[];
 }
+
+const MEMORY_BLOCK = /<memory>\n([\s\S]*?)\n?<\/memory>/;
 
 function readTranscript(messages: ChatMessage[]): TranscriptView {
   let lastUser = '';
-  for (const m of messages) if (m.role === 'user') lastUser = m.content;
+  const memory: string[] = [];
+  for (const m of messages) {
+    if (m.role === 'user') lastUser = m.content;
+    const block = m.role === 'system' ? MEMORY_BLOCK.exec(m.content) : null;
+    if (block?.[1]) memory.push(...block[1].split('\n').map((l) => l.replace(/^- /, '')));
+  }
   const results: string[] = [];
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i];
     if (m?.role !== 'tool') break;
     results.unshift(m.content);
   }
-  return { lastUser, afterTools: results.length > 0, results };
+  return { lastUser, afterTools: results.length > 0, results, memory };
 }
 
 function match(rule: ScriptRule, view: TranscriptView, step: number): Record<string, string> | undefined {
   const w = rule.when;
   if (w.afterTools !== undefined && w.afterTools !== view.afterTools) return undefined;
   if (w.stepBelow !== undefined && step >= w.stepBelow) return undefined;
-  const vars: Record<string, string> = { step: String(step), input: view.lastUser, results: view.results.join('; ') };
+  const vars: Record<string, string> = {
+    step: String(step),
+    input: view.lastUser,
+    results: view.results.join('; '),
+    memory: view.memory.join('; '),
+  };
   if (w.user !== undefined) {
     const m = compile(w.user).exec(view.lastUser);
     if (!m) return undefined;
