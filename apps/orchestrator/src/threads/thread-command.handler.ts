@@ -13,7 +13,7 @@ import {
   type ThreadStore,
   type ThreadTx,
 } from '@ratchet/domain';
-import type { Counter } from '@opentelemetry/api';
+import type { Counter, Histogram } from '@opentelemetry/api';
 import { ATTR, currentTraceContext, failpoint, inSpan, meter, newTraceContext, SPAN } from '@ratchet/platform';
 import { feedMessages, outgoingMessages, type AgentToolConfigLookup } from './outbox-messages';
 
@@ -56,6 +56,17 @@ let runs: Counter | undefined;
 /** Runs started / completed / failed / cancelled / rejected, as OTLP metrics. */
 function runsCounter(): Counter {
   return (runs ??= meter().createCounter('ratchet.runs', { description: 'Run lifecycle events committed' }));
+}
+
+let steps: Histogram | undefined;
+/** Step latency: from a step's model request to the next step's (or the run's end). */
+function recordStepLatency(before: ThreadState | undefined, events: readonly ThreadEvent[]): void {
+  const started = before?.active?.stepStartedAt;
+  if (!started) return;
+  const next = events.find((e) => (e.type === 'model.requested' && e.data.step > (before?.active?.step ?? 0)) || RUN_OUTCOMES.has(e.type));
+  if (!next) return;
+  steps ??= meter().createHistogram('ratchet.step.duration', { unit: 'ms', description: 'Super-step latency' });
+  steps.record(Date.parse(next.at) - Date.parse(started), { agent: before.active?.agent ?? '' });
 }
 
 /**
@@ -178,7 +189,7 @@ export class ThreadCommandHandler {
               await tx.enqueue(outbox);
               failpoint('orchestrator.before-commit');
               failpoint(`orchestrator.before-commit.${command.type}`);
-              return { status: 'applied' as const, events, outbox };
+              return { status: 'applied' as const, events, outbox, before: state };
             });
             if (committed.events.length > 0) {
               span.setAttributes({
@@ -189,6 +200,7 @@ export class ThreadCommandHandler {
                 [ATTR.eventTypes]: committed.events.map((e) => e.type).join(','),
               });
               for (const e of committed.events) if (RUN_OUTCOMES.has(e.type)) runsCounter().add(1, { event: e.type });
+            recordStepLatency(committed.before, committed.events);
             }
             span.setAttribute(ATTR.outcome, committed.status);
             return committed;

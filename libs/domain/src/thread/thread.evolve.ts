@@ -97,6 +97,7 @@ export function evolve(state: ThreadState, event: ThreadEvent): ThreadState {
       return withActive(state, event.runId, (run) => ({
         ...run,
         step: event.data.step,
+        stepStartedAt: event.data.step === run.step ? (run.stepStartedAt ?? event.at) : event.at,
         phase: 'model',
         modelCall: { commandId: event.data.commandId, attempt: event.data.attempt },
         calls: event.data.step === run.step ? run.calls : [],

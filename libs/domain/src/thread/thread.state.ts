@@ -30,6 +30,8 @@ export interface RunTicket {
 export interface ActiveRun extends RunTicket {
   /** Model calls made so far (the current one included). */
   step: number;
+  /** When the current step's first model call was requested (for step latency). */
+  stepStartedAt?: string | undefined;
   phase: 'model' | 'tools';
   /** The model call in flight while phase = model. */
   modelCall: { commandId: string; attempt: number } | null;

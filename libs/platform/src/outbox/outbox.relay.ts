@@ -1,6 +1,8 @@
 import type { MessagePublisher } from '@ratchet/adapters';
 import { HEADERS } from '@ratchet/contracts';
+import { SpanKind } from '@opentelemetry/api';
 import { failpoint } from '../failpoints';
+import { ATTR, contextFromHeaders, inSpan, SPAN } from '../telemetry';
 import { TransientError, type OutboxStore, type PendingOutboxMessage } from '@ratchet/domain';
 
 export interface OutboxRelayOptions {
@@ -135,7 +137,20 @@ export class OutboxRelay {
         );
       }
       try {
-        await this.publisher.publish(message.subject, message.payload, { msgId: message.id, headers: message.headers });
+        // A producer span in the message's own trace (the run's), so the hand-off shows in it.
+        await inSpan(
+          SPAN.outboxPublish,
+          {
+            [ATTR.messagingSystem]: 'nats',
+            [ATTR.messagingDestination]: message.subject,
+            [ATTR.messagingMessageId]: message.id,
+            [ATTR.messageKind]: message.headers[HEADERS.messageType] ?? '',
+            [ATTR.attempt]: message.attempts + 1,
+          },
+          () =>
+            this.publisher.publish(message.subject, message.payload, { msgId: message.id, headers: message.headers }),
+          { parent: contextFromHeaders(message.headers), kind: SpanKind.PRODUCER },
+        );
         failpoint(`outbox.after-publish.${message.headers[HEADERS.messageType] ?? 'message'}`);
       } catch (error) {
         if (error instanceof TransientError) unreachable = error;

@@ -15,6 +15,28 @@ import { subjects, type Subjects } from '@ratchet/contracts';
 import { OutboxRelay } from '../outbox';
 import { createLogger, type Logger } from './logger';
 import { topologyFromConfig } from './topology';
+import { meter } from '../telemetry';
+import type { OutboxStore } from '@ratchet/domain';
+
+/** Outbox lag as OTLP gauges: rows not yet published, and the age of the oldest one. */
+function observeOutboxLag(service: string, store: OutboxStore): void {
+  const unsent = meter().createObservableGauge('ratchet.outbox.unsent', {
+    description: 'Outbox rows not yet published',
+  });
+  const age = meter().createObservableGauge('ratchet.outbox.oldest_age', {
+    unit: 's',
+    description: 'Age of the oldest unsent outbox row',
+  });
+  meter().addBatchObservableCallback(
+    async (result) => {
+      const lag = await store.lag().catch(() => undefined);
+      if (!lag) return;
+      result.observe(unsent, lag.unsent, { service });
+      result.observe(age, lag.oldestCreatedAt ? (Date.now() - lag.oldestCreatedAt.getTime()) / 1000 : 0, { service });
+    },
+    [unsent, age],
+  );
+}
 import { RoutingPublisher } from './routing.publisher';
 
 export interface RuntimeConfig {
@@ -68,11 +90,13 @@ export class ServiceRuntime {
       const topology = topologyFromConfig(config);
       await ensureTopology(await nc.jetstreamManager(), topology, options.consumers);
       const publisher = new RoutingPublisher(nc, new JetStreamPublisher(nc.jetstream()));
-      const relay = new OutboxRelay(new PgOutboxStore(db), publisher, {
+      const outboxStore = new PgOutboxStore(db);
+      const relay = new OutboxRelay(outboxStore, publisher, {
         intervalMs: options.sweepIntervalMs ?? 500,
         onError: (error, what) => logger.warn({ err: error }, `outbox relay: ${what}`),
       });
       relay.start();
+      observeOutboxLag(options.service, outboxStore);
       return new ServiceRuntime(
         options.service,
         config,
