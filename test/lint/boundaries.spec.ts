@@ -22,7 +22,9 @@ const cases: readonly Case[] = [
   ['libs/contracts/src/probe.ts', "import { z } from 'zod';", 'allowed'],
   ['libs/contracts/src/probe.ts', "import { SubjectToken } from './ids';", 'allowed'],
   ['libs/contracts/src/probe.ts', "import { decide } from '@ratchet/domain';", 'forbidden'],
-  ['libs/contracts/src/probe.ts', "import { randomUUID } from 'node:crypto';", 'forbidden'],
+  ['libs/contracts/src/probe.ts', "import { readFileSync } from 'node:fs';", 'forbidden'],
+  // The documented request-id derivation (request-ids.ts) needs a hash.
+  ['libs/contracts/src/probe.ts', "import { createHash } from 'node:crypto';", 'allowed'],
   // domain: pure
   ['libs/domain/src/probe.ts', "import { Injectable } from '@nestjs/common';", 'forbidden'],
   ['libs/domain/src/probe.ts', "import type { Injectable } from '@nestjs/common';", 'forbidden'],
