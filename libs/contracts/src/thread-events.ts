@@ -39,6 +39,8 @@ export const EventData = {
     commandId: z.string(),
     /** Why this attempt exists when it is not the first: a provider error, a redelivery after a worker died, a resume. */
     retryReason: z.string().optional(),
+    /** For an attempt that is a redelivery of the same command: which delivery it was. */
+    delivery: z.number().int().positive().optional(),
   }),
   'model.responded': z.object({
     step: z.number().int().positive(),

@@ -132,6 +132,9 @@ export const ModelResultMessage = z.object({
     }),
     z.object({ status: z.literal('error'), error: Failure }),
   ]),
+  /** JetStream delivery of the command this answers (> 1: an earlier worker died mid-call). */
+  delivery: z.number().int().positive().optional(),
+  worker: z.string().optional(),
   recalled: z
     .array(RecalledMemoryItem)
     .optional()

@@ -331,3 +331,35 @@ describe('transcript text', () => {
     expect(live.after.transcript).toEqual(reloaded.after.transcript);
   });
 });
+
+describe('redelivered model commands', () => {
+  const attemptNotice = (delivery: number) => ({
+    type: 'RecordModelAttempt' as const,
+    tenantId: 'acme',
+    threadId: 'th-1',
+    at: '2026-11-30T10:00:05.000Z',
+    runId: 'r1',
+    commandId: modelCommandId('r1', 1, 1),
+    delivery,
+    worker: 'w2',
+  });
+  const answerOfDelivery = (delivery: number) => ({ ...modelAnswers('r1', 1), delivery, worker: 'w2' });
+  const attempts = (events: NewEvent[]) =>
+    events.filter((e) => e.type === 'model.requested').map((e) => (e.data as { attempt: number }).attempt);
+
+  it('records the attempt once when the answer is applied before the notice', () => {
+    const history = run([requestRun('r1')]).events;
+    const answered = given(history).when(answerOfDelivery(2));
+    expect(types(answered.events)).toEqual(['model.requested', 'model.responded', 'run.completed']);
+    const late = given([...history, ...answered.events]).when(attemptNotice(2));
+    expect(late.events).toEqual([]);
+    expect(attempts([...history, ...answered.events])).toEqual([1, 2]);
+  });
+
+  it('records the attempt once when the notice is applied before the answer', () => {
+    const history = run([requestRun('r1'), attemptNotice(2)]).events;
+    const answered = given(history).when(answerOfDelivery(2));
+    expect(types(answered.events)).toEqual(['model.responded', 'run.completed']);
+    expect(attempts(history)).toEqual([1, 2]);
+  });
+});

@@ -59,6 +59,12 @@ export class ModelWorkerController {
       });
     }
     const result = await this.worker.call(command, undefined, this.recall);
+    // The answer names its delivery too: the thread records the attempt even if it applies the answer
+    // before the notice above (the inbox handles messages of one thread concurrently).
+    if (ctx.getDeliveryCount() > 1) {
+      result.delivery = ctx.getDeliveryCount();
+      result.worker = this.runtime.config.SERVICE_INSTANCE_ID;
+    }
     await this.publisher.publish(inbox, result, {
       msgId: result.messageId,
       headers: { ...headers, [HEADERS.messageType]: 'model.result' },

@@ -63,7 +63,9 @@ let steps: Histogram | undefined;
 function recordStepLatency(before: ThreadState | undefined, events: readonly ThreadEvent[]): void {
   const started = before?.active?.stepStartedAt;
   if (!started) return;
-  const next = events.find((e) => (e.type === 'model.requested' && e.data.step > (before?.active?.step ?? 0)) || RUN_OUTCOMES.has(e.type));
+  const next = events.find(
+    (e) => (e.type === 'model.requested' && e.data.step > (before?.active?.step ?? 0)) || RUN_OUTCOMES.has(e.type),
+  );
   if (!next) return;
   steps ??= meter().createHistogram('ratchet.step.duration', { unit: 'ms', description: 'Super-step latency' });
   steps.record(Date.parse(next.at) - Date.parse(started), { agent: before.active?.agent ?? '' });
@@ -200,7 +202,7 @@ export class ThreadCommandHandler {
                 [ATTR.eventTypes]: committed.events.map((e) => e.type).join(','),
               });
               for (const e of committed.events) if (RUN_OUTCOMES.has(e.type)) runsCounter().add(1, { event: e.type });
-            recordStepLatency(committed.before, committed.events);
+              recordStepLatency(committed.before, committed.events);
             }
             span.setAttribute(ATTR.outcome, committed.status);
             return committed;

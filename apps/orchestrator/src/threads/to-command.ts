@@ -38,6 +38,8 @@ export function inboxToCommand(message: ThreadInboxMessage, at: string): ThreadC
         commandId: message.commandId,
         step: message.step,
         outcome: redactSecrets(message.outcome),
+        ...(message.delivery ? { delivery: message.delivery } : {}),
+        ...(message.worker ? { worker: message.worker } : {}),
         ...(message.recalled ? { recalled: message.recalled } : {}),
       };
     case 'tool.result':

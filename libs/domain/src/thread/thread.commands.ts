@@ -59,6 +59,9 @@ export interface RecordModelResult extends CommandBase {
   outcome: ModelOutcome;
   /** Memory items the model worker recalled into the prompt (identity and version only), when it made a recall. */
   recalled?: RecalledMemoryItem[];
+  /** The command's JetStream delivery and the worker that answered it (a redelivery is a new attempt). */
+  delivery?: number;
+  worker?: string;
   /** Calls (by id) that need a human decision before they may run. */
   approvals?: Record<string, ApprovalNeed>;
 }

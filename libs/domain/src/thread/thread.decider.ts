@@ -188,21 +188,36 @@ function requestModel(d: DecisionBuilder, runId: string, step: number, attempt: 
 function recordModelAttempt(d: DecisionBuilder, c: RecordModelAttempt): void {
   const run = d.state.active;
   if (!run || run.runId !== c.runId || run.phase !== 'model' || run.modelCall?.commandId !== c.commandId) return;
+  redelivered(d, run, c.delivery, c.worker);
+}
+
+/**
+ * The same command, redelivered to a new worker, is the next attempt of the step. Recorded once per
+ * delivery, whether the worker's notice or its answer is applied first.
+ */
+function redelivered(d: DecisionBuilder, run: ActiveRun, delivery: number, worker: string): void {
+  const call = run.modelCall;
+  if (!call || delivery <= (call.delivery ?? 1)) return;
   d.emit({
     type: 'model.requested',
     runId: run.runId,
     data: {
       step: run.step,
-      attempt: run.modelCall.attempt + 1,
-      commandId: c.commandId,
-      retryReason: `redelivered (delivery ${c.delivery}) to ${c.worker}: an earlier model worker stopped before answering`,
+      attempt: call.attempt + 1,
+      commandId: call.commandId,
+      delivery,
+      retryReason: `redelivered (delivery ${delivery}) to ${worker}: an earlier model worker stopped before answering`,
     },
   });
 }
 
 function recordModelResult(d: DecisionBuilder, c: RecordModelResult): void {
-  const run = d.state.active;
-  if (!run || run.runId !== c.runId || run.phase !== 'model' || run.modelCall?.commandId !== c.commandId) return;
+  const found = d.state.active;
+  if (!found || found.runId !== c.runId || found.phase !== 'model' || found.modelCall?.commandId !== c.commandId)
+    return;
+  if (c.delivery && c.delivery > 1) redelivered(d, found, c.delivery, c.worker ?? 'unknown');
+  const run = d.state.active ?? found;
+  if (!run.modelCall) return;
   const o = c.outcome;
   if (o.status === 'error') {
     if (o.error.retryable && run.modelCall.attempt < MAX_MODEL_ATTEMPTS) {

@@ -99,7 +99,7 @@ export function evolve(state: ThreadState, event: ThreadEvent): ThreadState {
         step: event.data.step,
         stepStartedAt: event.data.step === run.step ? (run.stepStartedAt ?? event.at) : event.at,
         phase: 'model',
-        modelCall: { commandId: event.data.commandId, attempt: event.data.attempt },
+        modelCall: { commandId: event.data.commandId, attempt: event.data.attempt, delivery: event.data.delivery },
         calls: event.data.step === run.step ? run.calls : [],
       }));
 

@@ -34,7 +34,7 @@ export interface ActiveRun extends RunTicket {
   stepStartedAt?: string | undefined;
   phase: 'model' | 'tools';
   /** The model call in flight while phase = model. */
-  modelCall: { commandId: string; attempt: number } | null;
+  modelCall: { commandId: string; attempt: number; delivery?: number | undefined } | null;
   /** The calls of the current super-step, in the order the model asked for them. */
   calls: PendingCall[];
 }
