@@ -2,9 +2,9 @@ import type { Command } from 'commander';
 import type { NatsConnection } from 'nats';
 import {
   connectNats,
+  listThreadKeysWithSnapshots,
   openServiceDatabase,
   redactUrl,
-  tenantsOfThread,
   type Database,
   type ServiceName,
 } from '@ratchet/adapters';
@@ -90,7 +90,8 @@ export async function resolveTenant(db: Database, threadId: string, tenant: stri
     assertToken('tenant', tenant);
     return tenant;
   }
-  const tenants = await tenantsOfThread(db.sql, threadId);
+  // By the version-1 event, or by the snapshot of a compacted thread.
+  const tenants = (await listThreadKeysWithSnapshots(db.sql, { threadId })).map((k) => k.tenantId);
   if (tenants.length === 1) return tenants[0]!;
   if (tenants.length === 0) throw new CliError(`thread ${threadId} has no events`, undefined, 'thread.not_found');
   throw new UsageError(`thread ${threadId} exists in several tenants (${tenants.join(', ')}): pass --tenant`);

@@ -7,6 +7,7 @@ import { demoCommand } from './commands/demo.command';
 import { eventsCommand } from './commands/events.command';
 import { doctorCommand } from './commands/doctor.command';
 import { effectsCommand } from './commands/effects.command';
+import { eraseCommand } from './commands/erase.command';
 import { exportCommand } from './commands/export.command';
 import { forkCommand } from './commands/fork.command';
 import { importCommand } from './commands/import.command';
@@ -16,6 +17,7 @@ import { migrateCommand } from './commands/migrate.command';
 import { outboxCommand } from './commands/outbox.command';
 import { rebuildCommand } from './commands/rebuild.command';
 import { replayCommand } from './commands/replay.command';
+import { retentionCommand } from './commands/retention.command';
 import { streamCheckCommand } from './commands/stream-check.command';
 import { threadsCommand } from './commands/threads.command';
 
@@ -72,6 +74,8 @@ Examples:
     forkCommand(),
     exportCommand(),
     importCommand(),
+    retentionCommand(),
+    eraseCommand(),
     keysCommand(),
     demoCommand(),
   ]) {

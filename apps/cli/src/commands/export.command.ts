@@ -1,10 +1,15 @@
 import { Command } from 'commander';
-import { listThreadKeys, type ThreadKey } from '@ratchet/adapters';
+import { listThreadKeysWithSnapshots, type ThreadKey } from '@ratchet/adapters';
 import { assertToken, commandContext, plural, resolveTenant, withSchema, type CommandContext } from '../cli.context';
 import { UsageError } from '../cli.errors';
 import { progressBar } from '../cli.progress';
-import { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, type ExportHeader } from '../ops/export-format';
-import { threadStore } from '../ops/thread-projection';
+import {
+  EXPORT_FORMAT,
+  EXPORT_FORMAT_VERSION,
+  EXPORT_FORMAT_VERSION_SNAPSHOTS,
+  type ExportHeader,
+} from '../ops/export-format';
+import { readThreadLog, type ThreadLog } from '../ops/thread-projection';
 
 export interface ExportOptions {
   tenant?: string;
@@ -27,27 +32,35 @@ export async function exportThreads(
       keys = [{ tenantId: await resolveTenant(db, threadId, opts.tenant), threadId }];
     } else {
       assertToken('tenant', opts.tenant!);
-      keys = await listThreadKeys(db.sql, { tenantId: opts.tenant });
+      keys = await listThreadKeysWithSnapshots(db.sql, { tenantId: opts.tenant });
     }
-    const store = threadStore(db);
     // Read before writing the header, so the header's counts are true for what follows.
-    const logs = [];
+    const logs: ThreadLog[] = [];
     const bar = progressBar(out, 'exporting', keys.length);
     for (const [i, key] of keys.entries()) {
       bar.update(i, `${key.tenantId}/${key.threadId}`);
-      logs.push(await store.readEvents(key.tenantId, key.threadId));
+      logs.push(await readThreadLog(db, key.tenantId, key.threadId));
     }
     bar.finish();
-    const events = logs.reduce((n, l) => n + l.length, 0);
+    const events = logs.reduce((n, l) => n + l.events.length, 0);
+    const snapshots = logs.filter((l) => l.snapshot !== undefined).length;
+    // A compacted thread is exported as its snapshot line followed by the events after it (format 2).
     const header: ExportHeader = {
       format: EXPORT_FORMAT,
-      formatVersion: EXPORT_FORMAT_VERSION,
+      formatVersion: snapshots > 0 ? EXPORT_FORMAT_VERSION_SNAPSHOTS : EXPORT_FORMAT_VERSION,
       exportedAt: new Date().toISOString(),
       threads: keys.length,
       events,
+      ...(snapshots > 0 ? { snapshots } : {}),
     };
     write(JSON.stringify(header));
-    for (const log of logs) for (const e of log) write(JSON.stringify(e));
+    for (const log of logs) {
+      if (log.snapshot) {
+        const { tenantId, threadId, version, state, runVersions } = log.snapshot;
+        write(JSON.stringify({ snapshot: { tenantId, threadId, version, state, runVersions } }));
+      }
+      for (const e of log.events) write(JSON.stringify(e));
+    }
     process.stderr.write(`exported ${plural(keys.length, 'thread')}, ${plural(events, 'event')}\n`);
     return { threads: keys.length, events };
   });
@@ -63,6 +76,8 @@ export function exportCommand(): Command {
       `
 Line 1 is a header {"format":"${EXPORT_FORMAT}","formatVersion":${EXPORT_FORMAT_VERSION},…}; every other line is one
 event, threads one after the other in version order. Projections are not exported: import rebuilds them.
+A thread compacted by \`ratchet retention\` is exported as one {"snapshot":{…}} line (the folded state
+its deleted events left) followed by the events after it; such exports have formatVersion 2.
 
 Examples:
   $ ratchet export th_Q2x8mVn1pL0aZrT5yKe3wB > thread.jsonl

@@ -1,4 +1,4 @@
-import { listThreadKeys, type Database, type ThreadKey } from '@ratchet/adapters';
+import { listThreadKeysWithSnapshots, type Database, type ThreadKey } from '@ratchet/adapters';
 import { UsageError } from '../cli.errors';
 import { assertToken, resolveTenant } from '../cli.context';
 
@@ -10,7 +10,7 @@ export interface SelectionOptions {
 
 /**
  * The threads a command works on, in (tenant, thread) order: one thread by id, or every thread with a
- * log (`--all`, optionally one `--tenant`, resuming `--after <thread>`).
+ * log or a snapshot (`--all`, optionally one `--tenant`, resuming `--after <thread>`).
  */
 export async function selectThreads(
   db: Database,
@@ -29,7 +29,8 @@ export async function selectThreads(
     }
     after = { tenantId: tenant, threadId: thread };
   }
-  return listThreadKeys(db.sql, { tenantId: opts.tenant, after });
+  // Compacted threads have no version-1 event any more: they are found by their snapshot.
+  return listThreadKeysWithSnapshots(db.sql, { tenantId: opts.tenant, after });
 }
 
 export const keyOf = (k: ThreadKey) => `${k.tenantId}/${k.threadId}`;

@@ -13,3 +13,4 @@ export * from './memory-items.repository';
 export * from './operator-threads.queries';
 export * from './service-health.queries';
 export * from './approvals.repository';
+export * from './retention.queries';

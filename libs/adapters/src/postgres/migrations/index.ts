@@ -5,11 +5,15 @@ import { Migration20261130000000_gateway_init } from './gateway/Migration2026113
 import { Migration20261130000000_memory_init } from './memory/Migration20261130000000_init';
 import { Migration20261201000000_memory_items } from './memory/Migration20261201000000_items';
 import { Migration20261130000000_orchestrator_init } from './orchestrator/Migration20261130000000_init';
+import { Migration20261231000000_orchestrator_retention } from './orchestrator/Migration20261231000000_retention';
 import { Migration20261130000000_tools_init } from './tools/Migration20261130000000_init';
 import { Migration20261210000000_tools_ledger_resolution } from './tools/Migration20261210000000_ledger_resolution';
 
 // Listed statically, in order: no glob, no dynamic import (see STACK.md). Append new migrations at the end.
-export const ORCHESTRATOR_MIGRATIONS: readonly MigrationClass[] = [Migration20261130000000_orchestrator_init];
+export const ORCHESTRATOR_MIGRATIONS: readonly MigrationClass[] = [
+  Migration20261130000000_orchestrator_init,
+  Migration20261231000000_orchestrator_retention,
+];
 export const TOOLS_MIGRATIONS: readonly MigrationClass[] = [
   Migration20261130000000_tools_init,
   Migration20261210000000_tools_ledger_resolution,

@@ -1,0 +1,382 @@
+import { createHash } from 'node:crypto';
+import { SERVICE_SCHEMAS, type ServiceName } from './migrations';
+import type { ThreadKey, ThreadKeyFilter } from './operator-threads.queries';
+import { isoColumn, quoteIdent, type SqlExecutor } from './sql';
+
+/**
+ * Retention and erasure (ARCHITECTURE §9): thread snapshots, the threads a policy or an erasure selects,
+ * and the removal of a thread from every service's schema. All services share one database (one schema
+ * each), so a removal is one transaction across schemas. Used by `ratchet retention` and `ratchet erase`.
+ */
+
+/** A compacted thread's log starts after `version`; `state` is the fold of the events it replaced. */
+export interface ThreadSnapshot<S = unknown> {
+  tenantId: string;
+  threadId: string;
+  version: number;
+  state: S;
+  /** Per run, the version of the last event (now folded into the snapshot) that touched it. */
+  runVersions: Record<string, number>;
+  eventsRemoved: number;
+  createdAt?: string;
+}
+
+export async function readSnapshot<S>(
+  sql: SqlExecutor,
+  tenantId: string,
+  threadId: string,
+): Promise<ThreadSnapshot<S> | undefined> {
+  const rows = await sql.query<{
+    version: number;
+    state: S;
+    run_versions: Record<string, number>;
+    events_removed: number;
+    created_at: string;
+  }>(
+    `select version, state, run_versions, events_removed, ${isoColumn('created_at')}
+     from ${sql.table('thread_snapshots')} where tenant_id = ? and thread_id = ?`,
+    [tenantId, threadId],
+  );
+  const r = rows[0];
+  return (
+    r && {
+      tenantId,
+      threadId,
+      version: r.version,
+      state: r.state,
+      runVersions: r.run_versions,
+      eventsRemoved: r.events_removed,
+      createdAt: r.created_at,
+    }
+  );
+}
+
+/** Writes (or replaces) a thread's snapshot and deletes the events it covers; returns how many. */
+export async function saveSnapshotAndTrim(sql: SqlExecutor, snapshot: ThreadSnapshot): Promise<number> {
+  const removed = await sql.run(
+    `delete from ${sql.table('thread_events')} where tenant_id = ? and thread_id = ? and version <= ?`,
+    [snapshot.tenantId, snapshot.threadId, snapshot.version],
+  );
+  await sql.run(
+    `insert into ${sql.table('thread_snapshots')} (tenant_id, thread_id, version, state, run_versions, events_removed)
+     values (?, ?, ?, ?::jsonb, ?::jsonb, ?)
+     on conflict (tenant_id, thread_id) do update set version = excluded.version, state = excluded.state,
+       run_versions = excluded.run_versions,
+       events_removed = ${sql.table('thread_snapshots')}.events_removed + excluded.events_removed,
+       created_at = now()`,
+    [
+      snapshot.tenantId,
+      snapshot.threadId,
+      snapshot.version,
+      JSON.stringify(snapshot.state),
+      JSON.stringify(snapshot.runVersions),
+      removed,
+    ],
+  );
+  return removed;
+}
+
+/**
+ * Every thread that has a log or a snapshot, in (tenant, thread) order. `listThreadKeys` finds threads
+ * by their version-1 event, which a compacted thread no longer has.
+ */
+export async function listThreadKeysWithSnapshots(
+  sql: SqlExecutor,
+  filter: ThreadKeyFilter = {},
+): Promise<ThreadKey[]> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (filter.tenantId !== undefined) {
+    where.push('tenant_id = ?');
+    params.push(filter.tenantId);
+  }
+  if (filter.threadId !== undefined) {
+    where.push('thread_id = ?');
+    params.push(filter.threadId);
+  }
+  if (filter.after) {
+    where.push('(tenant_id, thread_id) > (?, ?)');
+    params.push(filter.after.tenantId, filter.after.threadId);
+  }
+  const cond = where.length === 0 ? '' : `and ${where.join(' and ')}`;
+  const rows = await sql.query<{ tenant_id: string; thread_id: string }>(
+    `select tenant_id, thread_id from (
+       select tenant_id, thread_id from ${sql.table('thread_events')} where version = 1 ${cond}
+       union
+       select tenant_id, thread_id from ${sql.table('thread_snapshots')} where true ${cond}
+     ) k order by tenant_id, thread_id limit ?`,
+    [...params, ...params, filter.limit ?? 1_000_000],
+  );
+  return rows.map((r) => ({ tenantId: r.tenant_id, threadId: r.thread_id }));
+}
+
+/** Finished threads a retention policy may act on: no active or queued run, projection untouched since `idleBefore`. */
+export async function listIdleThreads(
+  sql: SqlExecutor,
+  filter: { tenantId?: string | undefined; idleBefore: string },
+): Promise<(ThreadKey & { version: number; updatedAt: string })[]> {
+  const params: unknown[] = [filter.idleBefore];
+  let tenant = '';
+  if (filter.tenantId !== undefined) {
+    tenant = 'and tenant_id = ?';
+    params.push(filter.tenantId);
+  }
+  const rows = await sql.query<{ tenant_id: string; thread_id: string; version: number; updated_at: string }>(
+    `select tenant_id, thread_id, version, ${isoColumn('updated_at')} from ${sql.table('threads')}
+     where status = 'idle' and active_run_id is null and updated_at < ?::timestamptz ${tenant}
+       and not exists (select 1 from ${sql.table('runs')} r where r.tenant_id = threads.tenant_id
+         and r.thread_id = threads.thread_id and r.status in ('queued', 'running'))
+     order by tenant_id, thread_id`,
+    params,
+  );
+  return rows.map((r) => ({
+    tenantId: r.tenant_id,
+    threadId: r.thread_id,
+    version: r.version,
+    updatedAt: r.updated_at,
+  }));
+}
+
+/** Every tenant that has a thread projection (retention goes tenant by tenant). */
+export async function listTenantsWithThreads(sql: SqlExecutor): Promise<string[]> {
+  const rows = await sql.query<{ tenant_id: string }>(
+    `select distinct tenant_id from ${sql.table('threads')} order by tenant_id`,
+  );
+  return rows.map((r) => r.tenant_id);
+}
+
+/** The threads with a run started by `principalId`, with whether any of their runs is still going. */
+export async function threadsOfPrincipal(
+  sql: SqlExecutor,
+  principalId: string,
+  tenantId?: string,
+): Promise<(ThreadKey & { busy: boolean })[]> {
+  const params: unknown[] = [principalId];
+  let tenant = '';
+  if (tenantId !== undefined) {
+    tenant = 'and r.tenant_id = ?';
+    params.push(tenantId);
+  }
+  const rows = await sql.query<{ tenant_id: string; thread_id: string; busy: boolean }>(
+    `select r.tenant_id, r.thread_id, (
+       exists (select 1 from ${sql.table('runs')} x where x.tenant_id = r.tenant_id and x.thread_id = r.thread_id
+         and x.status in ('queued', 'running'))
+       or exists (select 1 from ${sql.table('threads')} t where t.tenant_id = r.tenant_id and t.thread_id = r.thread_id
+         and t.status <> 'idle')) as busy
+     from ${sql.table('runs')} r where r.principal_id = ? ${tenant}
+     group by r.tenant_id, r.thread_id order by r.tenant_id, r.thread_id`,
+    params,
+  );
+  return rows.map((r) => ({ tenantId: r.tenant_id, threadId: r.thread_id, busy: r.busy }));
+}
+
+/** Locks a thread's projection row for the rest of the transaction; returns its status and version. */
+export async function lockThread(
+  sql: SqlExecutor,
+  tenantId: string,
+  threadId: string,
+): Promise<{ status: string; version: number } | undefined> {
+  const rows = await sql.query<{ status: string; version: number }>(
+    `select status, version from ${sql.table('threads')} where tenant_id = ? and thread_id = ? for update`,
+    [tenantId, threadId],
+  );
+  return rows[0];
+}
+
+/** `"schema"."table"` of another service's schema (all schemas live in one database). */
+function tableOf(service: ServiceName, table: string): string {
+  return `${quoteIdent(SERVICE_SCHEMAS[service].schema)}.${quoteIdent(table)}`;
+}
+
+/** Rows removed per `<schema>.<table>`. */
+export type RemovalCounts = Record<string, number>;
+
+/**
+ * Deletes a thread from every schema in the caller's transaction: the orchestrator's log, snapshot,
+ * projection and runs; the effect ledger rows keyed `<tenant>:<thread>:…`; the approvals of the thread
+ * with their decisions and audit rows; and in every schema the outbox rows and failed messages that
+ * name the thread, and the inbox rows whose message id is one of the thread's ids (events, causations,
+ * request ids, removed outbox rows). Returns the counts per table (zero counts included).
+ */
+export async function removeThreadEverywhere(
+  sql: SqlExecutor,
+  tenantId: string,
+  threadId: string,
+): Promise<RemovalCounts> {
+  const counts: RemovalCounts = {};
+  const add = (service: ServiceName, table: string, n: number) => {
+    const k = `${SERVICE_SCHEMAS[service].schema}.${table}`;
+    counts[k] = (counts[k] ?? 0) + n;
+  };
+  const o = (t: string) => tableOf('orchestrator', t);
+  // Ids that inbox rows of any service may hold for this thread's messages.
+  const idRows = await sql.query<{ id: string }>(
+    `select id from ${o('thread_events')} where tenant_id = ? and thread_id = ?
+     union select causation_id from ${o('thread_events')} where tenant_id = ? and thread_id = ?
+     union select request_id from ${o('runs')} where tenant_id = ? and thread_id = ?
+     union select ? || ':' || request_id from ${o('runs')} where tenant_id = ? and thread_id = ?`,
+    [tenantId, threadId, tenantId, threadId, tenantId, threadId, tenantId, tenantId, threadId],
+  );
+  const requestIds = (
+    await sql.query<{ request_id: string }>(
+      `select request_id from ${o('runs')} where tenant_id = ? and thread_id = ?`,
+      [tenantId, threadId],
+    )
+  ).map((r) => r.request_id);
+  const ids = new Set(idRows.map((r) => r.id));
+
+  const services = Object.keys(SERVICE_SCHEMAS) as ServiceName[];
+  for (const service of services) {
+    // Outbox rows: the thread's id in the subject, headers or payload (thread ids are random and
+    // tenant-unique), or a run request of the thread (by its request id).
+    const removed = await sql.query<{ id: string }>(
+      `delete from ${tableOf(service, 'outbox')} where
+         (strpos(subject, ?) > 0 or strpos(payload::text, ?) > 0 or strpos(headers::text, ?) > 0
+          or exists (select 1 from unnest(?::text[]) rid where strpos(payload::text, '"requestId": "' || rid || '"') > 0))
+         and (strpos(subject, ?) > 0 or strpos(payload::text, ?) > 0)
+       returning id`,
+      [threadId, threadId, threadId, `{${requestIds.map(pgArrayItem).join(',')}}`, tenantId, tenantId],
+    );
+    add(service, 'outbox', removed.length);
+    for (const r of removed) ids.add(r.id);
+    add(
+      service,
+      'failed_messages',
+      await sql.run(
+        `delete from ${tableOf(service, 'failed_messages')} where strpos(payload, ?) > 0 or strpos(subject, ?) > 0`,
+        [threadId, threadId],
+      ),
+    );
+  }
+  const idArray = `{${[...ids].map(pgArrayItem).join(',')}}`;
+  for (const service of services) {
+    add(
+      service,
+      'inbox',
+      await sql.run(`delete from ${tableOf(service, 'inbox')} where message_id = any(?::text[])`, [idArray]),
+    );
+  }
+
+  const byThread = [tenantId, threadId];
+  for (const table of ['thread_events', 'thread_snapshots', 'runs', 'threads']) {
+    add(
+      'orchestrator',
+      table,
+      await sql.run(`delete from ${o(table)} where tenant_id = ? and thread_id = ?`, byThread),
+    );
+  }
+  add(
+    'tools',
+    'effects',
+    await sql.run(`delete from ${tableOf('tools', 'effects')} where key like ? or (tenant_id = ? and thread_id = ?)`, [
+      `${likeEscape(`${tenantId}:${threadId}:`)}%`,
+      tenantId,
+      threadId,
+    ]),
+  );
+  const a = (t: string) => tableOf('approvals', t);
+  const approvalIds = `(select id from ${a('approvals')} where tenant_id = ? and thread_id = ?)`;
+  add(
+    'approvals',
+    'audit',
+    await sql.run(`delete from ${a('audit')} where tenant_id = ? and approval_id in ${approvalIds}`, [
+      tenantId,
+      ...byThread,
+    ]),
+  );
+  add(
+    'approvals',
+    'decisions',
+    await sql.run(`delete from ${a('decisions')} where tenant_id = ? and approval_id in ${approvalIds}`, [
+      tenantId,
+      ...byThread,
+    ]),
+  );
+  add(
+    'approvals',
+    'approvals',
+    await sql.run(`delete from ${a('approvals')} where tenant_id = ? and thread_id = ?`, byThread),
+  );
+  return counts;
+}
+
+function pgArrayItem(value: string): string {
+  return `"${value.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`;
+}
+
+function likeEscape(value: string): string {
+  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** sha256(tenant NUL subject), hex: identifies an erasure request without naming its subject. */
+export function erasureTombstoneHash(tenantId: string, subject: string): string {
+  return createHash('sha256').update(`${tenantId}\u0000${subject}`, 'utf8').digest('hex');
+}
+
+export interface ErasureTombstone {
+  id: number;
+  tenantId: string;
+  subjectHash: string;
+  counts: Record<string, number>;
+  operator: string;
+  erasedAt: string;
+}
+
+export async function writeErasureTombstone(
+  sql: SqlExecutor,
+  t: { tenantId: string; subjectHash: string; counts: Record<string, number>; operator: string },
+): Promise<number> {
+  const rows = await sql.query<{ id: string | number }>(
+    `insert into ${tableOf('orchestrator', 'erasures')} (tenant_id, subject_hash, counts, operator)
+     values (?, ?, ?::jsonb, ?) returning id`,
+    [t.tenantId, t.subjectHash, JSON.stringify(t.counts), t.operator],
+  );
+  return Number(rows[0]!.id);
+}
+
+export async function findErasureTombstones(
+  sql: SqlExecutor,
+  subjectHashes: readonly string[],
+): Promise<ErasureTombstone[]> {
+  if (subjectHashes.length === 0) return [];
+  const rows = await sql.query<{
+    id: string | number;
+    tenant_id: string;
+    subject_hash: string;
+    counts: Record<string, number>;
+    operator: string;
+    erased_at: string;
+  }>(
+    `select id, tenant_id, subject_hash, counts, operator, ${isoColumn('erased_at')}
+     from ${tableOf('orchestrator', 'erasures')} where subject_hash = any(?::text[]) order by id`,
+    [`{${subjectHashes.map(pgArrayItem).join(',')}}`],
+  );
+  return rows.map((r) => ({
+    id: Number(r.id),
+    tenantId: r.tenant_id,
+    subjectHash: r.subject_hash,
+    counts: r.counts,
+    operator: r.operator,
+    erasedAt: r.erased_at,
+  }));
+}
+
+/** Memory items a subject owns or is about, per tenant (what forget-subject would erase). */
+export async function countMemoryOfSubject(
+  sql: SqlExecutor,
+  subject: string,
+  tenantId?: string,
+): Promise<{ tenantId: string; items: number }[]> {
+  const params: unknown[] = [subject, subject];
+  let tenant = '';
+  if (tenantId !== undefined) {
+    tenant = 'and tenant_id = ?';
+    params.push(tenantId);
+  }
+  const rows = await sql.query<{ tenant_id: string; n: number }>(
+    `select tenant_id, count(*)::int as n from ${tableOf('memory', 'items')}
+     where (owner = ? or subject = ?) ${tenant} group by tenant_id order by tenant_id`,
+    params,
+  );
+  return rows.map((r) => ({ tenantId: r.tenant_id, items: r.n }));
+}
