@@ -18,8 +18,9 @@ describe('openDatabase', () => {
       migrations: SERVICE_SCHEMAS.orchestrator.migrations,
     });
     try {
-      expect(await db.pendingMigrations()).toEqual(['Migration20261130000000_orchestrator_init']);
-      expect(await db.migrate()).toEqual(['Migration20261130000000_orchestrator_init']);
+      const all = SERVICE_SCHEMAS.orchestrator.migrations.map((m) => m.name);
+      expect(await db.pendingMigrations()).toEqual(all);
+      expect(await db.migrate()).toEqual(all);
       expect(await db.migrate()).toEqual([]);
       expect(await db.pendingMigrations()).toEqual([]);
       const tables = await db.sql.query<{ table_name: string }>(
@@ -28,12 +29,14 @@ describe('openDatabase', () => {
       );
       expect(tables.map((t) => t.table_name)).toEqual([
         'agent_definitions',
+        'erasures',
         'failed_messages',
         'inbox',
         'mikro_orm_migrations',
         'outbox',
         'runs',
         'thread_events',
+        'thread_snapshots',
         'threads',
       ]);
     } finally {
