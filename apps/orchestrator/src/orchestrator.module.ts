@@ -8,6 +8,7 @@ import { ModelWorkerController } from './models/model-worker.controller';
 import { RunRequestController } from './threads/run-request.controller';
 import { ThreadCommandHandler, threadColumns } from './threads/thread-command.handler';
 import { ThreadInboxController } from './threads/thread-inbox.controller';
+import { KeyedSerializer } from './threads/keyed-serializer';
 import { Watchdog } from './watchdog/watchdog';
 import { approvalEnrichers } from './approvals/approval-enrichers';
 import { AgentsResponder } from './agents/agents.responder';
@@ -30,6 +31,7 @@ export class OrchestratorModule {
       controllers: [RunRequestController, ThreadInboxController, ...(modelWorker ? [ModelWorkerController] : [])],
       providers: [
         { provide: AgentCatalog, useValue: catalog },
+        { provide: KeyedSerializer, useValue: new KeyedSerializer() },
         { provide: ToolRegistry, useValue: tools },
         {
           provide: ThreadCommandHandler,

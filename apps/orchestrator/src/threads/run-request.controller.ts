@@ -2,8 +2,9 @@ import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { RunRequest, tenantOfRequestSubject, type RunOutcome } from '@ratchet/contracts';
 import { PoisonMessageError } from '@ratchet/domain';
-import { JetStreamContext, ServiceRuntime, runIdFor } from '@ratchet/platform';
+import { JetStreamContext, ServiceRuntime, runIdFor, threadIdFor } from '@ratchet/platform';
 import { AgentCatalog } from '../agents/agent-catalog';
+import { KeyedSerializer } from './keyed-serializer';
 import { ThreadCommandHandler } from './thread-command.handler';
 import { requestToCommand } from './to-command';
 
@@ -21,10 +22,24 @@ export class RunRequestController {
     @Inject(ThreadCommandHandler) private readonly threads: ThreadCommandHandler,
     @Inject(AgentCatalog) private readonly agents: AgentCatalog,
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
+    @Inject(KeyedSerializer) private readonly serializer: KeyedSerializer,
   ) {}
 
   @EventPattern(REQUESTS_CONSUMER)
-  async onRequest(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
+  onRequest(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
+    // Requests for one thread are decided in the order they arrived (e.g. two `enqueue` requests).
+    return this.serializer.run(this.threadKey(ctx.getSubject(), data), () => this.handleRequest(data, ctx));
+  }
+
+  private threadKey(subject: string, data: unknown): string {
+    const tenant = tenantOfRequestSubject(this.runtime.subjects.prefix, subject) ?? subject;
+    const body = (typeof data === 'object' && data !== null ? data : {}) as Record<string, unknown>;
+    if (typeof body['threadId'] === 'string') return `${tenant}/${body['threadId']}`;
+    if (typeof body['requestId'] === 'string') return `${tenant}/${threadIdFor(tenant, body['requestId'])}`;
+    return `${tenant}/?${Math.random()}`;
+  }
+
+  private async handleRequest(data: unknown, ctx: JetStreamContext): Promise<void> {
     const tenantId = tenantOfRequestSubject(this.runtime.subjects.prefix, ctx.getSubject());
     if (!tenantId) throw new PoisonMessageError(`not a request subject: ${ctx.getSubject()}`, 'request.subject');
     const parsed = RunRequest.safeParse(data);

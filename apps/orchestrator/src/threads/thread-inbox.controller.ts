@@ -3,6 +3,7 @@ import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { ThreadInboxMessage } from '@ratchet/contracts';
 import { PoisonMessageError } from '@ratchet/domain';
 import { JetStreamContext, ServiceRuntime } from '@ratchet/platform';
+import { KeyedSerializer } from './keyed-serializer';
 import { ThreadCommandHandler } from './thread-command.handler';
 import { inboxToCommand } from './to-command';
 
@@ -14,11 +15,17 @@ export class ThreadInboxController {
   constructor(
     @Inject(ThreadCommandHandler) private readonly threads: ThreadCommandHandler,
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
+    @Inject(KeyedSerializer) private readonly serializer: KeyedSerializer,
   ) {}
 
   @EventPattern(INBOX_CONSUMER)
   async onMessage(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
     const message = ThreadInboxMessage.parse(data);
+    // One thread's messages are decided one at a time, in arrival order: fewer version conflicts.
+    return this.serializer.run(`${message.tenantId}/${message.threadId}`, () => this.handleMessage(message, ctx));
+  }
+
+  private async handleMessage(message: ThreadInboxMessage, ctx: JetStreamContext): Promise<void> {
     const expected = this.runtime.subjects.inbox(message.tenantId, message.threadId);
     if (ctx.getSubject() !== expected) {
       throw new PoisonMessageError(
