@@ -4,7 +4,13 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { nanos, type NatsConnection } from 'nats';
 import { connectNats } from './connect';
-import { CONSUMER_NAMES, declareTopology, deleteTopology, ensureTopology, type TopologyConfig } from './jetstream.topology';
+import {
+  CONSUMER_NAMES,
+  declareTopology,
+  deleteTopology,
+  ensureTopology,
+  type TopologyConfig,
+} from './jetstream.topology';
 
 const url = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const suffix = randomBytes(3).toString('hex');
