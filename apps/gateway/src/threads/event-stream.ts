@@ -8,6 +8,9 @@ import { GATEWAY_CONFIG, LOGGER, NATS_CONNECTION } from '../gateway.tokens';
 import { backendProblem } from '../http/backend-errors';
 import type { Logger } from '../logging/logger';
 
+/** How long a stream waits for a thread that does not exist yet (a run just accepted). */
+const THREAD_APPEAR_MS = 5_000;
+
 const PAGE = 500;
 const HEARTBEAT_MS = 15_000;
 
@@ -53,13 +56,24 @@ export class EventStreamer {
       }
     };
 
-    let first: ThreadEvent[];
-    try {
-      // Throws 404 (through the problem filter) before anything is written, for a thread of another tenant too.
-      first = await readStored();
-    } catch (error) {
-      sub.unsubscribe();
-      throw error;
+    let first: ThreadEvent[] = [];
+    // A run accepted a moment ago creates its thread when the orchestrator takes the request: a client
+    // that follows right after `POST /v1/runs` waits for it briefly instead of getting a 404. An id that
+    // does not appear (missing, or another tenant's) still answers 404, the same way, before anything
+    // is written.
+    const deadline = Date.now() + THREAD_APPEAR_MS;
+    for (;;) {
+      try {
+        first = await readStored();
+        break;
+      } catch (error) {
+        const missing = (error as { getStatus?: () => number }).getStatus?.() === 404;
+        if (!missing || Date.now() >= deadline || req.destroyed) {
+          sub.unsubscribe();
+          throw error;
+        }
+        await new Promise((r) => setTimeout(r, 200));
+      }
     }
 
     res.writeHead(200, {
