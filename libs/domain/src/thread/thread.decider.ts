@@ -13,7 +13,7 @@ import type {
   ThreadCommand,
 } from './thread.commands';
 import { evolve } from './thread.evolve';
-import { ActiveRun, openCalls, RunTicket, ThreadState } from './thread.state';
+import { ActiveRun, openCalls, PendingCall, RunTicket, ThreadState } from './thread.state';
 
 /** How many times a model call is attempted when the provider reports a retryable failure. */
 export const MAX_MODEL_ATTEMPTS = 3;
@@ -298,17 +298,7 @@ function recordModelResult(d: DecisionBuilder, c: RecordModelResult): void {
       });
       continue;
     }
-    d.send({
-      kind: 'tool.call',
-      runId: run.runId,
-      step: run.step,
-      callId: call.id,
-      tool: call.name,
-      args: call.args,
-      idempotencyKey,
-      principal: run.principal,
-      commandId: toolCommandId(run.runId, run.step, call.id),
-    });
+    sendToolCall(d, run, { callId: call.id, tool: call.name, args: call.args, idempotencyKey });
   }
 }
 
@@ -351,17 +341,7 @@ function recordApprovalDecision(d: DecisionBuilder, c: RecordApprovalDecision): 
       runId: run.runId,
       data: { approvalId: c.approvalId, callId: call.callId, by: c.by },
     });
-    d.send({
-      kind: 'tool.call',
-      runId: run.runId,
-      step: run.step,
-      callId: call.callId,
-      tool: call.tool,
-      args: call.args,
-      idempotencyKey: call.idempotencyKey,
-      principal: run.principal,
-      commandId: toolCommandId(run.runId, run.step, call.callId),
-    });
+    sendToolCall(d, run, call);
     return;
   }
   if (c.decision === 'rejected') {
@@ -385,6 +365,25 @@ function recordApprovalDecision(d: DecisionBuilder, c: RecordApprovalDecision): 
   d.emit({ type: 'tool.failed', runId: run.runId, data: { step: run.step, callId: call.callId, error } });
   const after = d.state.active;
   if (after && openCalls(after).length === 0) nextStep(d, after);
+}
+
+/** The command that runs one call of the run's current step (its key and command id derive from it). */
+function sendToolCall(
+  d: DecisionBuilder,
+  run: ActiveRun,
+  call: Pick<PendingCall, 'callId' | 'tool' | 'args' | 'idempotencyKey'>,
+): void {
+  d.send({
+    kind: 'tool.call',
+    runId: run.runId,
+    step: run.step,
+    callId: call.callId,
+    tool: call.tool,
+    args: call.args,
+    idempotencyKey: call.idempotencyKey,
+    principal: run.principal,
+    commandId: toolCommandId(run.runId, run.step, call.callId),
+  });
 }
 
 /** Every call of the super-step has a result: the next model call, unless the step budget is spent. */
@@ -476,17 +475,7 @@ function resumeRun(d: DecisionBuilder, c: ResumeRun): void {
       });
   }
   for (const call of run.calls.filter((x) => x.status === 'requested')) {
-    d.send({
-      kind: 'tool.call',
-      runId: run.runId,
-      step: run.step,
-      callId: call.callId,
-      tool: call.tool,
-      args: call.args,
-      idempotencyKey: call.idempotencyKey,
-      principal: run.principal,
-      commandId: toolCommandId(run.runId, run.step, call.callId),
-    });
+    sendToolCall(d, run, call);
   }
 }
 
