@@ -1,0 +1,57 @@
+import type { NewEvent, ThreadEvent } from '@ratchet/contracts';
+import type { Decision, Outgoing, ThreadCommand } from './thread.commands';
+import { evolve } from './thread.evolve';
+import type { ThreadState } from './thread.state';
+
+export function idempotencyKeyOf(
+  tenantId: string,
+  threadId: string,
+  runId: string,
+  step: number,
+  callId: string,
+): string {
+  return `${tenantId}:${threadId}:${runId}:${step}:${callId}`;
+}
+
+export function modelCommandId(runId: string, step: number, attempt: number): string {
+  return `${runId}:model:${step}:${attempt}`;
+}
+
+export function toolCommandId(runId: string, step: number, callId: string): string {
+  return `${runId}:tool:${step}:${callId}`;
+}
+
+/** Collects a decision's events and messages, folding each event in so later rules see it. */
+export class DecisionBuilder {
+  readonly events: NewEvent[] = [];
+  readonly outgoing: Outgoing[] = [];
+  constructor(
+    public state: ThreadState,
+    readonly command: ThreadCommand,
+  ) {}
+
+  emit(event: NewEvent): void {
+    this.events.push(event);
+    // Evolve as we go so later rules see the effect of earlier events of the same decision.
+    const provisional = {
+      id: '',
+      v: 1,
+      tenantId: this.command.tenantId,
+      threadId: this.command.threadId,
+      version: 1,
+      at: this.command.at,
+      causationId: '',
+      correlationId: '',
+      ...event,
+    } as ThreadEvent;
+    this.state = evolve(this.state, provisional);
+  }
+
+  send(message: Outgoing): void {
+    this.outgoing.push(message);
+  }
+
+  result(): Decision {
+    return { events: this.events, outgoing: this.outgoing };
+  }
+}

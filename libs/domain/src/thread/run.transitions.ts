@@ -1,0 +1,110 @@
+import type { Failure, RunOutcome } from '@ratchet/contracts';
+import { DecisionBuilder, modelCommandId, toolCommandId } from './decision.builder';
+import { ActiveRun, openCalls, PendingCall, RunTicket } from './thread.state';
+
+/** Transitions every rule of the run loop shares: start, ask the model, run a call, end. */
+
+/** Starts the given queued run, or the oldest one, if the thread is idle. */
+export function startNext(d: DecisionBuilder, runId?: string): void {
+  if (d.state.active) return;
+  const ticket: RunTicket | undefined = runId ? d.state.queue.find((t) => t.runId === runId) : d.state.queue[0];
+  if (!ticket) return;
+  d.emit({
+    type: 'run.started',
+    runId: ticket.runId,
+    data: { requestId: ticket.requestId, maxSteps: ticket.maxSteps },
+  });
+  requestModel(d, ticket.runId, 1, 1);
+}
+
+export function requestModel(
+  d: DecisionBuilder,
+  runId: string,
+  step: number,
+  attempt: number,
+  retryReason?: string,
+): void {
+  const commandId = modelCommandId(runId, step, attempt);
+  d.emit({
+    type: 'model.requested',
+    runId,
+    data: { step, attempt, commandId, ...(retryReason ? { retryReason } : {}) },
+  });
+  d.send({ kind: 'model.call', runId, step, attempt, commandId });
+}
+
+/** The command that runs one call of the run's current step (its key and command id derive from it). */
+export function sendToolCall(
+  d: DecisionBuilder,
+  run: ActiveRun,
+  call: Pick<PendingCall, 'callId' | 'tool' | 'args' | 'idempotencyKey'>,
+): void {
+  d.send({
+    kind: 'tool.call',
+    runId: run.runId,
+    step: run.step,
+    callId: call.callId,
+    tool: call.tool,
+    args: call.args,
+    idempotencyKey: call.idempotencyKey,
+    principal: run.principal,
+    commandId: toolCommandId(run.runId, run.step, call.callId),
+  });
+}
+
+/** Every call of the super-step has a result: the next model call, unless the step budget is spent. */
+export function nextStep(d: DecisionBuilder, run: ActiveRun): void {
+  if (run.step >= run.maxSteps) {
+    fail(d, run, {
+      code: 'run.max_steps',
+      message: `the run reached its limit of ${run.maxSteps} model calls without a final answer`,
+      retryable: false,
+    });
+    return;
+  }
+  requestModel(d, run.runId, run.step + 1, 1);
+}
+
+/** Closes every dangling call with an explicit result so the transcript stays valid for the next run. */
+export function endByCancel(d: DecisionBuilder, run: ActiveRun, by: string, reason: string, nextRunId?: string): void {
+  const dangling = run.phase === 'tools' ? openCalls(run) : [];
+  for (const call of dangling) {
+    d.emit({
+      type: 'tool.failed',
+      runId: run.runId,
+      data: {
+        step: run.step,
+        callId: call.callId,
+        error: { code: 'run.cancelled', message: `cancelled: ${reason}`, retryable: false },
+      },
+    });
+  }
+  d.emit({ type: 'run.cancelled', runId: run.runId, data: { by, reason, closedCalls: dangling.map((c) => c.callId) } });
+  reply(d, run.replyTo, { requestId: run.requestId, status: 'cancelled', runId: run.runId });
+  startNext(d, nextRunId);
+}
+
+export function complete(d: DecisionBuilder, run: ActiveRun, output: string): void {
+  d.emit({ type: 'run.completed', runId: run.runId, data: { output, steps: run.step } });
+  reply(d, run.replyTo, { requestId: run.requestId, status: 'completed', runId: run.runId, output });
+  startNext(d);
+}
+
+export function fail(d: DecisionBuilder, run: ActiveRun, error: Failure): void {
+  d.emit({ type: 'run.failed', runId: run.runId, data: { error } });
+  reply(d, run.replyTo, { requestId: run.requestId, status: 'failed', runId: run.runId, error });
+  startNext(d);
+}
+
+export function reply(
+  d: DecisionBuilder,
+  replyTo: string | undefined,
+  outcome: Omit<RunOutcome, 'tenantId' | 'threadId'>,
+): void {
+  if (!replyTo) return;
+  d.send({
+    kind: 'reply',
+    replyTo,
+    outcome: { ...outcome, tenantId: d.command.tenantId, threadId: d.command.threadId },
+  });
+}
