@@ -1,7 +1,6 @@
-import { isoColumn, listRuns, type SqlExecutor } from '@ratchet/adapters';
+import { EVENT_COLUMNS, isoColumn, listRuns, rowToEvent, type EventRow, type SqlExecutor } from '@ratchet/adapters';
 import {
   TERMINAL_RUN_EVENTS,
-  decodeThreadEvent,
   type RunView,
   type ThreadEvent,
   type ThreadSummary,
@@ -199,40 +198,4 @@ function runView(r: Awaited<ReturnType<typeof listRuns>>[number], outcome: Termi
     endedAt: r.endedAt,
     ...(outcome ? { outcome } : {}),
   };
-}
-
-interface EventRow {
-  tenant_id: string;
-  thread_id: string;
-  version: number;
-  id: string;
-  type: string;
-  v: number;
-  run_id: string | null;
-  at: string;
-  causation_id: string;
-  correlation_id: string;
-  trace: unknown;
-  data: unknown;
-}
-
-const EVENT_COLUMNS = `tenant_id, thread_id, version, id, type, v, run_id, ${isoColumn(
-  'at',
-)}, causation_id, correlation_id, trace, data`;
-
-function rowToEvent(row: EventRow): ThreadEvent {
-  return decodeThreadEvent({
-    id: row.id,
-    type: row.type,
-    v: row.v,
-    tenantId: row.tenant_id,
-    threadId: row.thread_id,
-    version: row.version,
-    at: row.at,
-    causationId: row.causation_id,
-    correlationId: row.correlation_id,
-    data: row.data,
-    ...(row.run_id === null ? {} : { runId: row.run_id }),
-    ...(row.trace === null ? {} : { trace: row.trace }),
-  });
 }

@@ -14,3 +14,4 @@ export * from './operator-threads.queries';
 export * from './service-health.queries';
 export * from './approvals.repository';
 export * from './retention.queries';
+export * from './thread-event.rows';

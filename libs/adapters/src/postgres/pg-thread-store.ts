@@ -1,4 +1,4 @@
-import { decodeThreadEvent, type ThreadEvent } from '@ratchet/contracts';
+import type { ThreadEvent } from '@ratchet/contracts';
 import {
   ConcurrencyError,
   type OutboxMessage,
@@ -7,31 +7,13 @@ import {
   type ThreadStore,
   type ThreadTx,
 } from '@ratchet/domain';
+import { EVENT_COLUMNS, rowToEvent, type EventRow } from './thread-event.rows';
 import { claimInbox, enqueueStatement } from './inbox-outbox.sql';
 import type { Database } from './orm';
 import { isoColumn, sqlExecutor, valuesList, type SqlExecutor } from './sql';
 
 /** The queryable columns of `threads`, derived from the projection state by the caller's mapper. */
 export type ThreadColumnsMapper<S> = (state: S) => { status: string; agent: string | null; activeRunId: string | null };
-
-interface EventRow {
-  tenant_id: string;
-  thread_id: string;
-  version: number;
-  id: string;
-  type: string;
-  v: number;
-  run_id: string | null;
-  at: string;
-  causation_id: string;
-  correlation_id: string;
-  trace: unknown;
-  data: unknown;
-}
-
-const EVENT_COLUMNS = `tenant_id, thread_id, version, id, type, v, run_id, ${isoColumn(
-  'at',
-)}, causation_id, correlation_id, trace, data`;
 
 /** Checks what a unique index would not: the batch starts right after what the caller read, without gaps. */
 export function assertContiguous(threadId: string, expectedVersion: number, events: readonly ThreadEvent[]): void {
@@ -227,23 +209,6 @@ async function loadEvents(
     [tenantId, threadId, afterVersion],
   );
   return rows.map(rowToEvent);
-}
-
-function rowToEvent(row: EventRow): ThreadEvent {
-  return decodeThreadEvent({
-    id: row.id,
-    type: row.type,
-    v: row.v,
-    tenantId: row.tenant_id,
-    threadId: row.thread_id,
-    version: row.version,
-    at: row.at,
-    causationId: row.causation_id,
-    correlationId: row.correlation_id,
-    data: row.data,
-    ...(row.run_id === null ? {} : { runId: row.run_id }),
-    ...(row.trace === null ? {} : { trace: row.trace }),
-  });
 }
 
 function appendStatement(

@@ -1,0 +1,40 @@
+import { decodeThreadEvent, type ThreadEvent } from '@ratchet/contracts';
+import { isoColumn } from './sql';
+
+/** A row of `thread_events` as selected with EVENT_COLUMNS. */
+export interface EventRow {
+  tenant_id: string;
+  thread_id: string;
+  version: number;
+  id: string;
+  type: string;
+  v: number;
+  run_id: string | null;
+  at: string;
+  causation_id: string;
+  correlation_id: string;
+  trace: unknown;
+  data: unknown;
+}
+
+export const EVENT_COLUMNS = `tenant_id, thread_id, version, id, type, v, run_id, ${isoColumn(
+  'at',
+)}, causation_id, correlation_id, trace, data`;
+
+/** A stored row back to an event of the current version (older versions are upcast). */
+export function rowToEvent(row: EventRow): ThreadEvent {
+  return decodeThreadEvent({
+    id: row.id,
+    type: row.type,
+    v: row.v,
+    tenantId: row.tenant_id,
+    threadId: row.thread_id,
+    version: row.version,
+    at: row.at,
+    causationId: row.causation_id,
+    correlationId: row.correlation_id,
+    data: row.data,
+    ...(row.run_id === null ? {} : { runId: row.run_id }),
+    ...(row.trace === null ? {} : { trace: row.trace }),
+  });
+}
