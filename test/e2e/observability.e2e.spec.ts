@@ -82,7 +82,11 @@ describe('one trace per run, across services, crashes and resumes', () => {
       LOG_LEVEL: 'debug',
       AGENTS_DIR: path.resolve(__dirname, '../agents/loop'),
     };
-    const orchestrator = await stack.start('orchestrator', telemetry);
+    // Dies inside its first model call (a real SIGKILL at that line), so the call is made again.
+    const orchestrator = await stack.start('orchestrator', {
+      ...telemetry,
+      RATCHET_FAILPOINTS: 'orchestrator.model-call@1',
+    });
     const doomedExecutor = await stack.start('tool-executor', {
       ...telemetry,
       RATCHET_FAILPOINTS: 'tools.after-effect@1',
@@ -95,9 +99,7 @@ describe('one trace per run, across services, crashes and resumes', () => {
     });
     const threadId = threadIdFor('acme', 'traced');
     const runId = runIdFor('acme', 'traced');
-    await stack.waitFor('acme', threadId, (ev) => ev.some((e) => e.type === 'model.requested'));
-    await new Promise((r) => setTimeout(r, 500)); // inside the 4 s model call
-    await orchestrator.kill('SIGKILL');
+    expect((await orchestrator.exited).signal).toBe('SIGKILL');
     const orchestrator2 = await stack.start('orchestrator', telemetry);
     expect((await doomedExecutor.exited).signal).toBe('SIGKILL'); // died right after its first effect
     const executor2 = await stack.start('tool-executor', telemetry);

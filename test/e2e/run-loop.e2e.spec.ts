@@ -171,12 +171,15 @@ describe('the run loop survives SIGKILL of the orchestrator', () => {
   });
 
   it('during a model call: the call is retried as attempt 2 and the run completes once', async () => {
-    const victim = await stack.start('orchestrator', { AGENTS_DIR: AGENTS });
+    // Dies inside its first model call, after taking the command and before answering: a timed kill
+    // from outside could land before the command reached this worker, and then nothing is retried.
+    const victim = await stack.start('orchestrator', {
+      AGENTS_DIR: AGENTS,
+      RATCHET_FAILPOINTS: 'orchestrator.model-call@1',
+    });
     await stack.publishRequest(TENANT, ask('kill-in-model', 'slow'));
     const thread = threadIdFor(TENANT, 'kill-in-model');
-    await stack.waitFor(TENANT, thread, (ev) => ev.some((e) => e.type === 'model.requested'));
-    await new Promise((r) => setTimeout(r, 500)); // the model worker is inside its 4 s call now
-    await victim.kill('SIGKILL');
+    expect((await victim.exited).signal).toBe('SIGKILL');
     await stack.start('orchestrator', { AGENTS_DIR: AGENTS });
     const events = await stack.waitFor(TENANT, thread, terminal(runIdFor(TENANT, 'kill-in-model')), 60_000);
     contiguous(events);

@@ -2,7 +2,7 @@ import type { ChatMessage, ModelCallCommand, ModelResultMessage } from '@ratchet
 import { PoisonMessageError, type ModelOutcome, type ModelProvider } from '@ratchet/domain';
 import type { ToolRegistry } from '@ratchet/tools';
 import { SpanKind } from '@opentelemetry/api';
-import { ATTR, contentCaptureEnabled, inSpan, SPAN } from '@ratchet/platform';
+import { ATTR, contentCaptureEnabled, failpoint, inSpan, SPAN } from '@ratchet/platform';
 import type { AgentCatalog } from '../agents/agent-catalog';
 import type { MemoryRecall, Recall } from './memory-recall';
 
@@ -65,6 +65,7 @@ export class ModelWorker {
           [ATTR.attempt]: command.attempt,
         },
         async (span) => {
+          failpoint('orchestrator.model-call');
           const result = await provider.complete({
             agent,
             messages,
