@@ -217,7 +217,15 @@ export class Stack {
   }
 
   async stop(): Promise<void> {
-    await Promise.all([...this.services.values()].map((s) => s.process.kill('SIGKILL')));
+    // A graceful stop (drain, then exit), so node flags such as --cpu-prof get to write their output;
+    // a service that has not exited after 10 s is killed.
+    await Promise.all(
+      [...this.services.values()].map(async (s) => {
+        const killer = setTimeout(() => void s.process.kill('SIGKILL'), 10_000);
+        await s.process.kill('SIGTERM');
+        clearTimeout(killer);
+      }),
+    );
     this.feed?.unsubscribe();
     try {
       const jsm = await this.nc.jetstreamManager();
@@ -230,7 +238,8 @@ export class Stack {
     }
     await this.nc.close().catch(() => undefined);
     await this.orchestratorDb.close();
-    await this.testDb.drop();
+    if (process.env["BENCH_KEEP_DB"]) console.error(`kept database ${this.testDb.url}`);
+    else await this.testDb.drop();
   }
 }
 

@@ -18,11 +18,7 @@ import {
   type Subjects,
   type ToolResolveCommand,
 } from '@ratchet/contracts';
-import type { OutboxMessage } from '@ratchet/domain';
-
-export interface Relay {
-  flush(ids: string[]): Promise<unknown>;
-}
+import type { CommittedPublisher, OutboxMessage } from '@ratchet/domain';
 
 type Req<O extends ApprovalsRequest['op']> = Extract<ApprovalsRequest, { op: O }>;
 type Failure = Extract<ApprovalsReply, { ok: false }>;
@@ -40,7 +36,7 @@ export const EXPIRY_ACTOR = 'system:expiry';
 export class ApprovalsService {
   constructor(
     private readonly db: Database,
-    private readonly relay: Relay,
+    private readonly relay: CommittedPublisher,
     private readonly subjects: Subjects,
   ) {}
 
@@ -309,7 +305,7 @@ export class ApprovalsService {
 
   private async publish(messages: OutboxMessage[]): Promise<void> {
     // After commit; if this process dies first, the relay's sweeper publishes them.
-    if (messages.length > 0) await this.relay.flush(messages.map((m) => m.id)).catch(() => undefined);
+    await this.relay.publishCommitted(messages);
   }
 }
 

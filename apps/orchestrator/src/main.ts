@@ -25,6 +25,7 @@ runMain('orchestrator', async () => {
     consumers: [REQUESTS_CONSUMER, INBOX_CONSUMER, ...(config.MODEL_WORKER ? [MODEL_CONSUMER] : [])],
     config,
     healthPort: config.HEALTH_PORT,
+    maxMessages: { [INBOX_CONSUMER]: config.INBOX_CONCURRENCY },
     shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
     prepare: async (runtime) => {
       catalog = createCatalog(runtime, tools);
@@ -36,6 +37,7 @@ runMain('orchestrator', async () => {
       return OrchestratorModule.create(runtime, catalog, tools, {
         modelWorker: config.MODEL_WORKER,
         watchdog: { intervalMs: config.WATCHDOG_INTERVAL_MS, minIdleMs: config.WATCHDOG_MIN_IDLE_MS },
+        groupCommitMax: config.GROUP_COMMIT_MAX,
       });
     },
   });

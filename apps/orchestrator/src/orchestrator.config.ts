@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { envBoolean, envMillis, envPort, envString, extendConfig } from '@ratchet/platform';
+import { envBoolean, envInt, envMillis, envPort, envString, extendConfig } from '@ratchet/platform';
 
 export const orchestratorConfigSchema = extendConfig({
   /** Health probes; each service has its own default so all of them fit on one machine. */
@@ -14,5 +14,9 @@ export const orchestratorConfigSchema = extendConfig({
   /** How often the watchdog looks for runs with no progress, and the idle time before it looks at one. */
   WATCHDOG_INTERVAL_MS: envMillis().default(5_000),
   WATCHDOG_MIN_IDLE_MS: envMillis().default(10_000),
+  /** Thread-inbox messages (model and tool results, cancels) handled at once. */
+  INBOX_CONCURRENCY: envInt({ min: 1, max: 1000 }).default(64),
+  /** Messages of different threads decided in one transaction at most (group commit); 1 turns it off. */
+  GROUP_COMMIT_MAX: envInt({ min: 1, max: 1000 }).default(32),
 });
 export type OrchestratorConfig = z.output<typeof orchestratorConfigSchema>;

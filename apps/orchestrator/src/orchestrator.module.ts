@@ -22,7 +22,7 @@ export class OrchestratorModule {
     runtime: ServiceRuntime,
     catalog: AgentCatalog,
     tools: ToolRegistry,
-    options: { modelWorker: boolean; watchdog: { intervalMs: number; minIdleMs: number } },
+    options: { modelWorker: boolean; watchdog: { intervalMs: number; minIdleMs: number }; groupCommitMax?: number },
   ): DynamicModule {
     const modelWorker = options.modelWorker;
     return {
@@ -42,6 +42,7 @@ export class OrchestratorModule {
               runtime.subjects,
               approvalEnrichers(catalog, runtime),
               toolConfigsOf(catalog),
+              { maxBatch: options.groupCommitMax ?? 32 },
             ),
         },
         {

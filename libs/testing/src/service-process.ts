@@ -10,7 +10,15 @@ const ROOT = path.resolve(__dirname, '../../..');
 export function sourceCommand(entry: string): { command: string; args: string[]; env: Record<string, string> } {
   return {
     command: process.execPath,
-    args: ['--conditions=ratchet-src', '--enable-source-maps', '-r', '@swc-node/register', path.join(ROOT, entry)],
+    args: [
+      '--conditions=ratchet-src',
+      '--enable-source-maps',
+      // Extra node flags for every service started this way, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
+      ...(process.env['RATCHET_SERVICE_NODE_ARGS'] ?? '').split(/\s+/).filter(Boolean),
+      '-r',
+      '@swc-node/register',
+      path.join(ROOT, entry),
+    ],
     env: { SWC_NODE_PROJECT: path.join(ROOT, 'tsconfig.json') },
   };
 }
@@ -69,6 +77,16 @@ export class ServiceProcess {
 
   get logs(): string {
     return this.output;
+  }
+
+  /** Resolves once the process has written `text` (stdout or stderr); rejects after `timeoutMs`. */
+  async waitForLog(text: string, timeoutMs = 15_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!this.output.includes(text)) {
+      if (Date.now() > deadline)
+        throw new Error(`${this.name} did not log "${text}" within ${timeoutMs} ms:\n${this.output}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
   }
 
   async waitReady(timeoutMs: number): Promise<void> {

@@ -6,6 +6,7 @@ import {
   foldEvents,
   initialThreadState,
   runRows,
+  type CommittedPublisher,
   type OutboxMessage,
   type ThreadCommand,
   type ThreadProjectionRow,
@@ -18,11 +19,6 @@ import { ATTR, currentTraceContext, failpoint, inSpan, meter, newTraceContext, S
 import { feedMessages, outgoingMessages, type AgentToolConfigLookup } from './outbox-messages';
 
 export { threadColumns } from '@ratchet/domain';
-
-export interface Relay {
-  /** Publishes these just-committed outbox rows now; the sweeper covers whatever this misses. */
-  flush(ids: string[]): Promise<unknown>;
-}
 
 /** Completes a command with facts only the edge can supply once the thread is loaded (policy, clock, digests). */
 export type CommandEnricher = (state: ThreadState, command: ThreadCommand) => Promise<ThreadCommand>;
@@ -40,6 +36,11 @@ type ClaimingTx = ThreadTx<ThreadState> & {
     tenantId: string,
     threadId: string,
   ) => Promise<{ claimed: boolean; projection: ThreadProjectionRow<ThreadState> | undefined; newer: ThreadEvent[] }>;
+  claimAndLoadMany?: (
+    items: ReadonlyArray<{ consumer: string; messageId: string; tenantId: string; threadId: string }>,
+  ) => Promise<
+    Array<{ claimed: boolean; projection: ThreadProjectionRow<ThreadState> | undefined; newer: ThreadEvent[] }>
+  >;
 };
 
 /** Claim, projection and newer events: one statement where the store offers it, else three calls. */
@@ -90,128 +91,178 @@ function runTrace(
 /** Bounded: a thread under heavy contention is retried by redelivery, not by spinning here forever. */
 const MAX_CONFLICT_RETRIES = 8;
 
+type HandleMeta = { correlationId: string; trace?: TraceContext | undefined; delivery?: number; worker?: string };
+
+/** One message waiting for a group commit. */
+interface Pending {
+  consumer: string;
+  messageId: string;
+  command: ThreadCommand;
+  meta: HandleMeta;
+  resolve: (outcome: HandleOutcome) => void;
+  reject: (error: unknown) => void;
+}
+
+/** What one message's decision left in the (shared) transaction. */
+interface Decided {
+  status: HandleOutcome['status'];
+  events: ThreadEvent[];
+  outbox: OutboxMessage[];
+  before?: ThreadState;
+}
+
+export interface GroupCommitOptions {
+  /** Messages of different threads decided in one transaction at most. Default 32; 1 turns grouping off. */
+  maxBatch?: number;
+  /** Group transactions running at once. Default 2. */
+  concurrency?: number;
+}
+
 /**
  * The orchestrator's one way to change a thread: claim the message in the inbox, load the projection
  * and any newer events, decide, then append + project + enqueue in the same transaction. Published only
  * after commit. A conflict with another worker reloads and decides again.
+ *
+ * Group commit: messages of different threads that arrive while a transaction is running are decided
+ * together in the next one (one claim-and-load statement, one write statement, one commit for all),
+ * so the cost of a round trip and a commit is shared under load. Nothing changes for a message: it is
+ * acked only after the transaction holding its decision committed. If a group transaction fails for
+ * any reason (a version conflict, a poison message, a crash of the database connection), nothing of it
+ * was committed and every message of the group is handled again on its own, so one bad message cannot
+ * fail the others.
  */
 export class ThreadCommandHandler {
+  private readonly queue: Pending[] = [];
+  /** Threads and message ids in a running group: a second group must not take them. */
+  private readonly busy = new Set<string>();
+  private running = 0;
+  private scheduled = false;
+  private readonly maxBatch: number;
+  private readonly concurrency: number;
+
   constructor(
     private readonly store: ThreadStore<ThreadState>,
-    private readonly relay: Relay,
+    private readonly relay: CommittedPublisher,
     private readonly subjects: Subjects,
     private readonly enrich: CommandEnricher = async (_state, command) => command,
     /** The pinned agent version's per-tool settings, sent with each tool call (e.g. allowHosts). */
     private readonly toolConfigs: (state: ThreadState) => Promise<AgentToolConfigLookup | undefined> = async () =>
       undefined,
-  ) {}
+    group: GroupCommitOptions = {},
+  ) {
+    this.maxBatch = Math.max(1, group.maxBatch ?? 32);
+    this.concurrency = Math.max(1, group.concurrency ?? 2);
+  }
 
-  async handle(
+  handle(consumer: string, messageId: string, command: ThreadCommand, meta: HandleMeta): Promise<HandleOutcome> {
+    if (this.maxBatch === 1) return this.handleAlone(consumer, messageId, command, meta);
+    return new Promise((resolve, reject) => {
+      this.queue.push({ consumer, messageId, command, meta, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /** Starts a group on the next turn of the event loop, so messages that arrive together go together. */
+  private schedule(): void {
+    if (this.scheduled || this.running >= this.concurrency || this.queue.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      while (this.running < this.concurrency && this.queue.length > 0) {
+        const batch = this.takeBatch();
+        if (batch.length === 0) break; // everything waiting belongs to a running group
+        const keys = batch.flatMap(groupKeys);
+        keys.forEach((k) => this.busy.add(k));
+        this.running++;
+        void this.runBatch(batch).finally(() => {
+          keys.forEach((k) => this.busy.delete(k));
+          this.running--;
+          this.schedule();
+        });
+      }
+    });
+  }
+
+  /**
+   * Up to maxBatch messages in arrival order, at most one per thread and per message id, none of a
+   * thread or id a running group holds (those wait, in order, for a later group).
+   */
+  private takeBatch(): Pending[] {
+    const taken = new Set<string>();
+    const batch: Pending[] = [];
+    for (let i = 0; i < this.queue.length && batch.length < this.maxBatch;) {
+      const p = this.queue[i]!;
+      const keys = groupKeys(p);
+      if (keys.some((k) => taken.has(k) || this.busy.has(k))) {
+        // Whatever comes later for the same thread must not overtake this one.
+        keys.forEach((k) => taken.add(k));
+        i++;
+        continue;
+      }
+      keys.forEach((k) => taken.add(k));
+      batch.push(p);
+      this.queue.splice(i, 1);
+    }
+    return batch;
+  }
+
+  private async runBatch(batch: Pending[]): Promise<void> {
+    if (batch.length === 1) {
+      const [p] = batch as [Pending];
+      await this.handleAlone(p.consumer, p.messageId, p.command, p.meta).then(p.resolve, p.reject);
+      return;
+    }
+    let decided: Decided[];
+    try {
+      decided = await this.store.transaction(async (tx) => {
+        const loaded = await claimAndLoadMany(tx, batch);
+        const out: Decided[] = [];
+        for (let i = 0; i < batch.length; i++) {
+          const p = batch[i]!;
+          out.push(
+            await inSpan(SPAN.append, appendAttributes(p.consumer, p.command), async (span) => {
+              const d = await this.decideInTx(tx, p.messageId, p.command, p.meta, loaded[i]!);
+              describeSpan(span, d);
+              return d;
+            }),
+          );
+        }
+        return out;
+      });
+    } catch {
+      // Nothing of the group was committed: each message on its own, with its own conflict retries and
+      // its own error (a poison message fails alone).
+      await Promise.all(
+        batch.map((p) => this.handleAlone(p.consumer, p.messageId, p.command, p.meta).then(p.resolve, p.reject)),
+      );
+      return;
+    }
+    for (const d of decided) afterCommit(d);
+    await this.relay.publishCommitted(decided.flatMap((d) => d.outbox));
+    decided.forEach((d, i) => batch[i]!.resolve({ status: d.status, events: d.events }));
+  }
+
+  /** One message in a transaction of its own, retried on a version conflict. */
+  private async handleAlone(
     consumer: string,
     messageId: string,
     command: ThreadCommand,
-    meta: { correlationId: string; trace?: TraceContext | undefined; delivery?: number; worker?: string },
+    meta: HandleMeta,
   ): Promise<HandleOutcome> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const result = await inSpan(
-          SPAN.append,
-          {
-            [ATTR.tenant]: command.tenantId,
-            [ATTR.thread]: command.threadId,
-            [ATTR.consumer]: consumer,
-            [ATTR.messageKind]: command.type,
-          },
-          async (span) => {
-            const committed = await this.store.transaction(async (tx) => {
-              const { tenantId, threadId } = command;
-              const loaded = await claimAndLoad(tx, consumer, messageId, tenantId, threadId);
-              if (!loaded.claimed) return { status: 'duplicate' as const, events: [], outbox: [] };
-              const { projection, newer } = loaded;
-              let state = projection?.state ?? initialThreadState();
-              let version = projection?.version ?? 0;
-              if (newer.length > 0) {
-                state = foldEvents(state, newer);
-                version = newer[newer.length - 1]?.version ?? version;
-              }
-              const redelivered = (meta.delivery ?? 1) > 1;
-              const enriched = await this.enrich(state, command);
-              const decision = decide(
-                state,
-                redelivered
-                  ? {
-                      ...enriched,
-                      resume: { fromVersion: version, delivery: meta.delivery ?? 2, worker: meta.worker ?? 'unknown' },
-                    }
-                  : enriched,
-              );
-              if (decision.events.length === 0 && decision.outgoing.length === 0) {
-                return { status: 'no-op' as const, events: [], outbox: [] };
-              }
-              const trace = runTrace(command, state, meta.trace);
-              const events = decision.events.map(
-                (e, i): ThreadEvent =>
-                  ({
-                    id: `ev_${randomUUID().replaceAll('-', '')}`,
-                    v: 1,
-                    tenantId,
-                    threadId,
-                    runId: e.runId,
-                    version: version + 1 + i,
-                    at: command.at,
-                    causationId: messageId,
-                    correlationId: meta.correlationId,
-                    ...(trace ? { trace } : {}),
-                    type: e.type,
-                    data: e.data,
-                  }) as ThreadEvent,
-              );
-              const after = foldEvents(state, events);
-              const newVersion = version + events.length;
-              if (events.length > 0) {
-                await tx.appendEvents(tenantId, threadId, version, events);
-                await tx.saveProjection(
-                  { tenantId, threadId, version: newVersion, state: after },
-                  runRows(tenantId, threadId, after, events, newVersion),
-                );
-              }
-              const outbox: OutboxMessage[] = [
-                ...feedMessages(this.subjects, events),
-                ...outgoingMessages(
-                  this.subjects,
-                  tenantId,
-                  threadId,
-                  after,
-                  newVersion,
-                  decision.outgoing,
-                  trace,
-                  decision.outgoing.some((o) => o.kind === 'tool.call') ? await this.toolConfigs(after) : undefined,
-                ),
-              ];
-              await tx.enqueue(outbox);
-              failpoint('orchestrator.before-commit');
-              failpoint(`orchestrator.before-commit.${command.type}`);
-              return { status: 'applied' as const, events, outbox, before: state };
-            });
-            if (committed.events.length > 0) {
-              span.setAttributes({
-                [ATTR.run]: committed.events[0]?.runId ?? '',
-                [ATTR.versionFrom]: committed.events[0]?.version ?? 0,
-                [ATTR.versionTo]: committed.events.at(-1)?.version ?? 0,
-                [ATTR.eventCount]: committed.events.length,
-                [ATTR.eventTypes]: committed.events.map((e) => e.type).join(','),
-              });
-              for (const e of committed.events) if (RUN_OUTCOMES.has(e.type)) runsCounter().add(1, { event: e.type });
-              recordStepLatency(committed.before, committed.events);
-            }
-            span.setAttribute(ATTR.outcome, committed.status);
-            return committed;
-          },
-        );
-        failpoint('orchestrator.after-commit');
+        const result = await inSpan(SPAN.append, appendAttributes(consumer, command), async (span) => {
+          const committed = await this.store.transaction(async (tx) => {
+            const loaded = await claimAndLoad(tx, consumer, messageId, command.tenantId, command.threadId);
+            return this.decideInTx(tx, messageId, command, meta, loaded);
+          });
+          describeSpan(span, committed);
+          return committed;
+        });
+        afterCommit(result);
         if (result.outbox.length > 0) {
           // Publishing right after commit keeps latency low; if this process dies first, the sweeper does it.
-          await this.relay.flush(result.outbox.map((m) => m.id)).catch(() => undefined);
+          await this.relay.publishCommitted(result.outbox);
         }
         return { status: result.status, events: result.events };
       } catch (error) {
@@ -220,4 +271,136 @@ export class ThreadCommandHandler {
       }
     }
   }
+
+  /** Decides one message on its loaded thread and buffers the writes in `tx` (committed by the caller). */
+  private async decideInTx(
+    tx: ThreadTx<ThreadState>,
+    messageId: string,
+    command: ThreadCommand,
+    meta: HandleMeta,
+    loaded: Loaded,
+  ): Promise<Decided> {
+    if (!loaded.claimed) return { status: 'duplicate', events: [], outbox: [] };
+    const { tenantId, threadId } = command;
+    const { projection, newer } = loaded;
+    let state = projection?.state ?? initialThreadState();
+    let version = projection?.version ?? 0;
+    if (newer.length > 0) {
+      state = foldEvents(state, newer);
+      version = newer[newer.length - 1]?.version ?? version;
+    }
+    const redelivered = (meta.delivery ?? 1) > 1;
+    const enriched = await this.enrich(state, command);
+    const decision = decide(
+      state,
+      redelivered
+        ? {
+            ...enriched,
+            resume: { fromVersion: version, delivery: meta.delivery ?? 2, worker: meta.worker ?? 'unknown' },
+          }
+        : enriched,
+    );
+    if (decision.events.length === 0 && decision.outgoing.length === 0) {
+      return { status: 'no-op', events: [], outbox: [] };
+    }
+    const trace = runTrace(command, state, meta.trace);
+    const events = decision.events.map(
+      (e, i): ThreadEvent =>
+        ({
+          id: `ev_${randomUUID().replaceAll('-', '')}`,
+          v: 1,
+          tenantId,
+          threadId,
+          runId: e.runId,
+          version: version + 1 + i,
+          at: command.at,
+          causationId: messageId,
+          correlationId: meta.correlationId,
+          ...(trace ? { trace } : {}),
+          type: e.type,
+          data: e.data,
+        }) as ThreadEvent,
+    );
+    const after = foldEvents(state, events);
+    const newVersion = version + events.length;
+    if (events.length > 0) {
+      await tx.appendEvents(tenantId, threadId, version, events);
+      await tx.saveProjection(
+        { tenantId, threadId, version: newVersion, state: after },
+        runRows(tenantId, threadId, after, events, newVersion),
+      );
+    }
+    const outbox: OutboxMessage[] = [
+      ...feedMessages(this.subjects, events),
+      ...outgoingMessages(
+        this.subjects,
+        tenantId,
+        threadId,
+        after,
+        newVersion,
+        decision.outgoing,
+        trace,
+        decision.outgoing.some((o) => o.kind === 'tool.call') ? await this.toolConfigs(after) : undefined,
+      ),
+    ];
+    await tx.enqueue(outbox);
+    failpoint('orchestrator.before-commit');
+    failpoint(`orchestrator.before-commit.${command.type}`);
+    return { status: 'applied', events, outbox, before: state };
+  }
+}
+
+/** What two messages in flight at once must not share: their thread, their message id. */
+function groupKeys(p: Pending): [string, string] {
+  return [`thread:${p.command.tenantId}/${p.command.threadId}`, `message:${p.consumer}/${p.messageId}`];
+}
+
+type Loaded = { claimed: boolean; projection: ThreadProjectionRow<ThreadState> | undefined; newer: ThreadEvent[] };
+
+/** Claim and load for a whole group: one statement where the store offers it, else one message after another. */
+async function claimAndLoadMany(tx: ClaimingTx, batch: readonly Pending[]): Promise<Loaded[]> {
+  const items = batch.map((p) => ({
+    consumer: p.consumer,
+    messageId: p.messageId,
+    tenantId: p.command.tenantId,
+    threadId: p.command.threadId,
+  }));
+  if (tx.claimAndLoadMany) return tx.claimAndLoadMany(items);
+  const out: Loaded[] = [];
+  for (const i of items) out.push(await claimAndLoad(tx, i.consumer, i.messageId, i.tenantId, i.threadId));
+  return out;
+}
+
+function appendAttributes(consumer: string, command: ThreadCommand) {
+  return {
+    [ATTR.tenant]: command.tenantId,
+    [ATTR.thread]: command.threadId,
+    [ATTR.consumer]: consumer,
+    [ATTR.messageKind]: command.type,
+  };
+}
+
+function describeSpan(
+  span: { setAttributes(a: Record<string, string | number>): unknown; setAttribute(k: string, v: string): unknown },
+  d: Decided,
+): void {
+  if (d.events.length > 0) {
+    span.setAttributes({
+      [ATTR.run]: d.events[0]?.runId ?? '',
+      [ATTR.versionFrom]: d.events[0]?.version ?? 0,
+      [ATTR.versionTo]: d.events.at(-1)?.version ?? 0,
+      [ATTR.eventCount]: d.events.length,
+      [ATTR.eventTypes]: d.events.map((e) => e.type).join(','),
+    });
+  }
+  span.setAttribute(ATTR.outcome, d.status);
+}
+
+/** Metrics of a committed decision, and the crash point right after the commit. */
+function afterCommit(d: Decided): void {
+  if (d.events.length > 0) {
+    for (const e of d.events) if (RUN_OUTCOMES.has(e.type)) runsCounter().add(1, { event: e.type });
+    recordStepLatency(d.before, d.events);
+  }
+  failpoint('orchestrator.after-commit');
 }

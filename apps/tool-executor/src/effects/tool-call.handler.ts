@@ -6,14 +6,10 @@ import {
   type ToolResultMessage,
 } from '@ratchet/contracts';
 import { EffectLedgerRepository, withServiceTx, type Database, type EffectRecord } from '@ratchet/adapters';
-import { decideEffect, redactSecrets, type OutboxMessage } from '@ratchet/domain';
+import { decideEffect, redactSecrets, type CommittedPublisher, type OutboxMessage } from '@ratchet/domain';
 import type { ToolLogger, ToolRegistry } from '@ratchet/tools';
 import { crashPoint } from './crash-points';
 import { runTool, toolContext, type ToolRunOutcome, type ToolServices } from './run-tool';
-
-export interface Relay {
-  flush(ids: string[]): Promise<unknown>;
-}
 
 export type ToolCallResult = 'executed' | 'dedup' | 'retried' | 'escalated' | 'reconciled';
 export type ToolResolveResult = 'resolved' | 'retried' | 'dedup' | 'not-found' | 'not-uncertain';
@@ -31,7 +27,7 @@ export class ToolCallHandler {
   constructor(
     private readonly db: Database,
     private readonly tools: ToolRegistry,
-    private readonly relay: Relay,
+    private readonly relay: CommittedPublisher,
     private readonly subjects: Subjects,
     logger: ToolLogger,
     services: Omit<ToolServices, 'logger'> = {},
@@ -44,18 +40,17 @@ export class ToolCallHandler {
     const kind = tool?.kind ?? 'pure';
     await crashPoint('tools.before-started');
     // 1. Claim the key (committed on its own: the claim must be durable before anything acts).
-    const claimed = await withServiceTx(this.db, (tx) =>
-      new EffectLedgerRepository(tx).recordStarted({
-        key: command.idempotencyKey,
-        tenantId: command.tenantId,
-        threadId: command.threadId,
-        runId: command.runId,
-        callId: command.callId,
-        tool: command.tool,
-        kind,
-        command,
-      }),
-    );
+    // One statement, so no transaction around it: autocommit makes it durable before the tool acts.
+    const claimed = await new EffectLedgerRepository(this.db.sql).recordStarted({
+      key: command.idempotencyKey,
+      tenantId: command.tenantId,
+      threadId: command.threadId,
+      runId: command.runId,
+      callId: command.callId,
+      tool: command.tool,
+      kind,
+      command,
+    });
     const existing: EffectRecord | undefined = claimed === 'inserted' ? undefined : claimed;
     if (existing && existing.tenantId !== command.tenantId) {
       // A key is derived from the tenant, so this is a forged or corrupt command: never answer across tenants.
@@ -90,11 +85,11 @@ export class ToolCallHandler {
           await this.finish(command, traceHeaders, 'succeeded', { status: 'completed', result: answer.result });
           return 'reconciled';
         }
-        await withServiceTx(this.db, (tx) => new EffectLedgerRepository(tx).recordAttempt(command.idempotencyKey));
+        await new EffectLedgerRepository(this.db.sql).recordAttempt(command.idempotencyKey);
         break;
       }
       case 'retry':
-        await withServiceTx(this.db, (tx) => new EffectLedgerRepository(tx).recordAttempt(command.idempotencyKey));
+        await new EffectLedgerRepository(this.db.sql).recordAttempt(command.idempotencyKey);
         break;
       case 'execute':
         break;
@@ -154,7 +149,7 @@ export class ToolCallHandler {
       return done;
     });
     if (!ok) return 'not-uncertain';
-    await this.relay.flush([row.id]).catch(() => undefined);
+    await this.relay.publishCommitted([row]);
     return 'resolved';
   }
 
@@ -190,15 +185,22 @@ export class ToolCallHandler {
     const outcome = redactSecrets(raw, this.tools.get(command.tool)?.sensitive ?? []);
     const repeat = record === 'dedup' || record === 'resend';
     const row = this.resultRow(command, traceHeaders, outcome, repeat);
-    await withServiceTx(this.db, async (tx) => {
-      const ledger = new EffectLedgerRepository(tx);
-      if (record === 'dedup') await ledger.recordDedupHit(command.idempotencyKey);
-      else if (record !== 'resend')
-        await ledger.recordOutcome(command.idempotencyKey, record, record === 'uncertain' ? null : outcome);
-      await tx.enqueue([row]);
-    });
+    if (repeat) {
+      await withServiceTx(this.db, async (tx) => {
+        if (record === 'dedup') await new EffectLedgerRepository(tx).recordDedupHit(command.idempotencyKey);
+        await tx.enqueue([row]);
+      });
+    } else {
+      // The outcome and its message in one statement: one round trip, both or neither.
+      await new EffectLedgerRepository(this.db.sql).recordOutcomeWithMessage(
+        command.idempotencyKey,
+        record,
+        record === 'uncertain' ? null : outcome,
+        row,
+      );
+    }
     if (!repeat) await crashPoint('tools.after-outcome');
-    await this.relay.flush([row.id]).catch(() => undefined);
+    await this.relay.publishCommitted([row]);
   }
 
   private resultRow(

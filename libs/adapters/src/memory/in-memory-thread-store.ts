@@ -157,10 +157,18 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
     limit: number,
     publish: (message: PendingOutboxMessage) => Promise<void>,
     ids?: string[],
+    minAgeMs = 0,
   ): Promise<number> {
     const wanted = ids && new Set(ids);
+    const bornBefore = Date.now() - minAgeMs;
     const batch = this.outbox
-      .filter((m) => m.sentAt === null && !this.locked.has(m.id) && (!wanted || wanted.has(m.id)))
+      .filter(
+        (m) =>
+          m.sentAt === null &&
+          !this.locked.has(m.id) &&
+          (!wanted || wanted.has(m.id)) &&
+          (minAgeMs <= 0 || m.createdAt.getTime() < bornBefore),
+      )
       .slice(0, limit);
     batch.forEach((m) => this.locked.add(m.id));
     let sent = 0;
@@ -183,6 +191,15 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
       batch.forEach((m) => this.locked.delete(m.id));
     }
     return sent;
+  }
+
+  async markSent(ids: readonly string[]): Promise<void> {
+    const wanted = new Set(ids);
+    for (const m of this.outbox)
+      if (wanted.has(m.id) && m.sentAt === null) {
+        m.sentAt = new Date();
+        m.attempts += 1;
+      }
   }
 
   async prune(olderThan: Date): Promise<number> {

@@ -1,3 +1,4 @@
+import type { OutboxMessage } from '@ratchet/domain';
 import { isoColumn, type SqlExecutor } from './sql';
 
 export type EffectState = 'started' | 'succeeded' | 'failed' | 'uncertain';
@@ -116,6 +117,38 @@ export class EffectLedgerRepository {
       [state, result === undefined ? null : JSON.stringify(result), key],
     );
     if (updated !== 1) throw new Error(`effect ${key} was never started`);
+  }
+
+  /**
+   * `recordOutcome` and the outbox row of the result message as one statement: both or neither (the
+   * row is only inserted when the effect was updated), so on `db.sql` it needs no transaction of its own.
+   */
+  async recordOutcomeWithMessage(
+    key: string,
+    state: Exclude<EffectState, 'started'>,
+    result: unknown,
+    message: OutboxMessage,
+  ): Promise<void> {
+    const rows = await this.sql.query<{ updated: number }>(
+      `with u as (
+         update ${this.sql.table('effects')}
+         set state = ?, result = ?::jsonb, finished_at = now(), updated_at = now() where key = ? returning 1
+       ), o as (
+         insert into ${this.sql.table('outbox')} (id, subject, headers, payload)
+         select ?, ?, ?::jsonb, ?::jsonb where exists (select 1 from u) returning 1
+       )
+       select (select count(*) from u)::int as updated, (select count(*) from o)::int as enqueued`,
+      [
+        state,
+        result === undefined ? null : JSON.stringify(result),
+        key,
+        message.id,
+        message.subject,
+        JSON.stringify(message.headers),
+        JSON.stringify(message.payload),
+      ],
+    );
+    if (rows[0]?.updated !== 1) throw new Error(`effect ${key} was never started`);
   }
 
   /** A redelivery answered from the ledger (the stored result re-sent, the tool not run). */

@@ -1,6 +1,6 @@
 import type { OutboxStore, PendingOutboxMessage } from '@ratchet/domain';
 import type { Database } from './orm';
-import { sqlExecutor } from './sql';
+import { inTransaction } from './sql';
 
 interface OutboxRow {
   id: string;
@@ -23,21 +23,20 @@ export class PgOutboxStore implements OutboxStore {
     limit: number,
     publish: (message: PendingOutboxMessage) => Promise<void>,
     ids?: string[],
+    minAgeMs = 0,
   ): Promise<number> {
     if (ids !== undefined && ids.length === 0) return 0;
-    const connection = this.db.orm.em.getConnection();
-    return connection.transactional(async (trx) => {
-      const sql = sqlExecutor(this.db.orm, this.db.schema, trx);
+    return inTransaction(this.db.orm, this.db.schema, async (sql) => {
       const outbox = sql.table('outbox');
       const rows = await sql.query<OutboxRow>(
         `select id, subject, headers, payload, attempts,
            (extract(epoch from created_at) * 1000)::float8 as created_ms
          from ${outbox}
-         where sent_at is null${ids ? ' and id in (?)' : ''}
+         where sent_at is null${ids ? ' and id in (?)' : ''}${minAgeMs > 0 ? ` and created_at < now() - ? * interval '1 millisecond'` : ''}
          order by created_at, id
          limit ?
          for update skip locked`,
-        ids ? [ids, limit] : [limit],
+        [...(ids ? [ids] : []), ...(minAgeMs > 0 ? [minAgeMs] : []), limit],
       );
       const sent: string[] = [];
       const failed: string[] = [];
@@ -68,6 +67,16 @@ export class PgOutboxStore implements OutboxStore {
       }
       return sent.length;
     });
+  }
+
+  async markSent(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    // Autocommit, one statement: a row left unmarked by a crash is only published once more (deduped).
+    await this.db.sql.run(
+      `update ${this.db.sql.table('outbox')} set sent_at = now(), attempts = attempts + 1
+       where id in (?) and sent_at is null`,
+      [ids],
+    );
   }
 
   prune(olderThan: Date): Promise<number> {

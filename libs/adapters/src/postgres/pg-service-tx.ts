@@ -2,7 +2,7 @@ import type { OutboxMessage } from '@ratchet/domain';
 import { recordFailure } from './failed-messages.repository';
 import { claimInbox, enqueueOutbox } from './inbox-outbox.sql';
 import type { Database } from './orm';
-import { sqlExecutor, type SqlExecutor } from './sql';
+import { inTransaction, type SqlExecutor } from './sql';
 
 /**
  * One transaction of a service that owns no thread log (tools, approvals, gateway, memory): the same
@@ -25,8 +25,7 @@ export interface ServiceTx extends SqlExecutor {
 
 /** Runs `work` in one transaction; commits when it resolves, rolls back when it throws. */
 export function withServiceTx<T>(db: Database, work: (tx: ServiceTx) => Promise<T>): Promise<T> {
-  return db.orm.em.getConnection().transactional((trx) => {
-    const sql = sqlExecutor(db.orm, db.schema, trx);
+  return inTransaction(db.orm, db.schema, (sql) => {
     const tx: ServiceTx = {
       ...sql,
       claimInbox: (consumer, messageId) => claimInbox(sql, consumer, messageId),

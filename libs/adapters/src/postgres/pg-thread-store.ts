@@ -10,7 +10,7 @@ import {
 import { EVENT_COLUMNS, rowToEvent, type EventRow } from './thread-event.rows';
 import { claimInbox, enqueueStatement } from './inbox-outbox.sql';
 import type { Database } from './orm';
-import { isoColumn, sqlExecutor, valuesList, type SqlExecutor } from './sql';
+import { inTransaction, isoColumn, valuesList, type SqlExecutor } from './sql';
 
 /** The queryable columns of `threads`, derived from the projection state by the caller's mapper. */
 export type ThreadColumnsMapper<S> = (state: S) => { status: string; agent: string | null; activeRunId: string | null };
@@ -41,9 +41,7 @@ export class PgThreadStore<S> implements ThreadStore<S> {
    * always inside the transaction, which then rolls back.
    */
   transaction<T>(work: (tx: PgThreadTx<S>) => Promise<T>): Promise<T> {
-    const connection = this.db.orm.em.getConnection();
-    return connection.transactional(async (trx) => {
-      const sql = sqlExecutor(this.db.orm, this.db.schema, trx);
+    return inTransaction(this.db.orm, this.db.schema, async (sql) => {
       const writes = new WriteBuffer(sql, this.columns);
       const result = await work(this.txFor(sql, writes));
       await writes.flush();
@@ -68,6 +66,7 @@ export class PgThreadStore<S> implements ThreadStore<S> {
       claimInbox: (consumer, messageId) => read(() => claimInbox(sql, consumer, messageId)),
       claimAndLoad: (consumer, messageId, tenantId, threadId) =>
         read(() => claimAndLoad<S>(sql, consumer, messageId, tenantId, threadId)),
+      claimAndLoadMany: (items) => read(() => claimAndLoadMany<S>(sql, items)),
       loadProjection: (tenantId, threadId) => read(() => loadProjection<S>(sql, tenantId, threadId)),
       loadEvents: (tenantId, threadId, afterVersion) => read(() => loadEvents(sql, tenantId, threadId, afterVersion)),
       appendEvents: async (tenantId, threadId, expectedVersion, events) =>
@@ -90,6 +89,50 @@ export interface ClaimedThread<S> {
 /** The Postgres transaction: the port, plus claim + projection + newer events in one statement. */
 export interface PgThreadTx<S> extends ThreadTx<S> {
   claimAndLoad(consumer: string, messageId: string, tenantId: string, threadId: string): Promise<ClaimedThread<S>>;
+  /** The same for several messages (of different threads) in one statement, answers in input order. */
+  claimAndLoadMany(items: readonly ClaimItem[]): Promise<ClaimedThread<S>[]>;
+}
+
+export interface ClaimItem {
+  consumer: string;
+  messageId: string;
+  tenantId: string;
+  threadId: string;
+}
+
+async function claimAndLoadMany<S>(sql: SqlExecutor, items: readonly ClaimItem[]): Promise<ClaimedThread<S>[]> {
+  if (items.length === 0) return [];
+  const rows = await sql.query<{
+    ord: number;
+    claimed: boolean;
+    version: number | null;
+    state: S | null;
+    newer: EventRow[] | null;
+  }>(
+    `with input (ord, consumer, message_id, tenant_id, thread_id) as (values ${valuesList(items.length, '(?::int, ?, ?, ?, ?)')}),
+     claim as (
+       insert into ${sql.table('inbox')} (consumer, message_id)
+       select consumer, message_id from input on conflict do nothing returning consumer, message_id
+     )
+     select i.ord, exists (select 1 from claim c where c.consumer = i.consumer and c.message_id = i.message_id) as claimed,
+       t.version, t.state,
+       (select json_agg(e order by e.version) from (
+          select ${EVENT_COLUMNS} from ${sql.table('thread_events')} ev
+          where ev.tenant_id = i.tenant_id and ev.thread_id = i.thread_id and ev.version > coalesce(t.version, 0)
+        ) e) as newer
+     from input i
+     left join ${sql.table('threads')} t on t.tenant_id = i.tenant_id and t.thread_id = i.thread_id
+     order by i.ord`,
+    items.flatMap((item, ord) => [ord, item.consumer, item.messageId, item.tenantId, item.threadId]),
+  );
+  return items.map((item, ord) => {
+    const row = rows.find((r) => r.ord === ord);
+    const projection =
+      row && row.version !== null && row.state !== null
+        ? { tenantId: item.tenantId, threadId: item.threadId, version: row.version, state: row.state }
+        : undefined;
+    return { claimed: row?.claimed === true, projection, newer: (row?.newer ?? []).map(rowToEvent) };
+  });
 }
 
 async function claimAndLoad<S>(

@@ -102,6 +102,32 @@ describe('EffectLedgerRepository', () => {
     await ledger.recordStarted(e);
     await expect(ledger.recordOutcome(e.key, 'exploded' as 'failed', null)).rejects.toThrow(/check/);
   });
+
+  it('records an outcome and its result message in one statement, both or neither', async () => {
+    const ledger = new EffectLedgerRepository(tools.sql);
+    const outbox = tools.sql.table('outbox');
+    const message = (id: string) => ({ id, subject: 't.inbox.a.b', headers: { k: "v '?" }, payload: { ok: "it's ?" } });
+    const e = effect();
+    await ledger.recordStarted(e);
+    await ledger.recordOutcomeWithMessage(e.key, 'succeeded', { ok: true }, message(`${e.key}:result`));
+    expect(await ledger.get(e.key)).toMatchObject({ state: 'succeeded', result: { ok: true } });
+    expect(await tools.sql.query(`select headers, payload from ${outbox} where id = ?`, [`${e.key}:result`])).toEqual([
+      { headers: { k: "v '?" }, payload: { ok: "it's ?" } },
+    ]);
+    // An effect that was never started: refused, and no message is left behind.
+    await expect(ledger.recordOutcomeWithMessage('nope', 'failed', null, message('nope:result'))).rejects.toThrow(
+      /never started/,
+    );
+    expect(await tools.sql.query(`select id from ${outbox} where id = ?`, ['nope:result'])).toEqual([]);
+    // A bad state fails the whole statement: the outcome is not recorded and no message is enqueued.
+    const f = effect();
+    await ledger.recordStarted(f);
+    await expect(
+      ledger.recordOutcomeWithMessage(f.key, 'exploded' as 'failed', null, message(`${f.key}:result`)),
+    ).rejects.toThrow(/check/);
+    expect(await ledger.get(f.key)).toMatchObject({ state: 'started' });
+    expect(await tools.sql.query(`select id from ${outbox} where id = ?`, [`${f.key}:result`])).toEqual([]);
+  });
 });
 
 describe('ApiKeyRepository', () => {

@@ -23,7 +23,94 @@ export function valuesList(rows: number, row: string): string {
   return Array.from({ length: rows }, () => row).join(', ');
 }
 
+/** A pooled pg client as knex hands it out (MikroORM's type parsers already set on it). */
+interface PooledClient {
+  query(text: string): Promise<PgResult | PgResult[]>;
+  __knex__disposed?: unknown;
+}
+interface PgResult {
+  rows: unknown[];
+  rowCount: number | null;
+}
+interface ConnectionPool {
+  acquireConnection(): Promise<PooledClient>;
+  releaseConnection(client: PooledClient): Promise<void>;
+}
+
+function poolOf(orm: MikroORM): ConnectionPool {
+  return (orm.em.getConnection() as unknown as { getKnex(): { client: ConnectionPool } }).getKnex().client;
+}
+
+/** The last result of a (possibly multi-statement) simple query. */
+function lastResult(result: PgResult | PgResult[]): PgResult {
+  const last = Array.isArray(result) ? result[result.length - 1] : result;
+  if (!last) throw new Error('the query returned no result');
+  return last;
+}
+
+/**
+ * Statements go straight to a pooled pg client (text inlined by MikroORM's platform, exactly as its own
+ * `execute` does), skipping the query builder on the hot path: a statement costs about half the CPU.
+ */
+function rawExecutor(orm: MikroORM, schema: string, send: (text: string) => Promise<PgResult>): SqlExecutor {
+  const platform = orm.em.getPlatform();
+  const text = (sql: string, params: readonly unknown[]) =>
+    params.length > 0 ? platform.formatQuery(sql, params) : sql;
+  return {
+    schema,
+    table: (name) => `${quoteIdent(schema)}.${quoteIdent(name)}`,
+    query: async <R>(sql: string, params: readonly unknown[] = []) => (await send(text(sql, params))).rows as R[],
+    run: async (sql: string, params: readonly unknown[] = []) => (await send(text(sql, params))).rowCount ?? 0,
+  };
+}
+
+/**
+ * Runs `work` in one transaction on one pooled connection; commits when it resolves, rolls back when it
+ * throws. `BEGIN` travels with the first statement (one round trip fewer); a transaction that runs no
+ * statement sends nothing at all.
+ */
+export async function inTransaction<T>(
+  orm: MikroORM,
+  schema: string,
+  work: (sql: SqlExecutor) => Promise<T>,
+): Promise<T> {
+  const pool = poolOf(orm);
+  const client = await pool.acquireConnection();
+  let begun = false;
+  const sql = rawExecutor(orm, schema, async (text) => {
+    if (begun) return lastResult(await client.query(text));
+    begun = true;
+    return lastResult(await client.query(`begin;\n${text}`));
+  });
+  try {
+    const result = await work(sql);
+    if (begun) await client.query('commit');
+    return result;
+  } catch (error) {
+    if (begun) {
+      await client.query('rollback').catch((rollbackError: unknown) => {
+        // A connection that cannot roll back is not handed to anyone else.
+        client.__knex__disposed = rollbackError;
+      });
+    }
+    throw error;
+  } finally {
+    await pool.releaseConnection(client);
+  }
+}
+
 export function sqlExecutor(orm: MikroORM, schema: string, ctx?: Transaction): SqlExecutor {
+  if (!ctx) {
+    const pool = poolOf(orm);
+    return rawExecutor(orm, schema, async (text) => {
+      const client = await pool.acquireConnection();
+      try {
+        return lastResult(await client.query(text));
+      } finally {
+        await pool.releaseConnection(client);
+      }
+    });
+  }
   const connection = orm.em.getConnection();
   return {
     schema,

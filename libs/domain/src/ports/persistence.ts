@@ -66,11 +66,25 @@ export interface ThreadStore<S> {
   readProjection(tenantId: string, threadId: string): Promise<ThreadProjectionRow<S> | undefined>;
 }
 
+/** What a handler calls right after its commit: publish these rows now; the sweeper covers what it misses. */
+export interface CommittedPublisher {
+  /** Never rejects; resolves with how many were published. */
+  publishCommitted(messages: readonly OutboxMessage[]): Promise<number>;
+}
+
 /** The relay's view of an outbox table. */
 export interface OutboxStore {
   /** Locks up to `limit` unsent rows (FOR UPDATE SKIP LOCKED), oldest first, and hands them to `publish`;
-   *  rows whose publish resolved are marked sent in the same transaction. Returns how many were sent. */
-  relayBatch(limit: number, publish: (message: PendingOutboxMessage) => Promise<void>, ids?: string[]): Promise<number>;
+   *  rows whose publish resolved are marked sent in the same transaction. Returns how many were sent.
+   *  `minAgeMs` leaves younger rows alone (the committing handler is publishing those itself). */
+  relayBatch(
+    limit: number,
+    publish: (message: PendingOutboxMessage) => Promise<void>,
+    ids?: string[],
+    minAgeMs?: number,
+  ): Promise<number>;
+  /** Marks rows sent that were published straight after their commit (one statement for the batch). */
+  markSent(ids: readonly string[]): Promise<void>;
   /** Deletes rows sent before `olderThan`; returns how many. */
   prune(olderThan: Date): Promise<number>;
   /** Unsent rows and the age of the oldest, for lag metrics and `ratchet outbox`. */

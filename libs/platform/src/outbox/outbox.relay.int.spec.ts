@@ -39,6 +39,9 @@ class FakeOutboxStore implements OutboxStore {
     sent.forEach((r) => (r.sent = true));
     return sent.length;
   }
+  async markSent(ids: readonly string[]): Promise<void> {
+    this.rows.filter((r) => ids.includes(r.id)).forEach((r) => (r.sent = true));
+  }
   async prune(): Promise<number> {
     return 0;
   }

@@ -30,10 +30,18 @@ class FakeOutboxStore implements OutboxStore {
     limit: number,
     publish: (m: PendingOutboxMessage) => Promise<void>,
     ids?: string[],
+    minAgeMs = 0,
   ): Promise<number> {
     const wanted = ids && new Set(ids);
+    const bornBefore = Date.now() - minAgeMs;
     const batch = this.rows
-      .filter((r) => r.sentAt === null && !this.locked.has(r.id) && (!wanted || wanted.has(r.id)))
+      .filter(
+        (r) =>
+          r.sentAt === null &&
+          !this.locked.has(r.id) &&
+          (!wanted || wanted.has(r.id)) &&
+          (minAgeMs <= 0 || r.createdAt.getTime() < bornBefore),
+      )
       .slice(0, limit);
     batch.forEach((r) => this.locked.add(r.id));
     let sent = 0;
@@ -59,6 +67,16 @@ class FakeOutboxStore implements OutboxStore {
       batch.forEach((r) => this.locked.delete(r.id));
     }
     return sent;
+  }
+
+  markSentCalls: string[][] = [];
+  async markSent(ids: readonly string[]): Promise<void> {
+    this.markSentCalls.push([...ids]);
+    for (const r of this.rows)
+      if (ids.includes(r.id) && r.sentAt === null) {
+        r.sentAt = new Date();
+        r.attempts++;
+      }
   }
 
   async prune(olderThan: Date): Promise<number> {
@@ -106,6 +124,7 @@ describe('OutboxRelay', () => {
     relay = new OutboxRelay(store, publisher, {
       intervalMs: 20,
       batchSize: 4,
+      sweepGraceMs: 0,
       onError: (e, what) => errors.push(`${what}: ${String(e)}`),
     });
   });
@@ -197,6 +216,59 @@ describe('OutboxRelay', () => {
     expect(store.pruned).toHaveLength(1); // not on every tick
     expect(Date.now() - store.pruned[0]!.getTime()).toBeGreaterThanOrEqual(60_000);
     expect(store.rows.map((r) => r.id)).toEqual(['row-1']);
+  });
+
+  it('publishCommitted publishes the committed messages in order from memory, then marks them sent', async () => {
+    store.add(2); // older rows: not this commit's business
+    const mine = store.add(3, 2);
+    const messages = store.rows
+      .filter((r) => mine.includes(r.id))
+      .map(({ id, subject, payload, headers }) => ({
+        id,
+        subject,
+        payload,
+        headers,
+      }));
+    expect(await relay.publishCommitted(messages)).toBe(3);
+    expect(publisher.ids()).toEqual(mine);
+    expect(publisher.published[0]).toEqual({
+      subject: 't.events.a.2',
+      payload: { i: 2 },
+      opts: { msgId: 'row-2', headers: { traceparent: 'tp-2' } },
+    });
+    await waitFor(() => store.unsent().length === 2);
+    expect(store.unsent()).toEqual(['row-0', 'row-1']);
+    expect(await relay.publishCommitted([])).toBe(0);
+  });
+
+  it('marks the rows of many commits with few statements', async () => {
+    const ids = store.add(40);
+    const counts = await Promise.all(
+      ids.map((id) => {
+        const r = store.rows.find((row) => row.id === id)!;
+        return relay.publishCommitted([{ id, subject: r.subject, payload: r.payload, headers: r.headers }]);
+      }),
+    );
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(40);
+    await relay.stop(); // waits for the marking too
+    expect(store.unsent()).toEqual([]);
+    expect(store.markSentCalls.flat().sort()).toEqual([...ids].sort());
+    expect(store.markSentCalls.length).toBeLessThan(40);
+  });
+
+  it('a failed publishCommitted leaves the rows unsent for the sweeper, which waits out the grace period', async () => {
+    relay = new OutboxRelay(store, publisher, { intervalMs: 10, sweepGraceMs: 300, onError: () => undefined });
+    let down = true;
+    publisher.fail = () => (down ? new TransientError('nats down', 'nats.timeout') : undefined);
+    const ids = store.add(2);
+    const messages = store.rows.map(({ id, subject, payload, headers }) => ({ id, subject, payload, headers }));
+    expect(await relay.publishCommitted(messages)).toBe(0);
+    down = false;
+    relay.start();
+    await sleep(100);
+    expect(publisher.published).toHaveLength(0); // too young: their own handler may still be on them
+    await waitFor(() => store.unsent().length === 0);
+    expect(publisher.ids()).toEqual(ids);
   });
 
   it('stop() waits for a running flush', async () => {

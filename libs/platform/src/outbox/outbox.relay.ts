@@ -3,7 +3,7 @@ import { HEADERS } from '@ratchet/contracts';
 import { SpanKind } from '@opentelemetry/api';
 import { failpoint } from '../failpoints';
 import { ATTR, contextFromHeaders, inSpan, SPAN } from '../telemetry';
-import { TransientError, type OutboxStore, type PendingOutboxMessage } from '@ratchet/domain';
+import { TransientError, type OutboxMessage, type OutboxStore, type PendingOutboxMessage } from '@ratchet/domain';
 
 export interface OutboxRelayOptions {
   /** Sweeper period, ms. Default 500. */
@@ -16,17 +16,24 @@ export interface OutboxRelayOptions {
   retentionMs?: number;
   /** How often pruning runs, ms. Default 60 s. */
   pruneEveryMs?: number;
+  /**
+   * The sweeper leaves rows younger than this alone, ms: their committing handler publishes them itself
+   * (`publishCommitted`), and a sweep racing it would only publish them twice. Default 2000.
+   */
+  sweepGraceMs?: number;
   /** Failures the relay absorbs (the sweeper retries): for logs. Default console.warn. */
   onError?: (error: unknown, what: string) => void;
 }
 
 /**
- * Moves committed outbox rows to JetStream. `flush(ids)` right after a commit keeps latency low; the
- * sweeper (`start()`) relays whatever a crash, a failed publish or a lost race left behind. Each row is
- * published with `Nats-Msg-Id` = its id, so a publish repeated after a crash (published, then died
+ * Moves committed outbox rows to JetStream. `publishCommitted(messages)` right after a commit keeps
+ * latency low: it publishes what the handler just committed from memory, pipelined, and marks the rows
+ * sent in the background, many commits' rows in one statement. The sweeper (`start()`) relays whatever
+ * a crash, a failed publish or a lost race left behind, once it is older than `sweepGraceMs`. Each row
+ * is published with `Nats-Msg-Id` = its id, so a publish repeated after a crash (published, then died
  * before marking it sent) is dropped by JetStream's duplicate window, and after that by the
- * consumer's inbox table. Flush and sweep may overlap freely: the store locks rows with
- * FOR UPDATE SKIP LOCKED, so no row is handed to two publishers at once.
+ * consumer's inbox table. `flush(ids)` and sweeps lock rows with FOR UPDATE SKIP LOCKED, so those two
+ * never hand a row to two publishers at once.
  */
 export class OutboxRelay {
   private readonly intervalMs: number;
@@ -34,7 +41,11 @@ export class OutboxRelay {
   private readonly maxBatches: number;
   private readonly retentionMs: number;
   private readonly pruneEveryMs: number;
+  private readonly sweepGraceMs: number;
   private readonly onError: (error: unknown, what: string) => void;
+  /** Published rows waiting to be marked sent, and the marking in progress (one at a time). */
+  private unmarked: string[] = [];
+  private marking: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private lastPrune = 0;
@@ -50,6 +61,7 @@ export class OutboxRelay {
     this.maxBatches = Math.max(1, options.maxBatchesPerSweep ?? 20);
     this.retentionMs = options.retentionMs ?? 60 * 60_000;
     this.pruneEveryMs = options.pruneEveryMs ?? 60_000;
+    this.sweepGraceMs = Math.max(0, options.sweepGraceMs ?? 2000);
     this.onError = options.onError ?? ((error, what) => console.warn(`[outbox relay] ${what}:`, error));
   }
 
@@ -67,9 +79,29 @@ export class OutboxRelay {
     );
   }
 
+  /**
+   * Publishes messages the caller has just committed to the outbox, in order (pipelined on one
+   * connection), without reading them back; the rows are marked sent afterwards in the background,
+   * batched with other commits'. Call it only after the commit. Never rejects: what could not be
+   * published now, or is left unmarked by a crash, the sweeper publishes (again) later. Resolves with
+   * how many were published.
+   */
+  publishCommitted(messages: readonly OutboxMessage[]): Promise<number> {
+    if (messages.length === 0) return Promise.resolve(0);
+    const publish = this.publishInOrder();
+    const createdAt = new Date();
+    return this.track(
+      Promise.allSettled(messages.map((m) => publish({ ...m, createdAt, attempts: 0 }))).then((outcomes) => {
+        const sent = messages.filter((_, i) => outcomes[i]?.status === 'fulfilled').map((m) => m.id);
+        this.mark(sent);
+        return sent.length;
+      }),
+    );
+  }
+
   /** One sweep: relays leftovers, and prunes old sent rows when it is time. Rejects on store failure. */
   async sweep(): Promise<number> {
-    const sent = await this.relay(undefined);
+    const sent = await this.relay(undefined, this.sweepGraceMs);
     if (Date.now() - this.lastPrune >= this.pruneEveryMs) {
       this.lastPrune = Date.now();
       await this.store.prune(new Date(Date.now() - this.retentionMs));
@@ -100,7 +132,27 @@ export class OutboxRelay {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
-  private async relay(ids: readonly string[] | undefined): Promise<number> {
+  /** Group marking: while one UPDATE runs, ids pile up for the next, so marks cost far less than one per commit. */
+  private mark(ids: readonly string[]): void {
+    if (ids.length === 0) return;
+    this.unmarked.push(...ids);
+    if (!this.marking) this.marking = this.track(this.markLoop());
+  }
+
+  private async markLoop(): Promise<void> {
+    try {
+      while (this.unmarked.length > 0) {
+        const batch = this.unmarked.splice(0, 500);
+        // Left unmarked on failure: the sweeper publishes those rows again (deduplicated) and marks them.
+        await this.store.markSent(batch).catch((error: unknown) => this.onError(error, 'marking rows sent failed'));
+      }
+    } finally {
+      // In the same tick as the last emptiness check, so no id pushed after it is stranded.
+      this.marking = undefined;
+    }
+  }
+
+  private async relay(ids: readonly string[] | undefined, minAgeMs = 0): Promise<number> {
     if (ids) {
       let sent = 0;
       for (let i = 0; i < ids.length; i += this.batchSize) {
@@ -111,7 +163,7 @@ export class OutboxRelay {
     }
     let sent = 0;
     for (let batch = 0; batch < this.maxBatches; batch++) {
-      const n = await this.store.relayBatch(this.batchSize, this.publishInOrder());
+      const n = await this.store.relayBatch(this.batchSize, this.publishInOrder(), undefined, minAgeMs);
       sent += n;
       if (n < this.batchSize) break;
     }

@@ -15,8 +15,8 @@ export interface StartServiceOptions extends RuntimeOptions {
   shutdownGraceMs: number;
   /** Runs after the runtime is up and before any message is consumed (e.g. registering agents). */
   prepare?: (runtime: ServiceRuntime) => Promise<void>;
-  /** Handlers running at once per consumer. */
-  maxMessages?: number;
+  /** Handlers running at once per consumer: one number for all, or per consumer (others keep 8). */
+  maxMessages?: number | Partial<Record<string, number>>;
 }
 
 /**

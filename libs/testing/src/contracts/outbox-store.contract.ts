@@ -76,6 +76,23 @@ export function outboxStoreContract(name: string, make: () => Promise<OutboxStor
       expect((await f.outbox.lag()).unsent).toBe(0);
     });
 
+    it('markSent marks rows published straight after their commit; relays skip rows younger than minAgeMs', async () => {
+      const [published, young] = [makeMessages(2), makeMessages(1)];
+      await enqueueCommitted(f, published);
+      await enqueueCommitted(f, young);
+      await f.outbox.markSent(published.map((m) => m.id));
+      await f.outbox.markSent([]);
+      expect((await f.outbox.lag()).unsent).toBe(1);
+      const relayed: PendingOutboxMessage[] = [];
+      const publish = async (m: PendingOutboxMessage) => void relayed.push(m);
+      expect(await f.outbox.relayBatch(10, publish, undefined, 60_000)).toBe(0);
+      expect(await f.outbox.relayBatch(10, publish, undefined, 0)).toBe(1);
+      expect(relayed.map((m) => m.id)).toEqual(young.map((m) => m.id));
+      // Marking again (a late mark after the sweeper relayed the row) counts no second attempt.
+      await f.outbox.markSent(young.map((m) => m.id));
+      expect((await f.outbox.lag()).unsent).toBe(0);
+    });
+
     it('respects the limit and the id filter', async () => {
       const messages = makeMessages(5);
       await enqueueCommitted(f, messages);
