@@ -238,7 +238,7 @@ export class Stack {
     }
     await this.nc.close().catch(() => undefined);
     await this.orchestratorDb.close();
-    if (process.env["BENCH_KEEP_DB"]) console.error(`kept database ${this.testDb.url}`);
+    if (process.env['BENCH_KEEP_DB']) console.error(`kept database ${this.testDb.url}`);
     else await this.testDb.drop();
   }
 }
