@@ -14,6 +14,8 @@ export const orchestratorConfigSchema = extendConfig({
   /** How often the watchdog looks for runs with no progress, and the idle time before it looks at one. */
   WATCHDOG_INTERVAL_MS: envMillis().default(5_000),
   WATCHDOG_MIN_IDLE_MS: envMillis().default(10_000),
+  /** Model calls this process's model worker makes at once. */
+  MODEL_CONCURRENCY: envInt({ min: 1, max: 1000 }).default(16),
   /** Thread-inbox messages (model and tool results, cancels) handled at once. */
   INBOX_CONCURRENCY: envInt({ min: 1, max: 1000 }).default(64),
   /** Messages of different threads decided in one transaction at most (group commit); 1 turns it off. */

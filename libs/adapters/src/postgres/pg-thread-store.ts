@@ -10,7 +10,7 @@ import {
 import { EVENT_COLUMNS, rowToEvent, type EventRow } from './thread-event.rows';
 import { claimInbox, enqueueStatement } from './inbox-outbox.sql';
 import type { Database } from './orm';
-import { inTransaction, isoColumn, valuesList, type SqlExecutor } from './sql';
+import { inTransaction, isoColumn, valuesList, type SqlExecutor, type TransactionSql } from './sql';
 
 /** The queryable columns of `threads`, derived from the projection state by the caller's mapper. */
 export type ThreadColumnsMapper<S> = (state: S) => { status: string; agent: string | null; activeRunId: string | null };
@@ -44,7 +44,7 @@ export class PgThreadStore<S> implements ThreadStore<S> {
     return inTransaction(this.db.orm, this.db.schema, async (sql) => {
       const writes = new WriteBuffer(sql, this.columns);
       const result = await work(this.txFor(sql, writes));
-      await writes.flush();
+      await writes.flush(true);
       return result;
     });
   }
@@ -174,7 +174,7 @@ class WriteBuffer<S> {
   private appended: Array<{ threadId: string; expectedVersion: number; count: number; cte: string }> = [];
 
   constructor(
-    private readonly sql: SqlExecutor,
+    private readonly sql: TransactionSql,
     private readonly columns: ThreadColumnsMapper<S>,
   ) {}
 
@@ -195,36 +195,62 @@ class WriteBuffer<S> {
     if (s) this.statements.push(s);
   }
 
-  async flush(): Promise<void> {
+  /**
+   * Sends the buffered writes as one statement; with `commit`, the transaction's COMMIT goes in the same
+   * round trip. A gap before an appended batch is detected inside the statement (it raises), so nothing
+   * is committed when one is found.
+   */
+  async flush(commit = false): Promise<void> {
+    // Nothing buffered: the transaction commits on its own (one round trip either way).
     if (this.statements.length === 0) return;
     const statements = this.statements;
     const appended = this.appended;
     this.statements = [];
     this.appended = [];
     const ctes = statements.map((s, i) => `w${i} as (${s.cte} returning 1)`).join(',\n');
-    const counts = appended.map((a) => `(select count(*) from ${a.cte})::int as ${a.cte}`).join(', ');
-    let rows: Array<Record<string, number>>;
+    // A batch that inserted fewer rows than it has events found a gap: the cast of a non-constant text
+    // raises, so the statement (and any COMMIT after it) fails.
+    const checks = appended
+      .map(
+        (a, k) =>
+          `case when (select count(*) from ${a.cte}) = ${a.count} then 1 ` +
+          `else ('${GAP_MARKER}' || ${k} || ':' || (select count(*) from ${a.cte}))::int end as ${a.cte}`,
+      )
+      .join(', ');
+    const text = `with ${ctes}\nselect ${checks || '1 as done'}`;
+    const params = statements.flatMap((s) => s.params);
     try {
-      rows = await this.sql.query<Record<string, number>>(
-        `with ${ctes}\nselect ${counts || '1 as done'}`,
-        statements.flatMap((s) => s.params),
-      );
+      if (commit) await this.sql.queryAndCommit(text, params);
+      else await this.sql.query(text, params);
     } catch (error) {
       // Another writer took one of these versions first (it waited for that writer's commit, then failed).
       const first = appended[0];
       if (first && isUniqueViolation(error, 'thread_events_pkey')) {
         throw new ConcurrencyError(first.threadId, first.expectedVersion, { cause: error });
       }
-      throw error;
-    }
-    for (const a of appended) {
-      if (rows[0]?.[a.cte] !== a.count) {
+      const gap = gapIndex(error);
+      const a = gap === undefined ? undefined : appended[gap];
+      if (a) {
         throw new Error(
           `thread ${a.threadId}: cannot append after version ${a.expectedVersion}, the log does not reach it`,
+          { cause: error },
         );
       }
+      throw error;
     }
   }
+}
+
+const GAP_MARKER = 'ratchet append gap ';
+
+/** Which appended batch found a gap, from the error its check raised. */
+function gapIndex(error: unknown): number | undefined {
+  const e = error as { code?: unknown; message?: unknown };
+  if (e.code !== '22P02' || typeof e.message !== 'string') return undefined;
+  const at = e.message.indexOf(GAP_MARKER);
+  if (at < 0) return undefined;
+  const n = Number.parseInt(e.message.slice(at + GAP_MARKER.length), 10);
+  return Number.isNaN(n) ? undefined : n;
 }
 
 async function loadProjection<S>(

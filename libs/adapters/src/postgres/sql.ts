@@ -64,30 +64,55 @@ function rawExecutor(orm: MikroORM, schema: string, send: (text: string) => Prom
   };
 }
 
+/** A transaction's executor: statements, and a last statement that carries the commit along. */
+export interface TransactionSql extends SqlExecutor {
+  /**
+   * Runs the transaction's last statement with `COMMIT` in the same round trip and returns its rows.
+   * When it fails nothing is committed (the transaction rolls back); no statement may follow it.
+   */
+  queryAndCommit<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<R[]>;
+}
+
 /**
  * Runs `work` in one transaction on one pooled connection; commits when it resolves, rolls back when it
- * throws. `BEGIN` travels with the first statement (one round trip fewer); a transaction that runs no
- * statement sends nothing at all.
+ * throws. `BEGIN` travels with the first statement and `COMMIT` may travel with the last
+ * (`queryAndCommit`), so a transaction of two statements costs two round trips; a transaction that
+ * runs no statement sends nothing at all.
  */
 export async function inTransaction<T>(
   orm: MikroORM,
   schema: string,
-  work: (sql: SqlExecutor) => Promise<T>,
+  work: (sql: TransactionSql) => Promise<T>,
 ): Promise<T> {
   const pool = poolOf(orm);
   const client = await pool.acquireConnection();
   let begun = false;
-  const sql = rawExecutor(orm, schema, async (text) => {
-    if (begun) return lastResult(await client.query(text));
+  let committed = false;
+  const send = async (text: string, commit = false): Promise<PgResult> => {
+    if (committed) throw new Error('the transaction has already committed');
+    const statements = `${begun ? '' : 'begin;\n'}${text}${commit ? ';\ncommit' : ''}`;
     begun = true;
-    return lastResult(await client.query(`begin;\n${text}`));
-  });
+    const result = await client.query(statements);
+    if (!commit) return lastResult(result);
+    committed = true;
+    // [begin,] the statement, commit: the statement's result is the one before the commit.
+    const results = Array.isArray(result) ? result : [result];
+    const own = results[results.length - 2];
+    if (!own) throw new Error('the query returned no result');
+    return own;
+  };
+  const platform = orm.em.getPlatform();
+  const sql: TransactionSql = {
+    ...rawExecutor(orm, schema, (text) => send(text)),
+    queryAndCommit: async <R>(text: string, params: readonly unknown[] = []) =>
+      (await send(params.length > 0 ? platform.formatQuery(text, params) : text, true)).rows as R[],
+  };
   try {
     const result = await work(sql);
-    if (begun) await client.query('commit');
+    if (begun && !committed) await client.query('commit');
     return result;
   } catch (error) {
-    if (begun) {
+    if (begun && !committed) {
       await client.query('rollback').catch((rollbackError: unknown) => {
         // A connection that cannot roll back is not handed to anyone else.
         client.__knex__disposed = rollbackError;

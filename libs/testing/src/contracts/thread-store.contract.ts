@@ -94,6 +94,18 @@ export function threadStoreContract(name: string, make: () => Promise<ThreadStor
       expect(await store.readEvents(ref.tenantId, ref.threadId)).toEqual([]);
     });
 
+    it('a gap in one thread of a transaction stores nothing of any thread', async () => {
+      const [ok, gapped] = [newThreadRef(), newThreadRef()];
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.appendEvents(ok.tenantId, ok.threadId, 0, makeEvents(ok, 1, 2));
+          await tx.appendEvents(gapped.tenantId, gapped.threadId, 3, makeEvents(gapped, 4, 1));
+        }),
+      ).rejects.toThrow(new RegExp(`thread ${gapped.threadId}: .*version 3`));
+      expect(await store.readEvents(ok.tenantId, ok.threadId)).toEqual([]);
+      expect(await store.readEvents(gapped.tenantId, gapped.threadId)).toEqual([]);
+    });
+
     it('throws ConcurrencyError when appending on a stale version', async () => {
       const ref = newThreadRef();
       await store.transaction((tx) => tx.appendEvents(ref.tenantId, ref.threadId, 0, makeEvents(ref, 1, 2)));
