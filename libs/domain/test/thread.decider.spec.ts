@@ -129,6 +129,26 @@ describe('thread decider', () => {
         outcome: { status: 'uncertain', idempotencyKey: 'k', reason: 'died mid-effect' },
       });
       expect(types(uncertain.events)).toEqual(['effect.uncertain']);
+      // The human is asked through the outbox, with the event: one escalation per uncertain call.
+      expect(uncertain.outgoing).toEqual([
+        {
+          kind: 'escalation.request',
+          runId: 'r1',
+          step: 1,
+          callId: 'a',
+          tool: expect.any(String),
+          args: expect.any(Object),
+          idempotencyKey: 'k',
+          reason: 'died mid-effect',
+          principal: { id: 'alice', roles: ['runner'] },
+        },
+      ]);
+      const again = given([...history, ...uncertain.events]).when({
+        ...toolCompletes('r1', 1, 'a'),
+        outcome: { status: 'uncertain', idempotencyKey: 'k', reason: 'died mid-effect' },
+      });
+      expect(again.events).toEqual([]);
+      expect(again.outgoing).toEqual([]);
       const resolved = given([...history, ...uncertain.events]).when(toolCompletes('r1', 1, 'a'));
       expect(types(resolved.events)).toEqual(['tool.completed', 'model.requested']);
     });

@@ -1,3 +1,4 @@
+import type { AgentToolConfig } from '@ratchet/contracts';
 import type { ThreadState } from '@ratchet/domain';
 import type { AgentToolConfigLookup } from '../threads/outbox-messages';
 import type { AgentCatalog } from './agent-catalog';
@@ -13,7 +14,11 @@ export function toolConfigsOf(
     if (!agent) return undefined;
     return (name, version, tool) =>
       name === agent.name && version === agent.version
-        ? agent.definition.tools.find((t) => t.name === tool)?.config
+        ? toolEntry(agent.definition.tools.find((t) => t.name === tool))
         : undefined;
   };
+}
+
+function toolEntry(tool: { config?: AgentToolConfig | undefined; approval: { role: string } } | undefined) {
+  return tool && { config: tool.config, approvalRole: tool.approval.role };
 }

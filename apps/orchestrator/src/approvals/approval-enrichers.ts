@@ -1,13 +1,10 @@
-import { headers as natsHeaders, type NatsConnection } from 'nats';
+import type { NatsConnection } from 'nats';
 import {
   ApprovalsReply,
   approvalsSubjects,
-  HEADERS,
   PrincipalCheckReply,
   type ApprovalsRequestInput,
-  type EscalationRequestCommand,
   type PrincipalCheckRequest,
-  type Subjects,
 } from '@ratchet/contracts';
 import { TransientError, type ThreadCommand } from '@ratchet/domain';
 import type { ServiceRuntime } from '@ratchet/platform';
@@ -15,7 +12,6 @@ import type { AgentCatalog } from '../agents/agent-catalog';
 import type { CommandEnricher } from '../threads/thread-command.handler';
 import { approvalEnricher } from './approval-enricher';
 import { approvalRecheckEnricher, type PrincipalStanding, type RecheckPorts } from './approval-recheck';
-import { escalationEnricher } from './escalation-enricher';
 
 /** How long the orchestrator waits for the gateway or the approvals service before the message is retried. */
 const REQUEST_TIMEOUT_MS = 5_000;
@@ -31,13 +27,12 @@ export function composeEnrichers(...enrichers: CommandEnricher[]): CommandEnrich
 
 /**
  * Everything approvals add to a thread command: the policy (which calls wait), the re-check of a grant
- * when it is applied, and escalations of uncertain effects.
+ * when it is applied. (Escalations of uncertain effects are outgoings of the decider, sent through the outbox.)
  */
 export function approvalEnrichers(catalog: AgentCatalog, runtime: ServiceRuntime): CommandEnricher {
   return composeEnrichers(
     approvalEnricher(catalog),
     approvalRecheckEnricher(natsRecheckPorts(runtime.nc, runtime.subjects.prefix)),
-    escalationEnricher(catalog, natsEscalationPublisher(runtime.nc, runtime.subjects)),
   );
 }
 
@@ -68,22 +63,5 @@ export function natsRecheckPorts(nc: NatsConnection, prefix: string): RecheckPor
         throw new TransientError('approval verify: unexpected reply', 'approvals.recheck_unavailable');
       return { valid: reply.valid, reason: reply.reason };
     },
-  };
-}
-
-export function natsEscalationPublisher(
-  nc: NatsConnection,
-  subjects: Subjects,
-): (command: EscalationRequestCommand) => Promise<void> {
-  const js = nc.jetstream();
-  return async (command) => {
-    const h = natsHeaders();
-    h.set(HEADERS.messageType, command.kind);
-    h.set(HEADERS.tenant, command.tenantId);
-    h.set(HEADERS.idempotencyKey, command.idempotencyKey);
-    await js.publish(subjects.approvalCommands(command.tenantId), JSON.stringify(command), {
-      msgID: command.commandId,
-      headers: h,
-    });
   };
 }

@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import {
   HEADERS,
   type ApprovalRequestCommand,
+  type EscalationRequestCommand,
   type ModelCallCommand,
   type Subjects,
   type AgentToolConfig,
@@ -10,6 +12,7 @@ import {
 } from '@ratchet/contracts';
 import type { Outgoing, OutboxMessage, ThreadState } from '@ratchet/domain';
 import { CORE_PUBLISH_HEADER } from '@ratchet/platform';
+import { argsDigest } from '../approvals/approval-policy';
 
 function headersFor(id: string, type: string, tenantId: string, trace?: TraceContext): Record<string, string> {
   const h: Record<string, string> = { [HEADERS.msgId]: id, [HEADERS.messageType]: type, [HEADERS.tenant]: tenantId };
@@ -30,8 +33,20 @@ export function feedMessages(subjects: Subjects, events: readonly ThreadEvent[])
   }));
 }
 
-/** The pinned agent version's `tools[].config` for a tool, if any (sent to the executor with each call). */
-export type AgentToolConfigLookup = (agent: string, agentVersion: number, tool: string) => AgentToolConfig | undefined;
+/**
+ * What the pinned agent version says of one of its tools: its `config` (sent to the executor with each
+ * call) and the role that decides its approvals (also the escalations of its uncertain effects).
+ */
+export type AgentToolConfigLookup = (
+  agent: string,
+  agentVersion: number,
+  tool: string,
+) => { config?: AgentToolConfig | undefined; approvalRole: string } | undefined;
+
+/** One escalation per uncertain effect: its id derives from the tenant and the effect's idempotency key. */
+export function escalationIdFor(tenantId: string, idempotencyKey: string): string {
+  return `esc_${createHash('sha256').update(`${tenantId}\u0000${idempotencyKey}`).digest('base64url').slice(0, 22)}`;
+}
 
 /** The commands and replies a decision asks for, built from the state after its events. */
 export function outgoingMessages(
@@ -86,7 +101,7 @@ export function outgoingMessages(
           principal: o.principal,
         };
         const run = state.active;
-        const config = run && toolConfig?.(run.agent, run.agentVersion, o.tool);
+        const config = run && toolConfig?.(run.agent, run.agentVersion, o.tool)?.config;
         if (config) payload.toolConfig = config;
         const id = `${o.commandId}@${version}`;
         const headers = headersFor(id, 'tool.call', tenantId, trace);
@@ -120,6 +135,33 @@ export function outgoingMessages(
           payload,
           headers: headersFor(id, 'approval.request', tenantId, trace),
         };
+      }
+      case 'escalation.request': {
+        const run = state.active;
+        const approvalId = escalationIdFor(tenantId, o.idempotencyKey);
+        const agent = run?.runId === o.runId ? run : undefined;
+        const payload: EscalationRequestCommand = {
+          kind: 'escalation.request',
+          commandId: `escalation:${tenantId}:${approvalId}`,
+          tenantId,
+          threadId,
+          runId: o.runId,
+          step: o.step,
+          callId: o.callId,
+          approvalId,
+          agent: agent?.agent ?? '',
+          tool: o.tool,
+          args: o.args,
+          argsDigest: argsDigest(o.args),
+          idempotencyKey: o.idempotencyKey,
+          reason: o.reason,
+          role: (agent && toolConfig?.(agent.agent, agent.agentVersion, o.tool)?.approvalRole) ?? 'approver',
+          requestedBy: o.principal,
+        };
+        // One row per escalation: the approvals service also keeps one approval per id.
+        const headers = headersFor(payload.commandId, 'escalation.request', tenantId, trace);
+        headers[HEADERS.idempotencyKey] = o.idempotencyKey;
+        return { id: payload.commandId, subject: subjects.approvalCommands(tenantId), payload, headers };
       }
       case 'reply': {
         const id = `${o.outcome.runId ?? o.outcome.requestId}:outcome:${o.outcome.status}`;

@@ -155,6 +155,18 @@ export type Outgoing =
       principal: Principal;
       need: ApprovalNeed;
     }
+  | {
+      /** An effect may or may not have happened: a human must decide (approvals service). */
+      kind: 'escalation.request';
+      runId: string;
+      step: number;
+      callId: string;
+      tool: string;
+      args: Record<string, Json>;
+      idempotencyKey: string;
+      reason: string;
+      principal: Principal;
+    }
   | { kind: 'reply'; replyTo: string; outcome: RunOutcome };
 
 export interface Decision {

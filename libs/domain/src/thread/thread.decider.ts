@@ -206,6 +206,18 @@ function recordToolResult(d: DecisionBuilder, c: RecordToolResult): void {
       runId: run.runId,
       data: { step: run.step, callId: call.callId, idempotencyKey: o.idempotencyKey, reason: o.reason },
     });
+    // Sent through the outbox with the event, so nobody hears of the escalation before it is recorded.
+    d.send({
+      kind: 'escalation.request',
+      runId: run.runId,
+      step: run.step,
+      callId: call.callId,
+      tool: call.tool,
+      args: call.args,
+      idempotencyKey: o.idempotencyKey,
+      reason: o.reason,
+      principal: run.principal,
+    });
     return;
   }
   if (o.status === 'completed') {
