@@ -1,19 +1,33 @@
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
+import { connect, type NatsConnection } from 'nats';
+import type { ApprovalsReply } from '@ratchet/contracts';
 import { runIdFor, threadIdFor } from '@ratchet/platform';
 import { terminal, TestStack } from './stack';
 
 interface CollectedSpan {
   service: string;
   traceId: string;
+  spanId: string;
   name: string;
   attributes: Record<string, unknown>;
+  links: Array<{ traceId: string; spanId: string; attributes: Record<string, unknown> }>;
+  startNs: bigint;
+  endNs: bigint;
   raw: string;
+}
+
+interface MetricPoint {
+  service: string;
+  name: string;
+  attributes: Record<string, unknown>;
+  value: number;
 }
 
 /** An OTLP/HTTP (JSON) receiver in the test process: what the services export, exactly. */
 class OtlpReceiver {
   readonly spans: CollectedSpan[] = [];
+  readonly metrics: MetricPoint[] = [];
   readonly bodies: string[] = [];
   private server: Server | undefined;
   port = 0;
@@ -25,6 +39,7 @@ class OtlpReceiver {
       req.on('end', () => {
         this.bodies.push(body);
         if (req.url === '/v1/traces') this.collect(body);
+        if (req.url === '/v1/metrics') this.collectMetrics(body);
         res.setHeader('content-type', 'application/json');
         res.end('{}');
       });
@@ -37,17 +52,67 @@ class OtlpReceiver {
     const doc = JSON.parse(body) as {
       resourceSpans?: Array<{
         resource?: { attributes?: Attr[] };
-        scopeSpans?: Array<{ spans?: Array<{ traceId: string; name: string; attributes?: Attr[] }> }>;
+        scopeSpans?: Array<{ spans?: OtlpSpan[] }>;
       }>;
     };
     for (const rs of doc.resourceSpans ?? []) {
       const service = String(value(rs.resource?.attributes, 'service.name') ?? '');
       for (const ss of rs.scopeSpans ?? []) {
         for (const span of ss.spans ?? []) {
-          const attributes = Object.fromEntries((span.attributes ?? []).map((a) => [a.key, unwrap(a.value)]));
-          this.spans.push({ service, traceId: span.traceId, name: span.name, attributes, raw: JSON.stringify(span) });
+          this.spans.push({
+            service,
+            traceId: span.traceId,
+            spanId: span.spanId,
+            name: span.name,
+            attributes: attributesOf(span.attributes),
+            links: (span.links ?? []).map((l) => ({
+              traceId: l.traceId,
+              spanId: l.spanId,
+              attributes: attributesOf(l.attributes),
+            })),
+            startNs: BigInt(span.startTimeUnixNano),
+            endNs: BigInt(span.endTimeUnixNano),
+            raw: JSON.stringify(span),
+          });
         }
       }
+    }
+  }
+
+  private collectMetrics(body: string): void {
+    const doc = JSON.parse(body) as {
+      resourceMetrics?: Array<{
+        resource?: { attributes?: Attr[] };
+        scopeMetrics?: Array<{
+          metrics?: Array<{ name: string; gauge?: { dataPoints?: Array<Record<string, unknown>> } }>;
+        }>;
+      }>;
+    };
+    for (const rm of doc.resourceMetrics ?? []) {
+      const service = String(value(rm.resource?.attributes, 'service.name') ?? '');
+      for (const sm of rm.scopeMetrics ?? []) {
+        for (const m of sm.metrics ?? []) {
+          for (const p of m.gauge?.dataPoints ?? []) {
+            this.metrics.push({
+              service,
+              name: m.name,
+              attributes: attributesOf(p['attributes'] as Attr[] | undefined),
+              value: Number(p['asInt'] ?? p['asDouble']),
+            });
+          }
+        }
+      }
+    }
+  }
+
+  /** Polls what was exported until `found` returns something (services export in batches). */
+  async waitFor<T>(what: string, found: () => T | undefined, timeoutMs = 30_000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const hit = found();
+      if (hit !== undefined) return hit;
+      if (Date.now() > deadline) throw new Error(`not exported within ${timeoutMs} ms: ${what}`);
+      await new Promise((r) => setTimeout(r, 200));
     }
   }
 
@@ -56,8 +121,21 @@ class OtlpReceiver {
   }
 }
 type Attr = { key: string; value: Record<string, unknown> };
+type OtlpSpan = {
+  traceId: string;
+  spanId: string;
+  name: string;
+  startTimeUnixNano: string | number;
+  endTimeUnixNano: string | number;
+  attributes?: Attr[];
+  links?: Array<{ traceId: string; spanId: string; attributes?: Attr[] }>;
+};
+const attributesOf = (attrs: Attr[] | undefined) =>
+  Object.fromEntries((attrs ?? []).map((a) => [a.key, unwrap(a.value)]));
 const unwrap = (v: Record<string, unknown>) => v['stringValue'] ?? v['boolValue'] ?? v['intValue'] ?? v['doubleValue'];
 const value = (attrs: Attr[] | undefined, key: string) => unwrap(attrs?.find((a) => a.key === key)?.value ?? {});
+
+const spanIdOf = (traceparent: string | undefined) => traceparent?.split('-')[2];
 
 const CANARY = 'sk-live-CANARY7f3a9e0123456789abcd';
 const PROMPT = 'What is the weather in Oslo and Rome? Tell me about purple elephants';
@@ -134,6 +212,36 @@ describe('one trace per run, across services, crashes and resumes', () => {
     const model = inTrace.find((s) => s.name === 'chat scripted');
     expect(model?.attributes).toMatchObject({ 'gen_ai.system': 'scripted', 'gen_ai.request.model': 'scripted' });
 
+    // The model call's second attempt links to the attempt it replaces: the span that requested the
+    // first one (its context is stored on that model.requested event; the span itself died unexported).
+    const requested = events.filter((e) => e.type === 'model.requested' && e.data.step === 1);
+    const firstAttempt = requested.find((e) => e.type === 'model.requested' && e.data.attempt === 1);
+    expect(requested.some((e) => e.type === 'model.requested' && e.data.attempt === 2)).toBe(true);
+    const retry = await otlp.waitFor('thread.append of the second model attempt, with its link', () =>
+      inTraceOf(otlp, traceId).find(
+        (s) =>
+          s.name === 'thread.append' && s.links.some((l) => l.attributes['ratchet.link.reason'] === 'replaced_attempt'),
+      ),
+    );
+    expect(String(retry.attributes['ratchet.event.types'])).toContain('model.requested');
+    const replaced = retry.links.find((l) => l.attributes['ratchet.link.reason'] === 'replaced_attempt');
+    expect(replaced).toMatchObject({ traceId, spanId: spanIdOf(firstAttempt?.trace?.traceparent) });
+    expect(Number(replaced?.attributes['ratchet.attempt'])).toBe(1);
+
+    // The executor's attempt after the crash links to the attempt that claimed the effect in the ledger.
+    const afterCrash = await otlp.waitFor('execute_tool after the crash, with its ledger link', () =>
+      inTraceOf(otlp, traceId).find(
+        (s) =>
+          s.name === 'execute_tool demo.weather' &&
+          s.links.some((l) => l.attributes['ratchet.link.reason'] === 'ledger_claim'),
+      ),
+    );
+    expect(['retried', 'dedup', 'reconciled', 'escalated']).toContain(afterCrash.attributes['ratchet.ledger.decision']);
+    const claim = afterCrash.links.find((l) => l.attributes['ratchet.link.reason'] === 'ledger_claim');
+    expect(claim?.traceId).toBe(traceId);
+    expect(claim?.spanId).toMatch(/^[0-9a-f]{16}$/);
+    expect(claim?.spanId).not.toBe(afterCrash.spanId);
+
     // Data minimisation with content capture off: no prompt, no secret in any span or log line; the
     // secret never reached the event log either.
     const exported = otlp.bodies.join('\n');
@@ -147,5 +255,100 @@ describe('one trace per run, across services, crashes and resumes', () => {
       `select count(*)::int as n from ${stack.orchestratorDb.sql.table('thread_events')} where data::text like '%CANARY7f3a9e%'`,
     );
     expect(stored[0]?.n).toBe(0);
+  });
+});
+
+const inTraceOf = (otlp: OtlpReceiver, traceId: string) => otlp.spans.filter((s) => s.traceId === traceId);
+
+describe('a wait for a human, in the run’s trace and as a gauge', () => {
+  let stack: TestStack;
+  let nc: NatsConnection;
+  const otlp = new OtlpReceiver();
+  beforeAll(async () => {
+    await otlp.start();
+    stack = await TestStack.create();
+    nc = await connect({ servers: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222' });
+  });
+  afterAll(async () => {
+    await nc?.close();
+    await stack.stop();
+    await otlp.stop();
+  });
+
+  const approvalsApi = async (request: Record<string, unknown>): Promise<ApprovalsReply> => {
+    const reply = await nc.request(`${stack.prefix.subject}.approvals.api`, JSON.stringify(request), {
+      timeout: 10_000,
+    });
+    return JSON.parse(new TextDecoder().decode(reply.data)) as ApprovalsReply;
+  };
+
+  it('a decided approval is an approval.wait span from request to decision; pending approvals are exported', async () => {
+    const telemetry = {
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${otlp.port}`,
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+      OTEL_METRIC_EXPORT_INTERVAL: '500',
+      AGENTS_DIR: path.resolve(__dirname, '../agents/approvals'),
+    };
+    await Promise.all([
+      stack.start('orchestrator', telemetry),
+      stack.start('tool-executor', telemetry),
+      stack.start('approvals', telemetry),
+    ]);
+    await stack.publishRequest('acme', {
+      requestId: 'waits',
+      agent: 'pay',
+      input: [{ role: 'user', content: 'big car' }],
+      principal: { id: 'alice', roles: ['runner'] },
+    });
+    const threadId = threadIdFor('acme', 'waits');
+    const runId = runIdFor('acme', 'waits');
+    const requested = await stack.waitFor('acme', threadId, (ev) => ev.some((e) => e.type === 'approval.requested'));
+    const approval = requested.find((e) => e.type === 'approval.requested');
+    const approvalId = approval?.type === 'approval.requested' ? approval.data.approvalId : '';
+    const traceId = approval?.trace?.traceparent.split('-')[1] ?? '';
+    expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+
+    // While it waits, the gauge says so (per tenant).
+    await otlp.waitFor('ratchet.approvals.pending = 1 for acme', () =>
+      otlp.metrics.find(
+        (m) => m.name === 'ratchet.approvals.pending' && m.attributes['tenant'] === 'acme' && m.value === 1,
+      ),
+    );
+
+    const decided = await approvalsApi({
+      op: 'decide',
+      tenantId: 'acme',
+      principal: { id: 'bob', roles: ['approver'] },
+      approvalId,
+      decision: 'reject',
+      reason: 'not today',
+    });
+    expect(decided.ok).toBe(true);
+    const events = await stack.waitFor('acme', threadId, terminal(runId), 60_000);
+    expect(events.at(-1)?.type).toBe('run.completed');
+    // The decision continued the run's trace: every event of the run names it.
+    expect(new Set(events.map((e) => e.trace?.traceparent.split('-')[1]))).toEqual(new Set([traceId]));
+
+    const wait = await otlp.waitFor('approval.wait in the run’s trace', () =>
+      otlp.spans.find((s) => s.name === 'approval.wait' && s.traceId === traceId),
+    );
+    expect(wait.service).toBe('ratchet-approvals');
+    expect(wait.attributes).toMatchObject({
+      'ratchet.approval.id': approvalId,
+      'ratchet.tool.name': 'demo.effect.charge',
+      'ratchet.outcome': 'rejected',
+      'ratchet.approval.role': 'approver',
+    });
+    expect(wait.endNs).toBeGreaterThan(wait.startNs);
+    // Never the arguments, never who decided.
+    expect(wait.raw).not.toContain('car');
+    expect(wait.raw).not.toContain('bob');
+
+    // Decided: the gauge goes back to zero for the tenant.
+    await otlp.waitFor('ratchet.approvals.pending = 0 for acme', () =>
+      otlp.metrics.find(
+        (m) => m.name === 'ratchet.approvals.pending' && m.attributes['tenant'] === 'acme' && m.value === 0,
+      ),
+    );
   });
 });

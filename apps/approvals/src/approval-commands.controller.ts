@@ -2,7 +2,7 @@ import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { ApprovalCommand } from '@ratchet/contracts';
 import { PoisonMessageError } from '@ratchet/domain';
-import { JetStreamContext, ServiceRuntime } from '@ratchet/platform';
+import { currentTraceContext, JetStreamContext, ServiceRuntime } from '@ratchet/platform';
 import { ApprovalsService } from './approvals.service';
 
 export const APPROVALS_CONSUMER = 'approvals';
@@ -31,7 +31,9 @@ export class ApprovalCommandsController {
         'approval.subject_mismatch',
       );
     }
-    const result = await this.approvals.recordRequest(command);
+    // This consumer's span (telemetry on) or the request's context: the wait's span joins the run's trace.
+    const traceparent = currentTraceContext()?.traceparent ?? ctx.getTraceparent();
+    const result = await this.approvals.recordRequest(command, traceparent);
     this.runtime.logger.info(
       { approvalId: command.approvalId, kind: command.kind, tenantId: command.tenantId, result },
       'approval request recorded',

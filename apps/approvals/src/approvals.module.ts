@@ -4,6 +4,7 @@ import { ApprovalCommandsController } from './approval-commands.controller';
 import { ApprovalsApiResponder } from './approvals-api.responder';
 import { ApprovalsService } from './approvals.service';
 import { ExpirySweeper, SWEEP_INTERVAL } from './expiry-sweeper';
+import { observePendingApprovals } from './pending-approvals.gauge';
 
 @Module({})
 export class ApprovalsModule {
@@ -15,7 +16,10 @@ export class ApprovalsModule {
       providers: [
         {
           provide: ApprovalsService,
-          useFactory: () => new ApprovalsService(runtime.db, runtime.relay, runtime.subjects),
+          useFactory: () => {
+            observePendingApprovals(runtime.db);
+            return new ApprovalsService(runtime.db, runtime.relay, runtime.subjects);
+          },
         },
         { provide: SWEEP_INTERVAL, useValue: options.sweepIntervalMs },
         ApprovalsApiResponder,

@@ -19,11 +19,18 @@ import {
   type ToolResolveCommand,
 } from '@ratchet/contracts';
 import type { CommittedPublisher, OutboxMessage } from '@ratchet/domain';
+import { recordApprovalWait, type EndedWait, type WaitOutcome } from './approval-wait.span';
 
 type Req<O extends ApprovalsRequest['op']> = Extract<ApprovalsRequest, { op: O }>;
 type Failure = Extract<ApprovalsReply, { ok: false }>;
 
 const fail = (code: Failure['error']['code'], message: string): Failure => ({ ok: false, error: { code, message } });
+
+/** What a transaction caused, acted on once it committed: messages to publish, waits to report. */
+interface AfterCommit {
+  outbox: OutboxMessage[];
+  waits: EndedWait[];
+}
 
 /** Who records an expiry in the decision and audit rows. */
 export const EXPIRY_ACTOR = 'system:expiry';
@@ -40,8 +47,11 @@ export class ApprovalsService {
     private readonly subjects: Subjects,
   ) {}
 
-  /** An approval or escalation request from the orchestrator; a re-sent one changes nothing. */
-  async recordRequest(command: ApprovalCommand): Promise<'created' | 'exists'> {
+  /**
+   * An approval or escalation request from the orchestrator; a re-sent one changes nothing.
+   * `traceparent`: the run's trace context the request arrived with, kept for the wait's span.
+   */
+  async recordRequest(command: ApprovalCommand, traceparent?: string): Promise<'created' | 'exists'> {
     return withServiceTx(this.db, async (tx) => {
       const repo = new ApprovalsRepository(tx);
       const created = await repo.insert({
@@ -63,6 +73,7 @@ export class ApprovalsService {
         idempotencyKey: command.kind === 'escalation.request' ? command.idempotencyKey : null,
         reason: command.kind === 'escalation.request' ? command.reason : null,
         expiresAt: command.kind === 'approval.request' ? command.expiresAt : null,
+        traceparent: traceparent ?? null,
       });
       if (!created) return 'exists' as const;
       await repo.audit({
@@ -117,7 +128,7 @@ export class ApprovalsService {
    * not found) holding its role, and — with four-eyes — not the run's own principal; recorded once.
    */
   async decide(request: Req<'decide'>): Promise<ApprovalsReply> {
-    const outbox: OutboxMessage[] = [];
+    const done: AfterCommit = { outbox: [], waits: [] };
     const reply = await withServiceTx(this.db, async (tx): Promise<ApprovalsReply> => {
       const repo = new ApprovalsRepository(tx);
       const a = await repo.get(request.tenantId, request.approvalId, { forUpdate: true });
@@ -147,7 +158,7 @@ export class ApprovalsService {
           `this approval was already decided: ${a.status}${a.decision ? ` by ${a.decision.by}` : ''}`,
         );
       if (a.expiresAt && Date.parse(a.expiresAt) <= Date.now()) {
-        outbox.push(...(await this.expireIn(tx, repo, a)));
+        await this.expireIn(tx, repo, a, done);
         return refuse('conflict', `this approval expired at ${a.expiresAt}`);
       }
       const decision =
@@ -170,11 +181,12 @@ export class ApprovalsService {
           ? this.decisionMessage(a, decision as 'granted' | 'rejected', who, request.reason)
           : this.resolveMessage(a, request.decision as 'happened' | 'retry' | 'fail', who, request.reason, result);
       await tx.enqueue([message]);
-      outbox.push(message);
+      done.outbox.push(message);
+      done.waits.push({ approval: a, outcome: decision as WaitOutcome, decidedByRole: a.role });
       const after = await repo.get(a.tenantId, a.id);
       return { ok: true, approval: view(after ?? a) };
     });
-    await this.publish(outbox);
+    await this.afterCommit(done);
     return reply;
   }
 
@@ -227,20 +239,19 @@ export class ApprovalsService {
 
   /** Expires what is due (bounded batch); several instances share the work through `skip locked`. */
   async expireDue(limit = 50): Promise<number> {
-    const outbox: OutboxMessage[] = [];
+    const done: AfterCommit = { outbox: [], waits: [] };
     const n = await withServiceTx(this.db, async (tx) => {
       const repo = new ApprovalsRepository(tx);
       const due = await repo.lockExpired(limit);
-      for (const a of due) outbox.push(...(await this.expireIn(tx, repo, a)));
+      for (const a of due) await this.expireIn(tx, repo, a, done);
       return due.length;
     });
-    await this.publish(outbox);
+    await this.afterCommit(done);
     return n;
   }
 
-  private async expireIn(tx: ServiceTx, repo: ApprovalsRepository, a: ApprovalRecord): Promise<OutboxMessage[]> {
-    if (!(await repo.decide(a.tenantId, a.id, 'expired', 'expired', EXPIRY_ACTOR, `expired at ${a.expiresAt}`)))
-      return [];
+  private async expireIn(tx: ServiceTx, repo: ApprovalsRepository, a: ApprovalRecord, done: AfterCommit) {
+    if (!(await repo.decide(a.tenantId, a.id, 'expired', 'expired', EXPIRY_ACTOR, `expired at ${a.expiresAt}`))) return;
     await repo.audit({
       tenantId: a.tenantId,
       approvalId: a.id,
@@ -251,7 +262,8 @@ export class ApprovalsService {
     });
     const message = this.decisionMessage(a, 'expired', EXPIRY_ACTOR, `nobody decided before ${a.expiresAt}`);
     await tx.enqueue([message]);
-    return [message];
+    done.outbox.push(message);
+    done.waits.push({ approval: a, outcome: 'expired', decidedByRole: 'system' });
   }
 
   private decisionMessage(
@@ -303,14 +315,18 @@ export class ApprovalsService {
     return { id, subject: this.subjects.toolCommands(a.tenantId), payload, headers: h };
   }
 
-  private async publish(messages: OutboxMessage[]): Promise<void> {
-    // After commit; if this process dies first, the relay's sweeper publishes them.
-    await this.relay.publishCommitted(messages);
+  private async afterCommit(done: AfterCommit): Promise<void> {
+    // Only what committed is reported: a wait ends once, with the one decision recorded.
+    for (const wait of done.waits) recordApprovalWait(wait);
+    // If this process dies first, the relay's sweeper publishes them.
+    await this.relay.publishCommitted(done.outbox);
   }
 }
 
+/** The decision continues the run's trace: it carries the context its request arrived with. */
 function headers(id: string, type: string, a: ApprovalRecord): Record<string, string> {
-  return { [HEADERS.msgId]: id, [HEADERS.messageType]: type, [HEADERS.tenant]: a.tenantId };
+  const h = { [HEADERS.msgId]: id, [HEADERS.messageType]: type, [HEADERS.tenant]: a.tenantId };
+  return a.traceparent ? { ...h, [HEADERS.traceparent]: a.traceparent } : h;
 }
 
 export function view(a: ApprovalRecord): ApprovalView {

@@ -14,9 +14,19 @@ import {
   type ThreadStore,
   type ThreadTx,
 } from '@ratchet/domain';
-import type { Counter, Histogram } from '@opentelemetry/api';
-import { ATTR, currentTraceContext, failpoint, inSpan, meter, newTraceContext, SPAN } from '@ratchet/platform';
+import type { Counter, Histogram, Link, Span } from '@opentelemetry/api';
+import {
+  activeSpanRecording,
+  ATTR,
+  currentTraceContext,
+  failpoint,
+  inSpan,
+  meter,
+  newTraceContext,
+  SPAN,
+} from '@ratchet/platform';
 import { feedMessages, outgoingMessages, type AgentToolConfigLookup } from './outbox-messages';
+import { replacedAttemptLinks } from './replaced-attempts';
 
 export { threadColumns } from '@ratchet/domain';
 
@@ -109,6 +119,8 @@ interface Decided {
   events: ThreadEvent[];
   outbox: OutboxMessage[];
   before?: ThreadState;
+  /** Links of the `thread.append` span to the attempts this decision replaces (retries, resumes). */
+  links?: Link[];
 }
 
 export interface GroupCommitOptions {
@@ -340,13 +352,19 @@ export class ThreadCommandHandler {
         newVersion,
         decision.outgoing,
         trace,
-        decision.outgoing.some((o) => o.kind === 'tool.call') ? await this.toolConfigs(after) : undefined,
+        decision.outgoing.some((o) => o.kind === 'tool.call' || o.kind === 'escalation.request')
+          ? await this.toolConfigs(after)
+          : undefined,
       ),
     ];
     await tx.enqueue(outbox);
+    // Read only while a span records them (telemetry on).
+    const links = activeSpanRecording()
+      ? await replacedAttemptLinks(tx, { tenantId, threadId, version, newer }, events)
+      : [];
     failpoint('orchestrator.before-commit');
     failpoint(`orchestrator.before-commit.${command.type}`);
-    return { status: 'applied', events, outbox, before: state };
+    return { status: 'applied', events, outbox, before: state, links };
   }
 }
 
@@ -380,10 +398,7 @@ function appendAttributes(consumer: string, command: ThreadCommand) {
   };
 }
 
-function describeSpan(
-  span: { setAttributes(a: Record<string, string | number>): unknown; setAttribute(k: string, v: string): unknown },
-  d: Decided,
-): void {
+function describeSpan(span: Span, d: Decided): void {
   if (d.events.length > 0) {
     span.setAttributes({
       [ATTR.run]: d.events[0]?.runId ?? '',
@@ -394,6 +409,8 @@ function describeSpan(
     });
   }
   span.setAttribute(ATTR.outcome, d.status);
+  // Known only after deciding, so added to the running span rather than at its start.
+  if (d.links?.length) span.addLinks(d.links);
 }
 
 /** Metrics of a committed decision, and the crash point right after the commit. */

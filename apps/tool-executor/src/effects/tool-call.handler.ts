@@ -7,6 +7,7 @@ import {
 } from '@ratchet/contracts';
 import { EffectLedgerRepository, withServiceTx, type Database, type EffectRecord } from '@ratchet/adapters';
 import { decideEffect, redactSecrets, type CommittedPublisher, type OutboxMessage } from '@ratchet/domain';
+import { ATTR, currentTraceContext, LINK, linkActiveSpan, linkTo } from '@ratchet/platform';
 import type { ToolLogger, ToolRegistry } from '@ratchet/tools';
 import { crashPoint } from './crash-points';
 import { runTool, toolContext, type ToolRunOutcome, type ToolServices } from './run-tool';
@@ -39,6 +40,8 @@ export class ToolCallHandler {
     const tool = this.tools.get(command.tool);
     const kind = tool?.kind ?? 'pure';
     await crashPoint('tools.before-started');
+    // This attempt's span (telemetry on) or the command's context: what a later attempt links to.
+    const traceparent = currentTraceContext()?.traceparent ?? traceHeaders[HEADERS.traceparent];
     // 1. Claim the key (committed on its own: the claim must be durable before anything acts).
     // One statement, so no transaction around it: autocommit makes it durable before the tool acts.
     const claimed = await new EffectLedgerRepository(this.db.sql).recordStarted({
@@ -50,6 +53,7 @@ export class ToolCallHandler {
       tool: command.tool,
       kind,
       command,
+      traceparent,
     });
     const existing: EffectRecord | undefined = claimed === 'inserted' ? undefined : claimed;
     if (existing && existing.tenantId !== command.tenantId) {
@@ -57,6 +61,12 @@ export class ToolCallHandler {
       throw new Error(`effect ${command.idempotencyKey} belongs to another tenant`);
     }
     const action = decideEffect(existing?.state, kind, tool?.reconcile !== undefined);
+    if (existing) {
+      // An earlier attempt claimed the key: this one (retry, reconcile, escalation or dedup) points at it.
+      linkActiveSpan(
+        linkTo(existing.traceparent, { [ATTR.linkReason]: LINK.ledgerClaim, [ATTR.attempt]: existing.attempts }),
+      );
+    }
 
     switch (action) {
       case 'resend': {
@@ -85,11 +95,11 @@ export class ToolCallHandler {
           await this.finish(command, traceHeaders, 'succeeded', { status: 'completed', result: answer.result });
           return 'reconciled';
         }
-        await new EffectLedgerRepository(this.db.sql).recordAttempt(command.idempotencyKey);
+        await new EffectLedgerRepository(this.db.sql).recordAttempt(command.idempotencyKey, traceparent);
         break;
       }
       case 'retry':
-        await new EffectLedgerRepository(this.db.sql).recordAttempt(command.idempotencyKey);
+        await new EffectLedgerRepository(this.db.sql).recordAttempt(command.idempotencyKey, traceparent);
         break;
       case 'execute':
         break;

@@ -24,6 +24,8 @@ export interface NewApproval {
   idempotencyKey: string | null;
   reason: string | null;
   expiresAt: string | null;
+  /** The W3C traceparent the request arrived with (the run's trace); null when it came without one. */
+  traceparent?: string | null;
 }
 
 export interface ApprovalDecisionRecord {
@@ -35,6 +37,7 @@ export interface ApprovalDecisionRecord {
 }
 
 export interface ApprovalRecord extends NewApproval {
+  traceparent: string | null;
   status: ApprovalStatusValue;
   requestedAt: string;
   usedBy: string | null;
@@ -90,6 +93,7 @@ interface ApprovalRow {
   expires_at: string | null;
   used_by: string | null;
   used_at: string | null;
+  traceparent: string | null;
   d_decision: DecisionValue | null;
   d_by: string | null;
   d_reason: string | null;
@@ -110,7 +114,7 @@ export class ApprovalsRepository {
     return `select a.tenant_id, a.id, a.kind, a.status, a.thread_id, a.run_id, a.step, a.call_id, a.agent, a.tool,
         a.args, a.args_digest, a.role, a.four_eyes, a.requested_by, a.requested_by_roles, a.idempotency_key, a.reason,
         ${isoColumn('a.requested_at', 'requested_at')}, ${isoColumn('a.expires_at', 'expires_at')}, a.used_by,
-        ${isoColumn('a.used_at', 'used_at')}, d.decision as d_decision, d.decided_by as d_by, d.reason as d_reason,
+        ${isoColumn('a.used_at', 'used_at')}, a.traceparent, d.decision as d_decision, d.decided_by as d_by, d.reason as d_reason,
         d.result as d_result, ${isoColumn('d.decided_at', 'd_at')}
       from ${a} a left join ${d} d on d.tenant_id = a.tenant_id and d.approval_id = a.id
       where ${where} ${suffix}`;
@@ -120,10 +124,11 @@ export class ApprovalsRepository {
   async insert(a: NewApproval): Promise<boolean> {
     const rows = await this.sql.query<{ id: string }>(
       `insert into ${this.sql.table('approvals')} (tenant_id, id, kind, thread_id, run_id, step, call_id, agent, tool,
-         args, args_digest, role, four_eyes, requested_by, requested_by_roles, idempotency_key, reason, expires_at)
+         args, args_digest, role, four_eyes, requested_by, requested_by_roles, idempotency_key, reason, expires_at,
+         traceparent)
        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ${
          a.requestedByRoles.length > 0 ? 'array[?]' : 'array[]'
-       }::text[], ?, ?, ?::timestamptz)
+       }::text[], ?, ?, ?::timestamptz, ?)
        on conflict (tenant_id, id) do nothing
        returning id`,
       [
@@ -145,6 +150,7 @@ export class ApprovalsRepository {
         a.idempotencyKey,
         a.reason,
         a.expiresAt,
+        a.traceparent ?? null,
       ],
     );
     return rows.length === 1;
@@ -249,6 +255,15 @@ export class ApprovalsRepository {
     return rows.map(toRecord);
   }
 
+  /** Approvals waiting for a human, by tenant (every tenant: an operator's gauge, not a tenant's view). */
+  async pendingByTenant(): Promise<Array<{ tenantId: string; pending: number }>> {
+    const rows = await this.sql.query<{ tenant_id: string; pending: number }>(
+      `select tenant_id, count(*)::int as pending from ${this.sql.table('approvals')}
+       where status = 'pending' group by tenant_id`,
+    );
+    return rows.map((r) => ({ tenantId: r.tenant_id, pending: Number(r.pending) }));
+  }
+
   async audit(entry: AuditEntry): Promise<void> {
     await this.sql.run(
       `insert into ${this.sql.table('audit')} (tenant_id, approval_id, action, actor, args_digest, detail)
@@ -316,6 +331,7 @@ function toRecord(r: ApprovalRow): ApprovalRecord {
     expiresAt: r.expires_at,
     usedBy: r.used_by,
     usedAt: r.used_at,
+    traceparent: r.traceparent,
     decision:
       r.d_decision && r.d_by !== null && r.d_at !== null
         ? { decision: r.d_decision, by: r.d_by, reason: r.d_reason ?? '', result: r.d_result, at: r.d_at }

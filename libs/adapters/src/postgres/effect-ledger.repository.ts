@@ -14,11 +14,13 @@ export interface StartEffect {
   kind: string;
   /** The command that started the effect: a human's `retry` runs it again, and any answer reaches its thread. */
   command?: unknown;
+  /** The W3C traceparent of the span claiming the effect, for a later attempt's span link. */
+  traceparent?: string | undefined;
 }
 
 export type EffectResolution = 'happened' | 'retry' | 'fail';
 
-export interface EffectRecord extends Omit<StartEffect, 'command'> {
+export interface EffectRecord extends Omit<StartEffect, 'command' | 'traceparent'> {
   state: EffectState;
   attempts: number;
   result: unknown;
@@ -31,6 +33,8 @@ export interface EffectRecord extends Omit<StartEffect, 'command'> {
   startedAt: string;
   finishedAt: string | null;
   updatedAt: string;
+  /** The span of the attempt that last claimed the effect (started or retried it); null before it was kept. */
+  traceparent: string | null;
 }
 
 interface EffectDbRow {
@@ -52,11 +56,12 @@ interface EffectDbRow {
   started_at: string;
   finished_at: string | null;
   updated_at: string;
+  traceparent: string | null;
 }
 
 const COLUMNS = `key, tenant_id, thread_id, run_id, call_id, tool, kind, state, attempts, result, dedup_hits,
   command, resolution, resolved_by, ${isoColumn('resolved_at')},
-  ${isoColumn('started_at')}, ${isoColumn('finished_at')}, ${isoColumn('updated_at')}`;
+  ${isoColumn('started_at')}, ${isoColumn('finished_at')}, ${isoColumn('updated_at')}, traceparent`;
 
 /**
  * The tool executor's effect ledger (schema `tools`). Pass a ServiceTx so the ledger write commits with
@@ -79,8 +84,9 @@ export class EffectLedgerRepository {
    */
   async recordStarted(effect: StartEffect): Promise<'inserted' | EffectRecord> {
     const inserted = await this.sql.run(
-      `insert into ${this.sql.table('effects')} (key, tenant_id, thread_id, run_id, call_id, tool, kind, state, attempts, command)
-       values (?, ?, ?, ?, ?, ?, ?, 'started', 1, ?::jsonb) on conflict (key) do nothing`,
+      `insert into ${this.sql.table('effects')}
+         (key, tenant_id, thread_id, run_id, call_id, tool, kind, state, attempts, command, traceparent)
+       values (?, ?, ?, ?, ?, ?, ?, 'started', 1, ?::jsonb, ?) on conflict (key) do nothing`,
       [
         effect.key,
         effect.tenantId,
@@ -90,6 +96,7 @@ export class EffectLedgerRepository {
         effect.tool,
         effect.kind,
         effect.command === undefined ? null : JSON.stringify(effect.command),
+        effect.traceparent ?? null,
       ],
     );
     if (inserted === 1) return 'inserted';
@@ -98,12 +105,16 @@ export class EffectLedgerRepository {
     return existing;
   }
 
-  /** A retry of an effect that is still `started` or `uncertain`: counts the attempt. */
-  async recordAttempt(key: string): Promise<number> {
+  /**
+   * A retry of an effect that is still `started` or `uncertain`: counts the attempt, and `traceparent`
+   * (when given) becomes the claiming span, so the next attempt links to this one.
+   */
+  async recordAttempt(key: string, traceparent?: string): Promise<number> {
     const rows = await this.sql.query<{ attempts: number }>(
-      `update ${this.sql.table('effects')} set attempts = attempts + 1, state = 'started', updated_at = now()
+      `update ${this.sql.table('effects')}
+       set attempts = attempts + 1, state = 'started', updated_at = now(), traceparent = coalesce(?, traceparent)
        where key = ? returning attempts`,
-      [key],
+      [traceparent ?? null, key],
     );
     const row = rows[0];
     if (!row) throw new Error(`effect ${key} was never started`);
@@ -220,6 +231,7 @@ function toRecord(r: EffectDbRow): EffectRecord {
     startedAt: r.started_at,
     finishedAt: r.finished_at,
     updatedAt: r.updated_at,
+    traceparent: r.traceparent,
   };
 }
 

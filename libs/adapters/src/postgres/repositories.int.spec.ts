@@ -86,6 +86,19 @@ describe('EffectLedgerRepository', () => {
     expect(await ledger.listByThread(e.tenantId, 'other')).toEqual([]);
   });
 
+  it('keeps the traceparent of the attempt that last claimed the effect, for the next attempt to link to', async () => {
+    const e = effect();
+    const first = `00-${'1'.repeat(32)}-${'a'.repeat(16)}-01`;
+    const second = `00-${'1'.repeat(32)}-${'b'.repeat(16)}-01`;
+    const ledger = new EffectLedgerRepository(tools.sql);
+    expect(await ledger.recordStarted({ ...e, traceparent: first })).toBe('inserted');
+    expect(await ledger.recordStarted({ ...e, traceparent: second })).toMatchObject({ traceparent: first });
+    await ledger.recordAttempt(e.key, second);
+    expect((await ledger.get(e.key))?.traceparent).toBe(second);
+    await ledger.recordAttempt(e.key); // without one (telemetry off and no header): the last one stays
+    expect((await ledger.get(e.key))?.traceparent).toBe(second);
+  });
+
   it('lets only one of two concurrent claimers insert', async () => {
     const e = effect();
     const results = await Promise.all(

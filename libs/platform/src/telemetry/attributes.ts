@@ -22,6 +22,11 @@ export const ATTR = {
   toolCall: 'ratchet.tool.call_id',
   ledgerDecision: 'ratchet.ledger.decision',
   approvalId: 'ratchet.approval.id',
+  approvalKind: 'ratchet.approval.kind',
+  /** The role an approval needs, held by whoever decided it (`system` for an expiry): never who it was. */
+  approvalRole: 'ratchet.approval.role',
+  /** On a span link: why the span points at another one (a LINK value). */
+  linkReason: 'ratchet.link.reason',
   outcome: 'ratchet.outcome',
   // GenAI semantic conventions
   genAiSystem: 'gen_ai.system',
@@ -45,4 +50,18 @@ export const SPAN = {
   outboxPublish: 'outbox.publish',
   approvalWait: 'approval.wait',
   run: 'run',
+} as const;
+
+/**
+ * Why a span links to another (the `ratchet.link.reason` attribute of the link). Resumed and retried
+ * work links to the attempt it replaces; that attempt's span may never have been exported (its process
+ * died), but its context was stored with the event or ledger row it wrote.
+ */
+export const LINK = {
+  /** A model call's next attempt (`model.requested`, attempt > 1) → the span that requested the one before. */
+  replacedAttempt: 'replaced_attempt',
+  /** `run.resumed` → the span that wrote the thread's last event before the resume. */
+  resumedAfter: 'resumed_after',
+  /** A tool call that found its effect in the ledger → the span of the attempt that last claimed it. */
+  ledgerClaim: 'ledger_claim',
 } as const;

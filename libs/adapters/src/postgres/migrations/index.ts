@@ -1,6 +1,7 @@
 import type { MigrationClass } from '../orm';
 import { Migration20261130000000_approvals_init } from './approvals/Migration20261130000000_init';
 import { Migration20261220000000_approvals_tables } from './approvals/Migration20261220000000_approvals_tables';
+import { Migration20270110000000_approvals_trace } from './approvals/Migration20270110000000_trace';
 import { Migration20261130000000_gateway_init } from './gateway/Migration20261130000000_init';
 import { Migration20261130000000_memory_init } from './memory/Migration20261130000000_init';
 import { Migration20261201000000_memory_items } from './memory/Migration20261201000000_items';
@@ -8,6 +9,7 @@ import { Migration20261130000000_orchestrator_init } from './orchestrator/Migrat
 import { Migration20261231000000_orchestrator_retention } from './orchestrator/Migration20261231000000_retention';
 import { Migration20261130000000_tools_init } from './tools/Migration20261130000000_init';
 import { Migration20261210000000_tools_ledger_resolution } from './tools/Migration20261210000000_ledger_resolution';
+import { Migration20270110000000_tools_ledger_trace } from './tools/Migration20270110000000_ledger_trace';
 
 // Listed statically, in order: no glob, no dynamic import (see STACK.md). Append new migrations at the end.
 export const ORCHESTRATOR_MIGRATIONS: readonly MigrationClass[] = [
@@ -17,11 +19,13 @@ export const ORCHESTRATOR_MIGRATIONS: readonly MigrationClass[] = [
 export const TOOLS_MIGRATIONS: readonly MigrationClass[] = [
   Migration20261130000000_tools_init,
   Migration20261210000000_tools_ledger_resolution,
+  Migration20270110000000_tools_ledger_trace,
 ];
 export const GATEWAY_MIGRATIONS: readonly MigrationClass[] = [Migration20261130000000_gateway_init];
 export const APPROVALS_MIGRATIONS: readonly MigrationClass[] = [
   Migration20261130000000_approvals_init,
   Migration20261220000000_approvals_tables,
+  Migration20270110000000_approvals_trace,
 ];
 export const MEMORY_MIGRATIONS: readonly MigrationClass[] = [
   Migration20261130000000_memory_init,

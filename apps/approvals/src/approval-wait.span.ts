@@ -1,0 +1,38 @@
+import type { ApprovalRecord } from '@ratchet/adapters';
+import { ATTR, recordSpan, SPAN } from '@ratchet/platform';
+
+/** How a wait for a human ended: a tool approval's decision, an escalation's resolution, or an expiry. */
+export type WaitOutcome = 'granted' | 'rejected' | 'expired' | 'happened' | 'retry' | 'fail';
+
+/** A wait that ended in a committed transaction, reported once that transaction committed. */
+export interface EndedWait {
+  approval: ApprovalRecord;
+  outcome: WaitOutcome;
+  /** The role the decider held for it (`system` for an expiry): never who decided. */
+  decidedByRole: string;
+}
+
+/**
+ * `approval.wait` in the run's trace (the context its request arrived with): from the request to the
+ * decision or expiry. Names the approval, tool, outcome and role; never the arguments or the people.
+ */
+export function recordApprovalWait(wait: EndedWait, endedAt = Date.now()): void {
+  const a = wait.approval;
+  recordSpan(
+    SPAN.approvalWait,
+    {
+      [ATTR.tenant]: a.tenantId,
+      [ATTR.thread]: a.threadId,
+      [ATTR.run]: a.runId,
+      [ATTR.step]: a.step,
+      [ATTR.toolCall]: a.callId,
+      [ATTR.toolName]: a.tool,
+      [ATTR.approvalId]: a.id,
+      [ATTR.approvalKind]: a.kind,
+      [ATTR.approvalRole]: wait.decidedByRole,
+      [ATTR.outcome]: wait.outcome,
+    },
+    { start: Date.parse(a.requestedAt), end: endedAt },
+    a.traceparent,
+  );
+}

@@ -1,0 +1,19 @@
+import { ApprovalsRepository, type Database } from '@ratchet/adapters';
+import { meter } from '@ratchet/platform';
+
+/** `ratchet.approvals.pending`: approvals waiting for a human, per tenant, read from the approvals table. */
+export function observePendingApprovals(db: Database): void {
+  const gauge = meter().createObservableGauge('ratchet.approvals.pending', {
+    description: 'Approvals and escalations waiting for a human',
+  });
+  // A tenant seen once keeps its series: zero when nothing of it waits any more.
+  const seen = new Set<string>();
+  gauge.addCallback(async (result) => {
+    // A failed read reports nothing for this interval rather than a wrong zero.
+    const rows = await new ApprovalsRepository(db.sql).pendingByTenant().catch(() => undefined);
+    if (!rows) return;
+    const counts = new Map(rows.map((r) => [r.tenantId, r.pending]));
+    for (const tenant of counts.keys()) seen.add(tenant);
+    for (const tenant of seen) result.observe(counts.get(tenant) ?? 0, { tenant });
+  });
+}
