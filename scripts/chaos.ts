@@ -1,7 +1,7 @@
 /**
  * `npm run chaos` — N runs (default 200) of the chaos agent while services are SIGKILLed, the private
- * nats-server is restarted and messages are delayed; then prints the invariants and exits non-zero if
- * any failed.
+ * nats-server and the private Postgres are killed and restarted and messages are delayed; then prints the
+ * invariants and exits non-zero if any failed. `--logs <dir>` keeps every service's output there.
  *
  *   npm run chaos -- --runs 30 --seed 42 --json
  */
@@ -17,7 +17,8 @@ function arg(name: string): string | undefined {
 async function main(): Promise<number> {
   const runs = Number(arg('--runs') ?? 200);
   const seed = Number(arg('--seed') ?? Date.now() % 1_000_000);
-  const report = await runChaos({ runs, seed });
+  const serviceLogDir = arg('--logs');
+  const report = await runChaos({ runs, seed, ...(serviceLogDir ? { serviceLogDir } : {}) });
   if (process.argv.includes('--json')) {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } else {

@@ -3,18 +3,21 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { connect, type NatsConnection, type Subscription } from 'nats';
-import { declareTopology, deleteTopology, openServiceDatabase, type Database } from '@ratchet/adapters';
+import { declareTopology, deleteTopology, openServiceDatabase, quoteIdent, type Database } from '@ratchet/adapters';
 import type { RunRequestInput, ThreadEvent } from '@ratchet/contracts';
 // Not the package index: it also exports the jest contract suites, which refuse to load outside jest.
 // eslint-disable-next-line import/no-relative-packages -- see above
 import { freePort, ServiceProcess, type ServiceName } from '../../libs/testing/src/service-process';
 // eslint-disable-next-line import/no-relative-packages -- see above
 import { createTestDatabase, uniquePrefix, type TestDatabase } from '../../libs/testing/src/test-database';
+// eslint-disable-next-line import/no-relative-packages -- see above
+import { databaseUrl, newTestDatabaseName, openAdmin } from '../../libs/testing/src/template-database';
 
 /*
- * A whole Ratchet for one bench or chaos run: a fresh database (copied from the migrated template), a
- * fresh subject/stream prefix, and the services as real OS processes (so they can be SIGKILLed and their
- * peak memory read from /proc). Run requests are published on NATS the way another service would.
+ * A whole Ratchet for one bench or chaos run: a fresh database (copied from the migrated template on the
+ * shared server, or created empty on a given server such as chaos's private one), a fresh subject/stream
+ * prefix, and the services as real OS processes (so they can be SIGKILLed and their peak memory read from
+ * /proc). Run requests are published on NATS the way another service would.
  */
 
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/ratchet';
@@ -84,6 +87,12 @@ export interface StackOptions {
   serviceNatsUrl?: string;
   /** Extra environment for every service. */
   env?: Record<string, string>;
+  /**
+   * A Postgres server (any database URL on it) to create the fresh database on with a plain
+   * `create database`; the services apply their migrations when they start. Default: a copy of the
+   * migrated template on DATABASE_URL (the shared server).
+   */
+  databaseServerUrl?: string;
 }
 
 export class Stack {
@@ -103,9 +112,14 @@ export class Stack {
   ) {}
 
   static async create(options: StackOptions = {}): Promise<Stack> {
-    process.env['DATABASE_URL'] ??= DEFAULT_DATABASE_URL;
     const natsUrl = options.natsUrl ?? process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
-    const testDb = await createTestDatabase();
+    let testDb: TestDatabase;
+    if (options.databaseServerUrl) {
+      testDb = await createEmptyDatabase(options.databaseServerUrl);
+    } else {
+      process.env['DATABASE_URL'] ??= DEFAULT_DATABASE_URL;
+      testDb = await createTestDatabase();
+    }
     const prefix = uniquePrefix();
     const nc = await connect({ servers: natsUrl, maxReconnectAttempts: -1, reconnectTimeWait: 200 });
     const db = await openServiceDatabase(testDb.url, 'orchestrator', 4);
@@ -241,6 +255,29 @@ export class Stack {
     if (process.env['BENCH_KEEP_DB']) console.error(`kept database ${this.testDb.url}`);
     else await this.testDb.drop();
   }
+}
+
+/** A new empty database on the server of `serverUrl` (no template: the services migrate their schemas at start). */
+async function createEmptyDatabase(serverUrl: string): Promise<TestDatabase> {
+  const name = newTestDatabaseName();
+  const admin = await openAdmin(serverUrl);
+  try {
+    await admin.sql.run(`create database ${quoteIdent(name)}`);
+  } finally {
+    await admin.close();
+  }
+  return {
+    name,
+    url: databaseUrl(serverUrl, name),
+    async drop() {
+      const dropper = await openAdmin(serverUrl);
+      try {
+        await dropper.sql.run(`drop database if exists ${quoteIdent(name)} with (force)`);
+      } finally {
+        await dropper.close();
+      }
+    },
+  };
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -6,20 +6,23 @@ import {
   type Server as TcpServer,
   type Socket,
 } from 'node:net';
+import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { declareTopology, openServiceDatabase, PgThreadStore } from '@ratchet/adapters';
+import { declareTopology, openServiceDatabase, PgThreadStore, type Database } from '@ratchet/adapters';
 import type { ThreadEvent, ToolResolveCommand } from '@ratchet/contracts';
 import { diffProjections, foldEvents, initialThreadState, type ThreadState } from '@ratchet/domain';
 import { runIdFor } from '@ratchet/platform';
 import { PrivateNats, seeded, sleep, Stack, TERMINAL_TYPES } from '../bench/harness';
+import { PrivatePostgres } from './private-postgres';
 
 /*
  * The chaos driver (`npm run chaos`, and test/e2e/chaos.e2e.spec.ts with ~30 runs). Starts the services
- * as processes on a private nats-server (behind a TCP proxy that can delay traffic) and drives N runs of
- * the chaos agent (parallel calls of every tool kind, durable memory, two steps) while it SIGKILLs random
- * services at random moments and restarts them, SIGKILLs and restarts the nats-server, and delays
- * messages. An at-most-once call that was cut mid-effect escalates (effect.uncertain); the driver then
- * answers like an operator who checked the outside world (tool.resolve). Then it checks the invariants.
+ * as processes on a private nats-server (behind a TCP proxy that can delay traffic) and a private
+ * Postgres, and drives N runs of the chaos agent (parallel calls of every tool kind, durable memory, two
+ * steps) while it SIGKILLs random services at random moments and restarts them, SIGKILLs and restarts the
+ * nats-server, SIGKILLs and restarts Postgres (which then runs crash recovery), and delays messages. An
+ * at-most-once call that was cut mid-effect escalates (effect.uncertain); the driver then answers like an
+ * operator who checked the outside world (tool.resolve). Then it checks the invariants.
  */
 
 export interface ChaosOptions {
@@ -31,6 +34,12 @@ export interface ChaosOptions {
   minKills?: number;
   /** Restart the (private) nats-server during the chaos. Default true. */
   natsRestarts?: boolean;
+  /** Crash and restart the (private) Postgres during the chaos. Default true. */
+  postgresRestarts?: boolean;
+  /** The chaos goes on until Postgres was restarted at least this often (when enabled). Default 1. */
+  minPostgresRestarts?: number;
+  /** Appends each service's output to `<dir>/<instance>.log` when the process exits (for diagnosis). */
+  serviceLogDir?: string;
   log?: (line: string) => void;
 }
 
@@ -161,13 +170,20 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const random = seeded(options.seed);
   const perThread = options.runsPerThread ?? 4;
   const minKills = options.minKills ?? Math.max(6, Math.round(options.runs / 10));
+  const minPostgresRestarts = options.postgresRestarts === false ? 0 : (options.minPostgresRestarts ?? 1);
+  if (options.serviceLogDir) mkdirSync(options.serviceLogDir, { recursive: true });
   const started = Date.now();
-  const nats = await PrivateNats.start();
+  const postgres = await PrivatePostgres.start();
+  const nats = await PrivateNats.start().catch(async (error: unknown) => {
+    await postgres.stop();
+    throw error;
+  });
   const proxy = new DelayProxy(nats.port);
   await proxy.start();
   const effects = new EffectService();
   await effects.start();
   const stack = await Stack.create({
+    databaseServerUrl: postgres.url,
     natsUrl: nats.url,
     serviceNatsUrl: `nats://127.0.0.1:${proxy.port}`,
     env: {
@@ -179,11 +195,38 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       GATEWAY_BOOTSTRAP_API_KEY: CANARY,
       RATCHET_CHAOS_SECRET: CANARY,
     },
+  }).catch(async (error: unknown) => {
+    await proxy.stop();
+    await effects.stop();
+    await nats.stop();
+    await postgres.stop();
+    throw error;
   });
-  const actions: Record<string, number> = { 'SIGKILL service': 0, 'restart nats-server': 0, 'delay burst': 0 };
+  const actions: Record<string, number> = {
+    'SIGKILL service': 0,
+    'restart nats-server': 0,
+    'restart postgres': 0,
+    'delay burst': 0,
+  };
   const restarting = new Map<string, Promise<void>>();
+  let stopping = false;
+  /** Starts a service and reports it when it exits by itself (not by our SIGKILL or the final stop). */
+  const start = async (instance: Instance, service: string): Promise<void> => {
+    const proc = await stack.start(service as 'orchestrator', instance);
+    void proc.exited.then(({ code, signal }) => {
+      if (options.serviceLogDir) {
+        appendFileSync(
+          path.join(options.serviceLogDir, `${instance}.log`),
+          `=== ${instance} exited (code ${code}, signal ${signal}) at ${new Date().toISOString()}\n${proc.logs}\n`,
+        );
+      }
+      if (stopping || signal === 'SIGKILL') return;
+      const tail = proc.logs.trim().split('\n').slice(-8).join('\n');
+      log(`chaos: ${instance} exited by itself (code ${code}, signal ${signal}):\n${tail}`);
+    });
+  };
   try {
-    await Promise.all(INSTANCES.map(([instance, service]) => stack.start(service, instance)));
+    await Promise.all(INSTANCES.map(([instance, service]) => start(instance, service)));
     log(`chaos: seed ${options.seed}, ${options.runs} runs, services up`);
 
     // Restarts until the service is ready (it exits at start while nats-server is down).
@@ -191,7 +234,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       const work = (async () => {
         for (let attempt = 1; ; attempt++) {
           try {
-            await stack.start(service as 'orchestrator', instance);
+            await start(instance, service);
             return;
           } catch (error) {
             if (attempt >= 30) throw error;
@@ -205,6 +248,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
 
     let chaos = true;
     let lastNatsRestart = Date.now();
+    let lastPostgresRestart = 0;
     const killer = (async () => {
       while (chaos) {
         await sleep(250 + random() * 650);
@@ -216,6 +260,30 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           await nats.kill('SIGKILL');
           await sleep(200 + random() * 800);
           await nats.restart();
+          log('chaos: nats-server SIGKILLed and restarted');
+          continue;
+        }
+        // Postgres: rare (8 %), at most every 8 s, and at least `minPostgresRestarts` times before the
+        // chaos may stop (so a short CI run crashes it too).
+        const postgresOwed =
+          actions['SIGKILL service']! >= minKills && actions['restart postgres']! < minPostgresRestarts;
+        if (
+          options.postgresRestarts !== false &&
+          ((roll >= 0.25 && roll < 0.33) || postgresOwed) &&
+          Date.now() - lastPostgresRestart > 8000
+        ) {
+          actions['restart postgres']!++;
+          const down = Date.now();
+          await postgres.kill('SIGKILL');
+          const gone = Date.now();
+          await sleep(200 + random() * 800);
+          const restarted = Date.now();
+          await postgres.restart();
+          lastPostgresRestart = Date.now();
+          log(
+            `chaos: postgres SIGKILLed (its processes gone after ${gone - down} ms), restarted, accepting ` +
+              `connections after ${lastPostgresRestart - restarted} ms (crash recoveries so far: ${postgres.recoveries()})`,
+          );
           continue;
         }
         if (roll < 0.25) {
@@ -264,7 +332,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       await sleep(15 + random() * 40);
     }
     log(`chaos: ${runs.length} requests published`);
-    while (actions['SIGKILL service']! < minKills) await sleep(200);
+    while (actions['SIGKILL service']! < minKills || actions['restart postgres']! < minPostgresRestarts) {
+      await sleep(200);
+    }
     chaos = false;
     await killer;
     proxy.delayMs = 0;
@@ -281,11 +351,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     }
     log(`chaos: stopped after ${JSON.stringify(actions)}; waiting for every run to end`);
 
-    // Wait for the runs; answer escalations like an operator who checked the outside world.
-    const tools = await openServiceDatabase(stack.testDb.url, 'tools', 2);
+    // Wait for the runs; answer escalations like an operator who checked the outside world. Own pools whose
+    // statements are retried while Postgres is unreachable (a restart just before would break them once).
+    const db = resilient(await surviving(() => openServiceDatabase(stack.testDb.url, 'orchestrator', 4)));
+    const tools = resilient(await surviving(() => openServiceDatabase(stack.testDb.url, 'tools', 2)));
     const resolved = new Set<string>();
     const deadline = Date.now() + 120_000 + options.runs * 1000;
-    const db = stack.orchestratorDb;
     let pending = runs.length;
     while (Date.now() < deadline) {
       const done = await db.sql.query<{ run_id: string }>(
@@ -333,8 +404,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     }
     await sleep(500);
 
-    const invariants = await check(stack, tools, runs, effects, pending);
+    const invariants = await check(stack, db, tools, runs, effects, pending);
     await tools.close();
+    await db.close();
     const report: ChaosReport = {
       seed: options.seed,
       runs: options.runs,
@@ -346,22 +418,60 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     };
     return report;
   } finally {
+    stopping = true;
     await stack.stop();
     await proxy.stop();
     await effects.stop();
     await nats.stop();
+    await postgres.stop();
   }
+}
+
+/** Retries `work` while Postgres is unreachable or restarting (connection errors only), up to `timeoutMs`. */
+async function surviving<T>(work: () => Promise<T>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!isConnectionError(error) || Date.now() > deadline) throw error;
+      await sleep(250);
+    }
+  }
+}
+
+function isConnectionError(error: unknown): boolean {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  // 08xxx: connection exceptions; 57P01-57P03: shut down, crash, "the database system is starting up".
+  if (typeof code === 'string' && (/^(08|57P0)/.test(code) || /^E(CONNREFUSED|CONNRESET|PIPE)$/.test(code))) {
+    return true;
+  }
+  return /connection|terminat|ECONNREFUSED|cannot connect|timeout/i.test(String(message));
+}
+
+/** The same database, its statements retried on connection errors (a dead pooled connection is replaced). */
+function resilient(db: Database): Database {
+  const sql = db.sql;
+  return {
+    ...db,
+    sql: {
+      schema: sql.schema,
+      table: (name) => sql.table(name),
+      query: (text, params) => surviving(() => sql.query(text, params)),
+      run: (text, params) => surviving(() => sql.run(text, params)),
+    },
+  };
 }
 
 async function check(
   stack: Stack,
-  tools: Awaited<ReturnType<typeof openServiceDatabase>>,
+  db: Database,
+  tools: Database,
   runs: Array<{ requestId: string; runId: string; threadId: string }>,
   effects: EffectService,
   pending: number,
 ): Promise<Invariant[]> {
   const out: Invariant[] = [];
-  const db = stack.orchestratorDb;
   const store = new PgThreadStore<ThreadState>(db, () => ({ status: '', agent: null, activeRunId: null }));
   const threads = [...new Set(runs.map((r) => r.threadId))];
   const logs = new Map<string, ThreadEvent[]>();
@@ -434,6 +544,37 @@ async function check(
   out.push({
     name: 'pure reads repeated (allowed) / memory.save ledger rows',
     value: `${reads ? reads.applied - reads.calls : 0} repeated reads; ${mem?.calls ?? 0} memory.save calls (one ledger row per key)`,
+    ok: true,
+  });
+
+  // Not an invariant: calls that ended in an error the model saw (the run goes on with it).
+  const toolOf = new Map<string, string>();
+  for (const e of all) {
+    if (e.type === 'tool.requested') {
+      const d = e.data as { callId: string; tool: string };
+      toolOf.set(`${e.runId}/${d.callId}`, d.tool);
+    }
+  }
+  const failures = new Map<string, number>();
+  for (const e of all) {
+    if (e.type !== 'tool.failed') continue;
+    const d = e.data as { callId: string; error: { code: string; message: string } };
+    // The tool and the error code, plus a trailing "(503)" / "(TIMEOUT)" of a request that got no answer.
+    const detail = /\((\d{3}|TIMEOUT)\)$/.exec(d.error.message)?.[0];
+    const why = `${toolOf.get(`${e.runId}/${d.callId}`) ?? '?'} ${d.error.code}${detail ? ` ${detail}` : ''}`;
+    failures.set(why, (failures.get(why) ?? 0) + 1);
+  }
+  const failed = [...failures.values()].reduce((a, b) => a + b, 0);
+  out.push({
+    name: 'tool calls failed (reported to the model; not an invariant)',
+    value:
+      `${failed}` +
+      (failed
+        ? ` (${[...failures]
+            .sort((a, b) => b[1] - a[1])
+            .map(([why, n]) => `${n} × ${why}`)
+            .join(', ')})`
+        : ''),
     ok: true,
   });
 

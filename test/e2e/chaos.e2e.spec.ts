@@ -2,11 +2,11 @@ import { runChaos } from '../chaos/chaos';
 
 /*
  * The CI-sized chaos run (issue #12): ~30 runs of the chaos agent while services are SIGKILLed, a private
- * nats-server is killed and restarted and traffic is delayed. `npm run chaos` is the full-size run.
- * CHAOS_SEED replays a schedule.
+ * nats-server and a private Postgres are killed and restarted (Postgres at least once) and traffic is
+ * delayed. `npm run chaos` is the full-size run. CHAOS_SEED replays a schedule.
  */
 describe('chaos', () => {
-  it('every invariant holds after random kills, nats-server restarts and delays', async () => {
+  it('every invariant holds after random kills, nats-server and Postgres restarts and delays', async () => {
     const seed = Number(process.env['CHAOS_SEED'] ?? Date.now() % 1_000_000);
     const report = await runChaos({ runs: Number(process.env['CHAOS_RUNS'] ?? 30), seed, log: () => undefined });
     process.stdout.write(
