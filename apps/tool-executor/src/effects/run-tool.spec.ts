@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import type { ToolCallCommand } from '@ratchet/contracts';
+import { TransientError } from '@ratchet/domain';
 import { defineTool, httpRequest, parseRemoteTools, toolSpec, ToolError, type ToolContext } from '@ratchet/tools';
 import { runTool } from './run-tool';
 
@@ -129,6 +130,31 @@ describe('runTool', () => {
     });
     expect(await runTool(tool, command('t.pay', {}), logger)).toMatchObject({ status: 'uncertain' });
     expect(calls).toBe(1);
+  });
+
+  it('hands a call back for redelivery when a harness service does not answer (pure, idempotent)', async () => {
+    for (const kind of ['pure', 'idempotent'] as const) {
+      const tool = defineTool({
+        name: `t.${kind}`,
+        description: '',
+        kind,
+        input: z.object({}),
+        execute: async () => {
+          throw new TransientError('memory: no answer', 'memory.unavailable');
+        },
+      });
+      await expect(runTool(tool, command(`t.${kind}`, {}), logger)).rejects.toBeInstanceOf(TransientError);
+    }
+    const once = defineTool({
+      name: 't.once',
+      description: '',
+      kind: 'at-most-once',
+      input: z.object({}),
+      execute: async () => {
+        throw new TransientError('memory: no answer', 'memory.unavailable');
+      },
+    });
+    expect(await runTool(once, command('t.once', {}), logger)).toMatchObject({ status: 'uncertain' });
   });
 
   it('gives the tool a context with tenant, thread, run, principal and the agent config, nothing else', async () => {

@@ -1,4 +1,5 @@
 import type { AgentToolConfig, Json, ToolCallCommand } from '@ratchet/contracts';
+import { TransientError } from '@ratchet/domain';
 import { ToolError, type AnyTool, type ToolContext, type ToolLogger, type ToolMemory } from '@ratchet/tools';
 
 export type ToolRunOutcome =
@@ -41,7 +42,9 @@ export function toolContext(
  * comes back as an outcome the model can read, never as a crash. Transient errors (`ToolError` with
  * `retryable`) are retried with exponential backoff up to `retry.attempts` — for an `at-most-once` tool
  * only when the error says the effect did not happen. A timeout or a `mayHaveActed` error of an
- * `at-most-once` tool is `uncertain`, never a failure the model would act on nor a blind retry.
+ * `at-most-once` tool is `uncertain`, never a failure the model would act on nor a blind retry. A
+ * `TransientError` (a harness service such as memory did not answer) of a pure or idempotent tool is
+ * thrown on, so the message is redelivered later instead of the model being told of a failure.
  */
 export async function runTool(
   tool: AnyTool,
@@ -75,6 +78,10 @@ export async function runTool(
       }
       return { status: 'completed', result };
     } catch (error) {
+      // A service of the harness itself (memory) did not answer: not the tool's failure, and nothing the
+      // model should act on. A pure or idempotent call goes back to the bus and runs again later (the
+      // ledger says `started`, so the redelivery retries it); an at-most-once call falls through below.
+      if (error instanceof TransientError && !once && !controller.signal.aborted) throw error;
       const timedOut = controller.signal.aborted;
       const toolError = error instanceof ToolError ? error : undefined;
       const mayHaveActed = timedOut || (toolError?.mayHaveActed ?? !toolError);
