@@ -203,6 +203,8 @@ describe('consume()', () => {
     expect(await h.stop(10_000)).toBe(true);
     expect(finished).toBe(1);
     expect(h.inFlight).toBe(0);
+    // The ack is a plain ack, sent as the handler finished; the server counts it a moment later.
+    for (let i = 0; i < 40 && (await pending()).ackPending > 0; i++) await sleep(50);
     expect(await pending()).toMatchObject({ ackPending: 0, pending: 0 });
 
     // Stopped means stopped: a message published now stays for the next instance.
