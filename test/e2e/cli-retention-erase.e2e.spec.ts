@@ -3,6 +3,9 @@ import { runIdFor, threadIdFor } from '@ratchet/platform';
 import { runProcess, sourceCommand } from '@ratchet/testing';
 import { terminal, TestStack } from './stack';
 import { createHash } from 'node:crypto';
+import { rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 
 /*
  * Erasure and retention on real runs through the real services (orchestrator, tool executor, memory):
@@ -204,5 +207,32 @@ describe('ratchet erase and retention on real runs', () => {
     expect(drop.stdout).toMatch(/drop +erasee2e\//);
     expect(await tablesContaining(bobDrop.thread)).toEqual([]);
     expect(await streamContaining(bobDrop.thread)).toBe(0);
+
+    // Restore: the compacted export (taken before the second run) comes back as a compacted thread,
+    // its projection rebuilt and verified; importing it again changes nothing.
+    const file = path.join(os.tmpdir(), `compacted-${bob.thread}.jsonl`);
+    await writeFile(file, exported.stdout);
+    try {
+      const restored = await ratchet(['import', file, '--json'], stack.env);
+      expect(restored).toEqual(ok);
+      expect(JSON.parse(restored.stdout.trim().split('\n')[0]!)).toMatchObject({
+        threadId: bob.thread,
+        outcome: 'imported',
+      });
+      expect(await stack.events(TENANT, bob.thread)).toHaveLength(1);
+      expect(await ratchet(['replay', bob.thread, '--tenant', TENANT, '--verify'], stack.env)).toEqual(ok);
+      const again = await ratchet(['import', file, '--json'], stack.env);
+      expect(again).toEqual(ok);
+      expect(JSON.parse(again.stdout.trim().split('\n')[0]!)).toMatchObject({ outcome: 'unchanged' });
+      // The restored thread takes new runs like any compacted thread.
+      await runDemo(`${bob.requestId}-3`, 'bob', 'And in Lisbon?', bob.thread);
+      expect(await ratchet(['replay', bob.thread, '--tenant', TENANT, '--verify'], stack.env)).toEqual(ok);
+      // The thread has moved on since the export: the same file is now a conflict, and nothing is written.
+      const tampered = await ratchet(['import', file], stack.env);
+      expect(tampered.code).toBe(1);
+      expect(tampered.stdout).toContain(`conflict  ${TENANT}/${bob.thread}`);
+    } finally {
+      await rm(file, { force: true });
+    }
   });
 });

@@ -5,8 +5,9 @@ import { diffProjections, foldEvents, initialThreadState, runRowsFromLog } from 
 import { commandContext, plural, withSchema, type CommandContext } from '../cli.context';
 import { CliError, EXIT } from '../cli.errors';
 import { progressBar } from '../cli.progress';
-import { parseExport, parseTenantMap } from '../ops/export-format';
-import { threadStore } from '../ops/thread-projection';
+import { parseExport, parseTenantMap, type ExportedSnapshot } from '../ops/export-format';
+import { foldLog, logVersionOf, readThreadLog, runRowsOfLog, threadStore } from '../ops/thread-projection';
+import type { Database } from '@ratchet/adapters';
 
 export interface ImportOptions {
   tenantMap: string[];
@@ -46,7 +47,7 @@ export async function importThreads(
     }[] = [];
     for (const [i, t] of parsed.threads.entries()) {
       bar.update(i, `${t.tenantId}/${t.threadId}`);
-      const result = await importOne(store, t).catch((error: unknown) => {
+      const result = await importOne(db, store, t).catch((error: unknown) => {
         // Event ids are unique across the whole log: the same events exist under another tenant or thread.
         if ((error as { constraint?: unknown }).constraint === 'thread_events_id_key') {
           const differences = ['events: their ids exist in this database under another tenant or thread'];
@@ -79,15 +80,11 @@ export async function importThreads(
   return conflicts > 0 ? EXIT.failure : EXIT.ok;
 }
 
-function importOne(
-  store: ReturnType<typeof threadStore>,
-  t: ReturnType<typeof parseExport>['threads'][number],
-): Promise<{ outcome: ImportOutcome; differences?: string[] }> {
-  if (t.snapshot) {
-    // The store appends only after an event it can see; a log that starts after a snapshot needs its own path.
-    const differences = [`compacted at v${t.snapshot.version}: importing a snapshot is not supported yet`];
-    return Promise.resolve({ outcome: 'conflict' as const, differences });
-  }
+type ImportResult = { outcome: ImportOutcome; differences?: string[] };
+type ExportedThread = ReturnType<typeof parseExport>['threads'][number];
+
+function importOne(db: Database, store: ReturnType<typeof threadStore>, t: ExportedThread): Promise<ImportResult> {
+  if (t.snapshot) return importCompacted(db, store, t, t.snapshot);
   return store.transaction(async (tx) => {
     const existing = await tx.loadEvents(t.tenantId, t.threadId, 0);
     if (existing.length > 0) {
@@ -104,6 +101,43 @@ function importOne(
     );
     return { outcome: 'imported' as const };
   });
+}
+
+/**
+ * A compacted thread: its snapshot, the events after it, the projection folded from both and the runs
+ * rows, in one transaction. A thread that exists (a snapshot or any event) is compared: the same
+ * snapshot and events are `unchanged`, anything else a conflict.
+ */
+async function importCompacted(
+  db: Database,
+  store: ReturnType<typeof threadStore>,
+  t: ExportedThread,
+  snapshot: ExportedSnapshot,
+): Promise<ImportResult> {
+  const existing = await readThreadLog(db, t.tenantId, t.threadId).catch(() => undefined);
+  if (!existing || existing.snapshot || existing.events.length > 0) {
+    const mine = { version: snapshot.version, state: snapshot.state, runVersions: snapshot.runVersions };
+    const theirs = existing?.snapshot && {
+      version: existing.snapshot.version,
+      state: existing.snapshot.state,
+      runVersions: existing.snapshot.runVersions,
+    };
+    const differences = [
+      ...diffProjections(theirs ?? null, mine, 'snapshot', [], 5),
+      ...diffProjections(normalise(existing?.events ?? []), normalise(t.events), 'events', [], 5),
+    ];
+    return differences.length === 0 ? { outcome: 'unchanged' } : { outcome: 'conflict', differences };
+  }
+  // Events removed here: none (they were removed where the export came from).
+  const log = { snapshot: { ...snapshot, eventsRemoved: 0 }, events: t.events };
+  const state = foldLog(log);
+  await store.importCompacted(
+    log.snapshot,
+    t.events,
+    { tenantId: t.tenantId, threadId: t.threadId, version: logVersionOf(log), state },
+    runRowsOfLog(t.tenantId, t.threadId, state, log),
+  );
+  return { outcome: 'imported' };
 }
 
 /** Same instant, same text: timestamps may be written with another offset or precision. */

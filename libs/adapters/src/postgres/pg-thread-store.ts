@@ -9,6 +9,7 @@ import {
 } from '@ratchet/domain';
 import { EVENT_COLUMNS, rowToEvent, type EventRow } from './thread-event.rows';
 import { claimInbox, enqueueStatement } from './inbox-outbox.sql';
+import { insertSnapshot, type ThreadSnapshot } from './retention.queries';
 import type { Database } from './orm';
 import { inTransaction, isoColumn, valuesList, type SqlExecutor, type TransactionSql } from './sql';
 
@@ -46,6 +47,26 @@ export class PgThreadStore<S> implements ThreadStore<S> {
       const result = await work(this.txFor(sql, writes));
       await writes.flush(true);
       return result;
+    });
+  }
+
+  /**
+   * Restores a compacted thread in one transaction: its snapshot, the events after it (which continue
+   * the snapshot rather than an event of this log), its projection and `runs` rows. Nothing of the thread
+   * may exist yet: an existing snapshot or event fails the whole import (unique violation).
+   */
+  importCompacted(
+    snapshot: ThreadSnapshot<S>,
+    events: readonly ThreadEvent[],
+    projection: ThreadProjectionRow<S>,
+    runs: readonly RunRow[],
+  ): Promise<void> {
+    return inTransaction(this.db.orm, this.db.schema, async (sql) => {
+      await insertSnapshot(sql, snapshot);
+      const writes = new WriteBuffer(sql, this.columns);
+      writes.append(snapshot.tenantId, snapshot.threadId, snapshot.version, events, true);
+      writes.project(projection, runs);
+      await writes.flush(true);
     });
   }
 
@@ -178,8 +199,15 @@ class WriteBuffer<S> {
     private readonly columns: ThreadColumnsMapper<S>,
   ) {}
 
-  append(tenantId: string, threadId: string, expectedVersion: number, events: readonly ThreadEvent[]): void {
-    const s = appendStatement(this.sql, tenantId, threadId, expectedVersion, events);
+  /** `afterSnapshot`: the batch continues a snapshot, not an event of this log (a compacted thread's import). */
+  append(
+    tenantId: string,
+    threadId: string,
+    expectedVersion: number,
+    events: readonly ThreadEvent[],
+    afterSnapshot = false,
+  ): void {
+    const s = appendStatement(this.sql, tenantId, threadId, expectedVersion, events, afterSnapshot);
     if (!s) return;
     const cte = `w${this.statements.length}`;
     this.statements.push(s);
@@ -286,6 +314,7 @@ function appendStatement(
   threadId: string,
   expectedVersion: number,
   events: readonly ThreadEvent[],
+  afterSnapshot = false,
 ): Statement | undefined {
   if (events.length === 0) return undefined;
   assertContiguous(threadId, expectedVersion, events);
@@ -312,7 +341,8 @@ function appendStatement(
   const table = sql.table('thread_events');
   // The `where` guards against a gap before the batch (expectedVersion ahead of the log) in the same
   // statement: the insert then writes nothing, and the flush sees fewer rows than events.
-  params.push(expectedVersion, tenantId, threadId, expectedVersion);
+  // After a snapshot the event before the batch is folded into it: no row to find (0 = no guard).
+  params.push(afterSnapshot ? 0 : expectedVersion, tenantId, threadId, expectedVersion);
   return {
     cte: `insert into ${table}
        (tenant_id, thread_id, version, id, type, v, run_id, at, causation_id, correlation_id, trace, data)

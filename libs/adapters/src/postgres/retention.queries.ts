@@ -76,6 +76,22 @@ export async function saveSnapshotAndTrim(sql: SqlExecutor, snapshot: ThreadSnap
   return removed;
 }
 
+/** Inserts a snapshot for a thread that has none (an import); an existing one is a unique violation. */
+export async function insertSnapshot(sql: SqlExecutor, snapshot: ThreadSnapshot): Promise<void> {
+  await sql.run(
+    `insert into ${sql.table('thread_snapshots')} (tenant_id, thread_id, version, state, run_versions, events_removed)
+     values (?, ?, ?, ?::jsonb, ?::jsonb, ?)`,
+    [
+      snapshot.tenantId,
+      snapshot.threadId,
+      snapshot.version,
+      JSON.stringify(snapshot.state),
+      JSON.stringify(snapshot.runVersions),
+      snapshot.eventsRemoved,
+    ],
+  );
+}
+
 /**
  * Every thread that has a log or a snapshot, in (tenant, thread) order. `listThreadKeys` finds threads
  * by their version-1 event, which a compacted thread no longer has.
