@@ -22,12 +22,25 @@ afterAll(async () => {
   await testDb.drop();
 });
 
-/** Counts transactions, so a test can tell grouped commits from one commit per message. */
+/** Counts transactions and the messages each claimed, so a test can tell grouped commits from single ones. */
 class CountingStore extends PgThreadStore<ThreadState> {
   transactions = 0;
+  claimed: string[][] = [];
   override transaction<T>(work: (tx: PgThreadTx<ThreadState>) => Promise<T>): Promise<T> {
     this.transactions++;
-    return super.transaction(work);
+    return super.transaction((tx) =>
+      work({
+        ...tx,
+        claimAndLoad: (consumer, messageId, tenantId, threadId) => {
+          this.claimed.push([messageId]);
+          return tx.claimAndLoad(consumer, messageId, tenantId, threadId);
+        },
+        claimAndLoadMany: (items) => {
+          this.claimed.push(items.map((i) => i.messageId));
+          return tx.claimAndLoadMany(items);
+        },
+      }),
+    );
   }
 }
 
@@ -139,6 +152,40 @@ describe('ThreadCommandHandler group commit (real Postgres)', () => {
     expect(claimed).toEqual([]);
     for (const r of refs.filter((x) => x !== bad)) expect(await eventTypes(r.tenantId, r.threadId)).toHaveLength(4);
     expect(publisher.uncommitted).toEqual([]);
+  });
+
+  it('decides a granted approval (re-checked against other services) in a transaction of its own', async () => {
+    const store = new CountingStore(db, threadColumns);
+    const handler = new ThreadCommandHandler(store, new CheckingPublisher(), subjects('t'), undefined, undefined, {
+      maxBatch: 16,
+    });
+    const refs = Array.from({ length: 6 }, () => newThreadRef());
+    const approval = newThreadRef();
+    await Promise.all([
+      ...refs.map((r) =>
+        handler.handle('c', `m-${r.threadId}`, request(r.tenantId, r.threadId, `run-${r.threadId}`), meta('x')),
+      ),
+      handler.handle(
+        'c',
+        `m-${approval.threadId}`,
+        {
+          type: 'RecordApprovalDecision',
+          tenantId: approval.tenantId,
+          threadId: approval.threadId,
+          at: new Date().toISOString(),
+          runId: 'run-none',
+          callId: 'call-none',
+          approvalId: 'appr-none',
+          decision: 'granted',
+          by: 'bob',
+          reason: '',
+        },
+        meta('x'),
+      ),
+    ]);
+    const withApproval = store.claimed.filter((ids) => ids.includes(`m-${approval.threadId}`));
+    expect(withApproval).toEqual([[`m-${approval.threadId}`]]);
+    expect(store.claimed.some((ids) => ids.length > 1)).toBe(true); // the others were grouped
   });
 
   it('keeps one thread’s messages in order and a repeated message id a duplicate', async () => {

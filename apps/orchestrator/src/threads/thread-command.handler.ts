@@ -126,7 +126,7 @@ interface Decided {
 export interface GroupCommitOptions {
   /** Messages of different threads decided in one transaction at most. Default 32; 1 turns grouping off. */
   maxBatch?: number;
-  /** Group transactions running at once. Default 2. */
+  /** Group transactions running at once. Default 4. */
   concurrency?: number;
 }
 
@@ -163,7 +163,7 @@ export class ThreadCommandHandler {
     group: GroupCommitOptions = {},
   ) {
     this.maxBatch = Math.max(1, group.maxBatch ?? 32);
-    this.concurrency = Math.max(1, group.concurrency ?? 2);
+    this.concurrency = Math.max(1, group.concurrency ?? 4);
   }
 
   handle(consumer: string, messageId: string, command: ThreadCommand, meta: HandleMeta): Promise<HandleOutcome> {
@@ -212,6 +212,15 @@ export class ThreadCommandHandler {
         continue;
       }
       keys.forEach((k) => taken.add(k));
+      if (!groupable(p)) {
+        // Decided alone: its enrichment asks other services (up to seconds), which must not hold a group.
+        if (batch.length > 0) {
+          i++;
+          continue;
+        }
+        this.queue.splice(i, 1);
+        return [p];
+      }
       batch.push(p);
       this.queue.splice(i, 1);
     }
@@ -366,6 +375,14 @@ export class ThreadCommandHandler {
     failpoint(`orchestrator.before-commit.${command.type}`);
     return { status: 'applied', events, outbox, before: state, links };
   }
+}
+
+/**
+ * Whether a message may share a group transaction: a granted approval is re-checked against the gateway
+ * and the approvals service while its transaction is open, which can take seconds when one is slow.
+ */
+function groupable(p: Pending): boolean {
+  return p.command.type !== 'RecordApprovalDecision';
 }
 
 /** What two messages in flight at once must not share: their thread, their message id. */
