@@ -30,7 +30,8 @@ async function main(): Promise<number> {
           .join(' ')}\n` +
         `seed ${report.seed}, ${report.runs} runs, ${report.seconds} s; chaos: ${Object.entries(report.actions)
           .map(([k, v]) => `${v} × ${k}`)
-          .join(', ')}; ${report.escalated} escalations answered by the operator\n\n` +
+          .join(', ')}; ${report.escalated} escalations answered and ` +
+        `${report.approved} approvals granted by the operator\n\n` +
         `${table(report.invariants.map((i) => ({ invariant: i.name, result: i.value, ok: i.ok ? 'yes' : 'NO' })))}\n\n` +
         `${report.ok ? 'all invariants hold' : 'INVARIANTS FAILED'}\n`,
     );

@@ -9,7 +9,13 @@ import {
 import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { declareTopology, openServiceDatabase, PgThreadStore, type Database } from '@ratchet/adapters';
-import type { ThreadEvent, ToolResolveCommand } from '@ratchet/contracts';
+import {
+  ApprovalsReply,
+  approvalsSubjects,
+  type ApprovalsRequestInput,
+  type ThreadEvent,
+  type ToolResolveCommand,
+} from '@ratchet/contracts';
 import { diffProjections, foldEvents, initialThreadState, type ThreadState } from '@ratchet/domain';
 import { runIdFor } from '@ratchet/platform';
 import { PrivateNats, seeded, sleep, Stack, TERMINAL_TYPES } from '../bench/harness';
@@ -20,7 +26,10 @@ import { PrivatePostgres } from './private-postgres';
  * as processes on a private nats-server (behind a TCP proxy that can delay traffic) and a private
  * Postgres, and drives N runs of the chaos agent (parallel calls of every tool kind, durable memory, two
  * steps) while it SIGKILLs random services at random moments and restarts them, SIGKILLs and restarts the
- * nats-server, SIGKILLs and restarts Postgres (which then runs crash recovery), and delays messages. An
+ * nats-server, SIGKILLs and restarts Postgres (which then runs crash recovery), and delays messages. Every
+ * run's upsert call waits for an approval (four-eyes): the driver grants it like an operator, over the
+ * approvals API on NATS, as a principal other than the requester, during the chaos and after it (the
+ * orchestrator re-checks each grant with the gateway and the approvals service, which are killed too). An
  * at-most-once call that was cut mid-effect escalates (effect.uncertain); the driver then answers like an
  * operator who checked the outside world (tool.resolve). Then it checks the invariants.
  */
@@ -54,6 +63,8 @@ export interface ChaosReport {
   runs: number;
   actions: Record<string, number>;
   escalated: number;
+  /** Approvals the driver granted as the operator. */
+  approved: number;
   seconds: number;
   invariants: Invariant[];
   ok: boolean;
@@ -62,6 +73,11 @@ export interface ChaosReport {
 const TENANT = 'chaos';
 const CANARY = `canary-${Math.random().toString(36).slice(2)}-secret-never-persist`;
 const AGENTS_DIR = path.resolve(__dirname, 'agents');
+/** Who starts the runs, and who decides their approvals (four-eyes: never the same principal). */
+const RUNNER = { id: 'chaos', roles: ['runner'] };
+const APPROVER = { id: 'chaos-approver', roles: ['approver'] };
+/** The chaos agent's call that waits for an approval. */
+const APPROVED_TOOL = 'demo.effect.upsert';
 
 /** The outside world of the effect tools: counts applied effects per key; dedups by Idempotency-Key. */
 class EffectService {
@@ -107,6 +123,61 @@ class EffectService {
     }
     res.statusCode = 404;
     res.end('{}');
+  }
+}
+
+/**
+ * The approver: lists the tenant's pending approvals over the approvals API (`<prefix>.approvals.api`,
+ * request/reply, the way the gateway relays an approver's HTTP calls) and grants each tool approval as
+ * APPROVER, who holds the deciding role and is not the run's principal (four-eyes). Counts what it granted.
+ */
+class ApprovalsOperator {
+  readonly granted = new Set<string>();
+  /** Decisions sent without an answer (the approvals service or nats-server died): asked again with `get`. */
+  private readonly unanswered = new Set<string>();
+  private readonly subject: string;
+
+  constructor(private readonly stack: Stack) {
+    this.subject = approvalsSubjects(stack.prefix.subject).api;
+  }
+
+  async grantPending(): Promise<void> {
+    await this.reconcile();
+    const list = await this.ask({ op: 'list', tenantId: TENANT, principal: APPROVER, status: 'pending', limit: 500 });
+    if (!list?.ok || !('approvals' in list)) return;
+    for (const a of list.approvals) {
+      if (a.kind !== 'tool' || a.requestedBy === APPROVER.id || this.granted.has(a.id)) continue;
+      const reply = await this.ask({
+        op: 'decide',
+        tenantId: TENANT,
+        principal: APPROVER,
+        approvalId: a.id,
+        decision: 'approve',
+        reason: 'chaos operator: approved',
+      });
+      if (reply?.ok && 'approval' in reply) this.granted.add(a.id);
+      else this.unanswered.add(a.id); // no answer, or a conflict: whose decision it is, `get` tells
+    }
+  }
+
+  /** Counts the decisions sent without an answer that were recorded as ours after all. */
+  async reconcile(): Promise<void> {
+    for (const id of this.unanswered) {
+      const reply = await this.ask({ op: 'get', tenantId: TENANT, principal: APPROVER, approvalId: id });
+      if (!reply?.ok || !('approval' in reply)) continue;
+      this.unanswered.delete(id);
+      if (reply.approval.status === 'granted' && reply.approval.decision?.by === APPROVER.id) this.granted.add(id);
+    }
+  }
+
+  /** One request; undefined when nobody answers (the approvals service or nats-server is down). */
+  private async ask(body: ApprovalsRequestInput): Promise<ApprovalsReply | undefined> {
+    try {
+      const msg = await this.stack.nc.request(this.subject, JSON.stringify(body), { timeout: 3000 });
+      return ApprovalsReply.parse(JSON.parse(new TextDecoder().decode(msg.data)));
+    } catch {
+      return undefined;
+    }
   }
 }
 
@@ -156,13 +227,16 @@ class DelayProxy {
   }
 }
 
-type Instance = 'orchestrator-1' | 'orchestrator-2' | 'tools-1' | 'tools-2' | 'memory-1';
-const INSTANCES: Array<[Instance, 'orchestrator' | 'tool-executor' | 'memory']> = [
+type Instance = 'orchestrator-1' | 'orchestrator-2' | 'tools-1' | 'tools-2' | 'memory-1' | 'approvals-1' | 'gateway-1';
+type Service = 'orchestrator' | 'tool-executor' | 'memory' | 'approvals' | 'gateway';
+const INSTANCES: Array<[Instance, Service]> = [
   ['orchestrator-1', 'orchestrator'],
   ['orchestrator-2', 'orchestrator'],
   ['tools-1', 'tool-executor'],
   ['tools-2', 'tool-executor'],
   ['memory-1', 'memory'],
+  ['approvals-1', 'approvals'],
+  ['gateway-1', 'gateway'],
 ];
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
@@ -209,10 +283,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     'delay burst': 0,
   };
   const restarting = new Map<string, Promise<void>>();
+  const killed: Partial<Record<Instance, number>> = {};
+  const approvals = new ApprovalsOperator(stack);
   let stopping = false;
+  let operating = false;
   /** Starts a service and reports it when it exits by itself (not by our SIGKILL or the final stop). */
-  const start = async (instance: Instance, service: string): Promise<void> => {
-    const proc = await stack.start(service as 'orchestrator', instance);
+  const start = async (instance: Instance, service: Service): Promise<void> => {
+    const proc = await stack.start(service, instance);
     void proc.exited.then(({ code, signal }) => {
       if (options.serviceLogDir) {
         appendFileSync(
@@ -230,7 +307,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     log(`chaos: seed ${options.seed}, ${options.runs} runs, services up`);
 
     // Restarts until the service is ready (it exits at start while nats-server is down).
-    const restart = (instance: Instance, service: string): Promise<void> => {
+    const restart = (instance: Instance, service: Service): Promise<void> => {
       const work = (async () => {
         for (let attempt = 1; ; attempt++) {
           try {
@@ -245,6 +322,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       restarting.set(instance, work);
       return work;
     };
+
+    // The approver: grants every pending approval of the chaos agent, during the chaos too (so grants are
+    // re-checked and applied while services die), and in the wait loop below.
+    operating = true;
+    const operator = (async () => {
+      while (operating) {
+        await approvals.grantPending();
+        await sleep(500); // not from `random`: the kill schedule stays replayable by its seed
+      }
+    })();
 
     let chaos = true;
     let lastNatsRestart = Date.now();
@@ -297,6 +384,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         if (restarting.has(instance)) continue;
         await stack.services.get(instance)?.process.kill('SIGKILL');
         actions['SIGKILL service']!++;
+        killed[instance] = (killed[instance] ?? 0) + 1;
         // In the background, so kills keep coming while it boots.
         void restart(instance, service).catch((error: unknown) =>
           log(`chaos: ${instance} did not restart: ${String(error)}`),
@@ -321,7 +409,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
             threadId: r.threadId,
             agent: 'chaos',
             input: [{ role: 'user', content: r.item }],
-            principal: { id: 'chaos', roles: ['runner'] },
+            principal: RUNNER,
             concurrency: 'enqueue',
           });
           break;
@@ -349,9 +437,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         await restart(instance, service);
       }
     }
-    log(`chaos: stopped after ${JSON.stringify(actions)}; waiting for every run to end`);
+    log(
+      `chaos: stopped after ${JSON.stringify(actions)} (SIGKILLs: ${JSON.stringify(killed)}); ` +
+        `${approvals.granted.size} approvals granted so far; waiting for every run to end`,
+    );
 
-    // Wait for the runs; answer escalations like an operator who checked the outside world. Own pools whose
+    // Wait for the runs; grant pending approvals and answer escalations like an operator who checked the
+    // outside world. Own pools whose
     // statements are retried while Postgres is unreachable (a restart just before would break them once).
     const db = resilient(await surviving(() => openServiceDatabase(stack.testDb.url, 'orchestrator', 4)));
     const tools = resilient(await surviving(() => openServiceDatabase(stack.testDb.url, 'tools', 2)));
@@ -366,6 +458,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       const ended = new Set(done.map((r) => r.run_id));
       pending = runs.filter((r) => !ended.has(r.runId)).length;
       if (pending === 0) break;
+      await approvals.grantPending();
       const uncertain = await tools.sql.query<{ key: string }>(
         `select key from ${tools.sql.table('effects')} where tenant_id = ? and state = 'uncertain'`,
         [TENANT],
@@ -391,6 +484,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       await sleep(500);
     }
 
+    operating = false;
+    await operator;
+    await approvals.reconcile();
+
     // Quiesce: every outbox row published (the feed check needs it).
     for (const sql of [db.sql, tools.sql]) {
       const until = Date.now() + 30_000;
@@ -404,7 +501,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     }
     await sleep(500);
 
-    const invariants = await check(stack, db, tools, runs, effects, pending);
+    const approvalsDb = resilient(await surviving(() => openServiceDatabase(stack.testDb.url, 'approvals', 2)));
+    const invariants = await check(stack, db, tools, approvalsDb, runs, effects, pending);
+    await approvalsDb.close();
     await tools.close();
     await db.close();
     const report: ChaosReport = {
@@ -412,6 +511,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       runs: options.runs,
       actions,
       escalated: resolved.size,
+      approved: approvals.granted.size,
       seconds: Math.round((Date.now() - started) / 100) / 10,
       invariants,
       ok: invariants.every((i) => i.ok),
@@ -419,6 +519,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     return report;
   } finally {
     stopping = true;
+    operating = false;
     await stack.stop();
     await proxy.stop();
     await effects.stop();
@@ -467,6 +568,7 @@ async function check(
   stack: Stack,
   db: Database,
   tools: Database,
+  approvalsDb: Database,
   runs: Array<{ requestId: string; runId: string; threadId: string }>,
   effects: EffectService,
   pending: number,
@@ -578,7 +680,86 @@ async function check(
     ok: true,
   });
 
-  // 4. Projections equal the replay of their log.
+  // 4. Approvals: each run's upsert asked once, was decided once (granted by the approver, not the
+  // requester), was marked used by its call, and the granted call ran once (one result, one effect).
+  const requested = all.filter((e) => e.type === 'approval.requested');
+  const requestedIds = new Set(requested.map((e) => (e.data as { approvalId: string }).approvalId));
+  const askedRuns = new Set(requested.map((e) => e.runId));
+  const grantedEvents = new Map<string, number>();
+  for (const e of all) {
+    if (e.type !== 'approval.granted') continue;
+    const id = (e.data as { approvalId: string }).approvalId;
+    grantedEvents.set(id, (grantedEvents.get(id) ?? 0) + 1);
+  }
+  const refusedEvents = all.filter((e) => e.type === 'approval.rejected' || e.type === 'approval.expired').length;
+  const approvalRows = await approvalsDb.sql.query<{
+    id: string;
+    tool: string;
+    decision: string | null;
+    decided_by: string | null;
+    used: boolean;
+  }>(
+    `select a.id, a.tool, d.decision, d.decided_by, a.used_by is not null as used
+     from ${approvalsDb.sql.table('approvals')} a
+     left join ${approvalsDb.sql.table('decisions')} d on d.tenant_id = a.tenant_id and d.approval_id = a.id
+     where a.tenant_id = ? and a.kind = 'tool'`,
+    [TENANT],
+  );
+  const decidedOnce = approvalRows.filter(
+    (r) =>
+      requestedIds.has(r.id) &&
+      r.tool === APPROVED_TOOL &&
+      r.decision === 'granted' &&
+      r.decided_by === APPROVER.id &&
+      grantedEvents.get(r.id) === 1,
+  ).length;
+  const used = approvalRows.filter((r) => r.used).length;
+  out.push({
+    name: 'approvals requested / decided exactly once',
+    value:
+      `${runs.filter((r) => askedRuns.has(r.runId)).length} / ${runs.length} runs asked (${requested.length} requests); ` +
+      `${decidedOnce} / ${approvalRows.length} granted once by ${APPROVER.id}, ${used} used, ${refusedEvents} rejected or expired`,
+    ok:
+      askedRuns.size === runs.length &&
+      requested.length === runs.length &&
+      requestedIds.size === runs.length &&
+      approvalRows.length === runs.length &&
+      decidedOnce === runs.length &&
+      used === runs.length &&
+      refusedEvents === 0,
+  });
+  const keyOf = new Map<string, string>();
+  const resultsOf = new Map<string, string[]>();
+  for (const e of all) {
+    const d = e.data as { callId: string; idempotencyKey?: string };
+    const call = `${e.runId}/${d.callId}`;
+    if (e.type === 'tool.requested' && d.idempotencyKey) keyOf.set(call, d.idempotencyKey);
+    if (e.type === 'tool.completed' || e.type === 'tool.failed')
+      resultsOf.set(call, [...(resultsOf.get(call) ?? []), e.type]);
+  }
+  let ranOnce = 0;
+  let noResult = 0;
+  let failedGranted = 0;
+  let effectNotOnce = 0;
+  const grantedCalls = all.filter((e) => e.type === 'approval.granted');
+  for (const e of grantedCalls) {
+    const call = `${e.runId}/${(e.data as { callId: string }).callId}`;
+    const results = resultsOf.get(call) ?? [];
+    const applied = effects.effects.get(keyOf.get(call) ?? '') ?? 0;
+    if (results.length === 0) noResult++;
+    if (results.includes('tool.failed')) failedGranted++;
+    if (applied !== 1) effectNotOnce++;
+    if (results.length === 1 && results[0] === 'tool.completed' && applied === 1) ranOnce++;
+  }
+  out.push({
+    name: 'granted calls ran once (one result, one effect)',
+    value:
+      `${ranOnce} / ${grantedCalls.length} (${noResult} without a result, ${failedGranted} failed, ` +
+      `${effectNotOnce} not applied exactly once)`,
+    ok: ranOnce === grantedCalls.length && grantedCalls.length === runs.length,
+  });
+
+  // 5. Projections equal the replay of their log.
   let projOk = 0;
   for (const t of threads) {
     const stored = await store.readProjection(TENANT, t);
@@ -592,7 +773,7 @@ async function check(
     ok: projOk === threads.length,
   });
 
-  // 5. The JetStream EVENTS feed holds every logged event (duplicates by version allowed, missing not).
+  // 6. The JetStream EVENTS feed holds every logged event (duplicates by version allowed, missing not).
   const jsm = await stack.nc.jetstreamManager();
   const topo = declareTopology({ subjectPrefix: stack.prefix.subject, streamPrefix: stack.prefix.stream });
   const streamText: string[] = [];
@@ -624,7 +805,7 @@ async function check(
     ok: missing === 0 && phantom === 0,
   });
 
-  // 6. The canary secret is in no table and no stream.
+  // 7. The canary secret is in no table and no stream.
   let tablesWith = 0;
   const found: string[] = [];
   const tables = await db.sql.query<{ schema: string; name: string }>(

@@ -10,7 +10,7 @@ describe('chaos', () => {
     const seed = Number(process.env['CHAOS_SEED'] ?? Date.now() % 1_000_000);
     const report = await runChaos({ runs: Number(process.env['CHAOS_RUNS'] ?? 30), seed, log: () => undefined });
     process.stdout.write(
-      `chaos seed ${seed}: ${JSON.stringify(report.actions)}, ${report.escalated} escalations, ${report.seconds} s\n`,
+      `chaos seed ${seed}: ${JSON.stringify(report.actions)}, ${report.escalated} escalations, ${report.approved} approvals, ${report.seconds} s\n`,
     );
     expect(report.invariants.filter((i) => !i.ok)).toEqual([]);
     expect(report.ok).toBe(true);
