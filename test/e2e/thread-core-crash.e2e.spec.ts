@@ -71,6 +71,26 @@ describe('the thread core under concurrency and crashes', () => {
     await assertProjectionIsFold(stack, thread);
   });
 
+  it('a kill while several threads are decided together: the whole group is redone, each run ends once', async () => {
+    // Eight threads' tool results arrive close together, so the orchestrator decides them in groups
+    // (one transaction each); it dies before a commit (at the third result it decides), a new one redoes them.
+    await stack.start('tool-executor');
+    const doomed = await stack.start('orchestrator', {
+      RATCHET_FAILPOINTS: 'orchestrator.before-commit.RecordToolResult@3',
+    });
+    const threads = Array.from({ length: 8 }, (_, i) => `thread-group-${i}`);
+    await Promise.all(threads.map((t, i) => stack.publishRequest(TENANT, request(`group-${i}`, t, ['Oslo', 'Rome']))));
+    expect((await doomed.exited).signal).toBe('SIGKILL');
+    await stack.start('orchestrator');
+    for (const [i, t] of threads.entries()) {
+      const events = await stack.waitFor(TENANT, t, terminal(runIdFor(TENANT, `group-${i}`)));
+      assertIntact(events);
+      expect(events.filter((e) => e.type === 'tool.completed')).toHaveLength(2);
+      expect(events.filter((e) => e.type === 'run.completed')).toHaveLength(1);
+      await assertProjectionIsFold(stack, t);
+    }
+  });
+
   it('a kill after publish and before marking sent: the redelivered duplicate is ignored', async () => {
     // Killed right after the first tool-call command went out and before its outbox row was marked
     // sent. A short duplicate window lets the republished copy past JetStream, so the effect ledger

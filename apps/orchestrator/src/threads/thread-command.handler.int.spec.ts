@@ -31,10 +31,6 @@ class CountingStore extends PgThreadStore<ThreadState> {
     return super.transaction((tx) =>
       work({
         ...tx,
-        claimAndLoad: (consumer, messageId, tenantId, threadId) => {
-          this.claimed.push([messageId]);
-          return tx.claimAndLoad(consumer, messageId, tenantId, threadId);
-        },
         claimAndLoadMany: (items) => {
           this.claimed.push(items.map((i) => i.messageId));
           return tx.claimAndLoadMany(items);

@@ -14,19 +14,10 @@ import {
   type ThreadStore,
   type ThreadTx,
 } from '@ratchet/domain';
-import type { Counter, Histogram, Link, Span } from '@opentelemetry/api';
-import {
-  activeSpanRecording,
-  ATTR,
-  currentTraceContext,
-  failpoint,
-  inSpan,
-  meter,
-  newTraceContext,
-  SPAN,
-} from '@ratchet/platform';
+import { activeSpanRecording, currentTraceContext, failpoint, inSpan, newTraceContext, SPAN } from '@ratchet/platform';
 import { feedMessages, outgoingMessages, type AgentToolConfigLookup } from './outbox-messages';
 import { replacedAttemptLinks } from './replaced-attempts';
+import { afterCommit, appendAttributes, describeSpan, type Decided } from './decision-telemetry';
 
 export { threadColumns } from '@ratchet/domain';
 
@@ -38,48 +29,28 @@ export interface HandleOutcome {
   events: ThreadEvent[];
 }
 
-/** A store transaction that can claim the message and load the thread in one round trip (Postgres can). */
+type Loaded = { claimed: boolean; projection: ThreadProjectionRow<ThreadState> | undefined; newer: ThreadEvent[] };
+type ClaimItem = { consumer: string; messageId: string; tenantId: string; threadId: string };
+
+/** A store transaction that can claim messages and load their threads in one round trip (Postgres can). */
 type ClaimingTx = ThreadTx<ThreadState> & {
-  claimAndLoad?: (
-    consumer: string,
-    messageId: string,
-    tenantId: string,
-    threadId: string,
-  ) => Promise<{ claimed: boolean; projection: ThreadProjectionRow<ThreadState> | undefined; newer: ThreadEvent[] }>;
-  claimAndLoadMany?: (
-    items: ReadonlyArray<{ consumer: string; messageId: string; tenantId: string; threadId: string }>,
-  ) => Promise<
-    Array<{ claimed: boolean; projection: ThreadProjectionRow<ThreadState> | undefined; newer: ThreadEvent[] }>
-  >;
+  claimAndLoadMany?: (items: readonly ClaimItem[]) => Promise<Loaded[]>;
 };
 
-/** Claim, projection and newer events: one statement where the store offers it, else three calls. */
-async function claimAndLoad(tx: ClaimingTx, consumer: string, messageId: string, tenantId: string, threadId: string) {
-  if (tx.claimAndLoad) return tx.claimAndLoad(consumer, messageId, tenantId, threadId);
-  if (!(await tx.claimInbox(consumer, messageId))) return { claimed: false, projection: undefined, newer: [] };
-  const projection = await tx.loadProjection(tenantId, threadId);
-  const newer = await tx.loadEvents(tenantId, threadId, projection?.version ?? 0);
-  return { claimed: true, projection, newer };
-}
-
-const RUN_OUTCOMES = new Set(['run.started', 'run.completed', 'run.failed', 'run.cancelled', 'run.rejected']);
-let runs: Counter | undefined;
-/** Runs started / completed / failed / cancelled / rejected, as OTLP metrics. */
-function runsCounter(): Counter {
-  return (runs ??= meter().createCounter('ratchet.runs', { description: 'Run lifecycle events committed' }));
-}
-
-let steps: Histogram | undefined;
-/** Step latency: from a step's model request to the next step's (or the run's end). */
-function recordStepLatency(before: ThreadState | undefined, events: readonly ThreadEvent[]): void {
-  const started = before?.active?.stepStartedAt;
-  if (!started) return;
-  const next = events.find(
-    (e) => (e.type === 'model.requested' && e.data.step > (before?.active?.step ?? 0)) || RUN_OUTCOMES.has(e.type),
-  );
-  if (!next) return;
-  steps ??= meter().createHistogram('ratchet.step.duration', { unit: 'ms', description: 'Super-step latency' });
-  steps.record(Date.parse(next.at) - Date.parse(started), { agent: before.active?.agent ?? '' });
+/** Claim, projection and newer events per message: one statement where the store offers it, else three calls each. */
+async function claimAndLoad(tx: ClaimingTx, items: readonly ClaimItem[]): Promise<Loaded[]> {
+  if (tx.claimAndLoadMany) return tx.claimAndLoadMany(items);
+  const out: Loaded[] = [];
+  for (const { consumer, messageId, tenantId, threadId } of items) {
+    if (!(await tx.claimInbox(consumer, messageId))) {
+      out.push({ claimed: false, projection: undefined, newer: [] });
+      continue;
+    }
+    const projection = await tx.loadProjection(tenantId, threadId);
+    const newer = await tx.loadEvents(tenantId, threadId, projection?.version ?? 0);
+    out.push({ claimed: true, projection, newer });
+  }
+  return out;
 }
 
 /**
@@ -111,16 +82,6 @@ interface Pending {
   meta: HandleMeta;
   resolve: (outcome: HandleOutcome) => void;
   reject: (error: unknown) => void;
-}
-
-/** What one message's decision left in the (shared) transaction. */
-interface Decided {
-  status: HandleOutcome['status'];
-  events: ThreadEvent[];
-  outbox: OutboxMessage[];
-  before?: ThreadState;
-  /** Links of the `thread.append` span to the attempts this decision replaces (retries, resumes). */
-  links?: Link[];
 }
 
 export interface GroupCommitOptions {
@@ -236,7 +197,15 @@ export class ThreadCommandHandler {
     let decided: Decided[];
     try {
       decided = await this.store.transaction(async (tx) => {
-        const loaded = await claimAndLoadMany(tx, batch);
+        const loaded = await claimAndLoad(
+          tx,
+          batch.map((p) => ({
+            consumer: p.consumer,
+            messageId: p.messageId,
+            tenantId: p.command.tenantId,
+            threadId: p.command.threadId,
+          })),
+        );
         const out: Decided[] = [];
         for (let i = 0; i < batch.length; i++) {
           const p = batch[i]!;
@@ -274,8 +243,10 @@ export class ThreadCommandHandler {
       try {
         const result = await inSpan(SPAN.append, appendAttributes(consumer, command), async (span) => {
           const committed = await this.store.transaction(async (tx) => {
-            const loaded = await claimAndLoad(tx, consumer, messageId, command.tenantId, command.threadId);
-            return this.decideInTx(tx, messageId, command, meta, loaded);
+            const [loaded] = await claimAndLoad(tx, [
+              { consumer, messageId, tenantId: command.tenantId, threadId: command.threadId },
+            ]);
+            return this.decideInTx(tx, messageId, command, meta, loaded!);
           });
           describeSpan(span, committed);
           return committed;
@@ -388,53 +359,4 @@ function groupable(p: Pending): boolean {
 /** What two messages in flight at once must not share: their thread, their message id. */
 function groupKeys(p: Pending): [string, string] {
   return [`thread:${p.command.tenantId}/${p.command.threadId}`, `message:${p.consumer}/${p.messageId}`];
-}
-
-type Loaded = { claimed: boolean; projection: ThreadProjectionRow<ThreadState> | undefined; newer: ThreadEvent[] };
-
-/** Claim and load for a whole group: one statement where the store offers it, else one message after another. */
-async function claimAndLoadMany(tx: ClaimingTx, batch: readonly Pending[]): Promise<Loaded[]> {
-  const items = batch.map((p) => ({
-    consumer: p.consumer,
-    messageId: p.messageId,
-    tenantId: p.command.tenantId,
-    threadId: p.command.threadId,
-  }));
-  if (tx.claimAndLoadMany) return tx.claimAndLoadMany(items);
-  const out: Loaded[] = [];
-  for (const i of items) out.push(await claimAndLoad(tx, i.consumer, i.messageId, i.tenantId, i.threadId));
-  return out;
-}
-
-function appendAttributes(consumer: string, command: ThreadCommand) {
-  return {
-    [ATTR.tenant]: command.tenantId,
-    [ATTR.thread]: command.threadId,
-    [ATTR.consumer]: consumer,
-    [ATTR.messageKind]: command.type,
-  };
-}
-
-function describeSpan(span: Span, d: Decided): void {
-  if (d.events.length > 0) {
-    span.setAttributes({
-      [ATTR.run]: d.events[0]?.runId ?? '',
-      [ATTR.versionFrom]: d.events[0]?.version ?? 0,
-      [ATTR.versionTo]: d.events.at(-1)?.version ?? 0,
-      [ATTR.eventCount]: d.events.length,
-      [ATTR.eventTypes]: d.events.map((e) => e.type).join(','),
-    });
-  }
-  span.setAttribute(ATTR.outcome, d.status);
-  // Known only after deciding, so added to the running span rather than at its start.
-  if (d.links?.length) span.addLinks(d.links);
-}
-
-/** Metrics of a committed decision, and the crash point right after the commit. */
-function afterCommit(d: Decided): void {
-  if (d.events.length > 0) {
-    for (const e of d.events) if (RUN_OUTCOMES.has(e.type)) runsCounter().add(1, { event: e.type });
-    recordStepLatency(d.before, d.events);
-  }
-  failpoint('orchestrator.after-commit');
 }

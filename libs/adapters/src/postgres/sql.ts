@@ -52,10 +52,13 @@ function lastResult(result: PgResult | PgResult[]): PgResult {
  * Statements go straight to a pooled pg client (text inlined by MikroORM's platform, exactly as its own
  * `execute` does), skipping the query builder on the hot path: a statement costs about half the CPU.
  */
+/** Statement text with `?`/`??` inlined, escaped by MikroORM's platform. */
+function statementText(orm: MikroORM, sql: string, params: readonly unknown[]): string {
+  return params.length > 0 ? orm.em.getPlatform().formatQuery(sql, params) : sql;
+}
+
 function rawExecutor(orm: MikroORM, schema: string, send: (text: string) => Promise<PgResult>): SqlExecutor {
-  const platform = orm.em.getPlatform();
-  const text = (sql: string, params: readonly unknown[]) =>
-    params.length > 0 ? platform.formatQuery(sql, params) : sql;
+  const text = (sql: string, params: readonly unknown[]) => statementText(orm, sql, params);
   return {
     schema,
     table: (name) => `${quoteIdent(schema)}.${quoteIdent(name)}`,
@@ -101,11 +104,10 @@ export async function inTransaction<T>(
     if (!own) throw new Error('the query returned no result');
     return own;
   };
-  const platform = orm.em.getPlatform();
   const sql: TransactionSql = {
     ...rawExecutor(orm, schema, (text) => send(text)),
     queryAndCommit: async <R>(text: string, params: readonly unknown[] = []) =>
-      (await send(params.length > 0 ? platform.formatQuery(text, params) : text, true)).rows as R[],
+      (await send(statementText(orm, text, params), true)).rows as R[],
   };
   try {
     const result = await work(sql);
