@@ -1,4 +1,4 @@
-import { decideEffect, EffectKind } from '../src';
+import { decideEffect, EffectKind, prepareEffect } from '../src';
 
 describe('effect decider (what a tool-call delivery may do)', () => {
   const kinds: EffectKind[] = ['pure', 'idempotent', 'at-most-once'];
@@ -24,5 +24,29 @@ describe('effect decider (what a tool-call delivery may do)', () => {
   it('never blindly repeats an at-most-once effect: it escalates', () => {
     expect(decideEffect('started', 'at-most-once', false)).toBe('escalate');
     expect(decideEffect('uncertain', 'at-most-once', true)).toBe('escalate');
+  });
+});
+
+describe('effect preparation (what is read or written before a tool acts)', () => {
+  it.each(['idempotent', 'at-most-once'] as const)(
+    'given a %s tool, when a call is delivered (first time or again), then `started` is claimed first',
+    (kind) => {
+      expect(prepareEffect(kind, 1)).toBe('claim');
+      expect(prepareEffect(kind, 2)).toBe('claim');
+    },
+  );
+
+  it('given a pure tool, when a call is delivered for the first time, then it just runs (nothing read or written before)', () => {
+    expect(prepareEffect('pure', 1)).toBe('run');
+  });
+
+  it('given a pure tool, when a call is delivered again, then the ledger is read first (a recorded outcome is re-sent)', () => {
+    expect(prepareEffect('pure', 2)).toBe('look-up');
+    expect(prepareEffect('pure', 7)).toBe('look-up');
+  });
+
+  it('given a pure call whose outcome another delivery recorded first, then that stored result is re-sent', () => {
+    expect(decideEffect('succeeded', 'pure', false)).toBe('resend');
+    expect(decideEffect('failed', 'pure', false)).toBe('resend');
   });
 });

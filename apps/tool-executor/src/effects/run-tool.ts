@@ -80,7 +80,8 @@ export async function runTool(
     } catch (error) {
       // A service of the harness itself (memory) did not answer: not the tool's failure, and nothing the
       // model should act on. A pure or idempotent call goes back to the bus and runs again later (the
-      // ledger says `started`, so the redelivery retries it); an at-most-once call falls through below.
+      // ledger says `started`, or nothing for a pure call, so the redelivery runs it again); an
+      // at-most-once call falls through below.
       if (error instanceof TransientError && !once && !controller.signal.aborted) throw error;
       const timedOut = controller.signal.aborted;
       const toolError = error instanceof ToolError ? error : undefined;

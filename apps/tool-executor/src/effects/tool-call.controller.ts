@@ -68,7 +68,7 @@ export class ToolCallController {
         [ATTR.step]: command.step,
       },
       async (span) => {
-        const r = await this.handler.handle(command, trace);
+        const r = await this.handler.handle(command, trace, ctx.getDeliveryCount());
         // executed / dedup / retried / reconciled / escalated: what the effect ledger decided.
         span.setAttribute(ATTR.ledgerDecision, r);
         return r;

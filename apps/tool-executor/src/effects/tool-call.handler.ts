@@ -5,8 +5,20 @@ import {
   type ToolResolveCommand,
   type ToolResultMessage,
 } from '@ratchet/contracts';
-import { EffectLedgerRepository, withServiceTx, type Database, type EffectRecord } from '@ratchet/adapters';
-import { decideEffect, redactSecrets, type CommittedPublisher, type OutboxMessage } from '@ratchet/domain';
+import {
+  EffectLedgerRepository,
+  withServiceTx,
+  type Database,
+  type EffectRecord,
+  type StartEffect,
+} from '@ratchet/adapters';
+import {
+  decideEffect,
+  prepareEffect,
+  redactSecrets,
+  type CommittedPublisher,
+  type OutboxMessage,
+} from '@ratchet/domain';
 import { ATTR, currentTraceContext, LINK, linkActiveSpan, linkTo } from '@ratchet/platform';
 import type { ToolLogger, ToolRegistry } from '@ratchet/tools';
 import { crashPoint } from './crash-points';
@@ -18,9 +30,11 @@ export type ToolResolveResult = 'resolved' | 'retried' | 'dedup' | 'not-found' |
 type Outcome = ToolResultMessage['outcome'];
 
 /**
- * The effect ledger around every tool call (ARCHITECTURE §6). `started` is committed before the tool
- * acts; the outcome and the result message commit together afterwards. A redelivery reads the ledger
- * and never blindly repeats an effect that may have happened.
+ * The effect ledger around every tool call (ARCHITECTURE §6). For idempotent and at-most-once tools,
+ * `started` is committed before the tool acts; the outcome and the result message commit together
+ * afterwards. A pure tool may repeat, so nothing is written before it acts: its row is inserted with the
+ * outcome and the result message in one statement. A redelivery reads the ledger and never blindly
+ * repeats an effect that may have happened.
  */
 export class ToolCallHandler {
   private readonly services: ToolServices;
@@ -36,15 +50,21 @@ export class ToolCallHandler {
     this.services = { ...services, logger };
   }
 
-  async handle(command: ToolCallCommand, traceHeaders: Record<string, string>): Promise<ToolCallResult> {
+  /**
+   * One delivery of a tool call. `deliveryCount` is JetStream's (1 on the first delivery): a pure call
+   * reads the ledger before it runs only when it was delivered before (see `prepareEffect`).
+   */
+  async handle(
+    command: ToolCallCommand,
+    traceHeaders: Record<string, string>,
+    deliveryCount = 1,
+  ): Promise<ToolCallResult> {
     const tool = this.tools.get(command.tool);
     const kind = tool?.kind ?? 'pure';
     await crashPoint('tools.before-started');
     // This attempt's span (telemetry on) or the command's context: what a later attempt links to.
     const traceparent = currentTraceContext()?.traceparent ?? traceHeaders[HEADERS.traceparent];
-    // 1. Claim the key (committed on its own: the claim must be durable before anything acts).
-    // One statement, so no transaction around it: autocommit makes it durable before the tool acts.
-    const claimed = await new EffectLedgerRepository(this.db.sql).recordStarted({
+    const effect: StartEffect = {
       key: command.idempotencyKey,
       tenantId: command.tenantId,
       threadId: command.threadId,
@@ -54,19 +74,19 @@ export class ToolCallHandler {
       kind,
       command,
       traceparent,
-    });
-    const existing: EffectRecord | undefined = claimed === 'inserted' ? undefined : claimed;
-    if (existing && existing.tenantId !== command.tenantId) {
-      // A key is derived from the tenant, so this is a forged or corrupt command: never answer across tenants.
-      throw new Error(`effect ${command.idempotencyKey} belongs to another tenant`);
-    }
+    };
+    const ledger = new EffectLedgerRepository(this.db.sql);
+    const preparation = prepareEffect(kind, deliveryCount);
+    // A pure call on its first delivery: nothing before it runs; outcome + message in one statement after.
+    if (preparation === 'run') return this.execute(command, traceHeaders, effect, 'executed');
+    // A pure call delivered again: read what an earlier delivery recorded (nothing is written before it runs).
+    // Any other call: claim the key (committed on its own: the claim must be durable before anything
+    // acts; one statement, so no transaction around it: autocommit makes it durable before the tool acts).
+    const found = preparation === 'look-up' ? await ledger.get(effect.key) : await ledger.recordStarted(effect);
+    const existing: EffectRecord | undefined = found === 'inserted' ? undefined : found;
+    this.checkTenant(command, existing);
     const action = decideEffect(existing?.state, kind, tool?.reconcile !== undefined);
-    if (existing) {
-      // An earlier attempt claimed the key: this one (retry, reconcile, escalation or dedup) points at it.
-      linkActiveSpan(
-        linkTo(existing.traceparent, { [ATTR.linkReason]: LINK.ledgerClaim, [ATTR.attempt]: existing.attempts }),
-      );
-    }
+    if (existing) this.linkToClaim(existing);
 
     switch (action) {
       case 'resend': {
@@ -74,12 +94,7 @@ export class ToolCallHandler {
         return 'dedup';
       }
       case 'escalate': {
-        await this.finish(
-          command,
-          traceHeaders,
-          existing?.state === 'uncertain' ? 'resend' : 'uncertain',
-          uncertain(command, `an earlier attempt of ${command.tool} (at-most-once) stopped after it may have acted`),
-        );
+        await this.escalate(command, traceHeaders, existing);
         return 'escalated';
       }
       case 'reconcile': {
@@ -95,18 +110,17 @@ export class ToolCallHandler {
           await this.finish(command, traceHeaders, 'succeeded', { status: 'completed', result: answer.result });
           return 'reconciled';
         }
-        await new EffectLedgerRepository(this.db.sql).recordAttempt(command.idempotencyKey, traceparent);
-        break;
+        await ledger.recordAttempt(command.idempotencyKey, traceparent);
+        return this.execute(command, traceHeaders, undefined, 'reconciled');
       }
       case 'retry':
-        await new EffectLedgerRepository(this.db.sql).recordAttempt(command.idempotencyKey, traceparent);
-        break;
+        // A pure call's attempt is counted when its outcome is recorded (nothing is written before it runs).
+        if (preparation === 'look-up') return this.execute(command, traceHeaders, effect, 'retried');
+        await ledger.recordAttempt(command.idempotencyKey, traceparent);
+        return this.execute(command, traceHeaders, undefined, 'retried');
       case 'execute':
-        break;
+        return this.execute(command, traceHeaders, preparation === 'look-up' ? effect : undefined, 'executed');
     }
-
-    await this.execute(command, traceHeaders);
-    return action === 'execute' ? 'executed' : action === 'reconcile' ? 'reconciled' : 'retried';
   }
 
   /**
@@ -132,7 +146,7 @@ export class ToolCallHandler {
       );
       if (!ok) return 'not-uncertain';
       // Back to `started` with one more attempt, committed before it runs again: a crash now escalates again.
-      await this.execute(call.data, traceHeaders);
+      await this.execute(call.data, traceHeaders, undefined, 'retried');
       return 'retried';
     }
     const outcome: Outcome =
@@ -163,8 +177,18 @@ export class ToolCallHandler {
     return 'resolved';
   }
 
-  /** Runs the tool (the ledger says `started`) and records what came of it. */
-  private async execute(command: ToolCallCommand, traceHeaders: Record<string, string>): Promise<void> {
+  /**
+   * Runs the tool and records what came of it. Without `pure`, the ledger says `started` (committed
+   * before this runs). With `pure` (the call's ledger row, not written yet), the outcome is recorded
+   * with the row in one statement; when another delivery recorded an outcome first, that one is re-sent
+   * and this one dropped (a pure tool may repeat; its result reaches the thread once).
+   */
+  private async execute(
+    command: ToolCallCommand,
+    traceHeaders: Record<string, string>,
+    pure: StartEffect | undefined,
+    result: ToolCallResult,
+  ): Promise<ToolCallResult> {
     const tool = this.tools.get(command.tool);
     const outcome: ToolRunOutcome = tool
       ? await runTool(tool, command, this.services)
@@ -173,44 +197,97 @@ export class ToolCallHandler {
           error: { code: 'unknown_tool', message: `no tool named ${command.tool} is registered`, retryable: false },
         };
     await crashPoint('tools.after-effect');
+    let recorded: 'recorded' | EffectRecord;
     if (outcome.status === 'uncertain') {
       this.services.logger.warn('effect uncertain: escalated', { key: command.idempotencyKey, tool: command.tool });
-      await this.finish(command, traceHeaders, 'uncertain', uncertain(command, outcome.reason));
-      return;
+      recorded = await this.finish(command, traceHeaders, 'uncertain', uncertain(command, outcome.reason), pure);
+    } else {
+      const state = outcome.status === 'completed' ? 'succeeded' : 'failed';
+      recorded = await this.finish(command, traceHeaders, state, outcome, pure);
     }
-    await this.finish(command, traceHeaders, outcome.status === 'completed' ? 'succeeded' : 'failed', outcome);
+    if (recorded === 'recorded') return result;
+    // Another delivery of this pure call recorded its outcome first: re-send that one.
+    this.checkTenant(command, recorded);
+    this.linkToClaim(recorded);
+    switch (decideEffect(recorded.state, 'pure', false)) {
+      case 'resend':
+        await this.finish(command, traceHeaders, 'dedup', storedOutcome(recorded));
+        return 'dedup';
+      case 'escalate':
+        await this.escalate(command, traceHeaders, recorded);
+        return 'escalated';
+      default:
+        // Not reachable (the statement finishes a `started` row of this tenant); if it were, the
+        // message is redelivered and its look-up decides again.
+        throw new Error(`effect ${command.idempotencyKey} is still ${recorded.state} after recording its outcome`);
+    }
+  }
+
+  /** Tells the thread (again) that the effect is uncertain; only a human's answer moves it on. */
+  private async escalate(
+    command: ToolCallCommand,
+    traceHeaders: Record<string, string>,
+    existing: EffectRecord | undefined,
+  ): Promise<void> {
+    await this.finish(
+      command,
+      traceHeaders,
+      existing?.state === 'uncertain' ? 'resend' : 'uncertain',
+      uncertain(command, `an earlier attempt of ${command.tool} (at-most-once) stopped after it may have acted`),
+    );
+  }
+
+  private checkTenant(command: ToolCallCommand, existing: EffectRecord | undefined): void {
+    if (existing && existing.tenantId !== command.tenantId) {
+      // A key is derived from the tenant, so this is a forged or corrupt command: never answer across tenants.
+      throw new Error(`effect ${command.idempotencyKey} belongs to another tenant`);
+    }
+  }
+
+  /** An earlier attempt claimed the key: this one (retry, reconcile, escalation or dedup) points at it. */
+  private linkToClaim(existing: EffectRecord): void {
+    linkActiveSpan(
+      linkTo(existing.traceparent, { [ATTR.linkReason]: LINK.ledgerClaim, [ATTR.attempt]: existing.attempts }),
+    );
   }
 
   /**
    * Records the outcome (or the dedup hit) and the result message in one transaction, then publishes.
    * `resend`: only the message (an uncertain notice again); `dedup`: the message and a dedup hit.
+   * `pure` (a pure call's row, not written yet): the row is inserted with its outcome and the message,
+   * in one statement; when an outcome was already there, nothing is written or published and that row
+   * is returned for the caller to re-send.
    */
   private async finish(
     command: ToolCallCommand,
     traceHeaders: Record<string, string>,
     record: 'succeeded' | 'failed' | 'uncertain' | 'dedup' | 'resend',
     raw: Outcome,
-  ): Promise<void> {
+    pure?: StartEffect,
+  ): Promise<'recorded' | EffectRecord> {
     // Secret-looking values (and fields the tool marks sensitive) never reach the ledger or the thread.
     const outcome = redactSecrets(raw, this.tools.get(command.tool)?.sensitive ?? []);
     const repeat = record === 'dedup' || record === 'resend';
     const row = this.resultRow(command, traceHeaders, outcome, repeat);
-    if (repeat) {
+    if (record === 'dedup' || record === 'resend') {
       await withServiceTx(this.db, async (tx) => {
         if (record === 'dedup') await new EffectLedgerRepository(tx).recordDedupHit(command.idempotencyKey);
         await tx.enqueue([row]);
       });
     } else {
+      const result = record === 'uncertain' ? null : outcome;
+      const ledger = new EffectLedgerRepository(this.db.sql);
       // The outcome and its message in one statement: one round trip, both or neither.
-      await new EffectLedgerRepository(this.db.sql).recordOutcomeWithMessage(
-        command.idempotencyKey,
-        record,
-        record === 'uncertain' ? null : outcome,
-        row,
-      );
+      if (pure) {
+        const recorded = await ledger.recordPureOutcome(pure, record, result, row);
+        if (recorded !== 'recorded') return recorded;
+      } else {
+        await ledger.recordOutcomeWithMessage(command.idempotencyKey, record, result, row);
+      }
+      await crashPoint('tools.after-outcome');
     }
-    if (!repeat) await crashPoint('tools.after-outcome');
     await this.relay.publishCommitted([row]);
+    return 'recorded';
   }
 
   private resultRow(

@@ -162,6 +162,63 @@ export class EffectLedgerRepository {
     if (rows[0]?.updated !== 1) throw new Error(`effect ${key} was never started`);
   }
 
+  /**
+   * A `pure` call's outcome and result message, recorded after the tool ran with no `started` row before
+   * it: one statement inserts the row already finished (`attempts` 1) and the outbox row, both or
+   * neither, so on `db.sql` it is one round trip and one commit. A row an earlier attempt left `started`
+   * (its process died mid-call, or it ran before pure calls skipped `started`) is finished instead, with
+   * one more attempt. Returns 'recorded', or the row that was already there and is left as it was
+   * (finished by another delivery, or another tenant's key): then no message is enqueued, and the caller
+   * re-sends what that row holds.
+   */
+  async recordPureOutcome(
+    effect: StartEffect,
+    state: Exclude<EffectState, 'started'>,
+    result: unknown,
+    message: OutboxMessage,
+  ): Promise<'recorded' | EffectRecord> {
+    const effects = this.sql.table('effects');
+    const rows = await this.sql.query<{ recorded: number }>(
+      `with e as (
+         insert into ${effects} as e
+           (key, tenant_id, thread_id, run_id, call_id, tool, kind, state, attempts, result, command, traceparent,
+            finished_at)
+         values (?, ?, ?, ?, ?, ?, ?, ?, 1, ?::jsonb, ?::jsonb, ?, now())
+         on conflict (key) do update
+           set state = excluded.state, result = excluded.result, attempts = e.attempts + 1,
+               finished_at = now(), updated_at = now(), traceparent = coalesce(excluded.traceparent, e.traceparent)
+           where e.state = 'started' and e.tenant_id = excluded.tenant_id
+         returning 1
+       ), o as (
+         insert into ${this.sql.table('outbox')} (id, subject, headers, payload)
+         select ?, ?, ?::jsonb, ?::jsonb where exists (select 1 from e) returning 1
+       )
+       select (select count(*) from e)::int as recorded, (select count(*) from o)::int as enqueued`,
+      [
+        effect.key,
+        effect.tenantId,
+        effect.threadId,
+        effect.runId,
+        effect.callId,
+        effect.tool,
+        effect.kind,
+        state,
+        result === undefined ? null : JSON.stringify(result),
+        effect.command === undefined ? null : JSON.stringify(effect.command),
+        effect.traceparent ?? null,
+        message.id,
+        message.subject,
+        JSON.stringify(message.headers),
+        JSON.stringify(message.payload),
+      ],
+    );
+    if (rows[0]?.recorded === 1) return 'recorded';
+    // The conflicting row may have committed after this statement's snapshot: read it in a new one.
+    const existing = await this.get(effect.key);
+    if (!existing) throw new Error(`effect ${effect.key}: insert conflicted but no row is visible`);
+    return existing;
+  }
+
   /** A redelivery answered from the ledger (the stored result re-sent, the tool not run). */
   async recordDedupHit(key: string): Promise<number> {
     const rows = await this.sql.query<{ dedup_hits: number }>(

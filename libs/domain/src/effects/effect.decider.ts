@@ -3,8 +3,26 @@ export type EffectKind = 'pure' | 'idempotent' | 'at-most-once';
 export type LedgerState = 'started' | 'succeeded' | 'failed' | 'uncertain';
 
 /**
+ * What the executor reads or writes before a tool acts, given the tool's kind and the delivery count:
+ * - `claim`: idempotent and at-most-once tools: `started` is committed before the tool acts, so a
+ *   redelivery after a crash knows the effect may have happened (the claim returns the existing row).
+ * - `look-up`: a pure call delivered again (its earlier delivery may have recorded an outcome): read the
+ *   ledger first, so a recorded outcome is re-sent and the tool not run. Nothing is written before it runs.
+ * - `run`: a pure call on its first delivery: nothing is read or written before the tool runs; its
+ *   outcome and result message are recorded together afterwards, and an outcome already there (the same
+ *   call sent again in a new message) wins and is re-sent. A pure tool may repeat, so a crash
+ *   mid-call needs no record: the redelivery runs it again.
+ */
+export type EffectPreparation = 'claim' | 'look-up' | 'run';
+
+export function prepareEffect(kind: EffectKind, deliveryCount: number): EffectPreparation {
+  if (kind !== 'pure') return 'claim';
+  return deliveryCount > 1 ? 'look-up' : 'run';
+}
+
+/**
  * What the executor does with a tool-call delivery, given what the effect ledger already says:
- * - `execute`: nothing recorded; record `started` (committed) and run the tool.
+ * - `execute`: nothing recorded; run the tool (after committing `started`, unless it is pure).
  * - `resend`: the outcome is recorded; send the stored result again, do not run (a dedup hit).
  * - `retry`: a previous attempt died mid-effect, and repeating is safe (pure) or deduped outside
  *   (idempotent: the same key goes out again).

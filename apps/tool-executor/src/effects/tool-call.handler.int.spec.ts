@@ -1,0 +1,257 @@
+import type { JetStreamManager, NatsConnection } from 'nats';
+import { z } from 'zod';
+import {
+  connectNats,
+  declareTopology,
+  deleteTopology,
+  EffectLedgerRepository,
+  ensureTopology,
+  JetStreamPublisher,
+  openServiceDatabase,
+  PgOutboxStore,
+  type Database,
+  type MessagePublisher,
+} from '@ratchet/adapters';
+import { subjects, type ToolCallCommand, type ToolResultMessage } from '@ratchet/contracts';
+import { OutboxRelay } from '@ratchet/platform';
+import { createTestDatabase, newThreadRef, uniquePrefix, type TestDatabase } from '@ratchet/testing';
+import { defineTool, ToolRegistry, type AnyTool } from '@ratchet/tools';
+import { ToolCallHandler } from './tool-call.handler';
+
+jest.setTimeout(30_000);
+
+// The pg client class MikroORM's pool uses (no type declarations are installed for `pg`).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { Client } = require('pg') as { Client: { prototype: { query: (...args: unknown[]) => unknown } } };
+
+/*
+ * The executor's ledger discipline per tool kind, against real Postgres and JetStream: what is in the
+ * ledger while the tool acts, which statements one call sends, what is published.
+ */
+
+const prefix = uniquePrefix();
+const topology = declareTopology({ subjectPrefix: prefix.subject, streamPrefix: prefix.stream });
+const subs = subjects(prefix.subject);
+
+let testDb: TestDatabase;
+let db: Database;
+let nc: NatsConnection;
+let jsm: JetStreamManager;
+let relay: OutboxRelay;
+let handler: ToolCallHandler;
+const published: { subject: string; msgId: string; payload: ToolResultMessage }[] = [];
+
+/** Executions per key, and the ledger row each execution saw while it ran. */
+const runs = new Map<string, number>();
+const seenWhileRunning = new Map<string, (string | undefined)[]>();
+async function observe(key: string): Promise<number> {
+  // Marked, so statementsOf leaves the tool's own query out.
+  const rows = await db.sql.query<{ state: string }>(
+    `/* the tool */ select state from ${db.sql.table('effects')} where key = ?`,
+    [key],
+  );
+  seenWhileRunning.set(key, [...(seenWhileRunning.get(key) ?? []), rows[0]?.state]);
+  const n = (runs.get(key) ?? 0) + 1;
+  runs.set(key, n);
+  return n;
+}
+const pureRead = defineTool({
+  name: 'test.read',
+  description: 'A pure read that says which execution of its key it was.',
+  kind: 'pure',
+  input: z.object({}),
+  async execute(_args, ctx) {
+    return { execution: await observe(ctx.idempotencyKey) };
+  },
+});
+const upsert = defineTool({
+  name: 'test.upsert',
+  description: 'An idempotent write.',
+  kind: 'idempotent',
+  input: z.object({}),
+  async execute(_args, ctx) {
+    return { execution: await observe(ctx.idempotencyKey) };
+  },
+});
+
+/**
+ * The statements the handler sent to Postgres while `work` ran (the relay's background marking and the
+ * tool's own query left out).
+ */
+async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
+  const sent: string[] = [];
+  const original = Client.prototype.query;
+  Client.prototype.query = function (this: unknown, ...args: unknown[]) {
+    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text;
+    if (text) sent.push(text.replace(/\s+/g, ' ').trim());
+    return original.apply(this, args);
+  };
+  try {
+    await work();
+  } finally {
+    Client.prototype.query = original;
+  }
+  return sent.filter((s) => !/^update \S+\."outbox" set sent_at/.test(s) && !s.startsWith('/* the tool */'));
+}
+
+function call(tool: string): ToolCallCommand {
+  const ref = newThreadRef();
+  const runId = `run-${ref.threadId}`;
+  return {
+    kind: 'tool.call',
+    commandId: `${runId}:tool:1:c1`,
+    ...ref,
+    runId,
+    step: 1,
+    callId: 'c1',
+    tool,
+    args: {},
+    idempotencyKey: `${ref.tenantId}:${ref.threadId}:${runId}:1:c1`,
+    principal: { id: 'alice', roles: [] },
+  };
+}
+
+const outcomesSent = (c: ToolCallCommand) =>
+  published.filter((p) => p.payload.callId === c.callId && p.payload.threadId === c.threadId);
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  db = await openServiceDatabase(testDb.url, 'tools');
+  nc = await connectNats({ url: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222', name: 'tool-call-handler-int' });
+  jsm = await nc.jetstreamManager();
+  await ensureTopology(jsm, topology, []);
+  const jetstream = new JetStreamPublisher(nc.jetstream());
+  const publisher: MessagePublisher = {
+    async publish(subject, payload, opts) {
+      const result = await jetstream.publish(subject, payload, opts);
+      published.push({ subject, msgId: opts.msgId, payload: payload as ToolResultMessage });
+      return result;
+    },
+  };
+  relay = new OutboxRelay(new PgOutboxStore(db), publisher);
+  handler = new ToolCallHandler(db, new ToolRegistry([pureRead, upsert] as AnyTool[]), relay, subs, {
+    info: () => undefined,
+    warn: () => undefined,
+  });
+});
+afterAll(async () => {
+  await relay?.stop();
+  await deleteTopology(jsm, topology).catch(() => undefined);
+  await nc?.close();
+  await db?.close();
+  await testDb?.drop();
+});
+
+describe('ToolCallHandler: pure tools record nothing before they act', () => {
+  it('a first delivery runs the tool with no ledger row, then records outcome + result message in one statement', async () => {
+    const c = call('test.read');
+    let result: unknown;
+    const statements = await statementsOf(async () => (result = await handler.handle(c, {}, 1)));
+    expect(result).toBe('executed');
+    // While the tool ran, the ledger held nothing for its key.
+    expect(seenWhileRunning.get(c.idempotencyKey)).toEqual([undefined]);
+    // One round trip to Postgres: the ledger row (already finished) and the outbox row together.
+    expect(statements).toHaveLength(1);
+    expect(statements[0]).toMatch(/^with e as \( insert into "tools"\."effects" .* insert into "tools"\."outbox"/);
+    expect(await new EffectLedgerRepository(db.sql).get(c.idempotencyKey)).toMatchObject({
+      state: 'succeeded',
+      attempts: 1,
+      dedupHits: 0,
+      kind: 'pure',
+      result: { status: 'completed', result: { execution: 1 } },
+    });
+    // Published after the commit, on the thread's inbox subject, with the outbox row id.
+    expect(outcomesSent(c)).toEqual([
+      {
+        subject: subs.inbox(c.tenantId, c.threadId),
+        msgId: `${c.idempotencyKey}:result:completed`,
+        payload: expect.objectContaining({ outcome: { status: 'completed', result: { execution: 1 } } }),
+      },
+    ]);
+  });
+
+  it('a redelivered pure command whose outcome is recorded re-sends the stored result without running again', async () => {
+    const c = call('test.read');
+    expect(await handler.handle(c, {}, 1)).toBe('executed');
+    let result: unknown;
+    const statements = await statementsOf(async () => (result = await handler.handle(c, {}, 2)));
+    expect(result).toBe('dedup');
+    expect(runs.get(c.idempotencyKey)).toBe(1);
+    // The look-up, then the dedup hit and the resent message in one transaction.
+    expect(statements[0]).toMatch(/^select .* from "tools"\."effects" where key = /);
+    expect(await new EffectLedgerRepository(db.sql).get(c.idempotencyKey)).toMatchObject({
+      state: 'succeeded',
+      attempts: 1,
+      dedupHits: 1,
+      result: { status: 'completed', result: { execution: 1 } },
+    });
+    const sent = outcomesSent(c);
+    expect(sent).toHaveLength(2);
+    expect(sent[1]!.msgId).toMatch(new RegExp(`^${c.idempotencyKey}:result:completed:resend:`));
+    // The same message (same messageId, same outcome): the orchestrator's inbox drops the second one.
+    expect(sent[1]!.payload).toEqual(sent[0]!.payload);
+  });
+
+  it('a redelivered pure command with nothing recorded (its executor died mid-call) runs again and records once', async () => {
+    const c = call('test.read');
+    // The first delivery ran the tool and died before recording: nothing of it is in Postgres.
+    await observe(c.idempotencyKey);
+    expect(await handler.handle(c, {}, 2)).toBe('executed');
+    expect(runs.get(c.idempotencyKey)).toBe(2);
+    expect(await new EffectLedgerRepository(db.sql).get(c.idempotencyKey)).toMatchObject({
+      state: 'succeeded',
+      attempts: 1,
+      result: { status: 'completed', result: { execution: 2 } },
+    });
+    expect(outcomesSent(c).map((p) => p.payload.outcome)).toEqual([{ status: 'completed', result: { execution: 2 } }]);
+  });
+
+  it('the same call arriving in a new message after its outcome was recorded may run again; the stored result is the one re-sent', async () => {
+    const c = call('test.read');
+    expect(await handler.handle(c, {}, 1)).toBe('executed');
+    // A first delivery (a re-send of the command past the duplicate window) does not read first.
+    expect(await handler.handle(c, {}, 1)).toBe('dedup');
+    expect(runs.get(c.idempotencyKey)).toBe(2);
+    expect(await new EffectLedgerRepository(db.sql).get(c.idempotencyKey)).toMatchObject({
+      state: 'succeeded',
+      attempts: 1,
+      dedupHits: 1,
+      result: { status: 'completed', result: { execution: 1 } },
+    });
+    expect(outcomesSent(c).map((p) => p.payload.outcome)).toEqual([
+      { status: 'completed', result: { execution: 1 } },
+      { status: 'completed', result: { execution: 1 } },
+    ]);
+  });
+
+  it('a pure key left `started` by an earlier attempt is run again and finished with one more attempt', async () => {
+    const c = call('test.read');
+    const ledger = new EffectLedgerRepository(db.sql);
+    expect(
+      await ledger.recordStarted({ ...c, key: c.idempotencyKey, kind: 'pure', command: c, traceparent: undefined }),
+    ).toBe('inserted');
+    expect(await handler.handle(c, {}, 2)).toBe('retried');
+    expect(await ledger.get(c.idempotencyKey)).toMatchObject({ state: 'succeeded', attempts: 2 });
+    expect(outcomesSent(c)).toHaveLength(1);
+  });
+});
+
+describe('ToolCallHandler: other tools keep `started` before they act', () => {
+  it('an idempotent call commits `started` first, then outcome + result message', async () => {
+    const c = call('test.upsert');
+    let result: unknown;
+    const statements = await statementsOf(async () => (result = await handler.handle(c, {}, 1)));
+    expect(result).toBe('executed');
+    expect(seenWhileRunning.get(c.idempotencyKey)).toEqual(['started']);
+    expect(statements).toHaveLength(2);
+    expect(statements[0]).toMatch(/^insert into "tools"\."effects" .* 'started'/);
+    expect(statements[1]).toMatch(/^with u as \( update "tools"\."effects"/);
+    expect(await new EffectLedgerRepository(db.sql).get(c.idempotencyKey)).toMatchObject({
+      state: 'succeeded',
+      attempts: 1,
+    });
+    // Redelivered after the outcome: re-sent from the ledger, not run.
+    expect(await handler.handle(c, {}, 2)).toBe('dedup');
+    expect(runs.get(c.idempotencyKey)).toBe(1);
+  });
+});
