@@ -38,6 +38,8 @@ runMain('orchestrator', async () => {
         modelWorker: config.MODEL_WORKER,
         watchdog: { intervalMs: config.WATCHDOG_INTERVAL_MS, minIdleMs: config.WATCHDOG_MIN_IDLE_MS },
         groupCommitMax: config.GROUP_COMMIT_MAX,
+        localModelCalls: config.MODEL_LOCAL_CALLS,
+        shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
       });
     },
   });

@@ -16,6 +16,12 @@ export const orchestratorConfigSchema = extendConfig({
   WATCHDOG_MIN_IDLE_MS: envMillis().default(10_000),
   /** Model calls this process's model worker makes at once. */
   MODEL_CONCURRENCY: envInt({ min: 1, max: 1000 }).default(16),
+  /**
+   * Model calls this process runs itself right after committing them, instead of sending them through the
+   * bus (their outbox rows are leased to it; see ADR 0008); beyond this many at once, or with 0, model
+   * calls go through the bus. Needs MODEL_WORKER.
+   */
+  MODEL_LOCAL_CALLS: envInt({ min: 0, max: 1000 }).default(16),
   /** Thread-inbox messages (model and tool results, cancels) handled at once. */
   INBOX_CONCURRENCY: envInt({ min: 1, max: 1000 }).default(64),
   /** Messages of different threads decided in one transaction at most (group commit); 1 turns it off. */

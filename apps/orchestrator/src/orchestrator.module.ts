@@ -1,5 +1,11 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { AgentDefinitionsRepository, OpenAiCompatibleModel, PgThreadStore, ScriptedModel } from '@ratchet/adapters';
+import {
+  AgentDefinitionsRepository,
+  MemoryClient,
+  OpenAiCompatibleModel,
+  PgThreadStore,
+  ScriptedModel,
+} from '@ratchet/adapters';
 import { RuntimeModule, ServiceRuntime } from '@ratchet/platform';
 import { BUILTIN_TOOLS, ToolRegistry } from '@ratchet/tools';
 import { AgentCatalog } from './agents/agent-catalog';
@@ -8,7 +14,11 @@ import { ModelWorkerController } from './models/model-worker.controller';
 import { RunRequestController } from './threads/run-request.controller';
 import { ThreadCommandHandler, threadColumns } from './threads/thread-command.handler';
 import { ThreadInboxController } from './threads/thread-inbox.controller';
+import { ThreadInbox } from './threads/thread-inbox';
 import { KeyedSerializer } from './threads/keyed-serializer';
+import { LocalModelDispatch } from './models/local-model-dispatch';
+import { LocalModelLifecycle } from './models/local-model.lifecycle';
+import { MemoryRecall, runPrincipalFromProjection } from './models/memory-recall';
 import { Watchdog } from './watchdog/watchdog';
 import { approvalEnrichers } from './approvals/approval-enrichers';
 import { AgentsResponder } from './agents/agents.responder';
@@ -22,29 +32,62 @@ export class OrchestratorModule {
     runtime: ServiceRuntime,
     catalog: AgentCatalog,
     tools: ToolRegistry,
-    options: { modelWorker: boolean; watchdog: { intervalMs: number; minIdleMs: number }; groupCommitMax?: number },
+    options: {
+      modelWorker: boolean;
+      watchdog: { intervalMs: number; minIdleMs: number };
+      groupCommitMax?: number;
+      /** Run committed model calls in this process (needs the model worker); at most this many at once. */
+      localModelCalls?: number;
+      /** How long a graceful stop waits for local model calls. */
+      shutdownGraceMs?: number;
+    },
   ): DynamicModule {
     const modelWorker = options.modelWorker;
+    const serializer = new KeyedSerializer();
+    const worker = new ModelWorker(catalog, tools, {
+      scripted: new ScriptedModel(),
+      // API keys are read from the variable each agent names (`model.apiKeyEnv`), i.e. a mounted secret.
+      openai: new OpenAiCompatibleModel({ resolveSecret: (name) => process.env[name] }),
+    });
+    // A short wait: a memory service that does not answer delays the model call by at most this, then
+    // the call goes ahead without recall.
+    const recall = new MemoryRecall(
+      new MemoryClient(runtime.nc, { subjectPrefix: runtime.subjects.prefix, timeoutMs: RECALL_TIMEOUT_MS }),
+      runPrincipalFromProjection(runtime.db.sql),
+      runtime.logger.child({ component: 'memory-recall' }),
+    );
+    const local =
+      modelWorker && (options.localModelCalls ?? 0) > 0
+        ? new LocalModelDispatch(runtime.relay, worker, recall, runtime.logger.child({ component: 'model-local' }), {
+            // As long as a bus worker's ack wait: a crash mid-call is retried after the same delay either way.
+            leaseMs: runtime.config.RATCHET_ACK_WAIT_MS,
+            maxInFlight: options.localModelCalls ?? 0,
+            drainMs: options.shutdownGraceMs ?? 10_000,
+          })
+        : undefined;
+    const handler = new ThreadCommandHandler(
+      new PgThreadStore(runtime.db, threadColumns),
+      local ?? runtime.relay,
+      runtime.subjects,
+      approvalEnrichers(catalog, runtime),
+      toolConfigsOf(catalog),
+      { maxBatch: options.groupCommitMax ?? 32 },
+      local ? (m) => local.leaseOf(m) : undefined,
+    );
+    const inbox = new ThreadInbox(handler, serializer, runtime.logger, runtime.config.SERVICE_INSTANCE_ID);
+    local?.deliverTo(inbox);
     return {
       module: OrchestratorModule,
       imports: [RuntimeModule.forRuntime(runtime)],
       controllers: [RunRequestController, ThreadInboxController, ...(modelWorker ? [ModelWorkerController] : [])],
       providers: [
         { provide: AgentCatalog, useValue: catalog },
-        { provide: KeyedSerializer, useValue: new KeyedSerializer() },
+        { provide: KeyedSerializer, useValue: serializer },
+        { provide: ThreadInbox, useValue: inbox },
+        { provide: MemoryRecall, useValue: recall },
+        ...(local ? [{ provide: LocalModelDispatch, useValue: local }, LocalModelLifecycle] : []),
         { provide: ToolRegistry, useValue: tools },
-        {
-          provide: ThreadCommandHandler,
-          useFactory: () =>
-            new ThreadCommandHandler(
-              new PgThreadStore(runtime.db, threadColumns),
-              runtime.relay,
-              runtime.subjects,
-              approvalEnrichers(catalog, runtime),
-              toolConfigsOf(catalog),
-              { maxBatch: options.groupCommitMax ?? 32 },
-            ),
-        },
+        { provide: ThreadCommandHandler, useValue: handler },
         {
           provide: Watchdog,
           inject: [ThreadCommandHandler],
@@ -58,19 +101,14 @@ export class OrchestratorModule {
         WatchdogLifecycle,
         AgentsResponder,
         ThreadsQueryResponder,
-        {
-          provide: ModelWorker,
-          // API keys are read from the variable each agent names (`model.apiKeyEnv`), i.e. a mounted secret.
-          useFactory: () =>
-            new ModelWorker(catalog, tools, {
-              scripted: new ScriptedModel(),
-              openai: new OpenAiCompatibleModel({ resolveSecret: (name) => process.env[name] }),
-            }),
-        },
+        { provide: ModelWorker, useValue: worker },
       ],
     };
   }
 }
+
+/** How long a recall waits for the memory service before the model is called without it. */
+export const RECALL_TIMEOUT_MS = 2000;
 
 export function createCatalog(runtime: ServiceRuntime, tools: ToolRegistry): AgentCatalog {
   return new AgentCatalog(new AgentDefinitionsRepository(runtime.db.sql), tools);

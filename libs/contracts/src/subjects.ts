@@ -49,4 +49,6 @@ export const HEADERS = {
   idempotencyKey: 'Ratchet-Idempotency-Key',
   messageType: 'Ratchet-Message-Type',
   tenant: 'Ratchet-Tenant',
+  /** On a command the sweeper publishes after the process it was leased to never finished it: a retry. */
+  leaseExpired: 'Ratchet-Lease-Expired',
 } as const;

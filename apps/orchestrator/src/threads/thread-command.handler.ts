@@ -122,6 +122,8 @@ export class ThreadCommandHandler {
     private readonly toolConfigs: (state: ThreadState) => Promise<AgentToolConfigLookup | undefined> = async () =>
       undefined,
     group: GroupCommitOptions = {},
+    /** How long an outbox row is leased to this process, for messages it executes itself (none by default). */
+    private readonly leaseOf: (message: OutboxMessage) => number | undefined = () => undefined,
   ) {
     this.maxBatch = Math.max(1, group.maxBatch ?? 32);
     this.concurrency = Math.max(1, group.concurrency ?? 4);
@@ -337,6 +339,10 @@ export class ThreadCommandHandler {
           : undefined,
       ),
     ];
+    for (const m of outbox) {
+      const leaseMs = this.leaseOf(m);
+      if (leaseMs !== undefined) m.leaseMs = leaseMs;
+    }
     await tx.enqueue(outbox);
     // Read only while a span records them (telemetry on).
     const links = activeSpanRecording()

@@ -12,6 +12,8 @@ import {
 
 interface OutboxEntry extends PendingOutboxMessage {
   sentAt: Date | null;
+  /** Leased rows only: when the sweeper may take it. */
+  availableAt: Date | null;
 }
 
 /** Copies as Postgres would store them (jsonb): no shared references, no undefined, no class instances. */
@@ -133,7 +135,9 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
     for (const key of claims) this.inbox.add(key);
     release();
     for (const m of enqueued) {
-      this.outbox.push({ ...m, createdAt: new Date(), attempts: 0, sentAt: null });
+      const createdAt = new Date();
+      const availableAt = m.leaseMs === undefined ? null : new Date(createdAt.getTime() + m.leaseMs);
+      this.outbox.push({ ...m, createdAt, attempts: 0, sentAt: null, availableAt });
     }
     return result;
   }
@@ -166,7 +170,7 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
         (m) =>
           m.sentAt === null &&
           !this.locked.has(m.id) &&
-          (!wanted || wanted.has(m.id)) &&
+          (wanted ? wanted.has(m.id) : m.availableAt === null || m.availableAt.getTime() <= Date.now()) &&
           (minAgeMs <= 0 || m.createdAt.getTime() < bornBefore),
       )
       .slice(0, limit);
@@ -179,6 +183,7 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
             ...jsonClone({ id: m.id, subject: m.subject, payload: m.payload, headers: m.headers }),
             createdAt: new Date(m.createdAt.getTime()),
             attempts: m.attempts,
+            ...(m.availableAt && m.availableAt.getTime() <= Date.now() ? { leaseExpired: true } : {}),
           });
           m.sentAt = new Date();
           sent += 1;
@@ -200,6 +205,10 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
         m.sentAt = new Date();
         m.attempts += 1;
       }
+  }
+
+  async renewLease(id: string, leaseMs: number): Promise<void> {
+    for (const m of this.outbox) if (m.id === id && m.sentAt === null) m.availableAt = new Date(Date.now() + leaseMs);
   }
 
   async prune(olderThan: Date): Promise<number> {

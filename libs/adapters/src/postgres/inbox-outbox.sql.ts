@@ -25,12 +25,22 @@ export function enqueueStatement(
 ): { cte: string; params: unknown[] } | undefined {
   if (messages.length === 0) return undefined;
   const params: unknown[] = [];
-  for (const m of messages) params.push(m.id, m.subject, JSON.stringify(m.headers), JSON.stringify(m.payload));
+  const leased = messages.some((m) => m.leaseMs !== undefined);
+  for (const m of messages) {
+    params.push(m.id, m.subject, JSON.stringify(m.headers), JSON.stringify(m.payload));
+    if (leased) params.push(m.leaseMs ?? null);
+  }
+  // A leased row is available to the sweeper only from now + leaseMs (null * interval is null: not leased).
   return {
-    cte: `insert into ${sql.table('outbox')} (id, subject, headers, payload) values ${valuesList(
-      messages.length,
-      '(?, ?, ?::jsonb, ?::jsonb)',
-    )}`,
+    cte: leased
+      ? `insert into ${sql.table('outbox')} (id, subject, headers, payload, available_at) values ${valuesList(
+          messages.length,
+          "(?, ?, ?::jsonb, ?::jsonb, now() + ?::float8 * interval '1 millisecond')",
+        )}`
+      : `insert into ${sql.table('outbox')} (id, subject, headers, payload) values ${valuesList(
+          messages.length,
+          '(?, ?, ?::jsonb, ?::jsonb)',
+        )}`,
     params,
   };
 }

@@ -9,6 +9,7 @@ interface OutboxRow {
   payload: unknown;
   created_ms: number;
   attempts: number;
+  leased: boolean;
 }
 
 /**
@@ -29,10 +30,10 @@ export class PgOutboxStore implements OutboxStore {
     return inTransaction(this.db.orm, this.db.schema, async (sql) => {
       const outbox = sql.table('outbox');
       const rows = await sql.query<OutboxRow>(
-        `select id, subject, headers, payload, attempts,
+        `select id, subject, headers, payload, attempts, coalesce(available_at <= now(), false) as leased,
            (extract(epoch from created_at) * 1000)::float8 as created_ms
          from ${outbox}
-         where sent_at is null${ids ? ' and id in (?)' : ''}${minAgeMs > 0 ? ` and created_at < now() - ? * interval '1 millisecond'` : ''}
+         where sent_at is null${ids ? ' and id in (?)' : ' and (available_at is null or available_at <= now())'}${minAgeMs > 0 ? ` and created_at < now() - ? * interval '1 millisecond'` : ''}
          order by created_at, id
          limit ?
          for update skip locked`,
@@ -51,6 +52,7 @@ export class PgOutboxStore implements OutboxStore {
             payload: row.payload,
             createdAt: new Date(row.created_ms),
             attempts: row.attempts,
+            ...(row.leased ? { leaseExpired: true } : {}),
           }),
         ),
       );
@@ -76,6 +78,14 @@ export class PgOutboxStore implements OutboxStore {
       `update ${this.db.sql.table('outbox')} set sent_at = now(), attempts = attempts + 1
        where id in (?) and sent_at is null`,
       [ids],
+    );
+  }
+
+  async renewLease(id: string, leaseMs: number): Promise<void> {
+    await this.db.sql.run(
+      `update ${this.db.sql.table('outbox')} set available_at = now() + ?::float8 * interval '1 millisecond'
+       where id = ? and sent_at is null`,
+      [leaseMs, id],
     );
   }
 

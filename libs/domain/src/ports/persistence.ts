@@ -6,11 +6,19 @@ export interface OutboxMessage {
   subject: string;
   payload: unknown;
   headers: Record<string, string>;
+  /**
+   * Set when the committing process executes this message itself instead of publishing it (a model call
+   * run in-process): the row is leased to it for this long, and the sweeper publishes it only once the
+   * lease has run out (renewed while the work runs; marked sent when its result is committed).
+   */
+  leaseMs?: number | undefined;
 }
 
 export interface PendingOutboxMessage extends OutboxMessage {
   createdAt: Date;
   attempts: number;
+  /** The row was leased to a process that never finished it (it died or stopped renewing): a retry. */
+  leaseExpired?: boolean | undefined;
 }
 
 /** What a projection store keeps for a thread: the fold of its log up to `version`. */
@@ -76,7 +84,8 @@ export interface CommittedPublisher {
 export interface OutboxStore {
   /** Locks up to `limit` unsent rows (FOR UPDATE SKIP LOCKED), oldest first, and hands them to `publish`;
    *  rows whose publish resolved are marked sent in the same transaction. Returns how many were sent.
-   *  `minAgeMs` leaves younger rows alone (the committing handler is publishing those itself). */
+   *  `minAgeMs` leaves younger rows alone (the committing handler is publishing those itself). Without
+   *  `ids`, rows under a running lease are left alone too. */
   relayBatch(
     limit: number,
     publish: (message: PendingOutboxMessage) => Promise<void>,
@@ -85,6 +94,8 @@ export interface OutboxStore {
   ): Promise<number>;
   /** Marks rows sent that were published straight after their commit (one statement for the batch). */
   markSent(ids: readonly string[]): Promise<void>;
+  /** Extends the lease of an unsent leased row to `leaseMs` from now (the work it stands for still runs). */
+  renewLease(id: string, leaseMs: number): Promise<void>;
   /** Deletes rows sent before `olderThan`; returns how many. */
   prune(olderThan: Date): Promise<number>;
   /** Unsent rows and the age of the oldest, for lag metrics and `ratchet outbox`. */

@@ -42,6 +42,7 @@ class FakeOutboxStore implements OutboxStore {
   async markSent(ids: readonly string[]): Promise<void> {
     this.rows.filter((r) => ids.includes(r.id)).forEach((r) => (r.sent = true));
   }
+  async renewLease(): Promise<void> {}
   async prune(): Promise<number> {
     return 0;
   }

@@ -99,6 +99,21 @@ export class OutboxRelay {
     );
   }
 
+  /**
+   * Marks rows sent whose work this process did itself instead of publishing them (leased rows, see
+   * `OutboxMessage.leaseMs`), once that work's result is committed; batched like `publishCommitted`'s.
+   */
+  markDone(ids: readonly string[]): void {
+    this.mark(ids);
+  }
+
+  /** Extends a leased row's lease while its work still runs. Never rejects (a lost renewal risks only a retry). */
+  renewLease(id: string, leaseMs: number): Promise<void> {
+    return this.store
+      .renewLease(id, leaseMs)
+      .catch((error: unknown) => this.onError(error, `renewing the lease of outbox row ${id} failed`));
+  }
+
   /** One sweep: relays leftovers, and prunes old sent rows when it is time. Rejects on store failure. */
   async sweep(): Promise<number> {
     const sent = await this.relay(undefined, this.sweepGraceMs);
@@ -200,7 +215,10 @@ export class OutboxRelay {
             [ATTR.attempt]: message.attempts + 1,
           },
           () =>
-            this.publisher.publish(message.subject, message.payload, { msgId: message.id, headers: message.headers }),
+            this.publisher.publish(message.subject, message.payload, {
+              msgId: message.id,
+              headers: message.leaseExpired ? { ...message.headers, [HEADERS.leaseExpired]: '1' } : message.headers,
+            }),
           { parent: contextFromHeaders(message.headers), kind: SpanKind.PRODUCER },
         );
         failpoint(`outbox.after-publish.${message.headers[HEADERS.messageType] ?? 'message'}`);

@@ -93,6 +93,45 @@ export function outboxStoreContract(name: string, make: () => Promise<OutboxStor
       expect((await f.outbox.lag()).unsent).toBe(0);
     });
 
+    it('leaves a leased row to its process while the lease runs, and relays it flagged once it ran out', async () => {
+      const [held, expiring, plain] = [makeMessages(1), makeMessages(1), makeMessages(1)];
+      await enqueueCommitted(f, [
+        ...held.map((m) => ({ ...m, leaseMs: 60_000 })),
+        ...expiring.map((m) => ({ ...m, leaseMs: 1 })),
+      ]);
+      await enqueueCommitted(f, plain);
+      await sleep(20);
+      const relayed: PendingOutboxMessage[] = [];
+      const publish = async (m: PendingOutboxMessage) => void relayed.push(m);
+      expect(await f.outbox.relayBatch(10, publish)).toBe(2);
+      expect(relayed.map((m) => [m.id, m.leaseExpired ?? false])).toEqual([
+        [expiring[0]!.id, true],
+        [plain[0]!.id, false],
+      ]);
+      expect((await f.outbox.lag()).unsent).toBe(1);
+      // An explicit flush of its id (the committing process publishing it itself) ignores the lease.
+      expect(await f.outbox.relayBatch(10, publish, [held[0]!.id])).toBe(1);
+      expect(relayed.at(-1)).toMatchObject({ id: held[0]!.id });
+      expect(relayed.at(-1)?.leaseExpired).toBeUndefined();
+      expect((await f.outbox.lag()).unsent).toBe(0);
+    });
+
+    it('renews a lease; a row marked done is never relayed, renewed or not', async () => {
+      const [renewed, done] = [makeMessages(1), makeMessages(1)];
+      await enqueueCommitted(
+        f,
+        [...renewed, ...done].map((m) => ({ ...m, leaseMs: 1 })),
+      );
+      await f.outbox.renewLease(renewed[0]!.id, 60_000);
+      await f.outbox.markSent([done[0]!.id]);
+      await f.outbox.renewLease(done[0]!.id, 1);
+      await sleep(20);
+      const relayed: string[] = [];
+      expect(await f.outbox.relayBatch(10, async (m) => void relayed.push(m.id))).toBe(0);
+      expect(relayed).toEqual([]);
+      expect((await f.outbox.lag()).unsent).toBe(1);
+    });
+
     it('respects the limit and the id filter', async () => {
       const messages = makeMessages(5);
       await enqueueCommitted(f, messages);
@@ -137,4 +176,8 @@ export function outboxStoreContract(name: string, make: () => Promise<OutboxStor
       expect(left).toEqual([b!.id]);
     });
   });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

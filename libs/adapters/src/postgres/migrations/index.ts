@@ -10,26 +10,40 @@ import { Migration20261231000000_orchestrator_retention } from './orchestrator/M
 import { Migration20261130000000_tools_init } from './tools/Migration20261130000000_init';
 import { Migration20261210000000_tools_ledger_resolution } from './tools/Migration20261210000000_ledger_resolution';
 import { Migration20270110000000_tools_ledger_trace } from './tools/Migration20270110000000_ledger_trace';
+import {
+  Migration20270120000000_approvals_outbox_lease,
+  Migration20270120000000_gateway_outbox_lease,
+  Migration20270120000000_memory_outbox_lease,
+  Migration20270120000000_orchestrator_outbox_lease,
+  Migration20270120000000_tools_outbox_lease,
+} from './outbox-lease';
 
 // Listed statically, in order: no glob, no dynamic import (see STACK.md). Append new migrations at the end.
 export const ORCHESTRATOR_MIGRATIONS: readonly MigrationClass[] = [
   Migration20261130000000_orchestrator_init,
   Migration20261231000000_orchestrator_retention,
+  Migration20270120000000_orchestrator_outbox_lease,
 ];
 export const TOOLS_MIGRATIONS: readonly MigrationClass[] = [
   Migration20261130000000_tools_init,
   Migration20261210000000_tools_ledger_resolution,
   Migration20270110000000_tools_ledger_trace,
+  Migration20270120000000_tools_outbox_lease,
 ];
-export const GATEWAY_MIGRATIONS: readonly MigrationClass[] = [Migration20261130000000_gateway_init];
+export const GATEWAY_MIGRATIONS: readonly MigrationClass[] = [
+  Migration20261130000000_gateway_init,
+  Migration20270120000000_gateway_outbox_lease,
+];
 export const APPROVALS_MIGRATIONS: readonly MigrationClass[] = [
   Migration20261130000000_approvals_init,
   Migration20261220000000_approvals_tables,
   Migration20270110000000_approvals_trace,
+  Migration20270120000000_approvals_outbox_lease,
 ];
 export const MEMORY_MIGRATIONS: readonly MigrationClass[] = [
   Migration20261130000000_memory_init,
   Migration20261201000000_memory_items,
+  Migration20270120000000_memory_outbox_lease,
 ];
 
 export type ServiceName = 'orchestrator' | 'tools' | 'gateway' | 'approvals' | 'memory';

@@ -1,0 +1,98 @@
+import path from 'node:path';
+import type { ThreadEvent } from '@ratchet/contracts';
+import { runIdFor, threadIdFor } from '@ratchet/platform';
+import { terminal, TestStack } from './stack';
+
+const TENANT = 'acme';
+const AGENTS = path.resolve(__dirname, '../agents/loop');
+const principal = { id: 'alice', roles: ['runner'] };
+const ask = (requestId: string, agent: string) => ({
+  requestId,
+  agent,
+  input: [{ role: 'user' as const, content: 'What is the weather in Oslo and Rome?' }],
+  principal,
+});
+const modelRequested = (events: ThreadEvent[]) =>
+  events
+    .filter((e) => e.type === 'model.requested')
+    .map((e) => e.data as { step: number; attempt: number; retryReason?: string });
+
+/**
+ * The orchestrator runs the model calls it commits itself (ADR 0008): the command is a leased outbox
+ * row, never published while the lease is renewed, marked sent once the result is committed. The
+ * SIGKILL case (the lease runs out, a sweeper publishes the row, a bus worker retries it as attempt 2)
+ * is in run-loop.e2e ("during a model call").
+ */
+describe('model calls run by the orchestrator that committed them', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await TestStack.create();
+    await Promise.all([stack.start('orchestrator', { AGENTS_DIR: AGENTS }), stack.start('tool-executor')]);
+  });
+  afterAll(async () => {
+    await stack.stop();
+  });
+
+  /** Deliveries of model-call commands to the bus model workers (the `model-worker` consumer's sequence). */
+  const modelCommandsOnBus = async (): Promise<number> => {
+    const jsm = await stack.nc.jetstreamManager();
+    const stream = await jsm.streams.find(`${stack.prefix.subject}.cmd.model.${TENANT}`);
+    const info = await jsm.consumers.info(stream, 'model-worker');
+    return info.delivered.consumer_seq;
+  };
+  const unsentModelRows = async (): Promise<number> => {
+    const rows = await stack.orchestratorDb.sql.query<{ n: number }>(
+      `select count(*)::int as n from ${stack.orchestratorDb.sql.table('outbox')}
+       where sent_at is null and headers->>'Ratchet-Message-Type' = 'model.call'`,
+    );
+    return rows[0]?.n ?? 0;
+  };
+  const settle = async (check: () => Promise<boolean>, timeoutMs = 10_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await check()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  };
+
+  it('sends no model-call command through the bus and marks its outbox row sent once the result is committed', async () => {
+    const before = await modelCommandsOnBus();
+    await stack.publishRequest(TENANT, ask('local-1', 'demo'));
+    const events = await stack.waitFor(TENANT, threadIdFor(TENANT, 'local-1'), terminal(runIdFor(TENANT, 'local-1')));
+    expect(events.at(-1)?.type).toBe('run.completed');
+    expect(modelRequested(events).map((m) => m.attempt)).toEqual([1, 1]);
+    await settle(async () => (await unsentModelRows()) === 0);
+    expect(await unsentModelRows()).toBe(0);
+    expect(await modelCommandsOnBus()).toBe(before);
+  });
+
+  it('renews the lease of a call that outlasts it: no second attempt while the process lives', async () => {
+    // `slow` answers after 4 s; the lease is the stack's ack wait, 2 s.
+    const before = await modelCommandsOnBus();
+    await stack.publishRequest(TENANT, ask('local-slow', 'slow'));
+    const events = await stack.waitFor(
+      TENANT,
+      threadIdFor(TENANT, 'local-slow'),
+      terminal(runIdFor(TENANT, 'local-slow')),
+      60_000,
+    );
+    expect(events.at(-1)?.type).toBe('run.completed');
+    expect(modelRequested(events)).toEqual([
+      expect.objectContaining({ step: 1, attempt: 1 }),
+      expect.objectContaining({ step: 2, attempt: 1 }),
+    ]);
+    expect(events.filter((e) => e.type === 'model.responded')).toHaveLength(2);
+    expect(events.some((e) => e.type === 'run.resumed')).toBe(false);
+    expect(await modelCommandsOnBus()).toBe(before);
+  });
+
+  it('with MODEL_LOCAL_CALLS=0 every model call goes through the bus, and the run is the same', async () => {
+    await stack.services.get('orchestrator')?.kill('SIGTERM');
+    await stack.start('orchestrator', { AGENTS_DIR: AGENTS, MODEL_LOCAL_CALLS: '0' });
+    const before = await modelCommandsOnBus();
+    await stack.publishRequest(TENANT, ask('bus-1', 'demo'));
+    const events = await stack.waitFor(TENANT, threadIdFor(TENANT, 'bus-1'), terminal(runIdFor(TENANT, 'bus-1')));
+    expect(events.at(-1)?.type).toBe('run.completed');
+    expect(modelRequested(events).map((m) => m.attempt)).toEqual([1, 1]);
+    expect(await modelCommandsOnBus()).toBe(before + 2);
+    await settle(async () => (await unsentModelRows()) === 0);
+    expect(await unsentModelRows()).toBe(0);
+  });
+});
