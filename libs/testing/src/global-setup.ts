@@ -63,8 +63,10 @@ export default async function globalSetup(): Promise<void> {
   const restore = resolveWorkspaceSources();
   try {
     // Required only now, with the mapping in place (a static import would load before it).
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { ensureTemplate, sweepStaleDatabases } = require('./template-database') as typeof TemplateDatabase;
+    const { ensureBaseDatabase, ensureTemplate, sweepStaleDatabases } =
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      require('./template-database') as typeof TemplateDatabase;
+    await ensureBaseDatabase(databaseUrl);
     await sweepStaleDatabases(databaseUrl);
     process.env['RATCHET_TEST_TEMPLATE_DB'] = await ensureTemplate(databaseUrl);
   } finally {

@@ -37,6 +37,7 @@ export function templateName(): string {
  * and renamed when complete, so a crash never leaves a half-migrated template behind.
  */
 export async function ensureTemplate(adminUrl: string): Promise<string> {
+  await ensureBaseDatabase(adminUrl);
   const name = templateName();
   // Two connections: one holds the lock in an open transaction, the other runs CREATE DATABASE
   // (which refuses to run inside a transaction).
@@ -70,6 +71,33 @@ export async function ensureTemplate(adminUrl: string): Promise<string> {
     });
   } finally {
     await admin.close();
+  }
+}
+
+/**
+ * Creates the database named in `adminUrl` when the server does not have it yet (a fresh machine, where
+ * nothing ran `ratchet migrate` or `npm start` before), from the server's `postgres` database.
+ */
+export async function ensureBaseDatabase(adminUrl: string): Promise<void> {
+  const name = decodeURIComponent(new URL(adminUrl).pathname.replace(/^\//, ''));
+  if (name === '' || name === 'postgres') return;
+  const maintenance = await openAdmin(databaseUrl(adminUrl, 'postgres'));
+  try {
+    const rows = await maintenance.sql.query<{ n: number }>(
+      'select count(*)::int as n from pg_database where datname = ?',
+      [name],
+    );
+    if ((rows[0]?.n ?? 0) > 0) return;
+    await maintenance.sql.run(`create database ${quoteIdent(name)}`).catch(async (error: unknown) => {
+      // Created meanwhile by a parallel run: fine.
+      const again = await maintenance.sql.query<{ n: number }>(
+        'select count(*)::int as n from pg_database where datname = ?',
+        [name],
+      );
+      if ((again[0]?.n ?? 0) === 0) throw error;
+    });
+  } finally {
+    await maintenance.close();
   }
 }
 
