@@ -13,8 +13,10 @@ import { subjects, type ThreadEvent } from '@ratchet/contracts';
 import {
   decide,
   foldEvents,
+  foldRecord,
   initialThreadState,
-  runRows,
+  recordFrom,
+  runRowsOf,
   threadColumns,
   type ThreadCommand,
   type ThreadState,
@@ -47,6 +49,8 @@ export interface ResumeFigure {
   withoutProjection: Summary;
   /** Size of the stored projection state, bytes of JSON. */
   projectionBytes: number;
+  /** Size of the thread's conversation (its `thread_messages` rows), bytes of JSON. */
+  transcriptBytes: number;
 }
 
 /** Bench-agent runs on one thread until it has at least `n` events; the first `n` are returned. */
@@ -141,11 +145,16 @@ export async function benchResume(sizes: number[], reps: number, log: (line: str
   try {
     let seq = 0;
     const measure = async (threadId: string, n: number, projection: boolean, state: ThreadState) => {
-      // Back to exactly N events, with or without the projection row.
+      // Back to exactly N events (and their messages), with or without the projection row.
       await db.sql.run(`delete from ${t('thread_events')} where tenant_id = ? and thread_id = ? and version > ?`, [
         TENANT,
         threadId,
         n,
+      ]);
+      await db.sql.run(`delete from ${t('thread_messages')} where tenant_id = ? and thread_id = ? and seq > ?`, [
+        TENANT,
+        threadId,
+        state.messages,
       ]);
       await db.sql.run(`delete from ${t('threads')} where tenant_id = ? and thread_id = ?`, [TENANT, threadId]);
       await db.sql.run(`delete from ${t('runs')} where tenant_id = ? and run_id like 'run_resume_%'`, [TENANT]);
@@ -179,16 +188,17 @@ export async function benchResume(sizes: number[], reps: number, log: (line: str
     for (const n of sizes) {
       const threadId = `resume-${n}`;
       const history = buildHistory(threadId, n);
-      const state = foldEvents(initialThreadState(), history);
+      const record = foldRecord(recordFrom(), history);
+      const state = record.state;
       for (let i = 0; i < history.length; i += 1000) {
         const chunk = history.slice(i, i + 1000);
         await store.transaction((tx) => tx.appendEvents(TENANT, threadId, i, chunk));
       }
       await store.transaction((tx) =>
-        tx.saveProjection(
-          { tenantId: TENANT, threadId, version: n, state },
-          runRows(TENANT, threadId, state, history, n),
-        ),
+        tx.saveProjection({ tenantId: TENANT, threadId, version: n, state }, runRowsOf(TENANT, threadId, record), {
+          from: 1,
+          messages: record.transcript,
+        }),
       );
       await db.sql.run('analyze');
       // Warm-up (JIT, plan cache, buffers) before timing.
@@ -204,11 +214,13 @@ export async function benchResume(sizes: number[], reps: number, log: (line: str
         withProjection: summarize(withP),
         withoutProjection: summarize(withoutP),
         projectionBytes: JSON.stringify(state).length,
+        transcriptBytes: JSON.stringify(record.transcript).length,
       };
       figures.push(fig);
       log(
         `resume: ${n} prior events: ${fig.withProjection.median.toFixed(2)} ms with projection, ` +
-          `${fig.withoutProjection.median.toFixed(2)} ms without`,
+          `${fig.withoutProjection.median.toFixed(2)} ms without (state ${fig.projectionBytes} B, ` +
+          `conversation ${fig.transcriptBytes} B)`,
       );
     }
     return figures;

@@ -81,13 +81,15 @@ describe('ratchet operator commands on a real run', () => {
 
   it('replay --verify proves the projection the orchestrator wrote; a corruption is caught and rebuilt', async () => {
     expect(await ratchet(['replay', '--all', '--verify'], stack.env)).toEqual(ok);
+    await stack.orchestratorDb.sql.run(`update orchestrator.runs set status = 'failed' where run_id = ?`, [runId]);
     await stack.orchestratorDb.sql.run(
-      `update orchestrator.threads set state = jsonb_set(state, '{runs,${runId},status}', '"failed"') where thread_id = ?`,
+      `update orchestrator.thread_messages set message = jsonb_set(message, '{content}', '"tampered"') where thread_id = ? and seq = 1`,
       [threadId],
     );
     const broken = await ratchet(['replay', threadId, '--verify'], stack.env);
     expect(broken).toEqual(failed);
-    expect(broken.stdout).toContain(`state.runs.${runId}.status: stored "failed" ≠ replayed "completed"`);
+    expect(broken.stdout).toContain(`runs.${runId}.status: stored "failed" ≠ replayed "completed"`);
+    expect(broken.stdout).toContain('messages.1.content: stored "tampered" ≠ replayed');
     expect(await ratchet(['rebuild', '--thread', threadId], stack.env)).toEqual(ok);
     expect(await ratchet(['replay', threadId, '--verify'], stack.env)).toEqual(ok);
   });

@@ -92,8 +92,9 @@ describe('ratchet erase and retention on real runs', () => {
 
   it('erase --dry-run counts alice’s data and changes nothing', async () => {
     const before = await tablesContaining(CANARY);
+    // The run's input is in its events and in the thread's conversation (`thread_messages`).
     expect(before).toEqual(
-      expect.arrayContaining(['orchestrator.thread_events', 'orchestrator.threads', 'memory.items']),
+      expect.arrayContaining(['orchestrator.thread_events', 'orchestrator.thread_messages', 'memory.items']),
     );
     const dry = await ratchet(['erase', '--subject', 'alice', '--dry-run', '--json'], stack.env);
     expect(dry).toEqual(ok);

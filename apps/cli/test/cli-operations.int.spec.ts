@@ -11,7 +11,7 @@ import {
   type Database,
 } from '@ratchet/adapters';
 import { decodeThreadEvent, subjects, type ThreadEvent } from '@ratchet/contracts';
-import { foldEvents, initialThreadState, runRowsFromLog } from '@ratchet/domain';
+import { foldRecord, recordFrom, runRowsOf } from '@ratchet/domain';
 import { createTestDatabase, uniquePrefix, type TestDatabase } from '@ratchet/testing';
 import { threadStore } from '../src/ops/thread-projection';
 import { demoRunEvents } from './fixtures/demo-run.events';
@@ -44,12 +44,13 @@ function fixture(thread: string, run: string): ThreadEvent[] {
 
 async function seed(events: ThreadEvent[]): Promise<void> {
   const { tenantId, threadId } = events[0]!;
-  const state = foldEvents(initialThreadState(), events);
+  const record = foldRecord(recordFrom(), events);
   await threadStore(db).transaction(async (tx) => {
     await tx.appendEvents(tenantId, threadId, 0, events);
     await tx.saveProjection(
-      { tenantId, threadId, version: events.length, state },
-      runRowsFromLog(tenantId, threadId, state, events),
+      { tenantId, threadId, version: events.length, state: record.state },
+      runRowsOf(tenantId, threadId, record),
+      { from: 1, messages: record.transcript },
     );
   });
   await publish(events);
@@ -94,24 +95,43 @@ describe('replay --verify and rebuild', () => {
     expect(clean).toEqual(expect.objectContaining({ code: 0 }));
     expect(clean.stdout).toContain(`ok        ${TENANT}/${A.thread} log v14, projection v14`);
 
+    await db.sql.run(`update orchestrator.runs set steps = 9 where run_id = ?`, [A.run]);
     await db.sql.run(
-      `update orchestrator.threads set state = jsonb_set(state, '{runs,${A.run},steps}', '9') where thread_id = ?`,
+      `update orchestrator.threads set state = jsonb_set(state, '{messages}', '99') where thread_id = ?`,
       [A.thread],
+    );
+    await db.sql.run(
+      `update orchestrator.thread_messages set message = jsonb_set(message, '{content}', '"tampered"') where thread_id = ? and seq = 1`,
+      [A.thread],
+    );
+    // A message lost: the conversation is shorter than the log's.
+    await db.sql.run(
+      `delete from orchestrator.thread_messages where thread_id = ? and seq = (select max(seq) from orchestrator.thread_messages where thread_id = ?)`,
+      [B.thread, B.thread],
     );
     await db.sql.run(`update orchestrator.runs set status = 'running' where run_id = ?`, [B.run]);
 
     const broken = await ratchet(['replay', '--all', '--verify'], env);
     expect(broken).toEqual(expect.objectContaining({ code: 1 }));
     expect(broken.stdout).toContain(`DIVERGED  ${TENANT}/${A.thread}`);
-    expect(broken.stdout).toContain(`state.runs.${A.run}.steps: stored 9 ≠ replayed 2`);
+    expect(broken.stdout).toContain(`runs.${A.run}.steps: stored 9 ≠ replayed 2`);
+    expect(broken.stdout).toContain(`state.messages: stored 99 ≠ replayed`);
+    expect(broken.stdout).toContain(
+      `messages.1.content: stored "tampered" ≠ replayed "What is the weather in Oslo and Rome?"`,
+    );
     expect(broken.stdout).toContain(`runs.${B.run}.status: stored "running" ≠ replayed "completed"`);
+    expect(broken.stdout).toMatch(/messages\.\d+: stored undefined ≠ replayed \{"role":"assistant"/);
     expect(broken.stdout).toContain('2 threads replayed, 2 divergent projections');
 
     const json = await ratchet(['replay', A.thread, '--verify', '--json'], env);
     expect(json).toEqual(expect.objectContaining({ code: 1 }));
     expect(jsonLines(json.stdout)[0]).toMatchObject({
       threadId: A.thread,
-      divergences: [expect.stringContaining('steps')],
+      divergences: expect.arrayContaining([
+        expect.stringContaining('runs'),
+        expect.stringContaining('state.messages'),
+        expect.stringContaining('messages.1.content'),
+      ]),
     });
 
     // Without --verify the same divergence is reported but is not a failure.

@@ -1,8 +1,6 @@
 import type { NewEvent, ThreadEvent } from '@ratchet/contracts';
-import { decide } from '../src';
-import type { Decision, ThreadCommand } from '../src';
-import { foldEvents } from '../src';
-import { initialThreadState, ThreadState } from '../src';
+import { decide, foldRecord, recordFrom, snapshotStateOf } from '../src';
+import type { Decision, SnapshotState, ThreadCommand, ThreadRecord } from '../src';
 
 export const TENANT = 'acme';
 export const THREAD = 'th-1';
@@ -26,29 +24,46 @@ export function envelop(events: NewEvent[], startVersion = 1): ThreadEvent[] {
   );
 }
 
-/** given(events).when(command) → the decision, and the state after it. */
+/**
+ * What the orchestrator adds to a command once it has loaded the thread: whether a run of the thread
+ * already has the request's id (it looks it up in the `runs` projection, here the record's runs).
+ */
+export function atEdge(record: ThreadRecord, command: ThreadCommand): ThreadCommand {
+  if (command.type !== 'RequestRun') return command;
+  const known = Object.values(record.runs).some((r) => r.requestId === command.requestId);
+  return known ? { ...command, knownRequest: true } : command;
+}
+
+/**
+ * given(events).when(command) → the decision, and everything the log says after it: the decider's state
+ * with the conversation (`transcript`) and the run summaries (`runs`) that live in their own projections.
+ */
 export function given(history: NewEvent[]) {
-  const state = foldEvents(initialThreadState(), envelop(history));
+  const record = foldRecord(recordFrom(), envelop(history));
   return {
-    state,
-    when(command: ThreadCommand): Decision & { after: ThreadState } {
-      const decision = decide(state, command);
-      const after = foldEvents(state, envelop(decision.events, history.length + 1));
-      return { ...decision, after };
+    state: snapshotStateOf(record),
+    when(command: ThreadCommand): Decision & { after: SnapshotState } {
+      const decision = decide(record.state, atEdge(record, command));
+      const after = foldRecord(record, envelop(decision.events, history.length + 1));
+      return { ...decision, after: snapshotStateOf(after) };
     },
   };
 }
 
 /** Replays a sequence of commands from the empty thread, returning every event in order. */
-export function run(commands: ThreadCommand[]): { events: NewEvent[]; state: ThreadState; decisions: Decision[] } {
+export function run(commands: ThreadCommand[]): {
+  events: NewEvent[];
+  state: SnapshotState;
+  decisions: Decision[];
+} {
   const events: NewEvent[] = [];
   const decisions: Decision[] = [];
-  let state = initialThreadState();
+  let record = recordFrom();
   for (const c of commands) {
-    const decision = decide(state, c);
+    const decision = decide(record.state, atEdge(record, c));
     decisions.push(decision);
-    state = foldEvents(state, envelop(decision.events, events.length + 1));
+    record = foldRecord(record, envelop(decision.events, events.length + 1));
     events.push(...decision.events);
   }
-  return { events, state, decisions };
+  return { events, state: snapshotStateOf(record), decisions };
 }

@@ -1,15 +1,19 @@
 import fc from 'fast-check';
-import type { NewEvent } from '@ratchet/contracts';
+import type { ChatMessage, NewEvent } from '@ratchet/contracts';
 import {
   decide,
   foldEvents,
+  foldRecord,
   initialThreadState,
   modelCommandId,
   openCalls,
+  recordFrom,
+  runRowsOf,
+  type RunRow,
   type ThreadCommand,
-  type ThreadState,
+  type ThreadRecord,
 } from '../src';
-import { AT, envelop, TENANT, THREAD } from './decider.specification';
+import { AT, atEdge, envelop, TENANT, THREAD } from './decider.specification';
 
 /**
  * Random valid (and some stale or duplicate) command sequences never produce an invalid history.
@@ -54,8 +58,9 @@ const intent: fc.Arbitrary<Intent> = fc.oneof(
   fc.record({ kind: fc.constant('resume' as const) }),
 );
 
-function toCommand(state: ThreadState, i: Intent, n: number, history: ThreadCommand[]): ThreadCommand | undefined {
+function toCommand(record: ThreadRecord, i: Intent, n: number, history: ThreadCommand[]): ThreadCommand | undefined {
   const base = { tenantId: TENANT, threadId: THREAD, at: AT };
+  const state = record.state;
   const run = state.active;
   switch (i.kind) {
     case 'request':
@@ -126,7 +131,7 @@ function toCommand(state: ThreadState, i: Intent, n: number, history: ThreadComm
       };
     }
     case 'cancel': {
-      const ids = [...(run ? [run.runId] : []), ...state.queue.map((t) => t.runId), ...Object.keys(state.runs)];
+      const ids = [...(run ? [run.runId] : []), ...state.queue.map((t) => t.runId), ...Object.keys(record.runs)];
       const runId = ids[i.pick % Math.max(1, ids.length)];
       return runId ? { ...base, type: 'CancelRun', runId, by: 'u', reason: 'r' } : undefined;
     }
@@ -218,28 +223,45 @@ function assertValidHistory(events: NewEvent[]): void {
   }
 }
 
+/**
+ * Plays intents the way the orchestrator does: the edge supplies the request fact, each decision's events
+ * are folded into the state it will store, and the messages and `runs` rows the decision adds are
+ * written incrementally (appended / upserted), as `thread_messages` and `runs` are.
+ */
+function play(intents: Intent[]) {
+  let record = recordFrom();
+  const events: NewEvent[] = [];
+  const history: ThreadCommand[] = [];
+  const stored = { state: initialThreadState(), messages: [] as ChatMessage[], runs: new Map<string, RunRow>() };
+  intents.forEach((i, n) => {
+    const command = toCommand(record, i, n, history);
+    if (!command) return;
+    history.push(command);
+    const d = decide(stored.state, atEdge(record, command));
+    const enveloped = envelop(d.events, events.length + 1);
+    const delta = foldRecord(recordFrom(stored.state), enveloped);
+    stored.state = delta.state;
+    stored.messages.push(...delta.transcript);
+    for (const row of runRowsOf(TENANT, THREAD, delta)) stored.runs.set(row.runId, row);
+    record = foldRecord(record, enveloped);
+    events.push(...d.events);
+  });
+  return { record, events, stored };
+}
+
 describe('thread decider properties', () => {
   it('never produces an invalid history from any sequence of commands', () => {
     fc.assert(
       fc.property(fc.array(intent, { maxLength: 60 }), (intents) => {
-        let state = initialThreadState();
-        const events: NewEvent[] = [];
-        const history: ThreadCommand[] = [];
-        intents.forEach((i, n) => {
-          const command = toCommand(state, i, n, history);
-          if (!command) return;
-          history.push(command);
-          const d = decide(state, command);
-          state = foldEvents(state, envelop(d.events, events.length + 1));
-          events.push(...d.events);
-        });
+        const { record, events } = play(intents);
         assertValidHistory(events);
         // The transcript a next model call would see is valid: every tool message answers a call
         // of the assistant message before it.
         const pending = new Set<string>();
-        for (const m of state.transcript) {
+        for (const m of record.transcript) {
           if (m.role === 'assistant') {
-            if (pending.size > 0 && !state.active) throw new Error('assistant message while tool calls unanswered');
+            if (pending.size > 0 && !record.state.active)
+              throw new Error('assistant message while tool calls unanswered');
             m.toolCalls.forEach((c) => pending.add(c.id));
           } else if (m.role === 'tool') {
             if (!pending.delete(m.toolCallId)) throw new Error(`tool message for unknown call ${m.toolCallId}`);
@@ -250,24 +272,45 @@ describe('thread decider properties', () => {
     );
   });
 
+  it('starts at most one run per request id, however often and late the request comes again', () => {
+    fc.assert(
+      fc.property(fc.array(intent, { maxLength: 60 }), (intents) => {
+        const { events } = play(intents);
+        const requested = events.filter((e) => e.type === 'run.requested').map((e) => e.data.requestId);
+        expect(new Set(requested).size).toBe(requested.length);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('keeps the stored projection the fold of the log: state, messages appended and runs upserted per decision', () => {
+    fc.assert(
+      fc.property(fc.array(intent, { maxLength: 60 }), (intents) => {
+        const { record, events, stored } = play(intents);
+        const whole = envelop(events);
+        // The state the orchestrator stores after each decision is the state of the whole log.
+        expect(stored.state).toEqual(foldEvents(initialThreadState(), whole));
+        expect(stored.state).toEqual(record.state);
+        // The messages written decision by decision are the conversation of the whole log, and the
+        // state's facts about it agree with it.
+        expect(stored.messages).toEqual(record.transcript);
+        expect(record.state.messages).toBe(record.transcript.length);
+        const last = record.transcript.at(-1);
+        expect(record.state.lastAssistant).toEqual(last?.role === 'assistant' ? { content: last.content } : null);
+        // The `runs` rows upserted decision by decision are the rows a rebuild derives from the log.
+        const rebuilt = runRowsOf(TENANT, THREAD, foldRecord(recordFrom(), whole));
+        expect(
+          [...stored.runs.values()].sort((a, b) => a.version - b.version || a.runId.localeCompare(b.runId)),
+        ).toEqual(rebuilt);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('is deterministic: the same commands give the same events', () => {
     fc.assert(
       fc.property(fc.array(intent, { maxLength: 30 }), (intents) => {
-        const play = () => {
-          let state = initialThreadState();
-          const events: NewEvent[] = [];
-          const history: ThreadCommand[] = [];
-          intents.forEach((i, n) => {
-            const c = toCommand(state, i, n, history);
-            if (!c) return;
-            history.push(c);
-            const d = decide(state, c);
-            state = foldEvents(state, envelop(d.events, events.length + 1));
-            events.push(...d.events);
-          });
-          return events;
-        };
-        expect(play()).toEqual(play());
+        expect(play(intents).events).toEqual(play(intents).events);
       }),
       { numRuns: 100 },
     );

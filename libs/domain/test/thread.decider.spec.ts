@@ -1,5 +1,5 @@
 import type { NewEvent } from '@ratchet/contracts';
-import { MAX_MODEL_ATTEMPTS, modelCommandId } from '../src';
+import { decide, MAX_MODEL_ATTEMPTS, modelCommandId } from '../src';
 import { given, run } from './decider.specification';
 import { call, cancel, modelAnswers, requestRun, toolCompletes, toolFails } from './fixtures';
 
@@ -22,6 +22,25 @@ describe('thread decider', () => {
       const d = given(history).when(requestRun('r-other-id', { requestId: 'req-r1' }));
       expect(d.events).toEqual([]);
       expect(d.outgoing).toEqual([]);
+    });
+
+    it('ignores a request whose run is still queued or running, from the state alone', () => {
+      const { state } = given(run([requestRun('r1'), requestRun('r2', { concurrency: 'enqueue' })]).events);
+      // Decided directly, without the edge's fact: the state knows the runs still going.
+      for (const again of [
+        requestRun('r1-again', { requestId: 'req-r1' }),
+        requestRun('r2-again', { requestId: 'req-r2' }),
+      ]) {
+        expect(decide(state, { ...again, concurrency: 'enqueue' })).toEqual({ events: [], outgoing: [] });
+      }
+    });
+
+    it('starts a run again for an ended request only when the edge does not know it (the fact decides)', () => {
+      const history = run([requestRun('r1'), modelAnswers('r1', 1)]).events;
+      const { state } = given(history);
+      const again = requestRun('r-other-id', { requestId: 'req-r1' });
+      expect(decide(state, { ...again, knownRequest: true }).events).toEqual([]);
+      expect(types(decide(state, again).events)).toEqual(['run.requested', 'run.started', 'model.requested']);
     });
 
     it('rejects a second run on a busy thread under the reject policy, and records why', () => {
@@ -381,5 +400,34 @@ describe('redelivered model commands', () => {
     const answered = given(history).when(answerOfDelivery(2));
     expect(types(answered.events)).toEqual(['model.responded', 'run.completed']);
     expect(attempts(history)).toEqual([1, 2]);
+  });
+});
+
+describe('the decider state stays bounded', () => {
+  const oneRun = (n: number) => [
+    requestRun(`r${n}`, { concurrency: 'enqueue', input: [{ role: 'user', content: `question ${n}` }] }),
+    modelAnswers(`r${n}`, 1, [call(`c${n}`)], null),
+    toolCompletes(`r${n}`, 1, `c${n}`),
+    modelAnswers(`r${n}`, 2, [], `answer ${n}`),
+  ];
+
+  it('keeps no trace of finished runs but the conversation length and its last assistant message', () => {
+    const after1 = given(run(oneRun(1)).events);
+    const after20 = given(run(Array.from({ length: 20 }, (_, n) => oneRun(n + 1)).flat()).events);
+    const { messages, lastAssistant, transcript, runs, ...rest1 } = after1.state;
+    const { messages: m20, lastAssistant: l20, transcript: t20, runs: r20, ...rest20 } = after20.state;
+    expect(rest20).toEqual(rest1);
+    expect([messages, m20]).toEqual([transcript.length, t20.length]);
+    expect([lastAssistant, l20]).toEqual([{ content: 'answer 1' }, { content: 'answer 20' }]);
+    // What grows with the history is in the record only (the `thread_messages` and `runs` projections).
+    expect(t20).toHaveLength(20 * 4);
+    expect(Object.keys(r20)).toHaveLength(20);
+    expect(Object.keys(runs)).toHaveLength(1);
+  });
+
+  it("adds a completed run's output to the conversation only when the model's last message did not say it", () => {
+    const said = given(run([requestRun('r1')]).events).when(modelAnswers('r1', 1, [], 'done'));
+    expect(said.after.transcript.map((m) => m.content)).toEqual(['hello', 'done']);
+    expect(said.after.lastAssistant).toEqual({ content: 'done' });
   });
 });

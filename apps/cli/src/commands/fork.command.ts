@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Command } from 'commander';
-import { ConcurrencyError, runRowsFromLog } from '@ratchet/domain';
+import { ConcurrencyError, runRowsOf } from '@ratchet/domain';
 import { assertToken, commandContext, plural, resolveTenant, withSchema, type CommandContext } from '../cli.context';
 import { CliError, UsageError } from '../cli.errors';
 import { planFork } from '../ops/thread-fork';
@@ -43,7 +43,8 @@ export async function fork({ config, out }: CommandContext, sourceThreadId: stri
         await tx.appendEvents(tenantId, newThreadId, 0, plan.events);
         await tx.saveProjection(
           { tenantId, threadId: newThreadId, version, state: plan.state },
-          runRowsFromLog(tenantId, newThreadId, plan.state, plan.events),
+          runRowsOf(tenantId, newThreadId, plan.record),
+          { from: 1, messages: plan.record.transcript, whole: true },
         );
       });
     } catch (error) {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import type { ThreadEvent } from '@ratchet/contracts';
-import { diffProjections, foldEvents, initialThreadState, runRowsFromLog } from '@ratchet/domain';
+import { diffProjections, foldRecord, recordFrom, runRowsOf } from '@ratchet/domain';
 import { commandContext, plural, withSchema, type CommandContext } from '../cli.context';
 import { CliError, EXIT } from '../cli.errors';
 import { progressBar } from '../cli.progress';
@@ -93,11 +93,12 @@ function importOne(db: Database, store: ReturnType<typeof threadStore>, t: Expor
         ? { outcome: 'unchanged' as const }
         : { outcome: 'conflict' as const, differences };
     }
-    const state = foldEvents(initialThreadState(), t.events);
+    const record = foldRecord(recordFrom(), t.events);
     await tx.appendEvents(t.tenantId, t.threadId, 0, t.events);
     await tx.saveProjection(
-      { tenantId: t.tenantId, threadId: t.threadId, version: t.events.length, state },
-      runRowsFromLog(t.tenantId, t.threadId, state, t.events),
+      { tenantId: t.tenantId, threadId: t.threadId, version: t.events.length, state: record.state },
+      runRowsOf(t.tenantId, t.threadId, record),
+      { from: 1, messages: record.transcript, whole: true },
     );
     return { outcome: 'imported' as const };
   });
@@ -130,12 +131,13 @@ async function importCompacted(
   }
   // Events removed here: none (they were removed where the export came from).
   const log = { snapshot: { ...snapshot, eventsRemoved: 0 }, events: t.events };
-  const state = foldLog(log);
+  const record = foldLog(log);
   await store.importCompacted(
     log.snapshot,
     t.events,
-    { tenantId: t.tenantId, threadId: t.threadId, version: logVersionOf(log), state },
-    runRowsOfLog(t.tenantId, t.threadId, state, log),
+    { tenantId: t.tenantId, threadId: t.threadId, version: logVersionOf(log), state: record.state },
+    runRowsOfLog(t.tenantId, t.threadId, record),
+    { from: 1, messages: record.transcript, whole: true },
   );
   return { outcome: 'imported' };
 }

@@ -61,7 +61,7 @@ function printOne(out: CommandContext['out'], v: Verification): void {
 export function replayCommand(): Command {
   return new Command('replay')
     .description(
-      "fold threads' logs with the current code and diff them against the stored projections (threads row, runs rows)",
+      "fold threads' logs with the current code and diff them against the stored projections (threads row, runs rows, messages)",
     )
     .argument('[threadId]', 'one thread (else --all or --tenant)')
     .option('--all', 'every thread that has a log')
@@ -71,7 +71,8 @@ export function replayCommand(): Command {
     .addHelpText(
       'after',
       `
-Each divergence is printed as a path, e.g. "state.runs.run_7f….steps: stored 9 ≠ replayed 2".
+Each divergence is printed as a path, e.g. "runs.run_7f….steps: stored 9 ≠ replayed 2" or
+"messages.12.content: …" (message 12 of the conversation).
 Exits 1 with --verify when anything diverged (fix it with \`ratchet rebuild\`), else 0.
 
 Examples:

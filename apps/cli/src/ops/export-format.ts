@@ -1,5 +1,5 @@
 import { decodeThreadEvent, type ThreadEvent } from '@ratchet/contracts';
-import type { ThreadState } from '@ratchet/domain';
+import type { SnapshotState } from '@ratchet/domain';
 
 /** The first line of an export: what the lines after it are. */
 export const EXPORT_FORMAT = 'ratchet.thread-events';
@@ -12,7 +12,8 @@ export interface ExportedSnapshot {
   tenantId: string;
   threadId: string;
   version: number;
-  state: ThreadState;
+  /** The fold of the events it replaced: the state with the conversation and the run summaries. */
+  state: SnapshotState;
   runVersions: Record<string, number>;
 }
 

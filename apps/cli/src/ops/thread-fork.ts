@@ -1,5 +1,5 @@
 import { decodeThreadEvent, type ThreadEvent } from '@ratchet/contracts';
-import { decide, evolve, initialThreadState, type ThreadState } from '@ratchet/domain';
+import { decide, foldRecord, recordFrom, type ThreadRecord, type ThreadState } from '@ratchet/domain';
 
 export interface ForkIds {
   /** A fresh event id (`ev_…`). */
@@ -11,6 +11,8 @@ export interface ForkIds {
 export interface ForkPlan {
   events: ThreadEvent[];
   state: ThreadState;
+  /** The fork's whole record (its conversation and runs), for its projection. */
+  record: ThreadRecord;
   /** Runs that were in flight (or queued) at the fork point and were cancelled in the fork. */
   cancelledRuns: string[];
   /** Source id → fork id, for thread, runs and requests. */
@@ -49,10 +51,10 @@ export function planFork(
       causationId: e.id,
     }),
   );
-  let state = events.reduce(evolve, initialThreadState());
+  let record = foldRecord(recordFrom(), events);
   const cancelledRuns: string[] = [];
   const cancel = (runId: string) => {
-    const decision = decide(state, {
+    const decision = decide(record.state, {
       type: 'CancelRun',
       tenantId: first.tenantId,
       threadId: newThreadId,
@@ -76,14 +78,14 @@ export function planFork(
         data: e.data,
       });
       events.push(event);
-      state = evolve(state, event);
+      record = foldRecord(record, [event]);
     }
     cancelledRuns.push(runId);
   };
   // Queued runs first: cancelling the active run first would start the next one in the queue.
-  for (const ticket of [...state.queue]) cancel(ticket.runId);
-  if (state.active) cancel(state.active.runId);
-  return { events, state, cancelledRuns, renamed };
+  for (const ticket of [...record.state.queue]) cancel(ticket.runId);
+  if (record.state.active) cancel(record.state.active.runId);
+  return { events, state: record.state, record, cancelledRuns, renamed };
 }
 
 /** Replaces whole ids only (ids are tokens of letters, digits, `_` and `-`). */

@@ -10,11 +10,14 @@ import {
 import type { ThreadEvent } from '@ratchet/contracts';
 import {
   diffProjections,
-  foldEvents,
-  initialThreadState,
-  runRowsFromLog,
+  foldRecord,
+  recordFrom,
+  recordOfSnapshot,
+  runRowsOf,
   threadColumns,
   type RunRow,
+  type SnapshotState,
+  type ThreadRecord,
   type ThreadState,
 } from '@ratchet/domain';
 
@@ -29,12 +32,12 @@ export function threadStore(db: Database): PgThreadStore<ThreadState> {
  * thread was compacted between the two reads: run the command again.
  */
 export interface ThreadLog {
-  snapshot: ThreadSnapshot<ThreadState> | undefined;
+  snapshot: ThreadSnapshot<SnapshotState> | undefined;
   events: ThreadEvent[];
 }
 
 export async function readThreadLog(db: Database, tenantId: string, threadId: string): Promise<ThreadLog> {
-  const snapshot = await readSnapshot<ThreadState>(db.sql, tenantId, threadId);
+  const snapshot = await readSnapshot<SnapshotState>(db.sql, tenantId, threadId);
   const events = await threadStore(db).readEvents(tenantId, threadId, snapshot?.version ?? 0);
   assertContinues(tenantId, threadId, snapshot, events);
   return { snapshot, events };
@@ -56,9 +59,13 @@ function assertContinues(
   }
 }
 
-/** The fold of a thread's log: the snapshot's state (else the initial state) and the events after it. */
-export function foldLog(log: ThreadLog): ThreadState {
-  return foldEvents(log.snapshot?.state ?? initialThreadState(), log.events);
+/**
+ * The fold of a thread's log: the snapshot's record (else the empty one) and the events after it — the
+ * state, the whole conversation and every run's summary.
+ */
+export function foldLog(log: ThreadLog): ThreadRecord {
+  const base = log.snapshot ? recordOfSnapshot(log.snapshot.state, log.snapshot.runVersions) : recordFrom();
+  return foldRecord(base, log.events);
 }
 
 /** The last version a log reaches (its snapshot's when no event follows it). */
@@ -66,27 +73,14 @@ export function logVersionOf(log: ThreadLog): number {
   return log.events.at(-1)?.version ?? log.snapshot?.version ?? 0;
 }
 
-/**
- * Every `runs` row as the orchestrator would have left it: `runRowsFromLog` reads only each event's run id
- * and version, so the runs the snapshot covers enter as (runId, version) marks ahead of the events.
- */
-export function runRowsOfLog(tenantId: string, threadId: string, state: ThreadState, log: ThreadLog): RunRow[] {
-  const marks = Object.entries(log.snapshot?.runVersions ?? {}).map(
-    ([runId, version]) => ({ runId, version }) as unknown as ThreadEvent,
-  );
-  return runRowsFromLog(tenantId, threadId, state, [...marks, ...log.events]);
-}
-
-/** Per run, the version of the last event that touched it (what a snapshot keeps of the events it replaces). */
-export function runVersionsOf(base: Record<string, number>, events: readonly ThreadEvent[]): Record<string, number> {
-  const out = { ...base };
-  for (const e of events) if (e.runId !== undefined) out[e.runId] = e.version;
-  return out;
+/** Every `runs` row as the orchestrator would have left it after writing this whole log. */
+export function runRowsOfLog(tenantId: string, threadId: string, record: ThreadRecord): RunRow[] {
+  return runRowsOf(tenantId, threadId, record);
 }
 
 /** The snapshot of a thread read inside a transaction (for compaction). */
 export function readSnapshotIn(sql: SqlExecutor, tenantId: string, threadId: string) {
-  return readSnapshot<ThreadState>(sql, tenantId, threadId);
+  return readSnapshot<SnapshotState>(sql, tenantId, threadId);
 }
 
 export interface Verification {
@@ -102,17 +96,20 @@ export interface Verification {
 
 /**
  * Folds the log with the current code and compares every stored part of the projection with it: the
- * version tag, the jsonb state, the queryable columns of `threads` and the `runs` rows.
+ * version tag, the jsonb state, the queryable columns of `threads`, the `runs` rows and the conversation
+ * (`thread_messages`, by message number).
  */
 export async function verifyThread(db: Database, tenantId: string, threadId: string): Promise<Verification> {
   const store = threadStore(db);
-  const [log, stored, columns, runs] = await Promise.all([
+  const [log, stored, columns, runs, messages] = await Promise.all([
     readThreadLog(db, tenantId, threadId),
     store.readProjection(tenantId, threadId),
     readThreadColumns(db.sql, tenantId, threadId),
     listRuns(db.sql, tenantId, threadId),
+    store.readMessages(tenantId, threadId),
   ]);
-  const folded = foldLog(log);
+  const record = foldLog(log);
+  const folded = record.state;
   const logVersion = logVersionOf(log);
   const result: Verification = {
     tenantId,
@@ -132,8 +129,14 @@ export async function verifyThread(db: Database, tenantId: string, threadId: str
     ...diffProjections(canonicalJsonStrings(stored.state), canonicalJsonStrings(folded), 'state'),
   );
   if (columns) diffProjections(columns, threadColumns(folded), 'threads', result.divergences);
-  const expectedRuns = runRowsOfLog(tenantId, threadId, folded, log);
+  const expectedRuns = runRowsOfLog(tenantId, threadId, record);
   diffProjections(byRun(runs), byRun(expectedRuns), 'runs', result.divergences);
+  diffProjections(
+    canonicalJsonStrings(bySeq(messages)),
+    canonicalJsonStrings(bySeq(record.transcript)),
+    'messages',
+    result.divergences,
+  );
   return result;
 }
 
@@ -176,28 +179,37 @@ function byRun(rows: { runId: string }[]): Record<string, unknown> {
   return Object.fromEntries(rows.map((r) => [r.runId, r]));
 }
 
+/** Messages keyed by their number in the conversation (from 1), as `thread_messages` numbers them. */
+function bySeq(messages: readonly unknown[]): Record<string, unknown> {
+  return Object.fromEntries(messages.map((m, i) => [String(i + 1), m]));
+}
+
 /**
- * Rewrites a thread's projection (the `threads` row and every `runs` row) from its whole log (from its
- * snapshot on, for a compacted thread), in one transaction. Safe next to a running orchestrator: the
- * events are read inside the transaction, and a projection one append behind is caught up by the
- * orchestrator on its next command for the thread.
+ * Rewrites a thread's projection (the `threads` row, every `runs` row and the conversation's messages)
+ * from its whole log (from its snapshot on, for a compacted thread), in one transaction. Safe next to a
+ * running orchestrator: the events are read inside the transaction, and a projection one append behind
+ * is caught up by the orchestrator on its next command for the thread.
  */
 export async function rebuildThread(
   db: Database,
   tenantId: string,
   threadId: string,
 ): Promise<{ version: number; runs: number; events: ThreadEvent[] }> {
-  const snapshot = await readSnapshot<ThreadState>(db.sql, tenantId, threadId);
+  const snapshot = await readSnapshot<SnapshotState>(db.sql, tenantId, threadId);
   return threadStore(db).transaction(async (tx) => {
     const events = await tx.loadEvents(tenantId, threadId, snapshot?.version ?? 0);
     if (events.length === 0 && !snapshot)
       throw new Error(`thread ${tenantId}/${threadId} has no events to rebuild from`);
     assertContinues(tenantId, threadId, snapshot, events);
     const log = { snapshot, events };
-    const state = foldLog(log);
+    const record = foldLog(log);
     const version = logVersionOf(log);
-    const runs = runRowsOfLog(tenantId, threadId, state, log);
-    await tx.saveProjection({ tenantId, threadId, version, state }, runs);
+    const runs = runRowsOfLog(tenantId, threadId, record);
+    await tx.saveProjection({ tenantId, threadId, version, state: record.state }, runs, {
+      from: 1,
+      messages: record.transcript,
+      whole: true,
+    });
     return { version, runs: runs.length, events };
   });
 }

@@ -10,10 +10,10 @@ import {
   type ThreadKey,
 } from '@ratchet/adapters';
 import { subjects } from '@ratchet/contracts';
-import { foldEvents, initialThreadState } from '@ratchet/domain';
+import { foldRecord, recordFrom, recordOfSnapshot, snapshotStateOf } from '@ratchet/domain';
 import { topologyFromConfig } from '@ratchet/platform';
 import type { CliConfig } from '../cli.config';
-import { readThreadLog, runVersionsOf, verifyThread } from './thread-projection';
+import { readThreadLog, verifyThread } from './thread-projection';
 
 /** Thrown to roll a dry run's transaction back after it counted what it would do. */
 class DryRunRollback extends Error {
@@ -49,10 +49,11 @@ export type CompactOutcome =
   | { outcome: 'skipped'; reason: string };
 
 /**
- * Folds every event of a finished thread but the last into one snapshot (its state and version) and
- * deletes those events. The last event stays: the orchestrator appends only after an event it can see,
- * and the projection row (unchanged) still says which version the thread is at, so loading and resuming
- * work as before. Refuses a thread that is not idle, moved meanwhile, or whose projection differs from
+ * Folds every event of a finished thread but the last into one snapshot (its state, conversation, run
+ * summaries and version) and deletes those events. The conversation's rows (`thread_messages`) stay: they
+ * are the projection of the whole log, which the snapshot now stands for in part. The last event stays:
+ * the orchestrator appends only after an event it can see, and the projection row (unchanged) still says
+ * which version the thread is at, so loading and resuming work as before. Refuses a thread that is not idle, moved meanwhile, or whose projection differs from
  * its log (rebuild it first: a snapshot must not freeze a drift).
  */
 export async function compactThread(db: Database, key: ThreadKey, dryRun: boolean): Promise<CompactOutcome> {
@@ -75,13 +76,14 @@ export async function compactThread(db: Database, key: ThreadKey, dryRun: boolea
     const covered = log.events.slice(0, -1);
     if (covered.length === 0) return { outcome: 'skipped', reason: 'nothing to compact' };
     const version = covered.at(-1)!.version;
-    const state = foldEvents(log.snapshot?.state ?? initialThreadState(), covered);
+    const base = log.snapshot ? recordOfSnapshot(log.snapshot.state, log.snapshot.runVersions) : recordFrom();
+    const record = foldRecord(base, covered);
     const eventsRemoved = await saveSnapshotAndTrim(sql, {
       tenantId: key.tenantId,
       threadId: key.threadId,
       version,
-      state,
-      runVersions: runVersionsOf(log.snapshot?.runVersions ?? {}, covered),
+      state: snapshotStateOf(record),
+      runVersions: record.runVersions,
       eventsRemoved: 0,
     });
     return { outcome: 'compacted', snapshotVersion: version, eventsRemoved, logVersion: last };

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   HEADERS,
   type ApprovalRequestCommand,
+  type ChatMessage,
   type EscalationRequestCommand,
   type ModelCallCommand,
   type Subjects,
@@ -48,7 +49,11 @@ export function escalationIdFor(tenantId: string, idempotencyKey: string): strin
   return `esc_${createHash('sha256').update(`${tenantId}\u0000${idempotencyKey}`).digest('base64url').slice(0, 22)}`;
 }
 
-/** The commands and replies a decision asks for, built from the state after its events. */
+/**
+ * The commands and replies a decision asks for, built from the state after its events. A model call
+ * carries the thread's whole conversation (`transcript`: the stored messages and the decision's own),
+ * which the caller loads only when the decision asks for one.
+ */
 export function outgoingMessages(
   subjects: Subjects,
   tenantId: string,
@@ -58,6 +63,7 @@ export function outgoingMessages(
   outgoing: readonly Outgoing[],
   trace?: TraceContext,
   toolConfig?: AgentToolConfigLookup,
+  transcript?: readonly ChatMessage[],
 ): OutboxMessage[] {
   // Row ids (= Nats-Msg-Id) carry the thread version that caused them: a resume re-sends a command
   // under a new id, while a re-decided message (after a conflict) reproduces the same one.
@@ -66,6 +72,7 @@ export function outgoingMessages(
       case 'model.call': {
         const run = state.active;
         if (!run || run.runId !== o.runId) throw new Error(`model call for ${o.runId}, which is not the active run`);
+        if (!transcript) throw new Error(`model call for ${o.runId} without the thread's conversation`);
         const payload: ModelCallCommand = {
           kind: 'model.call',
           commandId: o.commandId,
@@ -76,7 +83,7 @@ export function outgoingMessages(
           attempt: o.attempt,
           agent: run.agent,
           agentVersion: run.agentVersion,
-          messages: state.transcript,
+          messages: [...transcript],
         };
         const id = `${o.commandId}@${version}`;
         return {

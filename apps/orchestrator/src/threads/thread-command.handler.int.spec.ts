@@ -1,8 +1,10 @@
 import { openServiceDatabase, PgThreadStore, type Database, type PgThreadTx } from '@ratchet/adapters';
 import { subjects } from '@ratchet/contracts';
 import {
+  modelCommandId,
   PoisonMessageError,
   threadColumns,
+  type RecordModelResult,
   type CommittedPublisher,
   type OutboxMessage,
   type RequestRun,
@@ -41,18 +43,28 @@ class CountingStore extends PgThreadStore<ThreadState> {
 }
 
 /** Checks, at the moment of publishing, that every row is committed (visible to another connection). */
+/**
+ * Records what the handler hands over, at the moment it does (the handler does not wait for publishes),
+ * and checks in the background that each row was committed by then; `uncommitted` after `settled()`.
+ */
 class CheckingPublisher implements CommittedPublisher {
   published: OutboxMessage[] = [];
   uncommitted: string[] = [];
-  async publishCommitted(messages: readonly OutboxMessage[]): Promise<number> {
-    if (messages.length === 0) return 0;
-    const rows = await db.sql.query<{ id: string }>(`select id from ${db.sql.table('outbox')} where id in (?)`, [
-      messages.map((m) => m.id),
-    ]);
-    const seen = new Set(rows.map((r) => r.id));
-    this.uncommitted.push(...messages.filter((m) => !seen.has(m.id)).map((m) => m.id));
+  private readonly checks: Promise<void>[] = [];
+  publishCommitted(messages: readonly OutboxMessage[]): Promise<number> {
+    if (messages.length === 0) return Promise.resolve(0);
     this.published.push(...messages);
-    return messages.length;
+    const check = db.sql
+      .query<{ id: string }>(`select id from ${db.sql.table('outbox')} where id in (?)`, [messages.map((m) => m.id)])
+      .then((rows) => {
+        const seen = new Set(rows.map((r) => r.id));
+        this.uncommitted.push(...messages.filter((m) => !seen.has(m.id)).map((m) => m.id));
+      });
+    this.checks.push(check);
+    return check.then(() => messages.length);
+  }
+  async settled(): Promise<void> {
+    await Promise.all(this.checks);
   }
 }
 
@@ -105,6 +117,7 @@ describe('ThreadCommandHandler group commit (real Postgres)', () => {
       ]);
     }
     expect(store.transactions).toBeLessThan(refs.length);
+    await publisher.settled();
     expect(publisher.uncommitted).toEqual([]);
     // One model-call command per run among the published messages.
     expect(publisher.published.filter((m) => m.subject.includes('.cmd.model.')).length).toBe(refs.length);
@@ -147,6 +160,7 @@ describe('ThreadCommandHandler group commit (real Postgres)', () => {
     ]);
     expect(claimed).toEqual([]);
     for (const r of refs.filter((x) => x !== bad)) expect(await eventTypes(r.tenantId, r.threadId)).toHaveLength(4);
+    await publisher.settled();
     expect(publisher.uncommitted).toEqual([]);
   });
 
@@ -217,5 +231,80 @@ describe('ThreadCommandHandler group commit (real Postgres)', () => {
       'run.requested',
       'run.queued',
     ]);
+  });
+});
+
+describe('ThreadCommandHandler over a bounded projection (real Postgres)', () => {
+  function answer(tenantId: string, threadId: string, runId: string, content: string): RecordModelResult {
+    return {
+      type: 'RecordModelResult',
+      tenantId,
+      threadId,
+      at: new Date().toISOString(),
+      runId,
+      step: 1,
+      commandId: modelCommandId(runId, 1, 1),
+      outcome: { status: 'ok', content, toolCalls: [], usage: { inputTokens: 1, outputTokens: 1 }, model: 'scripted' },
+    };
+  }
+
+  const modelCalls = (p: CheckingPublisher) =>
+    p.published.filter((m) => m.subject.includes('.cmd.model.')).map((m) => m.payload as { messages: unknown[] });
+
+  for (const maxBatch of [1, 16]) {
+    it(`ignores a request retried after its run ended, from the runs rows (maxBatch ${maxBatch})`, async () => {
+      const handler = new ThreadCommandHandler(
+        new CountingStore(db, threadColumns),
+        new CheckingPublisher(),
+        subjects('t'),
+        undefined,
+        undefined,
+        { maxBatch },
+      );
+      const r = newThreadRef();
+      const run = `run-${r.threadId}`;
+      await handler.handle('c', `m1-${run}`, request(r.tenantId, r.threadId, run), meta(run));
+      await handler.handle('c', `m2-${run}`, answer(r.tenantId, r.threadId, run, 'done'), meta(run));
+      const before = await eventTypes(r.tenantId, r.threadId);
+      expect(before.at(-1)).toBe('run.completed');
+      // The same request id under a new message id and run id: the state no longer holds the run.
+      const again = { ...request(r.tenantId, r.threadId, `other-${run}`), requestId: `req-${run}` };
+      const [outcome, other] = await Promise.all([
+        handler.handle('c', `m3-${run}`, again, meta(run)),
+        // Grouped with a request of another thread, which starts as usual.
+        (async () => {
+          const o = newThreadRef();
+          return handler.handle('c', `m-${o.threadId}`, request(o.tenantId, o.threadId, `run-${o.threadId}`), meta(''));
+        })(),
+      ]);
+      expect(outcome.status).toBe('no-op');
+      expect(other.status).toBe('applied');
+      expect(await eventTypes(r.tenantId, r.threadId)).toEqual(before);
+    });
+  }
+
+  it('sends the model the whole conversation (stored messages + the decision’s own); stores a bounded state', async () => {
+    const publisher = new CheckingPublisher();
+    const store = new CountingStore(db, threadColumns);
+    const handler = new ThreadCommandHandler(store, publisher, subjects('t'), undefined, undefined, { maxBatch: 16 });
+    const r = newThreadRef();
+    const [r1, r2] = [`run1-${r.threadId}`, `run2-${r.threadId}`];
+    await handler.handle('c', `m1-${r1}`, request(r.tenantId, r.threadId, r1), meta(r1));
+    await handler.handle('c', `m2-${r1}`, answer(r.tenantId, r.threadId, r1, 'first answer'), meta(r1));
+    const second = { ...request(r.tenantId, r.threadId, r2), input: [{ role: 'user' as const, content: 'and now?' }] };
+    await handler.handle('c', `m1-${r2}`, second, meta(r2));
+    const calls = modelCalls(publisher);
+    expect(calls).toHaveLength(2);
+    expect(calls[0]!.messages).toEqual([{ role: 'user', content: 'hello' }]);
+    expect(calls[1]!.messages).toEqual([
+      { role: 'user', content: 'hello' },
+      { role: 'assistant', content: 'first answer', toolCalls: [] },
+      { role: 'user', content: 'and now?' },
+    ]);
+    const stored = await store.readProjection(r.tenantId, r.threadId);
+    expect(stored?.state).toMatchObject({ messages: 3, lastAssistant: null, active: { runId: r2 } });
+    expect(stored?.state).not.toHaveProperty('transcript');
+    expect(stored?.state).not.toHaveProperty('runs');
+    expect(await store.readMessages(r.tenantId, r.threadId)).toEqual(calls[1]!.messages);
   });
 });

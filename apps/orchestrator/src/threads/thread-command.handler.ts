@@ -4,8 +4,10 @@ import {
   ConcurrencyError,
   decide,
   foldEvents,
+  foldRecord,
   initialThreadState,
-  runRows,
+  recordFrom,
+  runRowsOf,
   type CommittedPublisher,
   type OutboxMessage,
   type ThreadCommand,
@@ -29,8 +31,21 @@ export interface HandleOutcome {
   events: ThreadEvent[];
 }
 
-type Loaded = { claimed: boolean; projection: ThreadProjectionRow<ThreadState> | undefined; newer: ThreadEvent[] };
-type ClaimItem = { consumer: string; messageId: string; tenantId: string; threadId: string };
+type Loaded = {
+  claimed: boolean;
+  projection: ThreadProjectionRow<ThreadState> | undefined;
+  newer: ThreadEvent[];
+  /** For a run request: whether a run of the thread already has its request id. */
+  knownRequest?: boolean;
+};
+type ClaimItem = { consumer: string; messageId: string; tenantId: string; threadId: string; requestId?: string };
+
+/** What to claim and load for a message; a run request also asks whether its request id is known. */
+function claimItem(consumer: string, messageId: string, command: ThreadCommand): ClaimItem {
+  const item: ClaimItem = { consumer, messageId, tenantId: command.tenantId, threadId: command.threadId };
+  if (command.type === 'RequestRun') item.requestId = command.requestId;
+  return item;
+}
 
 /** A store transaction that can claim messages and load their threads in one round trip (Postgres can). */
 type ClaimingTx = ThreadTx<ThreadState> & {
@@ -41,14 +56,15 @@ type ClaimingTx = ThreadTx<ThreadState> & {
 async function claimAndLoad(tx: ClaimingTx, items: readonly ClaimItem[]): Promise<Loaded[]> {
   if (tx.claimAndLoadMany) return tx.claimAndLoadMany(items);
   const out: Loaded[] = [];
-  for (const { consumer, messageId, tenantId, threadId } of items) {
+  for (const { consumer, messageId, tenantId, threadId, requestId } of items) {
     if (!(await tx.claimInbox(consumer, messageId))) {
       out.push({ claimed: false, projection: undefined, newer: [] });
       continue;
     }
     const projection = await tx.loadProjection(tenantId, threadId);
     const newer = await tx.loadEvents(tenantId, threadId, projection?.version ?? 0);
-    out.push({ claimed: true, projection, newer });
+    const known = requestId === undefined ? {} : { knownRequest: await tx.hasRequest(tenantId, threadId, requestId) };
+    out.push({ claimed: true, projection, newer, ...known });
   }
   return out;
 }
@@ -201,12 +217,7 @@ export class ThreadCommandHandler {
       decided = await this.store.transaction(async (tx) => {
         const loaded = await claimAndLoad(
           tx,
-          batch.map((p) => ({
-            consumer: p.consumer,
-            messageId: p.messageId,
-            tenantId: p.command.tenantId,
-            threadId: p.command.threadId,
-          })),
+          batch.map((p) => claimItem(p.consumer, p.messageId, p.command)),
         );
         const out: Decided[] = [];
         for (let i = 0; i < batch.length; i++) {
@@ -245,9 +256,7 @@ export class ThreadCommandHandler {
       try {
         const result = await inSpan(SPAN.append, appendAttributes(consumer, command), async (span) => {
           const committed = await this.store.transaction(async (tx) => {
-            const [loaded] = await claimAndLoad(tx, [
-              { consumer, messageId, tenantId: command.tenantId, threadId: command.threadId },
-            ]);
+            const [loaded] = await claimAndLoad(tx, [claimItem(consumer, messageId, command)]);
             return this.decideInTx(tx, messageId, command, meta, loaded!);
           });
           describeSpan(span, committed);
@@ -284,7 +293,7 @@ export class ThreadCommandHandler {
       version = newer[newer.length - 1]?.version ?? version;
     }
     const redelivered = (meta.delivery ?? 1) > 1;
-    const enriched = await this.enrich(state, command);
+    const enriched = withFacts(await this.enrich(state, command), loaded);
     const decision = decide(
       state,
       redelivered
@@ -315,13 +324,21 @@ export class ThreadCommandHandler {
           data: e.data,
         }) as ThreadEvent,
     );
-    const after = foldEvents(state, events);
+    // The state to store, the messages these events add to the conversation and the runs they touched.
+    const delta = foldRecord(recordFrom(state), events);
+    const after = delta.state;
     const newVersion = version + events.length;
+    // Only a model call needs the conversation: the stored messages (read before this thread's writes are
+    // buffered, so the read costs no flush) and the ones this decision adds.
+    const transcript = decision.outgoing.some((o) => o.kind === 'model.call')
+      ? [...(await tx.loadMessages(tenantId, threadId, state.messages)), ...delta.transcript]
+      : undefined;
     if (events.length > 0) {
       await tx.appendEvents(tenantId, threadId, version, events);
       await tx.saveProjection(
         { tenantId, threadId, version: newVersion, state: after },
-        runRows(tenantId, threadId, after, events, newVersion),
+        runRowsOf(tenantId, threadId, delta),
+        delta.transcript.length > 0 ? { from: state.messages + 1, messages: delta.transcript } : undefined,
       );
     }
     const outbox: OutboxMessage[] = [
@@ -337,6 +354,7 @@ export class ThreadCommandHandler {
         decision.outgoing.some((o) => o.kind === 'tool.call' || o.kind === 'escalation.request')
           ? await this.toolConfigs(after)
           : undefined,
+        transcript,
       ),
     ];
     for (const m of outbox) {
@@ -352,6 +370,11 @@ export class ThreadCommandHandler {
     failpoint(`orchestrator.before-commit.${command.type}`);
     return { status: 'applied', events, outbox, before: state, links };
   }
+}
+
+/** The facts the claim-and-load found for the command (a known request id), put on it for the decider. */
+function withFacts(command: ThreadCommand, loaded: Loaded): ThreadCommand {
+  return command.type === 'RequestRun' && loaded.knownRequest ? { ...command, knownRequest: true } : command;
 }
 
 /**

@@ -1,10 +1,11 @@
-import type { ThreadEvent } from '@ratchet/contracts';
+import type { ChatMessage, ThreadEvent } from '@ratchet/contracts';
 import {
   ConcurrencyError,
   type OutboxMessage,
   type OutboxStore,
   type PendingOutboxMessage,
   type RunRow,
+  type ThreadMessages,
   type ThreadProjectionRow,
   type ThreadStore,
   type ThreadTx,
@@ -36,6 +37,7 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
   private readonly eventIds = new Set<string>();
   private readonly projections = new Map<string, ThreadProjectionRow<S>>();
   private readonly runs = new Map<string, RunRow>();
+  private readonly messages = new Map<string, ChatMessage[]>();
   private readonly inbox = new Set<string>();
   private readonly claimed = new Set<string>();
   private readonly outbox: OutboxEntry[] = [];
@@ -45,6 +47,7 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
     const appends = new Map<string, { expectedVersion: number; events: ThreadEvent[] }>();
     const projections = new Map<string, ThreadProjectionRow<S>>();
     const runs = new Map<string, RunRow>();
+    const messageWrites = new Map<string, ThreadMessages[]>();
     const claims: string[] = [];
     const enqueued: OutboxMessage[] = [];
     const release = () => claims.forEach((k) => this.claimed.delete(k));
@@ -94,10 +97,24 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
         if (pending) pending.events.push(...copy);
         else appends.set(key, { expectedVersion, events: copy });
       },
-      saveProjection: async (row, runRows) => {
-        projections.set(threadKey(row.tenantId, row.threadId), jsonClone(row));
+      saveProjection: async (row, runRows, messages) => {
+        const key = threadKey(row.tenantId, row.threadId);
+        projections.set(key, jsonClone(row));
         for (const r of runRows) runs.set(threadKey(r.tenantId, r.runId), jsonClone(r));
+        if (messages) messageWrites.set(key, [...(messageWrites.get(key) ?? []), jsonClone(messages)]);
       },
+      loadMessages: async (tenantId, threadId, count) => {
+        const key = threadKey(tenantId, threadId);
+        const all = applyMessages(this.messages.get(key) ?? [], messageWrites.get(key) ?? [], threadId);
+        if (all.length < count) {
+          throw new Error(`thread ${tenantId}/${threadId}: ${count} messages expected, ${all.length} stored`);
+        }
+        return jsonClone(all.slice(0, count));
+      },
+      hasRequest: async (tenantId, threadId, requestId) =>
+        [...runs.values(), ...this.runs.values()].some(
+          (r) => r.tenantId === tenantId && r.threadId === threadId && r.requestId === requestId,
+        ),
       enqueue: async (messages) => {
         enqueued.push(...jsonClone(messages));
       },
@@ -119,6 +136,9 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
         const dup = events.find((e) => this.eventIds.has(e.id));
         if (dup) throw new Error(`duplicate event id ${dup.id}`);
       }
+      for (const [key, writes] of messageWrites) {
+        applyMessages(this.messages.get(key) ?? [], writes, key);
+      }
       const outboxIds = new Set(this.outbox.map((m) => m.id));
       const dupMessage = enqueued.find((m, i) => outboxIds.has(m.id) || enqueued.findIndex((o) => o.id === m.id) !== i);
       if (dupMessage) throw new Error(`duplicate outbox id ${dupMessage.id}`);
@@ -132,6 +152,9 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
     }
     for (const [key, row] of projections) this.projections.set(key, row);
     for (const [key, row] of runs) this.runs.set(key, row);
+    for (const [key, writes] of messageWrites) {
+      this.messages.set(key, applyMessages(this.messages.get(key) ?? [], writes, key));
+    }
     for (const key of claims) this.inbox.add(key);
     release();
     for (const m of enqueued) {
@@ -150,6 +173,10 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
   async readProjection(tenantId: string, threadId: string): Promise<ThreadProjectionRow<S> | undefined> {
     const row = this.projections.get(threadKey(tenantId, threadId));
     return row && jsonClone(row);
+  }
+
+  async readMessages(tenantId: string, threadId: string): Promise<ChatMessage[]> {
+    return jsonClone(this.messages.get(threadKey(tenantId, threadId)) ?? []);
   }
 
   /** Committed runs of a thread, for assertions. */
@@ -227,4 +254,25 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
     const events = this.events.get(key);
     return events?.[events.length - 1]?.version ?? 0;
   }
+}
+
+/** A conversation after these writes: appends must continue it (a number taken is a conflict); a whole one replaces it. */
+function applyMessages(
+  stored: readonly ChatMessage[],
+  writes: readonly ThreadMessages[],
+  threadId: string,
+): ChatMessage[] {
+  let out = [...stored];
+  for (const w of writes) {
+    if (w.whole) {
+      out = [...out.slice(0, w.from - 1), ...w.messages];
+      continue;
+    }
+    if (w.from <= out.length) throw new ConcurrencyError(threadId, w.from - 1);
+    if (w.from !== out.length + 1) {
+      throw new Error(`thread ${threadId}: message ${w.from} does not continue the conversation (${out.length})`);
+    }
+    out.push(...w.messages);
+  }
+  return out;
 }

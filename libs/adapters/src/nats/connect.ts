@@ -36,6 +36,9 @@ export async function connectNats(opts: ConnectNatsOptions): Promise<NatsConnect
     nc = await connect({
       maxReconnectAttempts: -1,
       reconnectTimeWait: 1000,
+      // Without this the client captures a stack trace (an Error) for every request, each JetStream
+      // publish included, only to enrich a timeout's message: measurable CPU on every message.
+      noAsyncTraces: true,
       ...opts.options,
       servers: opts.url
         .split(',')

@@ -1,7 +1,8 @@
-import type { ThreadEvent } from '@ratchet/contracts';
+import type { ChatMessage, ThreadEvent } from '@ratchet/contracts';
 import {
   type OutboxMessage,
   type RunRow,
+  type ThreadMessages,
   type ThreadProjectionRow,
   type ThreadStore,
   type ThreadTx,
@@ -39,20 +40,21 @@ export class PgThreadStore<S> implements ThreadStore<S> {
 
   /**
    * Restores a compacted thread in one transaction: its snapshot, the events after it (which continue
-   * the snapshot rather than an event of this log), its projection and `runs` rows. Nothing of the thread
-   * may exist yet: an existing snapshot or event fails the whole import (unique violation).
+   * the snapshot rather than an event of this log), its projection, `runs` rows and conversation. Nothing
+   * of the thread may exist yet: an existing snapshot or event fails the whole import (unique violation).
    */
   importCompacted(
-    snapshot: ThreadSnapshot<S>,
+    snapshot: ThreadSnapshot,
     events: readonly ThreadEvent[],
     projection: ThreadProjectionRow<S>,
     runs: readonly RunRow[],
+    messages: ThreadMessages,
   ): Promise<void> {
     return inTransaction(this.db.orm, this.db.schema, async (sql) => {
       await insertSnapshot(sql, snapshot);
       const writes = new WriteBuffer(sql, this.columns);
       writes.append(snapshot.tenantId, snapshot.threadId, snapshot.version, events, true);
-      writes.project(projection, runs);
+      writes.project(projection, runs, messages);
       await writes.flush(true);
     });
   }
@@ -63,6 +65,10 @@ export class PgThreadStore<S> implements ThreadStore<S> {
 
   readProjection(tenantId: string, threadId: string): Promise<ThreadProjectionRow<S> | undefined> {
     return loadProjection<S>(this.db.sql, tenantId, threadId);
+  }
+
+  readMessages(tenantId: string, threadId: string): Promise<ChatMessage[]> {
+    return loadMessages(this.db.sql, tenantId, threadId);
   }
 
   private txFor(sql: SqlExecutor, writes: WriteBuffer<S>): PgThreadTx<S> {
@@ -77,7 +83,28 @@ export class PgThreadStore<S> implements ThreadStore<S> {
       loadEvents: (tenantId, threadId, afterVersion) => read(() => loadEvents(sql, tenantId, threadId, afterVersion)),
       appendEvents: async (tenantId, threadId, expectedVersion, events) =>
         writes.append(tenantId, threadId, expectedVersion, events),
-      saveProjection: async (row, runs) => writes.project(row, runs),
+      saveProjection: async (row, runs, messages) => writes.project(row, runs, messages),
+      // Reads only this thread's rows: buffered writes of other threads (a group) may stay buffered.
+      hasRequest: (tenantId, threadId, requestId) =>
+        read(async () => {
+          const rows = await sql.query<{ known: boolean }>(
+            `select exists (select 1 from ${sql.table('runs')}
+               where tenant_id = ? and request_id = ? and thread_id = ?) as known`,
+            [tenantId, requestId, threadId],
+          );
+          return rows[0]?.known === true;
+        }),
+      loadMessages: async (tenantId, threadId, count) => {
+        if (writes.touches(tenantId, threadId)) await writes.flush();
+        const messages = await loadMessages(sql, tenantId, threadId, count);
+        if (messages.length < count) {
+          throw new Error(
+            `thread ${tenantId}/${threadId}: ${count} messages expected, ${messages.length} stored ` +
+              `(the messages projection is behind the log: run \`ratchet rebuild --thread ${threadId}\`)`,
+          );
+        }
+        return messages;
+      },
       enqueue: async (messages: OutboxMessage[]) => writes.enqueue(messages),
     };
   }
@@ -90,6 +117,8 @@ export interface ClaimedThread<S> {
   projection: ThreadProjectionRow<S> | undefined;
   /** Events newer than the projection (all of them when there is none), in order. */
   newer: ThreadEvent[];
+  /** With a `requestId` in the claim: whether a run of this thread has that request id (the `runs` rows). */
+  knownRequest?: boolean;
 }
 
 /** The Postgres transaction: the port, plus claim + projection + newer events in one statement. */
@@ -103,6 +132,8 @@ export interface ClaimItem {
   messageId: string;
   tenantId: string;
   threadId: string;
+  /** A run request's id: the claim also says whether the thread has a run with it. */
+  requestId?: string | undefined;
 }
 
 async function claimAndLoadMany<S>(sql: SqlExecutor, items: readonly ClaimItem[]): Promise<ClaimedThread<S>[]> {
@@ -113,8 +144,9 @@ async function claimAndLoadMany<S>(sql: SqlExecutor, items: readonly ClaimItem[]
     version: number | null;
     state: S | null;
     newer: EventRow[] | null;
+    known_request: boolean;
   }>(
-    `with input (ord, consumer, message_id, tenant_id, thread_id) as (values ${valuesList(items.length, '(?::int, ?, ?, ?, ?)')}),
+    `with input (ord, consumer, message_id, tenant_id, thread_id, request_id) as (values ${valuesList(items.length, '(?::int, ?, ?, ?, ?, ?::text)')}),
      claim as (
        insert into ${sql.table('inbox')} (consumer, message_id)
        select consumer, message_id from input on conflict do nothing returning consumer, message_id
@@ -124,11 +156,20 @@ async function claimAndLoadMany<S>(sql: SqlExecutor, items: readonly ClaimItem[]
        (select json_agg(e order by e.version) from (
           select ${EVENT_COLUMNS} from ${sql.table('thread_events')} ev
           where ev.tenant_id = i.tenant_id and ev.thread_id = i.thread_id and ev.version > coalesce(t.version, 0)
-        ) e) as newer
+        ) e) as newer,
+       i.request_id is not null and exists (select 1 from ${sql.table('runs')} r
+         where r.tenant_id = i.tenant_id and r.request_id = i.request_id and r.thread_id = i.thread_id) as known_request
      from input i
      left join ${sql.table('threads')} t on t.tenant_id = i.tenant_id and t.thread_id = i.thread_id
      order by i.ord`,
-    items.flatMap((item, ord) => [ord, item.consumer, item.messageId, item.tenantId, item.threadId]),
+    items.flatMap((item, ord) => [
+      ord,
+      item.consumer,
+      item.messageId,
+      item.tenantId,
+      item.threadId,
+      item.requestId ?? null,
+    ]),
   );
   return items.map((item, ord) => {
     const row = rows.find((r) => r.ord === ord);
@@ -136,7 +177,12 @@ async function claimAndLoadMany<S>(sql: SqlExecutor, items: readonly ClaimItem[]
       row && row.version !== null && row.state !== null
         ? { tenantId: item.tenantId, threadId: item.threadId, version: row.version, state: row.state }
         : undefined;
-    return { claimed: row?.claimed === true, projection, newer: (row?.newer ?? []).map(rowToEvent) };
+    return {
+      claimed: row?.claimed === true,
+      projection,
+      newer: (row?.newer ?? []).map(rowToEvent),
+      ...(item.requestId === undefined ? {} : { knownRequest: row?.known_request === true }),
+    };
   });
 }
 
@@ -151,6 +197,22 @@ async function loadProjection<S>(
   );
   const row = rows[0];
   return row && { tenantId, threadId, version: row.version, state: row.state };
+}
+
+/** Messages of a thread's conversation, oldest first: all of them, or the first `count`. */
+async function loadMessages(
+  sql: SqlExecutor,
+  tenantId: string,
+  threadId: string,
+  count?: number,
+): Promise<ChatMessage[]> {
+  if (count === 0) return [];
+  const rows = await sql.query<{ message: ChatMessage }>(
+    `select message from ${sql.table('thread_messages')}
+     where tenant_id = ? and thread_id = ?${count === undefined ? '' : ' and seq <= ?'} order by seq`,
+    count === undefined ? [tenantId, threadId] : [tenantId, threadId, count],
+  );
+  return rows.map((r) => r.message);
 }
 
 async function loadEvents(

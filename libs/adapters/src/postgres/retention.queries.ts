@@ -9,7 +9,11 @@ import { isoColumn, quoteIdent, type SqlExecutor } from './sql';
  * each), so a removal is one transaction across schemas. Used by `ratchet retention` and `ratchet erase`.
  */
 
-/** A compacted thread's log starts after `version`; `state` is the fold of the events it replaced. */
+/**
+ * A compacted thread's log starts after `version`; `state` is the fold of the events it replaced (for the
+ * orchestrator's threads: the state with the conversation and the run summaries, which a compacted log
+ * can no longer give).
+ */
 export interface ThreadSnapshot<S = unknown> {
   tenantId: string;
   threadId: string;
@@ -209,7 +213,7 @@ export type RemovalCounts = Record<string, number>;
 
 /**
  * Deletes a thread from every schema in the caller's transaction: the orchestrator's log, snapshot,
- * projection and runs; the effect ledger rows keyed `<tenant>:<thread>:…`; the approvals of the thread
+ * projection, conversation messages and runs; the effect ledger rows keyed `<tenant>:<thread>:…`; the approvals of the thread
  * with their decisions and audit rows; and in every schema the outbox rows and failed messages that
  * name the thread, and the inbox rows whose message id is one of the thread's ids (events, causations,
  * request ids, removed outbox rows). Returns the counts per table (zero counts included).
@@ -274,7 +278,7 @@ export async function removeThreadEverywhere(
   }
 
   const byThread = [tenantId, threadId];
-  for (const table of ['thread_events', 'thread_snapshots', 'runs', 'threads']) {
+  for (const table of ['thread_events', 'thread_snapshots', 'thread_messages', 'runs', 'threads']) {
     add(
       'orchestrator',
       table,

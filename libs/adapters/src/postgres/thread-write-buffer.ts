@@ -1,11 +1,17 @@
 import type { ThreadEvent } from '@ratchet/contracts';
-import { ConcurrencyError, type OutboxMessage, type RunRow, type ThreadProjectionRow } from '@ratchet/domain';
+import {
+  ConcurrencyError,
+  type OutboxMessage,
+  type RunRow,
+  type ThreadMessages,
+  type ThreadProjectionRow,
+} from '@ratchet/domain';
 import { enqueueStatement } from './inbox-outbox.sql';
 import { valuesList, type SqlExecutor, type TransactionSql } from './sql';
 
 /**
- * The write side of a thread transaction: events (with the gap guard), the projection, the `runs` rows
- * and the outbox rows of one or several threads, buffered and sent as one statement of data-modifying
+ * The write side of a thread transaction: events (with the gap guard), the projection, the `runs` rows,
+ * the conversation's new messages and the outbox rows of one or several threads, buffered and sent as one statement of data-modifying
  * CTEs (with the transaction's COMMIT when it is the last).
  */
 
@@ -33,6 +39,8 @@ interface Statement {
 export class WriteBuffer<S> {
   private statements: Statement[] = [];
   private appended: Array<{ threadId: string; expectedVersion: number; count: number; cte: string }> = [];
+  /** Threads (`tenant\u0000thread`) with buffered writes. */
+  private touched = new Set<string>();
 
   constructor(
     private readonly sql: TransactionSql,
@@ -52,10 +60,18 @@ export class WriteBuffer<S> {
     const cte = `w${this.statements.length}`;
     this.statements.push(s);
     this.appended.push({ threadId, expectedVersion, count: events.length, cte });
+    this.touched.add(threadKey(tenantId, threadId));
   }
 
-  project(row: ThreadProjectionRow<S>, runs: readonly RunRow[]): void {
+  project(row: ThreadProjectionRow<S>, runs: readonly RunRow[], messages?: ThreadMessages): void {
     this.statements.push(...projectionStatements(this.sql, this.columns, row, runs));
+    if (messages) this.statements.push(...messageStatements(this.sql, row.tenantId, row.threadId, messages));
+    this.touched.add(threadKey(row.tenantId, row.threadId));
+  }
+
+  /** Whether writes to this thread are buffered (a read of its rows must flush them first). */
+  touches(tenantId: string, threadId: string): boolean {
+    return this.touched.has(threadKey(tenantId, threadId));
   }
 
   enqueue(messages: readonly OutboxMessage[]): void {
@@ -75,6 +91,7 @@ export class WriteBuffer<S> {
     const appended = this.appended;
     this.statements = [];
     this.appended = [];
+    this.touched = new Set();
     const ctes = statements.map((s, i) => `w${i} as (${s.cte} returning 1)`).join(',\n');
     // A batch that inserted fewer rows than it has events found a gap: the cast of a non-constant text
     // raises, so the statement (and any COMMIT after it) fails.
@@ -91,9 +108,13 @@ export class WriteBuffer<S> {
       if (commit) await this.sql.queryAndCommit(text, params);
       else await this.sql.query(text, params);
     } catch (error) {
-      // Another writer took one of these versions first (it waited for that writer's commit, then failed).
+      // Another writer took one of these versions (or message numbers) first: it waited for that writer's
+      // commit, then failed.
       const first = appended[0];
-      if (first && isUniqueViolation(error, 'thread_events_pkey')) {
+      if (
+        first &&
+        (isUniqueViolation(error, 'thread_events_pkey') || isUniqueViolation(error, 'thread_messages_pkey'))
+      ) {
         throw new ConcurrencyError(first.threadId, first.expectedVersion, { cause: error });
       }
       const gap = gapIndex(error);
@@ -220,4 +241,33 @@ function projectionStatements<S>(
   return out;
 }
 
-/** Reads the `runs` projection of a thread (oldest request first); for queries, not for deciding. */
+function threadKey(tenantId: string, threadId: string): string {
+  return `${tenantId}\u0000${threadId}`;
+}
+
+/**
+ * The conversation's messages: appended (a number taken already is a unique violation, i.e. a conflict),
+ * or for a whole conversation (a rebuild) upserted, with the rows past its end removed (disjoint keys,
+ * so the two may share a statement).
+ */
+function messageStatements(sql: SqlExecutor, tenantId: string, threadId: string, m: ThreadMessages): Statement[] {
+  const table = sql.table('thread_messages');
+  const out: Statement[] = [];
+  if (m.whole) {
+    out.push({
+      cte: `delete from ${table} where tenant_id = ? and thread_id = ? and seq >= ?`,
+      params: [tenantId, threadId, m.from + m.messages.length],
+    });
+  }
+  if (m.messages.length === 0) return out;
+  const params: unknown[] = [];
+  m.messages.forEach((message, i) => params.push(tenantId, threadId, m.from + i, JSON.stringify(message)));
+  out.push({
+    cte: `insert into ${table} (tenant_id, thread_id, seq, message)
+     values ${valuesList(m.messages.length, '(?, ?, ?::int, ?::jsonb)')}${
+       m.whole ? ' on conflict (tenant_id, thread_id, seq) do update set message = excluded.message' : ''
+     }`,
+    params,
+  });
+  return out;
+}

@@ -1,4 +1,4 @@
-import type { ThreadEvent } from '@ratchet/contracts';
+import type { ChatMessage, ThreadEvent } from '@ratchet/contracts';
 
 /** A message a state change must cause; relayed to JetStream with `Nats-Msg-Id` = `id`. */
 export interface OutboxMessage {
@@ -46,6 +46,18 @@ export interface RunRow {
 }
 
 /**
+ * Messages of a thread's conversation to store (`thread_messages`), numbered from 1 in the order of the
+ * conversation: `messages[0]` is number `from`. A decision appends the messages its events add (a number
+ * taken already is a conflict, like an event version); a rebuild writes the whole conversation (`whole`:
+ * rows are overwritten and rows past its end removed).
+ */
+export interface ThreadMessages {
+  from: number;
+  messages: readonly ChatMessage[];
+  whole?: boolean | undefined;
+}
+
+/**
  * Everything one handler does for one message, inside one database transaction: claim the message in
  * the inbox, read the thread, append the events it caused, save the projections, enqueue the messages
  * it caused. Either all of it commits or none of it does.
@@ -62,7 +74,15 @@ export interface ThreadTx<S> {
    * Throws ConcurrencyError when another writer appended first.
    */
   appendEvents(tenantId: string, threadId: string, expectedVersion: number, events: ThreadEvent[]): Promise<void>;
-  saveProjection(row: ThreadProjectionRow<S>, runs: RunRow[]): Promise<void>;
+  /** Writes the projection: the state row, the `runs` rows and the conversation's new messages. */
+  saveProjection(row: ThreadProjectionRow<S>, runs: RunRow[], messages?: ThreadMessages): Promise<void>;
+  /**
+   * Messages 1..`count` of the thread's conversation, oldest first. Throws when fewer are stored (the
+   * messages projection is behind the log: rebuild it).
+   */
+  loadMessages(tenantId: string, threadId: string, count: number): Promise<ChatMessage[]>;
+  /** Whether a run of the thread has this request id (the `runs` rows keep every run ever accepted). */
+  hasRequest(tenantId: string, threadId: string, requestId: string): Promise<boolean>;
   enqueue(messages: OutboxMessage[]): Promise<void>;
 }
 
@@ -72,6 +92,8 @@ export interface ThreadStore<S> {
   /** Read-only: every event of a thread from `afterVersion` on. */
   readEvents(tenantId: string, threadId: string, afterVersion?: number): Promise<ThreadEvent[]>;
   readProjection(tenantId: string, threadId: string): Promise<ThreadProjectionRow<S> | undefined>;
+  /** Read-only: every stored message of a thread's conversation, oldest first. */
+  readMessages(tenantId: string, threadId: string): Promise<ChatMessage[]>;
 }
 
 /** What a handler calls right after its commit: publish these rows now; the sweeper covers what it misses. */

@@ -36,6 +36,12 @@ export interface RequestRun extends CommandBase {
   concurrency: ConcurrencyPolicy;
   replyTo?: string | undefined;
   metadata: Record<string, string>;
+  /**
+   * A fact the edge supplies (from the `runs` projection, which keeps every run the thread ever
+   * accepted): a run of this thread already has this request id. The state holds only the runs still
+   * going, so a request retried after its run ended is recognised by this fact alone.
+   */
+  knownRequest?: boolean | undefined;
 }
 
 export type ModelOutcome =

@@ -61,7 +61,13 @@ export function decide(state: ThreadState, command: ThreadCommand): Decision {
 }
 
 function requestRun(d: DecisionBuilder, c: RequestRun): void {
-  if (Object.values(d.state.runs).some((r) => r.requestId === c.requestId)) return; // same request, same run
+  // Same request, same run: one the thread accepted before (a fact from the edge), or one still going.
+  if (
+    c.knownRequest ||
+    d.state.active?.requestId === c.requestId ||
+    d.state.queue.some((t) => t.requestId === c.requestId)
+  )
+    return;
   const busy = d.state.active !== null || d.state.queue.length > 0;
   if (busy && c.concurrency === 'reject') {
     const error: Failure = {

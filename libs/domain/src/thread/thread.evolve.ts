@@ -1,9 +1,74 @@
 import type { ChatMessage, ThreadEvent } from '@ratchet/contracts';
 import { canonicalJson } from './canonical-json';
-import type { ActiveRun, PendingCall, RunSummary, ThreadState } from './thread.state';
+import type { ActiveRun, PendingCall, ThreadState } from './thread.state';
 
 /** Folds one event into the state. Pure and total: an event that does not apply leaves state as it is. */
 export function evolve(state: ThreadState, event: ThreadEvent): ThreadState {
+  return withMessages(transition(state, event), messagesAdded(state, event));
+}
+
+export function foldEvents(state: ThreadState, events: readonly ThreadEvent[]): ThreadState {
+  return events.reduce(evolve, state);
+}
+
+/**
+ * The chat messages `event` adds to the thread's conversation, given the state before it: a run's input
+ * when it starts, the model's answer, each tool result, and a completed run's output unless the model's
+ * last message already said it. The conversation itself is not part of the state (it grows with the
+ * thread): `foldRecord` collects it, and the orchestrator stores it in `thread_messages`.
+ */
+export function messagesAdded(state: ThreadState, event: ThreadEvent): ChatMessage[] {
+  switch (event.type) {
+    case 'run.started':
+      return state.queue.find((t) => t.runId === event.runId)?.input ?? [];
+    case 'model.responded':
+      return [{ role: 'assistant', content: event.data.content, toolCalls: event.data.toolCalls }];
+    case 'tool.completed':
+    case 'tool.failed': {
+      const call = state.active?.calls.find((c) => c.callId === event.data.callId);
+      if (!call) return [];
+      return event.type === 'tool.completed'
+        ? [
+            {
+              role: 'tool',
+              toolCallId: call.callId,
+              name: call.tool,
+              content: canonicalJson(event.data.result),
+              isError: false,
+            },
+          ]
+        : [
+            {
+              role: 'tool',
+              toolCallId: call.callId,
+              name: call.tool,
+              content: canonicalJson({ error: event.data.error.code, message: event.data.error.message }),
+              isError: true,
+            },
+          ];
+    }
+    case 'run.completed': {
+      const output = event.data.output;
+      if (state.active?.runId !== (event.runId ?? '') || output === undefined) return [];
+      return state.lastAssistant?.content === output ? [] : [{ role: 'assistant', content: output, toolCalls: [] }];
+    }
+    default:
+      return [];
+  }
+}
+
+/** The two facts the state keeps of the conversation: its length and its last assistant message. */
+function withMessages(state: ThreadState, added: readonly ChatMessage[]): ThreadState {
+  const last = added[added.length - 1];
+  if (!last) return state;
+  return {
+    ...state,
+    messages: state.messages + added.length,
+    lastAssistant: last.role === 'assistant' ? { content: last.content } : null,
+  };
+}
+
+function transition(state: ThreadState, event: ThreadEvent): ThreadState {
   switch (event.type) {
     case 'thread.created':
       return { ...state, tenantId: event.tenantId, threadId: event.threadId, createdAt: event.at };
@@ -11,17 +76,6 @@ export function evolve(state: ThreadState, event: ThreadEvent): ThreadState {
     case 'run.requested': {
       const runId = event.runId ?? '';
       const d = event.data;
-      const summary: RunSummary = {
-        runId,
-        requestId: d.requestId,
-        agent: d.agent,
-        agentVersion: d.agentVersion,
-        principalId: d.principal.id,
-        status: 'queued',
-        steps: 0,
-        startedAt: null,
-        endedAt: null,
-      };
       return {
         ...state,
         queue: [
@@ -39,7 +93,6 @@ export function evolve(state: ThreadState, event: ThreadEvent): ThreadState {
             ...(event.trace ? { trace: event.trace } : {}),
           },
         ],
-        runs: { ...state.runs, [runId]: summary },
       };
     }
 
@@ -83,14 +136,10 @@ export function evolve(state: ThreadState, event: ThreadEvent): ThreadState {
         phase: 'model',
         modelCall: null,
         calls: [],
+        startedAt: event.at,
+        answered: 0,
       };
-      return {
-        ...state,
-        active,
-        queue: state.queue.filter((t) => t.runId !== event.runId),
-        transcript: [...state.transcript, ...ticket.input],
-        runs: patchRun(state.runs, ticket.runId, { status: 'running', startedAt: event.at }),
-      };
+      return { ...state, active, queue: state.queue.filter((t) => t.runId !== event.runId) };
     }
 
     case 'model.requested':
@@ -103,16 +152,14 @@ export function evolve(state: ThreadState, event: ThreadEvent): ThreadState {
         calls: event.data.step === run.step ? run.calls : [],
       }));
 
-    case 'model.responded': {
-      const next = withActive(state, event.runId, (run) => ({ ...run, phase: 'tools', modelCall: null, calls: [] }));
-      const message: ChatMessage = { role: 'assistant', content: event.data.content, toolCalls: event.data.toolCalls };
-      const runId = event.runId ?? '';
-      return {
-        ...next,
-        transcript: [...next.transcript, message],
-        runs: patchRun(next.runs, runId, { steps: event.data.step }),
-      };
-    }
+    case 'model.responded':
+      return withActive(state, event.runId, (run) => ({
+        ...run,
+        phase: 'tools',
+        modelCall: null,
+        calls: [],
+        answered: event.data.step,
+      }));
 
     case 'tool.requested':
       return withActive(state, event.runId, (run) => ({
@@ -133,42 +180,16 @@ export function evolve(state: ThreadState, event: ThreadEvent): ThreadState {
       return withActive(state, event.runId, (run) => setCall(run, event.data.callId, 'uncertain'));
 
     case 'tool.completed':
-    case 'tool.failed': {
-      const call = state.active?.calls.find((c) => c.callId === event.data.callId);
-      if (!call) return state;
-      const next = withActive(state, event.runId, (run) =>
+    case 'tool.failed':
+      return withActive(state, event.runId, (run) =>
         setCall(run, event.data.callId, event.type === 'tool.completed' ? 'completed' : 'failed'),
       );
-      const message: ChatMessage =
-        event.type === 'tool.completed'
-          ? {
-              role: 'tool',
-              toolCallId: call.callId,
-              name: call.tool,
-              content: canonicalJson(event.data.result),
-              isError: false,
-            }
-          : {
-              role: 'tool',
-              toolCallId: call.callId,
-              name: call.tool,
-              content: canonicalJson({ error: event.data.error.code, message: event.data.error.message }),
-              isError: true,
-            };
-      return { ...next, transcript: [...next.transcript, message] };
-    }
 
     case 'run.completed':
-      return endRun(state, event.runId, 'completed', event.at, event.data.output);
     case 'run.failed':
-      return endRun(state, event.runId, 'failed', event.at);
     case 'run.cancelled':
-      return endRun(state, event.runId, 'cancelled', event.at);
+      return endRun(state, event.runId);
   }
-}
-
-export function foldEvents(state: ThreadState, events: readonly ThreadEvent[]): ThreadState {
-  return events.reduce(evolve, state);
 }
 
 function withActive(state: ThreadState, runId: string | undefined, f: (run: ActiveRun) => ActiveRun): ThreadState {
@@ -180,36 +201,9 @@ function setCall(run: ActiveRun, callId: string, status: PendingCall['status']):
   return { ...run, calls: run.calls.map((c) => (c.callId === callId ? { ...c, status } : c)) };
 }
 
-function patchRun(
-  runs: Record<string, RunSummary>,
-  runId: string,
-  patch: Partial<RunSummary>,
-): Record<string, RunSummary> {
-  const run = runs[runId];
-  return run ? { ...runs, [runId]: { ...run, ...patch } } : runs;
-}
-
-function endRun(
-  state: ThreadState,
-  runId: string | undefined,
-  status: 'completed' | 'failed' | 'cancelled',
-  at: string,
-  output?: string,
-): ThreadState {
+/** A run cancelled before it started leaves the queue; an active one leaves `active`. */
+function endRun(state: ThreadState, runId: string | undefined): ThreadState {
   const id = runId ?? '';
-  const runs = patchRun(state.runs, id, { status, endedAt: at });
-  // A run cancelled before it started leaves the queue; an active one leaves `active`.
-  if (state.active?.runId === id) {
-    const transcript =
-      status === 'completed' && output !== undefined && lastAssistantContent(state.transcript) !== output
-        ? [...state.transcript, { role: 'assistant' as const, content: output, toolCalls: [] }]
-        : state.transcript;
-    return { ...state, active: null, runs, transcript };
-  }
-  return { ...state, queue: state.queue.filter((t) => t.runId !== id), runs };
-}
-
-function lastAssistantContent(transcript: ChatMessage[]): string | null | undefined {
-  const last = transcript[transcript.length - 1];
-  return last?.role === 'assistant' ? last.content : undefined;
+  if (state.active?.runId === id) return { ...state, active: null };
+  return { ...state, queue: state.queue.filter((t) => t.runId !== id) };
 }

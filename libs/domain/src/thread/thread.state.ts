@@ -37,6 +37,10 @@ export interface ActiveRun extends RunTicket {
   modelCall: { commandId: string; attempt: number; delivery?: number | undefined } | null;
   /** The calls of the current super-step, in the order the model asked for them. */
   calls: PendingCall[];
+  /** When the run started (its `run.started`), for its `runs` row. */
+  startedAt: string;
+  /** The last step the model answered (0 before its first answer), for its `runs` row. */
+  answered: number;
 }
 
 export interface RunSummary {
@@ -51,20 +55,27 @@ export interface RunSummary {
   endedAt: string | null;
 }
 
-/** The fold of a thread's log: everything the decider needs, and nothing that is not in the log. */
+/**
+ * The fold of a thread's log: everything the decider needs, and nothing that is not in the log. Bounded:
+ * its size does not grow with the thread's history (the runs still going, the current step's calls, two
+ * small facts about the conversation). What does grow — the conversation itself and a summary of every
+ * run ever — is folded by `foldRecord` into its own projections (`thread_messages`, `runs`), which a
+ * decision never loads (ADR 0007).
+ */
 export interface ThreadState {
   tenantId: string | null;
   threadId: string | null;
   createdAt: string | null;
   active: ActiveRun | null;
   queue: RunTicket[];
-  /** The conversation across runs: what the next model call sees. */
-  transcript: ChatMessage[];
-  runs: Record<string, RunSummary>;
+  /** How many messages the conversation across runs has: the next one is number `messages + 1`. */
+  messages: number;
+  /** The conversation's last message when it is the assistant's (its content), else null. */
+  lastAssistant: { content: string | null } | null;
 }
 
 export function initialThreadState(): ThreadState {
-  return { tenantId: null, threadId: null, createdAt: null, active: null, queue: [], transcript: [], runs: {} };
+  return { tenantId: null, threadId: null, createdAt: null, active: null, queue: [], messages: 0, lastAssistant: null };
 }
 
 export type ThreadStatus = 'new' | 'idle' | 'running';

@@ -184,6 +184,54 @@ export function threadStoreContract(name: string, make: () => Promise<ThreadStor
       expect(await store.readProjection(ref.tenantId, ref.threadId)).toEqual({ ...ref, version: 3, state: state(3) });
     });
 
+    it('appends the conversation with the events, loads its first n messages, and rewrites it whole', async () => {
+      const ref = newThreadRef();
+      const m = (content: string) => ({ role: 'user' as const, content });
+      await store.transaction(async (tx) => {
+        await tx.appendEvents(ref.tenantId, ref.threadId, 0, makeEvents(ref, 1, 2));
+        await tx.saveProjection({ ...ref, version: 2, state: state(2) }, [], { from: 1, messages: [m('a'), m('b')] });
+      });
+      await store.transaction(async (tx) => {
+        expect(await tx.loadMessages(ref.tenantId, ref.threadId, 2)).toEqual([m('a'), m('b')]);
+        expect(await tx.loadMessages(ref.tenantId, ref.threadId, 1)).toEqual([m('a')]);
+        expect(await tx.loadMessages(ref.tenantId, ref.threadId, 0)).toEqual([]);
+        // More than is stored: the projection is behind the log, which must not reach a model.
+        await expect(tx.loadMessages(ref.tenantId, ref.threadId, 3)).rejects.toThrow(/3 messages expected/);
+      });
+      await store.transaction(async (tx) => {
+        await tx.appendEvents(ref.tenantId, ref.threadId, 2, makeEvents(ref, 3, 1));
+        await tx.saveProjection({ ...ref, version: 3, state: state(3) }, [], { from: 3, messages: [m('c')] });
+      });
+      expect(await store.readMessages(ref.tenantId, ref.threadId)).toEqual([m('a'), m('b'), m('c')]);
+      // A message number taken already is a conflict, like an event version; nothing of it is stored.
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.appendEvents(ref.tenantId, ref.threadId, 3, makeEvents(ref, 4, 1));
+          await tx.saveProjection({ ...ref, version: 4, state: state(4) }, [], { from: 3, messages: [m('x')] });
+        }),
+      ).rejects.toBeInstanceOf(ConcurrencyError);
+      expect(await store.readEvents(ref.tenantId, ref.threadId)).toHaveLength(3);
+      // A rebuild writes the whole conversation: rows overwritten, rows past its end removed.
+      await store.transaction((tx) =>
+        tx.saveProjection({ ...ref, version: 3, state: state(3) }, [], { from: 1, messages: [m('A')], whole: true }),
+      );
+      expect(await store.readMessages(ref.tenantId, ref.threadId)).toEqual([m('A')]);
+      expect(await store.readMessages(ref.tenantId, 'other-thread')).toEqual([]);
+    });
+
+    it('says whether a run of the thread has a request id, from the runs rows', async () => {
+      const ref = newThreadRef();
+      await store.transaction(async (tx) => {
+        await tx.appendEvents(ref.tenantId, ref.threadId, 0, makeEvents(ref, 1, 2));
+        await tx.saveProjection({ ...ref, version: 2, state: state(2) }, [run(ref, { runId: `run-${ref.threadId}` })]);
+      });
+      const known = (threadId: string, requestId: string) =>
+        store.transaction((tx) => tx.hasRequest(ref.tenantId, threadId, requestId));
+      expect(await known(ref.threadId, 'req-1')).toBe(true);
+      expect(await known(ref.threadId, 'req-2')).toBe(false);
+      expect(await known('other-thread', 'req-1')).toBe(false);
+    });
+
     it('claims an inbox message once, for ever, per consumer', async () => {
       const messageId = `m-${newThreadRef().threadId}`;
       expect(await store.transaction((tx) => tx.claimInbox('consumer-a', messageId))).toBe(true);
