@@ -100,6 +100,25 @@ export class TestStack {
     throw new Error(`timed out; the log has ${events.map((e) => e.type).join(', ') || 'no events'}\n${logs}`);
   }
 
+  /**
+   * Waits until the orchestrator has no unsent outbox row (the previous test's messages all published
+   * and marked), so a process killed next leaves nothing for the next one's sweeper to re-send: a test
+   * that counts failpoint hits must not count another test's leftovers.
+   */
+  async outboxSettled(timeoutMs = 10_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    const unsent = async () =>
+      (
+        await this.orchestratorDb.sql.query<{ n: number }>(
+          `select count(*)::int as n from ${this.orchestratorDb.sql.table('outbox')} where sent_at is null`,
+        )
+      )[0]?.n ?? 0;
+    while ((await unsent()) > 0) {
+      if (Date.now() > deadline) throw new Error(`the orchestrator outbox still has unsent rows after ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
   async stop(): Promise<void> {
     await Promise.all([...this.services.values()].map((s) => s.kill('SIGKILL')));
     const jsm = await this.nc.jetstreamManager();

@@ -241,7 +241,8 @@ export class ThreadCommandHandler {
       return;
     }
     for (const d of decided) afterCommit(d);
-    await this.relay.publishCommitted(decided.flatMap((d) => d.outbox));
+    // Not awaited: see handleAlone.
+    void this.relay.publishCommitted(decided.flatMap((d) => d.outbox));
     decided.forEach((d, i) => batch[i]!.resolve({ status: d.status, events: d.events }));
   }
 
@@ -265,7 +266,10 @@ export class ThreadCommandHandler {
         afterCommit(result);
         if (result.outbox.length > 0) {
           // Publishing right after commit keeps latency low; if this process dies first, the sweeper does it.
-          await this.relay.publishCommitted(result.outbox);
+          // Not awaited: the message that caused them is acked, and the thread's next message decided, as
+          // soon as the commit is done, without waiting for the bus to acknowledge the publishes. They are
+          // issued now, in commit order, on one connection; the relay tracks them (a graceful stop waits).
+          void this.relay.publishCommitted(result.outbox);
         }
         return { status: result.status, events: result.events };
       } catch (error) {
