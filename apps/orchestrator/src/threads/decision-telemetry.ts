@@ -1,3 +1,4 @@
+import type { CachedThread } from './thread-cache';
 import type { ThreadEvent } from '@ratchet/contracts';
 import type { OutboxMessage, ThreadCommand, ThreadState } from '@ratchet/domain';
 import type { Counter, Histogram, Link, Span } from '@opentelemetry/api';
@@ -13,6 +14,8 @@ export interface Decided {
   before?: ThreadState;
   /** Links of the `thread.append` span to the attempts this decision replaces (retries, resumes). */
   links?: Link[];
+  /** What to remember of the thread once this decision is committed. */
+  cache?: { tenantId: string; threadId: string; entry: CachedThread };
 }
 
 const RUN_OUTCOMES = new Set(['run.started', 'run.completed', 'run.failed', 'run.cancelled', 'run.rejected']);

@@ -4,7 +4,9 @@ import {
   modelCommandId,
   PoisonMessageError,
   threadColumns,
+  type CancelRun,
   type RecordModelResult,
+  type RecordToolResult,
   type CommittedPublisher,
   type OutboxMessage,
   type RequestRun,
@@ -306,5 +308,121 @@ describe('ThreadCommandHandler over a bounded projection (real Postgres)', () =>
     expect(stored?.state).not.toHaveProperty('transcript');
     expect(stored?.state).not.toHaveProperty('runs');
     expect(await store.readMessages(r.tenantId, r.threadId)).toEqual(calls[1]!.messages);
+  });
+});
+
+describe('ThreadCommandHandler on the threads it committed last (real Postgres)', () => {
+  const answer = (tenantId: string, threadId: string, runId: string): RecordModelResult => ({
+    type: 'RecordModelResult',
+    tenantId,
+    threadId,
+    at: new Date().toISOString(),
+    runId,
+    step: 1,
+    commandId: modelCommandId(runId, 1, 1),
+    outcome: {
+      status: 'ok',
+      content: 'done',
+      toolCalls: [],
+      usage: { inputTokens: 1, outputTokens: 1 },
+      model: 'scripted',
+    },
+  });
+  const cancel = (tenantId: string, threadId: string, runId: string): CancelRun => ({
+    type: 'CancelRun',
+    tenantId,
+    threadId,
+    at: new Date().toISOString(),
+    runId,
+    reason: 'test',
+    by: 'alice',
+  });
+  const versions = async (tenantId: string, threadId: string) =>
+    (
+      await db.sql.query<{ version: number }>(
+        `select version from ${db.sql.table('thread_events')} where tenant_id = ? and thread_id = ? order by version`,
+        [tenantId, threadId],
+      )
+    ).map((r) => r.version);
+
+  for (const maxBatch of [1, 16]) {
+    it(`decides the next message without reading the thread; a repeated message is still a duplicate (maxBatch ${maxBatch})`, async () => {
+      const store = new CountingStore(db, threadColumns);
+      const handler = new ThreadCommandHandler(store, new CheckingPublisher(), subjects('t'), undefined, undefined, {
+        maxBatch,
+      });
+      const r = newThreadRef();
+      const run = `run-${r.threadId}`;
+      await handler.handle('c', `m1-${run}`, request(r.tenantId, r.threadId, run), meta(run));
+      expect((await handler.handle('c', `m2-${run}`, answer(r.tenantId, r.threadId, run), meta(run))).status).toBe(
+        'applied',
+      );
+      // Only the request read the thread (its claim-and-load); the answer was decided on the cached state.
+      expect(store.claimed).toEqual([[`m1-${run}`]]);
+      expect((await eventTypes(r.tenantId, r.threadId)).at(-1)).toBe('run.completed');
+      // The same message again: its claim fails with the write, the thread is read, and it is a duplicate.
+      expect((await handler.handle('c', `m2-${run}`, answer(r.tenantId, r.threadId, run), meta(run))).status).toBe(
+        'duplicate',
+      );
+      expect(store.claimed.at(-1)).toEqual([`m2-${run}`]);
+    });
+  }
+
+  it('never drops a message its stale state would ignore: the thread moved on elsewhere, it is read again', async () => {
+    const a = new ThreadCommandHandler(new CountingStore(db, threadColumns), new CheckingPublisher(), subjects('t'));
+    const b = new ThreadCommandHandler(new CountingStore(db, threadColumns), new CheckingPublisher(), subjects('t'));
+    const r = newThreadRef();
+    const run = `run-${r.threadId}`;
+    await a.handle('c', `m1-${run}`, request(r.tenantId, r.threadId, run), meta(run));
+    // B (another process) records the model's answer: one tool call. A still has the run waiting for its model.
+    const calls = { ...answer(r.tenantId, r.threadId, run) };
+    calls.outcome = {
+      status: 'ok',
+      content: null,
+      toolCalls: [{ id: 'call_1', name: 'demo.weather', args: { city: 'Oslo' } }],
+      usage: { inputTokens: 1, outputTokens: 1 },
+      model: 'scripted',
+    };
+    await b.handle('c', `m2-${run}`, calls, meta(run));
+    // The call's result reaches A. On A's cached state it is a result for a call never asked for (nothing to
+    // write, only the claim): the version guard fails that commit and A decides it from the database.
+    const result: RecordToolResult = {
+      type: 'RecordToolResult',
+      tenantId: r.tenantId,
+      threadId: r.threadId,
+      at: new Date().toISOString(),
+      runId: run,
+      step: 1,
+      callId: 'call_1',
+      outcome: { status: 'completed', result: { forecast: 'sunny' } },
+    };
+    expect((await a.handle('c', `m3-${run}`, result, meta(run))).status).toBe('applied');
+    const types = await eventTypes(r.tenantId, r.threadId);
+    expect(types.slice(-2)).toEqual(['tool.completed', 'model.requested']);
+    const vs = await versions(r.tenantId, r.threadId);
+    expect(vs).toEqual(vs.map((_, i) => i + 1));
+  });
+
+  it('decides again from the database when another process moved the thread since (no stale decision)', async () => {
+    const a = new ThreadCommandHandler(new CountingStore(db, threadColumns), new CheckingPublisher(), subjects('t'));
+    const b = new ThreadCommandHandler(new CountingStore(db, threadColumns), new CheckingPublisher(), subjects('t'));
+    const r = newThreadRef();
+    const run = `run-${r.threadId}`;
+    // A starts the run and keeps the thread cached with the run waiting for its model.
+    await a.handle('c', `m1-${run}`, request(r.tenantId, r.threadId, run), meta(run));
+    // B (another process) completes it.
+    await b.handle('c', `m2-${run}`, answer(r.tenantId, r.threadId, run), meta(run));
+    const before = await eventTypes(r.tenantId, r.threadId);
+    expect(before.at(-1)).toBe('run.completed');
+    // On A's stale state the run is still active and a cancel would end it; from the database it is over.
+    const outcome = await a.handle('c', `m3-${run}`, cancel(r.tenantId, r.threadId, run), meta(run));
+    expect(outcome.status).toBe('no-op');
+    expect(await eventTypes(r.tenantId, r.threadId)).toEqual(before);
+    // A moved on too: its next decision on the thread continues the log without a gap.
+    const next = `run2-${r.threadId}`;
+    await a.handle('c', `m4-${next}`, request(r.tenantId, r.threadId, next), meta(next));
+    const vs = await versions(r.tenantId, r.threadId);
+    expect(vs).toEqual(vs.map((_, i) => i + 1));
+    expect((await eventTypes(r.tenantId, r.threadId)).at(-1)).toBe('model.requested');
   });
 });

@@ -20,6 +20,7 @@ import { activeSpanRecording, currentTraceContext, failpoint, inSpan, newTraceCo
 import { feedMessages, outgoingMessages, type AgentToolConfigLookup } from './outbox-messages';
 import { replacedAttemptLinks } from './replaced-attempts';
 import { afterCommit, appendAttributes, describeSpan, type Decided } from './decision-telemetry';
+import { ThreadCache, type CachedThread } from './thread-cache';
 
 export { threadColumns } from '@ratchet/domain';
 
@@ -37,6 +38,8 @@ type Loaded = {
   newer: ThreadEvent[];
   /** For a run request: whether a run of the thread already has its request id. */
   knownRequest?: boolean;
+  /** Decided on what this process last committed, without reading the thread (see ThreadCache). */
+  cached?: CachedThread;
 };
 type ClaimItem = { consumer: string; messageId: string; tenantId: string; threadId: string; requestId?: string };
 
@@ -50,6 +53,8 @@ function claimItem(consumer: string, messageId: string, command: ThreadCommand):
 /** A store transaction that can claim messages and load their threads in one round trip (Postgres can). */
 type ClaimingTx = ThreadTx<ThreadState> & {
   claimAndLoadMany?: (items: readonly ClaimItem[]) => Promise<Loaded[]>;
+  /** Claims with the writes, failing the commit if the thread moved past `version` (Postgres can). */
+  claimOnWrite?: (consumer: string, messageId: string, tenantId: string, threadId: string, version: number) => void;
 };
 
 /** Claim, projection and newer events per message: one statement where the store offers it, else three calls each. */
@@ -105,7 +110,12 @@ export interface GroupCommitOptions {
   maxBatch?: number;
   /** Group transactions running at once. Default 4. */
   concurrency?: number;
+  /** Threads whose last committed state this process keeps, to decide their next message without reading them. Default 1024; 0 turns it off. */
+  cachedThreads?: number;
 }
+
+/** Conversations longer than this are not kept with a cached thread (a model call reads them). */
+const CACHED_MESSAGES_MAX = 256;
 
 /**
  * The orchestrator's one way to change a thread: claim the message in the inbox, load the projection
@@ -128,6 +138,7 @@ export class ThreadCommandHandler {
   private scheduled = false;
   private readonly maxBatch: number;
   private readonly concurrency: number;
+  private readonly cache: ThreadCache;
 
   constructor(
     private readonly store: ThreadStore<ThreadState>,
@@ -143,6 +154,7 @@ export class ThreadCommandHandler {
   ) {
     this.maxBatch = Math.max(1, group.maxBatch ?? 32);
     this.concurrency = Math.max(1, group.concurrency ?? 4);
+    this.cache = new ThreadCache(Math.max(0, group.cachedThreads ?? 1024), CACHED_MESSAGES_MAX);
   }
 
   handle(consumer: string, messageId: string, command: ThreadCommand, meta: HandleMeta): Promise<HandleOutcome> {
@@ -215,7 +227,7 @@ export class ThreadCommandHandler {
     let decided: Decided[];
     try {
       decided = await this.store.transaction(async (tx) => {
-        const loaded = await claimAndLoad(
+        const loaded = await this.claimAndLoadCached(
           tx,
           batch.map((p) => claimItem(p.consumer, p.messageId, p.command)),
         );
@@ -234,12 +246,14 @@ export class ThreadCommandHandler {
       });
     } catch {
       // Nothing of the group was committed: each message on its own, with its own conflict retries and
-      // its own error (a poison message fails alone).
+      // its own error (a poison message fails alone), from what the database holds.
+      for (const p of batch) this.cache.delete(p.command.tenantId, p.command.threadId);
       await Promise.all(
         batch.map((p) => this.handleAlone(p.consumer, p.messageId, p.command, p.meta).then(p.resolve, p.reject)),
       );
       return;
     }
+    for (const d of decided) this.remember(d);
     for (const d of decided) afterCommit(d);
     // Not awaited: see handleAlone.
     void this.relay.publishCommitted(decided.flatMap((d) => d.outbox));
@@ -254,15 +268,18 @@ export class ThreadCommandHandler {
     meta: HandleMeta,
   ): Promise<HandleOutcome> {
     for (let attempt = 1; ; attempt++) {
+      let usedCache = false;
       try {
         const result = await inSpan(SPAN.append, appendAttributes(consumer, command), async (span) => {
           const committed = await this.store.transaction(async (tx) => {
-            const [loaded] = await claimAndLoad(tx, [claimItem(consumer, messageId, command)]);
+            const [loaded] = await this.claimAndLoadCached(tx, [claimItem(consumer, messageId, command)]);
+            usedCache = loaded?.cached !== undefined;
             return this.decideInTx(tx, messageId, command, meta, loaded!);
           });
           describeSpan(span, committed);
           return committed;
         });
+        this.remember(result);
         afterCommit(result);
         if (result.outbox.length > 0) {
           // Publishing right after commit keeps latency low; if this process dies first, the sweeper does it.
@@ -273,10 +290,46 @@ export class ThreadCommandHandler {
         }
         return { status: result.status, events: result.events };
       } catch (error) {
+        this.cache.delete(command.tenantId, command.threadId);
+        // Decided on a cached state that was no longer current (or the message was claimed before): decide
+        // again from the database, whatever the error was; that attempt does not count as a conflict.
+        if (usedCache) {
+          attempt--;
+          continue;
+        }
         if (error instanceof ConcurrencyError && attempt < MAX_CONFLICT_RETRIES) continue;
         throw error;
       }
     }
+  }
+
+  /**
+   * Claim-and-load, except for threads this process committed last and still has in its cache: those
+   * are not read; their claim travels with the writes, guarded by the cached version. A run request is
+   * always read (its request id is looked up in the same statement).
+   */
+  private async claimAndLoadCached(tx: ClaimingTx, items: readonly ClaimItem[]): Promise<Loaded[]> {
+    const out: (Loaded | undefined)[] = items.map((item) => {
+      if (!tx.claimOnWrite || item.requestId !== undefined) return undefined;
+      const cached = this.cache.get(item.tenantId, item.threadId);
+      if (!cached) return undefined;
+      tx.claimOnWrite(item.consumer, item.messageId, item.tenantId, item.threadId, cached.version);
+      return {
+        claimed: true,
+        projection: { tenantId: item.tenantId, threadId: item.threadId, version: cached.version, state: cached.state },
+        newer: [],
+        cached,
+      };
+    });
+    const rest = items.filter((_, i) => out[i] === undefined);
+    const loaded = rest.length > 0 ? await claimAndLoad(tx, rest) : [];
+    let next = 0;
+    return out.map((l) => l ?? loaded[next++]!);
+  }
+
+  /** After a commit: the thread's state as committed, for its next message. */
+  private remember(d: Decided): void {
+    if (d.cache) this.cache.set(d.cache.tenantId, d.cache.threadId, d.cache.entry);
   }
 
   /** Decides one message on its loaded thread and buffers the writes in `tx` (committed by the caller). */
@@ -334,9 +387,10 @@ export class ThreadCommandHandler {
     const newVersion = version + events.length;
     // Only a model call needs the conversation: the stored messages (read before this thread's writes are
     // buffered, so the read costs no flush) and the ones this decision adds.
+    const known = loaded.cached?.transcript;
     const transcript = decision.outgoing.some((o) => o.kind === 'model.call')
-      ? [...(await tx.loadMessages(tenantId, threadId, state.messages)), ...delta.transcript]
-      : undefined;
+      ? [...(known ?? (await tx.loadMessages(tenantId, threadId, state.messages))), ...delta.transcript]
+      : known && [...known, ...delta.transcript];
     if (events.length > 0) {
       await tx.appendEvents(tenantId, threadId, version, events);
       await tx.saveProjection(
@@ -372,7 +426,14 @@ export class ThreadCommandHandler {
       : [];
     failpoint('orchestrator.before-commit');
     failpoint(`orchestrator.before-commit.${command.type}`);
-    return { status: 'applied', events, outbox, before: state, links };
+    return {
+      status: 'applied',
+      events,
+      outbox,
+      before: state,
+      links,
+      cache: { tenantId, threadId, entry: { version: newVersion, state: after, transcript } },
+    };
   }
 }
 

@@ -79,6 +79,8 @@ export class PgThreadStore<S> implements ThreadStore<S> {
     return {
       claimInbox: (consumer, messageId) => read(() => claimInbox(sql, consumer, messageId)),
       claimAndLoadMany: (items) => read(() => claimAndLoadMany<S>(sql, items)),
+      claimOnWrite: (consumer, messageId, tenantId, threadId, version) =>
+        writes.claimOnWrite(consumer, messageId, tenantId, threadId, version),
       loadProjection: (tenantId, threadId) => read(() => loadProjection<S>(sql, tenantId, threadId)),
       loadEvents: (tenantId, threadId, afterVersion) => read(() => loadEvents(sql, tenantId, threadId, afterVersion)),
       appendEvents: async (tenantId, threadId, expectedVersion, events) =>
@@ -125,6 +127,12 @@ export interface ClaimedThread<S> {
 export interface PgThreadTx<S> extends ThreadTx<S> {
   /** Claim, projection and newer events for messages of different threads in one statement, in input order. */
   claimAndLoadMany(items: readonly ClaimItem[]): Promise<ClaimedThread<S>[]>;
+  /**
+   * Claims a message with the transaction's writes, for a decision on a state the caller already had at
+   * `version`: the commit fails (ConcurrencyError when the thread moved on; a unique violation when the
+   * message was claimed before) instead of reading the thread first. See WriteBuffer.claimOnWrite.
+   */
+  claimOnWrite(consumer: string, messageId: string, tenantId: string, threadId: string, version: number): void;
 }
 
 export interface ClaimItem {

@@ -39,6 +39,8 @@ interface Statement {
 export class WriteBuffer<S> {
   private statements: Statement[] = [];
   private appended: Array<{ threadId: string; expectedVersion: number; count: number; cte: string }> = [];
+  /** Threads whose projection must still be at this version when the statement runs (a claim on a cached state). */
+  private guards: Array<{ tenantId: string; threadId: string; version: number }> = [];
   /** Threads (`tenant\u0000thread`) with buffered writes. */
   private touched = new Set<string>();
 
@@ -69,6 +71,21 @@ export class WriteBuffer<S> {
     this.touched.add(threadKey(row.tenantId, row.threadId));
   }
 
+  /**
+   * Claims an inbox message together with the writes, for a decision made on a state the caller already
+   * had (it did not read the thread in this transaction): the statement fails — nothing is committed —
+   * if the message was claimed before (a unique violation) or the thread's projection is no longer at
+   * `version` (another writer moved it). The caller then decides again from the database.
+   */
+  claimOnWrite(consumer: string, messageId: string, tenantId: string, threadId: string, version: number): void {
+    this.statements.push({
+      cte: `insert into ${this.sql.table('inbox')} (consumer, message_id) values (?, ?)`,
+      params: [consumer, messageId],
+    });
+    this.guards.push({ tenantId, threadId, version });
+    this.touched.add(threadKey(tenantId, threadId));
+  }
+
   /** Whether writes to this thread are buffered (a read of its rows must flush them first). */
   touches(tenantId: string, threadId: string): boolean {
     return this.touched.has(threadKey(tenantId, threadId));
@@ -89,8 +106,10 @@ export class WriteBuffer<S> {
     if (this.statements.length === 0) return;
     const statements = this.statements;
     const appended = this.appended;
+    const guards = this.guards;
     this.statements = [];
     this.appended = [];
+    this.guards = [];
     this.touched = new Set();
     const ctes = statements.map((s, i) => `w${i} as (${s.cte} returning 1)`).join(',\n');
     // A batch that inserted fewer rows than it has events found a gap: the cast of a non-constant text
@@ -102,8 +121,24 @@ export class WriteBuffer<S> {
           `else ('${GAP_MARKER}' || ${k} || ':' || (select count(*) from ${a.cte}))::int end as ${a.cte}`,
       )
       .join(', ');
-    const text = `with ${ctes}\nselect ${checks || '1 as done'}`;
-    const params = statements.flatMap((s) => s.params);
+    // Reads the projection as it was before this statement (a CTE's writes are not visible to it). The
+    // failing branch must not be constant (it would be folded, and raise, whatever the condition): it
+    // names the version the thread is at.
+    const threads = this.sql.table('threads');
+    const guardChecks = guards
+      .map(
+        (g, k) =>
+          `case when exists (select 1 from ${threads} where tenant_id = ? and thread_id = ? and version = ?::int) ` +
+          `then 1 else ('${STALE_MARKER}' || ${k} || ':' || (select coalesce(max(version), 0) from ${threads} ` +
+          `where tenant_id = ? and thread_id = ?))::int end as g${k}`,
+      )
+      .join(', ');
+    const selected = [checks, guardChecks].filter((c) => c.length > 0).join(', ');
+    const text = `with ${ctes}\nselect ${selected || '1 as done'}`;
+    const params = [
+      ...statements.flatMap((s) => s.params),
+      ...guards.flatMap((g) => [g.tenantId, g.threadId, g.version, g.tenantId, g.threadId]),
+    ];
     try {
       if (commit) await this.sql.queryAndCommit(text, params);
       else await this.sql.query(text, params);
@@ -117,6 +152,9 @@ export class WriteBuffer<S> {
       ) {
         throw new ConcurrencyError(first.threadId, first.expectedVersion, { cause: error });
       }
+      const stale = staleIndex(error);
+      const g = stale === undefined ? undefined : guards[stale];
+      if (g) throw new ConcurrencyError(g.threadId, g.version, { cause: error });
       const gap = gapIndex(error);
       const a = gap === undefined ? undefined : appended[gap];
       if (a) {
@@ -131,6 +169,17 @@ export class WriteBuffer<S> {
 }
 
 const GAP_MARKER = 'ratchet append gap ';
+const STALE_MARKER = 'ratchet stale thread ';
+
+/** Which guarded thread had moved on, from the error its guard raised. */
+function staleIndex(error: unknown): number | undefined {
+  const e = error as { code?: unknown; message?: unknown };
+  if (e.code !== '22P02' || typeof e.message !== 'string') return undefined;
+  const at = e.message.indexOf(STALE_MARKER);
+  if (at < 0) return undefined;
+  const n = Number.parseInt(e.message.slice(at + STALE_MARKER.length), 10);
+  return Number.isNaN(n) ? undefined : n;
+}
 
 /** Which appended batch found a gap, from the error its check raised. */
 function gapIndex(error: unknown): number | undefined {
