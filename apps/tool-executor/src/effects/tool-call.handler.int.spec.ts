@@ -91,7 +91,11 @@ async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
   } finally {
     Client.prototype.query = original;
   }
-  return sent.filter((s) => !/^update \S+\."outbox" set sent_at/.test(s) && !s.startsWith('/* the tool */'));
+  return sent.filter(
+    (s) =>
+      !/^(set local synchronous_commit = off; )?update \S+\."outbox" set sent_at/.test(s) &&
+      !s.startsWith('/* the tool */'),
+  );
 }
 
 function call(tool: string): ToolCallCommand {
