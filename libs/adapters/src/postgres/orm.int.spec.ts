@@ -36,6 +36,7 @@ describe('openDatabase', () => {
         'outbox',
         'runs',
         'thread_events',
+        'thread_messages',
         'thread_snapshots',
         'threads',
       ]);
