@@ -16,7 +16,7 @@ import {
   type ThreadEvent,
   type ToolResolveCommand,
 } from '@ratchet/contracts';
-import { diffProjections, foldEvents, initialThreadState, type ThreadState } from '@ratchet/domain';
+import { diffProjections, foldRecord, recordFrom, type ThreadState } from '@ratchet/domain';
 import { runIdFor } from '@ratchet/platform';
 import { PrivateNats, seeded, sleep, Stack, TERMINAL_TYPES } from '../bench/harness';
 import { PrivatePostgres } from './private-postgres';
@@ -759,13 +759,19 @@ async function check(
     ok: ranOnce === grantedCalls.length && grantedCalls.length === runs.length,
   });
 
-  // 5. Projections equal the replay of their log.
+  // 5. Projections equal the replay of their log: the state and the stored conversation, message by message.
   let projOk = 0;
   for (const t of threads) {
     const stored = await store.readProjection(TENANT, t);
     const events = logs.get(t) ?? [];
-    const folded = foldEvents(initialThreadState(), events);
-    if (stored?.version === events.length && diffProjections(stored.state, folded).length === 0) projOk++;
+    const replayed = foldRecord(recordFrom(), events);
+    const messages = await store.readMessages(TENANT, t);
+    if (
+      stored?.version === events.length &&
+      diffProjections(stored.state, replayed.state).length === 0 &&
+      diffProjections(messages, replayed.transcript).length === 0
+    )
+      projOk++;
   }
   out.push({
     name: 'projections equal to replay',
