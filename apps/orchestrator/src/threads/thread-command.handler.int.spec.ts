@@ -90,6 +90,26 @@ function request(tenantId: string, threadId: string, runId: string): RequestRun 
 
 const meta = (runId: string) => ({ correlationId: runId });
 
+/** The model's answer to step 1 of `runId`: text (`content`) or tool calls. */
+function answer(
+  tenantId: string,
+  threadId: string,
+  runId: string,
+  content: string | null = 'done',
+  toolCalls: { id: string; name: string; args: Record<string, string> }[] = [],
+): RecordModelResult {
+  return {
+    type: 'RecordModelResult',
+    tenantId,
+    threadId,
+    at: new Date().toISOString(),
+    runId,
+    step: 1,
+    commandId: modelCommandId(runId, 1, 1),
+    outcome: { status: 'ok', content, toolCalls, usage: { inputTokens: 1, outputTokens: 1 }, model: 'scripted' },
+  };
+}
+
 async function eventTypes(tenantId: string, threadId: string): Promise<string[]> {
   const rows = await db.sql.query<{ type: string }>(
     `select type from ${db.sql.table('thread_events')} where tenant_id = ? and thread_id = ? order by version`,
@@ -237,19 +257,6 @@ describe('ThreadCommandHandler group commit (real Postgres)', () => {
 });
 
 describe('ThreadCommandHandler over a bounded projection (real Postgres)', () => {
-  function answer(tenantId: string, threadId: string, runId: string, content: string): RecordModelResult {
-    return {
-      type: 'RecordModelResult',
-      tenantId,
-      threadId,
-      at: new Date().toISOString(),
-      runId,
-      step: 1,
-      commandId: modelCommandId(runId, 1, 1),
-      outcome: { status: 'ok', content, toolCalls: [], usage: { inputTokens: 1, outputTokens: 1 }, model: 'scripted' },
-    };
-  }
-
   const modelCalls = (p: CheckingPublisher) =>
     p.published.filter((m) => m.subject.includes('.cmd.model.')).map((m) => m.payload as { messages: unknown[] });
 
@@ -312,22 +319,6 @@ describe('ThreadCommandHandler over a bounded projection (real Postgres)', () =>
 });
 
 describe('ThreadCommandHandler on the threads it committed last (real Postgres)', () => {
-  const answer = (tenantId: string, threadId: string, runId: string): RecordModelResult => ({
-    type: 'RecordModelResult',
-    tenantId,
-    threadId,
-    at: new Date().toISOString(),
-    runId,
-    step: 1,
-    commandId: modelCommandId(runId, 1, 1),
-    outcome: {
-      status: 'ok',
-      content: 'done',
-      toolCalls: [],
-      usage: { inputTokens: 1, outputTokens: 1 },
-      model: 'scripted',
-    },
-  });
   const cancel = (tenantId: string, threadId: string, runId: string): CancelRun => ({
     type: 'CancelRun',
     tenantId,
@@ -375,14 +366,9 @@ describe('ThreadCommandHandler on the threads it committed last (real Postgres)'
     const run = `run-${r.threadId}`;
     await a.handle('c', `m1-${run}`, request(r.tenantId, r.threadId, run), meta(run));
     // B (another process) records the model's answer: one tool call. A still has the run waiting for its model.
-    const calls = { ...answer(r.tenantId, r.threadId, run) };
-    calls.outcome = {
-      status: 'ok',
-      content: null,
-      toolCalls: [{ id: 'call_1', name: 'demo.weather', args: { city: 'Oslo' } }],
-      usage: { inputTokens: 1, outputTokens: 1 },
-      model: 'scripted',
-    };
+    const calls = answer(r.tenantId, r.threadId, run, null, [
+      { id: 'call_1', name: 'demo.weather', args: { city: 'Oslo' } },
+    ]);
     await b.handle('c', `m2-${run}`, calls, meta(run));
     // The call's result reaches A. On A's cached state it is a result for a call never asked for (nothing to
     // write, only the claim): the version guard fails that commit and A decides it from the database.

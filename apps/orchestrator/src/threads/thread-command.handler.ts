@@ -11,7 +11,6 @@ import {
   type CommittedPublisher,
   type OutboxMessage,
   type ThreadCommand,
-  type ThreadProjectionRow,
   type ThreadState,
   type ThreadStore,
   type ThreadTx,
@@ -20,7 +19,8 @@ import { activeSpanRecording, currentTraceContext, failpoint, inSpan, newTraceCo
 import { feedMessages, outgoingMessages, type AgentToolConfigLookup } from './outbox-messages';
 import { replacedAttemptLinks } from './replaced-attempts';
 import { afterCommit, appendAttributes, describeSpan, type Decided } from './decision-telemetry';
-import { ThreadCache, type CachedThread } from './thread-cache';
+import { ThreadCache } from './thread-cache';
+import { claimAndLoadCached, claimItem, withFacts, type Loaded } from './thread-claims';
 
 export { threadColumns } from '@ratchet/domain';
 
@@ -30,48 +30,6 @@ export type CommandEnricher = (state: ThreadState, command: ThreadCommand) => Pr
 export interface HandleOutcome {
   status: 'applied' | 'duplicate' | 'no-op';
   events: ThreadEvent[];
-}
-
-type Loaded = {
-  claimed: boolean;
-  projection: ThreadProjectionRow<ThreadState> | undefined;
-  newer: ThreadEvent[];
-  /** For a run request: whether a run of the thread already has its request id. */
-  knownRequest?: boolean;
-  /** Decided on what this process last committed, without reading the thread (see ThreadCache). */
-  cached?: CachedThread;
-};
-type ClaimItem = { consumer: string; messageId: string; tenantId: string; threadId: string; requestId?: string };
-
-/** What to claim and load for a message; a run request also asks whether its request id is known. */
-function claimItem(consumer: string, messageId: string, command: ThreadCommand): ClaimItem {
-  const item: ClaimItem = { consumer, messageId, tenantId: command.tenantId, threadId: command.threadId };
-  if (command.type === 'RequestRun') item.requestId = command.requestId;
-  return item;
-}
-
-/** A store transaction that can claim messages and load their threads in one round trip (Postgres can). */
-type ClaimingTx = ThreadTx<ThreadState> & {
-  claimAndLoadMany?: (items: readonly ClaimItem[]) => Promise<Loaded[]>;
-  /** Claims with the writes, failing the commit if the thread moved past `version` (Postgres can). */
-  claimOnWrite?: (consumer: string, messageId: string, tenantId: string, threadId: string, version: number) => void;
-};
-
-/** Claim, projection and newer events per message: one statement where the store offers it, else three calls each. */
-async function claimAndLoad(tx: ClaimingTx, items: readonly ClaimItem[]): Promise<Loaded[]> {
-  if (tx.claimAndLoadMany) return tx.claimAndLoadMany(items);
-  const out: Loaded[] = [];
-  for (const { consumer, messageId, tenantId, threadId, requestId } of items) {
-    if (!(await tx.claimInbox(consumer, messageId))) {
-      out.push({ claimed: false, projection: undefined, newer: [] });
-      continue;
-    }
-    const projection = await tx.loadProjection(tenantId, threadId);
-    const newer = await tx.loadEvents(tenantId, threadId, projection?.version ?? 0);
-    const known = requestId === undefined ? {} : { knownRequest: await tx.hasRequest(tenantId, threadId, requestId) };
-    out.push({ claimed: true, projection, newer, ...known });
-  }
-  return out;
 }
 
 /**
@@ -227,8 +185,9 @@ export class ThreadCommandHandler {
     let decided: Decided[];
     try {
       decided = await this.store.transaction(async (tx) => {
-        const loaded = await this.claimAndLoadCached(
+        const loaded = await claimAndLoadCached(
           tx,
+          this.cache,
           batch.map((p) => claimItem(p.consumer, p.messageId, p.command)),
         );
         const out: Decided[] = [];
@@ -272,7 +231,7 @@ export class ThreadCommandHandler {
       try {
         const result = await inSpan(SPAN.append, appendAttributes(consumer, command), async (span) => {
           const committed = await this.store.transaction(async (tx) => {
-            const [loaded] = await this.claimAndLoadCached(tx, [claimItem(consumer, messageId, command)]);
+            const [loaded] = await claimAndLoadCached(tx, this.cache, [claimItem(consumer, messageId, command)]);
             usedCache = loaded?.cached !== undefined;
             return this.decideInTx(tx, messageId, command, meta, loaded!);
           });
@@ -301,30 +260,6 @@ export class ThreadCommandHandler {
         throw error;
       }
     }
-  }
-
-  /**
-   * Claim-and-load, except for threads this process committed last and still has in its cache: those
-   * are not read; their claim travels with the writes, guarded by the cached version. A run request is
-   * always read (its request id is looked up in the same statement).
-   */
-  private async claimAndLoadCached(tx: ClaimingTx, items: readonly ClaimItem[]): Promise<Loaded[]> {
-    const out: (Loaded | undefined)[] = items.map((item) => {
-      if (!tx.claimOnWrite || item.requestId !== undefined) return undefined;
-      const cached = this.cache.get(item.tenantId, item.threadId);
-      if (!cached) return undefined;
-      tx.claimOnWrite(item.consumer, item.messageId, item.tenantId, item.threadId, cached.version);
-      return {
-        claimed: true,
-        projection: { tenantId: item.tenantId, threadId: item.threadId, version: cached.version, state: cached.state },
-        newer: [],
-        cached,
-      };
-    });
-    const rest = items.filter((_, i) => out[i] === undefined);
-    const loaded = rest.length > 0 ? await claimAndLoad(tx, rest) : [];
-    let next = 0;
-    return out.map((l) => l ?? loaded[next++]!);
   }
 
   /** After a commit: the thread's state as committed, for its next message. */
@@ -435,11 +370,6 @@ export class ThreadCommandHandler {
       cache: { tenantId, threadId, entry: { version: newVersion, state: after, transcript } },
     };
   }
-}
-
-/** The facts the claim-and-load found for the command (a known request id), put on it for the decider. */
-function withFacts(command: ThreadCommand, loaded: Loaded): ThreadCommand {
-  return command.type === 'RequestRun' && loaded.knownRequest ? { ...command, knownRequest: true } : command;
 }
 
 /**

@@ -88,13 +88,7 @@ export class EffectLedgerRepository {
          (key, tenant_id, thread_id, run_id, call_id, tool, kind, state, attempts, command, traceparent)
        values (?, ?, ?, ?, ?, ?, ?, 'started', 1, ?::jsonb, ?) on conflict (key) do nothing`,
       [
-        effect.key,
-        effect.tenantId,
-        effect.threadId,
-        effect.runId,
-        effect.callId,
-        effect.tool,
-        effect.kind,
+        ...effectIdentity(effect),
         effect.command === undefined ? null : JSON.stringify(effect.command),
         effect.traceparent ?? null,
       ],
@@ -195,13 +189,7 @@ export class EffectLedgerRepository {
        )
        select (select count(*) from e)::int as recorded, (select count(*) from o)::int as enqueued`,
       [
-        effect.key,
-        effect.tenantId,
-        effect.threadId,
-        effect.runId,
-        effect.callId,
-        effect.tool,
-        effect.kind,
+        ...effectIdentity(effect),
         state,
         result === undefined ? null : JSON.stringify(result),
         effect.command === undefined ? null : JSON.stringify(effect.command),
@@ -329,4 +317,9 @@ export async function threadEffects(
     dedupHits,
     awaitingHuman: effects.filter((e) => e.state === 'uncertain').map((e) => e.key),
   };
+}
+
+/** key, tenant_id, thread_id, run_id, call_id, tool, kind: the columns naming an effect, in that order. */
+function effectIdentity(effect: StartEffect): unknown[] {
+  return [effect.key, effect.tenantId, effect.threadId, effect.runId, effect.callId, effect.tool, effect.kind];
 }

@@ -14,4 +14,5 @@ export * from './operator-threads.queries';
 export * from './service-health.queries';
 export * from './approvals.repository';
 export * from './retention.queries';
+export * from './erasure.queries';
 export * from './thread-event.rows';
