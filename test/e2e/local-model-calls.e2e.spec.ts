@@ -83,6 +83,37 @@ describe('model calls run by the orchestrator that committed them', () => {
     expect(await modelCommandsOnBus()).toBe(before);
   });
 
+  it('SIGKILL after the result committed, before the row was marked sent: the model is called once more, its result is a duplicate', async () => {
+    await stack.outboxSettled();
+    await stack.services.get('orchestrator')?.kill('SIGKILL');
+    const victim = await stack.start('orchestrator', {
+      AGENTS_DIR: AGENTS,
+      RATCHET_FAILPOINTS: 'orchestrator.local-model.before-mark@1',
+    });
+    const before = await modelCommandsOnBus();
+    await stack.publishRequest(TENANT, ask('local-kill', 'demo'));
+    expect((await victim.exited).signal).toBe('SIGKILL');
+    await stack.start('orchestrator', { AGENTS_DIR: AGENTS });
+    const thread = threadIdFor(TENANT, 'local-kill');
+    const events = await stack.waitFor(TENANT, thread, terminal(runIdFor(TENANT, 'local-kill')));
+    expect(events.at(-1)?.type).toBe('run.completed');
+    // The row was still unsent: once its lease ran out a sweeper published it and a bus worker called the
+    // model again. Its result carries the id the committed one had: the inbox drops it.
+    await settle(async () => (await modelCommandsOnBus()) > before && (await unsentModelRows()) === 0, 20_000);
+    expect(await modelCommandsOnBus()).toBeGreaterThan(before);
+    expect(await unsentModelRows()).toBe(0);
+    await new Promise((r) => setTimeout(r, 1_000));
+    const after = await stack.events(TENANT, thread);
+    expect(after).toHaveLength(events.length);
+    expect(modelRequested(after).map((m) => [m.step, m.attempt])).toEqual([
+      [1, 1],
+      [2, 1],
+    ]);
+    expect(after.filter((e) => e.type === 'model.responded')).toHaveLength(2);
+    expect(after.filter((e) => e.type === 'tool.completed')).toHaveLength(2);
+    expect(after.map((e) => e.version)).toEqual(after.map((_, i) => i + 1));
+  });
+
   it('with MODEL_LOCAL_CALLS=0 every model call goes through the bus, and the run is the same', async () => {
     await stack.services.get('orchestrator')?.kill('SIGTERM');
     await stack.start('orchestrator', { AGENTS_DIR: AGENTS, MODEL_LOCAL_CALLS: '0' });

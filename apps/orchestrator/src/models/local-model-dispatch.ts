@@ -1,6 +1,6 @@
 import { HEADERS, ModelCallCommand } from '@ratchet/contracts';
 import type { CommittedPublisher, OutboxMessage } from '@ratchet/domain';
-import { contextFromHeaders, currentTraceContext, inSpan, SPAN, type Logger } from '@ratchet/platform';
+import { contextFromHeaders, currentTraceContext, failpoint, inSpan, SPAN, type Logger } from '@ratchet/platform';
 import type { ThreadInbox } from '../threads/thread-inbox';
 import type { MemoryRecall } from './memory-recall';
 import type { ModelWorker } from './model-worker';
@@ -31,7 +31,6 @@ export const LOCAL_MODEL_CONSUMER = 'model-worker (local)';
  * At most `maxInFlight` local calls at once; beyond that, commands go to the bus like before.
  */
 export class LocalModelDispatch implements CommittedPublisher {
-  private inFlight = 0;
   private readonly running = new Set<Promise<void>>();
   private inbox: ThreadInbox | undefined;
 
@@ -57,7 +56,7 @@ export class LocalModelDispatch implements CommittedPublisher {
     const toBus: OutboxMessage[] = [];
     let local = 0;
     for (const m of messages) {
-      if (m.leaseMs !== undefined && this.inbox && this.inFlight < this.options.maxInFlight) {
+      if (m.leaseMs !== undefined && this.inbox && this.running.size < this.options.maxInFlight) {
         this.start(m);
         local++;
       } else {
@@ -69,7 +68,7 @@ export class LocalModelDispatch implements CommittedPublisher {
 
   /** Local calls running now. */
   get active(): number {
-    return this.inFlight;
+    return this.running.size;
   }
 
   /** Waits up to `drainMs` for local calls to finish; an unfinished one is retried once its lease runs out. */
@@ -88,11 +87,7 @@ export class LocalModelDispatch implements CommittedPublisher {
   }
 
   private start(message: OutboxMessage): void {
-    this.inFlight++;
-    const run = this.run(message).finally(() => {
-      this.inFlight--;
-      this.running.delete(run);
-    });
+    const run = this.run(message).finally(() => this.running.delete(run));
     this.running.add(run);
   }
 
@@ -112,6 +107,7 @@ export class LocalModelDispatch implements CommittedPublisher {
         },
         { parent },
       );
+      failpoint('orchestrator.local-model.before-mark');
       this.relay.markDone([message.id]);
     } catch (error) {
       // Not made or not applied here: the bus worker takes it now (its retry and poison rules apply).
