@@ -167,7 +167,9 @@ describe('one trace per run, across services, crashes and resumes', () => {
     });
     const doomedExecutor = await stack.start('tool-executor', {
       ...telemetry,
-      RATCHET_FAILPOINTS: 'tools.after-effect@1',
+      // After its first outcome is committed and before it is published or acked: the redelivered call
+      // finds it in the ledger. (A `pure` call killed before its outcome leaves no claim to link to.)
+      RATCHET_FAILPOINTS: 'tools.after-outcome@1',
     });
     await stack.publishRequest('acme', {
       requestId: 'traced',
@@ -179,7 +181,7 @@ describe('one trace per run, across services, crashes and resumes', () => {
     const runId = runIdFor('acme', 'traced');
     expect((await orchestrator.exited).signal).toBe('SIGKILL');
     const orchestrator2 = await stack.start('orchestrator', telemetry);
-    expect((await doomedExecutor.exited).signal).toBe('SIGKILL'); // died right after its first effect
+    expect((await doomedExecutor.exited).signal).toBe('SIGKILL'); // died right after its first outcome
     const executor2 = await stack.start('tool-executor', telemetry);
     const events = await stack.waitFor('acme', threadId, terminal(runId), 60_000);
     expect(events.at(-1)?.type).toBe('run.completed');
