@@ -39,6 +39,11 @@ export interface AgentLoopResult {
   pgCommitsPerStep: number;
   jsPublishesPerStep: number;
   jsPublishesPerStepByStream: Record<string, number>;
+  /**
+   * CPU time per completed step at the highest concurrency, ms: the whole machine's (services, Postgres,
+   * nats-server and this client) and each service process's. What bounds throughput on a busy machine.
+   */
+  cpuMsPerStep: Record<string, number>;
   /** Peak resident set per service process, MiB (VmHWM). */
   peakMemoryMiB: Record<string, number>;
 }
@@ -117,10 +122,12 @@ export async function benchAgentLoop(options: AgentLoopOptions, log: (line: stri
     log(`agent-loop: sequential ${options.sequentialRuns} runs, median ${summarize(client).median.toFixed(2)} ms/step`);
 
     const throughput: ThroughputFigure[] = [];
+    let cpuMsPerStep: Record<string, number> = {};
     for (const c of options.concurrency) {
       const runs = Math.max(options.minRuns, c * options.runsPerWorker);
       let next = 0;
       const latencies: number[] = [];
+      const cpu0 = stack.cpuMs();
       const t0 = performance.now();
       await Promise.all(
         Array.from({ length: c }, async () => {
@@ -133,6 +140,10 @@ export async function benchAgentLoop(options: AgentLoopOptions, log: (line: stri
         }),
       );
       const seconds = (performance.now() - t0) / 1000;
+      const cpu1 = stack.cpuMs();
+      cpuMsPerStep = { machine: (cpu1.machine - cpu0.machine) / (runs * STEPS) };
+      for (const [svc, ms] of Object.entries(cpu1.services))
+        cpuMsPerStep[svc] = (ms - (cpu0.services[svc] ?? ms)) / (runs * STEPS);
       const fig = {
         concurrency: c,
         runs,
@@ -152,6 +163,7 @@ export async function benchAgentLoop(options: AgentLoopOptions, log: (line: stri
       pgCommitsPerStep: (commits1 - commits0 - ownCommits) / stepsDone,
       jsPublishesPerStep: pubTotal / stepsDone,
       jsPublishesPerStepByStream: byStream,
+      cpuMsPerStep,
       peakMemoryMiB: Object.fromEntries(Object.entries(peak).map(([k, v]) => [k, Math.round(v / 102.4) / 10])),
     };
   } finally {

@@ -155,6 +155,28 @@ export class Stack {
     await this.start(s.service, instance, s.env);
   }
 
+  /**
+   * CPU time so far, ms: the whole machine's busy time (every process: services, Postgres, nats-server,
+   * this client) from /proc/stat, and each running service process's own (user + system) from /proc.
+   */
+  cpuMs(): { machine: number; services: Record<string, number> } {
+    const tick = 1000 / 100; // USER_HZ is 100 on Linux
+    const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal: busy = all but idle and iowait
+    const busy = cpu.slice(0, 8).reduce((a, b, i) => (i === 3 || i === 4 ? a : a + b), 0);
+    const services: Record<string, number> = {};
+    for (const [name, s] of this.services) {
+      try {
+        const stat = readFileSync(`/proc/${s.process.pid}/stat`, 'utf8');
+        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        services[name] = (Number(f[11]) + Number(f[12])) * tick;
+      } catch {
+        // exited
+      }
+    }
+    return { machine: busy * tick, services };
+  }
+
   /** Peak resident set (VmHWM, kB) per running service instance, from /proc. */
   peakMemoryKb(): Record<string, number> {
     const out: Record<string, number> = {};

@@ -52,6 +52,7 @@ interface FigureSource {
     throughput: Array<{ concurrency: number; stepsPerSecond: number }>;
     pgCommitsPerStep: number;
     jsPublishesPerStep: number;
+    cpuMsPerStep?: Record<string, number>;
     peakMemoryMiB: Record<string, number>;
   }>;
   resume?: Array<Array<{ events: number; withProjection: Summary; withoutProjection: Summary }>>;
@@ -111,6 +112,15 @@ export function figuresOf(out: FigureSource): Record<string, Figure> {
       'msgs',
       'lower',
     );
+    const top = Math.max(...(al[0]?.throughput.map((t) => t.concurrency) ?? [0]));
+    for (const who of Object.keys(al[0]?.cpuMsPerStep ?? {})) {
+      add(
+        `CPU per step at ${top} runs, ${who === 'machine' ? 'whole machine' : who}`,
+        al.map((r) => r.cpuMsPerStep?.[who] ?? NaN),
+        'ms',
+        'lower',
+      );
+    }
     for (const svc of Object.keys(al[0]?.peakMemoryMiB ?? {})) {
       add(
         `peak memory (VmHWM), ${svc}`,

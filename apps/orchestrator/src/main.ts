@@ -39,6 +39,7 @@ runMain('orchestrator', async () => {
         watchdog: { intervalMs: config.WATCHDOG_INTERVAL_MS, minIdleMs: config.WATCHDOG_MIN_IDLE_MS },
         groupCommitMax: config.GROUP_COMMIT_MAX,
         localModelCalls: config.MODEL_LOCAL_CALLS,
+        localTools: config.LOCAL_TOOLS,
         shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
       });
     },

@@ -22,6 +22,11 @@ export const orchestratorConfigSchema = extendConfig({
    * calls go through the bus. Needs MODEL_WORKER.
    */
   MODEL_LOCAL_CALLS: envInt({ min: 0, max: 1000 }).default(16),
+  /**
+   * Run `local` tools (pure, cheap, no I/O; see docs/tools.md) in this process, inside the decision that
+   * calls them (ADR 0010). false: every tool call goes to the tool executor.
+   */
+  LOCAL_TOOLS: envBoolean().default(true),
   /** Thread-inbox messages (model and tool results, cancels) handled at once. */
   INBOX_CONCURRENCY: envInt({ min: 1, max: 1000 }).default(64),
   /** Messages of different threads decided in one transaction at most (group commit); 1 turns it off. */

@@ -7,7 +7,7 @@ import {
   ScriptedModel,
 } from '@ratchet/adapters';
 import { RuntimeModule, ServiceRuntime } from '@ratchet/platform';
-import { BUILTIN_TOOLS, ToolRegistry } from '@ratchet/tools';
+import { BUILTIN_TOOLS, ToolRegistry, type ToolLogger } from '@ratchet/tools';
 import { AgentCatalog } from './agents/agent-catalog';
 import { ModelWorker } from './models/model-worker';
 import { ModelWorkerController } from './models/model-worker.controller';
@@ -18,6 +18,7 @@ import { ThreadInbox } from './threads/thread-inbox';
 import { KeyedSerializer } from './threads/keyed-serializer';
 import { LocalModelDispatch } from './models/local-model-dispatch';
 import { LocalModelLifecycle } from './models/local-model.lifecycle';
+import { LocalTools } from './threads/local-tools';
 import { MemoryRecall, runPrincipalFromProjection } from './models/memory-recall';
 import { Watchdog } from './watchdog/watchdog';
 import { approvalEnrichers } from './approvals/approval-enrichers';
@@ -38,6 +39,8 @@ export class OrchestratorModule {
       groupCommitMax?: number;
       /** Run committed model calls in this process (needs the model worker); at most this many at once. */
       localModelCalls?: number;
+      /** Run `local` tools inside the decision that calls them (ADR 0010). */
+      localTools?: boolean;
       /** How long a graceful stop waits for local model calls. */
       shutdownGraceMs?: number;
     },
@@ -73,6 +76,9 @@ export class OrchestratorModule {
       toolConfigsOf(catalog),
       { maxBatch: options.groupCommitMax ?? 32 },
       local ? (m) => local.leaseOf(m) : undefined,
+      options.localTools
+        ? new LocalTools(tools, toolLogger(runtime.logger.child({ component: 'local-tools' })))
+        : undefined,
     );
     const inbox = new ThreadInbox(handler, serializer, runtime.logger, runtime.config.SERVICE_INSTANCE_ID);
     local?.deliverTo(inbox);
@@ -105,6 +111,14 @@ export class OrchestratorModule {
       ],
     };
   }
+}
+
+/** A tool's logger (message first) over the service's pino logger (fields first). */
+function toolLogger(logger: ServiceRuntime['logger']): ToolLogger {
+  return {
+    info: (msg, fields) => logger.info(fields ?? {}, msg),
+    warn: (msg, fields) => logger.warn(fields ?? {}, msg),
+  };
 }
 
 /** How long a recall waits for the memory service before the model is called without it. */

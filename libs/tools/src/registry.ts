@@ -3,6 +3,8 @@ import { AnyTool, toolSpec } from './tool';
 
 export class ToolRegistry {
   private readonly tools = new Map<string, AnyTool>();
+  /** A tool's spec never changes once registered: its JSON Schema is built once (every model call sends it). */
+  private readonly specCache = new Map<string, ToolSpec>();
 
   constructor(tools: readonly AnyTool[] = []) {
     for (const t of tools) this.register(t);
@@ -26,7 +28,9 @@ export class ToolRegistry {
     return names.map((n) => {
       const t = this.tools.get(n);
       if (!t) throw new Error(`unknown tool ${JSON.stringify(n)}; known tools: ${this.names().join(', ')}`);
-      return toolSpec(t);
+      let spec = this.specCache.get(n);
+      if (!spec) this.specCache.set(n, (spec = toolSpec(t)));
+      return spec;
     });
   }
 }

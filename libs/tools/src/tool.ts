@@ -66,7 +66,17 @@ export interface ToolDefinition<I extends z.ZodType<JsonObject> = z.ZodType<Json
   execute(args: z.infer<I>, ctx: ToolContext): Promise<Json>;
   /** Served by another service over NATS (`<prefix>.toolsvc.<name>`); see docs/tools.md. */
   remote?: boolean;
+  /**
+   * Runs in the orchestrator, inside the decision that calls it, instead of on the tool executor: the
+   * call and its result are committed together (ADR 0010). Only for a `pure` tool that is cheap and does
+   * no I/O — its run holds the thread's transaction — so its timeout may be at most
+   * `LOCAL_TOOL_TIMEOUT_MAX_MS` (default 1,000 ms for a local tool).
+   */
+  local?: boolean;
 }
+
+/** The longest timeout a `local` tool may have: its run holds its thread's transaction open. */
+export const LOCAL_TOOL_TIMEOUT_MAX_MS = 1000;
 
 export type AnyTool = ToolDefinition<z.ZodType<JsonObject>>;
 
@@ -78,7 +88,14 @@ export function defineTool<I extends z.ZodType<JsonObject>>(
   if (def.timeoutMs !== undefined && !(def.timeoutMs > 0)) throw new Error(`tool ${def.name}: timeoutMs must be > 0`);
   if (def.retry && !(def.retry.attempts >= 1 && def.retry.backoffMs >= 0))
     throw new Error(`tool ${def.name}: retry needs attempts >= 1 and backoffMs >= 0`);
-  return { timeoutMs: 30_000, retry: { attempts: 3, backoffMs: 200 }, ...def };
+  if (def.local) {
+    if (def.kind !== 'pure') throw new Error(`tool ${def.name}: only a pure tool can be local (it is ${def.kind})`);
+    if (def.remote) throw new Error(`tool ${def.name}: a remote tool cannot be local`);
+    if (def.timeoutMs !== undefined && def.timeoutMs > LOCAL_TOOL_TIMEOUT_MAX_MS)
+      throw new Error(`tool ${def.name}: a local tool's timeoutMs must be at most ${LOCAL_TOOL_TIMEOUT_MAX_MS}`);
+  }
+  const timeoutMs = def.local ? LOCAL_TOOL_TIMEOUT_MAX_MS : 30_000;
+  return { timeoutMs, retry: { attempts: 3, backoffMs: 200 }, ...def };
 }
 
 /** The JSON Schema of a tool's arguments: what the model sees. */

@@ -1,4 +1,4 @@
-import { HEADERS, ModelCallCommand } from '@ratchet/contracts';
+import { HEADERS, type ModelCallCommand } from '@ratchet/contracts';
 import type { CommittedPublisher, OutboxMessage } from '@ratchet/domain';
 import { contextFromHeaders, currentTraceContext, failpoint, inSpan, SPAN, type Logger } from '@ratchet/platform';
 import type { ThreadInbox } from '../threads/thread-inbox';
@@ -95,7 +95,8 @@ export class LocalModelDispatch implements CommittedPublisher {
     const { leaseMs } = this.options;
     const renew = setInterval(() => void this.relay.renewLease(message.id, leaseMs), Math.max(100, leaseMs / 3));
     try {
-      const command = ModelCallCommand.parse(message.payload);
+      // Built by this process's decision (outgoingMessages), not read from the bus: no need to parse it again.
+      const command = message.payload as ModelCallCommand;
       const parent = contextFromHeaders(message.headers);
       await inSpan(
         SPAN.consume(LOCAL_MODEL_CONSUMER),

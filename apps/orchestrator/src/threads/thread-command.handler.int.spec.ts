@@ -1,19 +1,9 @@
-import { openServiceDatabase, PgThreadStore, type Database, type PgThreadTx } from '@ratchet/adapters';
+import { openServiceDatabase, type Database } from '@ratchet/adapters';
 import { subjects } from '@ratchet/contracts';
-import {
-  modelCommandId,
-  PoisonMessageError,
-  threadColumns,
-  type CancelRun,
-  type RecordModelResult,
-  type RecordToolResult,
-  type CommittedPublisher,
-  type OutboxMessage,
-  type RequestRun,
-  type ThreadState,
-} from '@ratchet/domain';
+import { PoisonMessageError, threadColumns, type CancelRun, type RecordToolResult } from '@ratchet/domain';
 import { createTestDatabase, newThreadRef, type TestDatabase } from '@ratchet/testing';
 import { ThreadCommandHandler } from './thread-command.handler';
+import { answer, CheckingPublisher, CountingStore, eventTypes, meta, request } from './thread-handler.fixtures';
 
 let testDb: TestDatabase;
 let db: Database;
@@ -26,102 +16,10 @@ afterAll(async () => {
   await testDb.drop();
 });
 
-/** Counts transactions and the messages each claimed, so a test can tell grouped commits from single ones. */
-class CountingStore extends PgThreadStore<ThreadState> {
-  transactions = 0;
-  claimed: string[][] = [];
-  override transaction<T>(work: (tx: PgThreadTx<ThreadState>) => Promise<T>): Promise<T> {
-    this.transactions++;
-    return super.transaction((tx) =>
-      work({
-        ...tx,
-        claimAndLoadMany: (items) => {
-          this.claimed.push(items.map((i) => i.messageId));
-          return tx.claimAndLoadMany(items);
-        },
-      }),
-    );
-  }
-}
-
-/** Checks, at the moment of publishing, that every row is committed (visible to another connection). */
-/**
- * Records what the handler hands over, at the moment it does (the handler does not wait for publishes),
- * and checks in the background that each row was committed by then; `uncommitted` after `settled()`.
- */
-class CheckingPublisher implements CommittedPublisher {
-  published: OutboxMessage[] = [];
-  uncommitted: string[] = [];
-  private readonly checks: Promise<void>[] = [];
-  publishCommitted(messages: readonly OutboxMessage[]): Promise<number> {
-    if (messages.length === 0) return Promise.resolve(0);
-    this.published.push(...messages);
-    const check = db.sql
-      .query<{ id: string }>(`select id from ${db.sql.table('outbox')} where id in (?)`, [messages.map((m) => m.id)])
-      .then((rows) => {
-        const seen = new Set(rows.map((r) => r.id));
-        this.uncommitted.push(...messages.filter((m) => !seen.has(m.id)).map((m) => m.id));
-      });
-    this.checks.push(check);
-    return check.then(() => messages.length);
-  }
-  async settled(): Promise<void> {
-    await Promise.all(this.checks);
-  }
-}
-
-function request(tenantId: string, threadId: string, runId: string): RequestRun {
-  return {
-    type: 'RequestRun',
-    tenantId,
-    threadId,
-    at: new Date().toISOString(),
-    runId,
-    requestId: `req-${runId}`,
-    agent: 'demo',
-    agentVersion: 1,
-    maxSteps: 5,
-    input: [{ role: 'user', content: 'hello' }],
-    principal: { id: 'alice', roles: ['runner'] },
-    concurrency: 'enqueue',
-    metadata: {},
-  };
-}
-
-const meta = (runId: string) => ({ correlationId: runId });
-
-/** The model's answer to step 1 of `runId`: text (`content`) or tool calls. */
-function answer(
-  tenantId: string,
-  threadId: string,
-  runId: string,
-  content: string | null = 'done',
-  toolCalls: { id: string; name: string; args: Record<string, string> }[] = [],
-): RecordModelResult {
-  return {
-    type: 'RecordModelResult',
-    tenantId,
-    threadId,
-    at: new Date().toISOString(),
-    runId,
-    step: 1,
-    commandId: modelCommandId(runId, 1, 1),
-    outcome: { status: 'ok', content, toolCalls, usage: { inputTokens: 1, outputTokens: 1 }, model: 'scripted' },
-  };
-}
-
-async function eventTypes(tenantId: string, threadId: string): Promise<string[]> {
-  const rows = await db.sql.query<{ type: string }>(
-    `select type from ${db.sql.table('thread_events')} where tenant_id = ? and thread_id = ? order by version`,
-    [tenantId, threadId],
-  );
-  return rows.map((r) => r.type);
-}
-
 describe('ThreadCommandHandler group commit (real Postgres)', () => {
   it('decides messages of many threads in few transactions, and publishes only what is committed', async () => {
     const store = new CountingStore(db, threadColumns);
-    const publisher = new CheckingPublisher();
+    const publisher = new CheckingPublisher(db);
     const handler = new ThreadCommandHandler(store, publisher, subjects('t'), undefined, undefined, { maxBatch: 16 });
     const refs = Array.from({ length: 24 }, () => newThreadRef());
     const outcomes = await Promise.all(
@@ -131,7 +29,7 @@ describe('ThreadCommandHandler group commit (real Postgres)', () => {
     );
     expect(outcomes.map((o) => o.status)).toEqual(refs.map(() => 'applied'));
     for (const r of refs) {
-      expect(await eventTypes(r.tenantId, r.threadId)).toEqual([
+      expect(await eventTypes(db, r.tenantId, r.threadId)).toEqual([
         'thread.created',
         'run.requested',
         'run.started',
@@ -147,7 +45,7 @@ describe('ThreadCommandHandler group commit (real Postgres)', () => {
 
   it('one bad message in a group fails alone; the others commit', async () => {
     const store = new CountingStore(db, threadColumns);
-    const publisher = new CheckingPublisher();
+    const publisher = new CheckingPublisher(db);
     const refs = Array.from({ length: 6 }, () => newThreadRef());
     const bad = refs[2]!;
     const handler = new ThreadCommandHandler(
@@ -175,20 +73,20 @@ describe('ThreadCommandHandler group commit (real Postgres)', () => {
       'fulfilled',
     ]);
     expect((settled[2] as PromiseRejectedResult).reason).toBeInstanceOf(PoisonMessageError);
-    expect(await eventTypes(bad.tenantId, bad.threadId)).toEqual([]);
+    expect(await eventTypes(db, bad.tenantId, bad.threadId)).toEqual([]);
     // The bad message's inbox claim was rolled back with it: a redelivery is decided afresh.
     const claimed = await db.sql.query(`select 1 from ${db.sql.table('inbox')} where message_id = ?`, [
       `m-${bad.threadId}`,
     ]);
     expect(claimed).toEqual([]);
-    for (const r of refs.filter((x) => x !== bad)) expect(await eventTypes(r.tenantId, r.threadId)).toHaveLength(4);
+    for (const r of refs.filter((x) => x !== bad)) expect(await eventTypes(db, r.tenantId, r.threadId)).toHaveLength(4);
     await publisher.settled();
     expect(publisher.uncommitted).toEqual([]);
   });
 
   it('decides a granted approval (re-checked against other services) in a transaction of its own', async () => {
     const store = new CountingStore(db, threadColumns);
-    const handler = new ThreadCommandHandler(store, new CheckingPublisher(), subjects('t'), undefined, undefined, {
+    const handler = new ThreadCommandHandler(store, new CheckingPublisher(db), subjects('t'), undefined, undefined, {
       maxBatch: 16,
     });
     const refs = Array.from({ length: 6 }, () => newThreadRef());
@@ -223,7 +121,7 @@ describe('ThreadCommandHandler group commit (real Postgres)', () => {
   it('keeps one thread’s messages in order and a repeated message id a duplicate', async () => {
     const handler = new ThreadCommandHandler(
       new CountingStore(db, threadColumns),
-      new CheckingPublisher(),
+      new CheckingPublisher(db),
       subjects('t'),
       undefined,
       undefined,
@@ -245,7 +143,7 @@ describe('ThreadCommandHandler group commit (real Postgres)', () => {
       'applied',
     ]);
     // The second request was decided after the first: it waits in the queue behind the active run.
-    expect(await eventTypes(r.tenantId, r.threadId)).toEqual([
+    expect(await eventTypes(db, r.tenantId, r.threadId)).toEqual([
       'thread.created',
       'run.requested',
       'run.started',
@@ -264,7 +162,7 @@ describe('ThreadCommandHandler over a bounded projection (real Postgres)', () =>
     it(`ignores a request retried after its run ended, from the runs rows (maxBatch ${maxBatch})`, async () => {
       const handler = new ThreadCommandHandler(
         new CountingStore(db, threadColumns),
-        new CheckingPublisher(),
+        new CheckingPublisher(db),
         subjects('t'),
         undefined,
         undefined,
@@ -274,7 +172,7 @@ describe('ThreadCommandHandler over a bounded projection (real Postgres)', () =>
       const run = `run-${r.threadId}`;
       await handler.handle('c', `m1-${run}`, request(r.tenantId, r.threadId, run), meta(run));
       await handler.handle('c', `m2-${run}`, answer(r.tenantId, r.threadId, run, 'done'), meta(run));
-      const before = await eventTypes(r.tenantId, r.threadId);
+      const before = await eventTypes(db, r.tenantId, r.threadId);
       expect(before.at(-1)).toBe('run.completed');
       // The same request id under a new message id and run id: the state no longer holds the run.
       const again = { ...request(r.tenantId, r.threadId, `other-${run}`), requestId: `req-${run}` };
@@ -288,12 +186,12 @@ describe('ThreadCommandHandler over a bounded projection (real Postgres)', () =>
       ]);
       expect(outcome.status).toBe('no-op');
       expect(other.status).toBe('applied');
-      expect(await eventTypes(r.tenantId, r.threadId)).toEqual(before);
+      expect(await eventTypes(db, r.tenantId, r.threadId)).toEqual(before);
     });
   }
 
   it('sends the model the whole conversation (stored messages + the decision’s own); stores a bounded state', async () => {
-    const publisher = new CheckingPublisher();
+    const publisher = new CheckingPublisher(db);
     const store = new CountingStore(db, threadColumns);
     const handler = new ThreadCommandHandler(store, publisher, subjects('t'), undefined, undefined, { maxBatch: 16 });
     const r = newThreadRef();
@@ -339,7 +237,7 @@ describe('ThreadCommandHandler on the threads it committed last (real Postgres)'
   for (const maxBatch of [1, 16]) {
     it(`decides the next message without reading the thread; a repeated message is still a duplicate (maxBatch ${maxBatch})`, async () => {
       const store = new CountingStore(db, threadColumns);
-      const handler = new ThreadCommandHandler(store, new CheckingPublisher(), subjects('t'), undefined, undefined, {
+      const handler = new ThreadCommandHandler(store, new CheckingPublisher(db), subjects('t'), undefined, undefined, {
         maxBatch,
       });
       const r = newThreadRef();
@@ -350,7 +248,7 @@ describe('ThreadCommandHandler on the threads it committed last (real Postgres)'
       );
       // Only the request read the thread (its claim-and-load); the answer was decided on the cached state.
       expect(store.claimed).toEqual([[`m1-${run}`]]);
-      expect((await eventTypes(r.tenantId, r.threadId)).at(-1)).toBe('run.completed');
+      expect((await eventTypes(db, r.tenantId, r.threadId)).at(-1)).toBe('run.completed');
       // The same message again: its claim fails with the write, the thread is read, and it is a duplicate.
       expect((await handler.handle('c', `m2-${run}`, answer(r.tenantId, r.threadId, run), meta(run))).status).toBe(
         'duplicate',
@@ -360,8 +258,8 @@ describe('ThreadCommandHandler on the threads it committed last (real Postgres)'
   }
 
   it('never drops a message its stale state would ignore: the thread moved on elsewhere, it is read again', async () => {
-    const a = new ThreadCommandHandler(new CountingStore(db, threadColumns), new CheckingPublisher(), subjects('t'));
-    const b = new ThreadCommandHandler(new CountingStore(db, threadColumns), new CheckingPublisher(), subjects('t'));
+    const a = new ThreadCommandHandler(new CountingStore(db, threadColumns), new CheckingPublisher(db), subjects('t'));
+    const b = new ThreadCommandHandler(new CountingStore(db, threadColumns), new CheckingPublisher(db), subjects('t'));
     const r = newThreadRef();
     const run = `run-${r.threadId}`;
     await a.handle('c', `m1-${run}`, request(r.tenantId, r.threadId, run), meta(run));
@@ -383,32 +281,32 @@ describe('ThreadCommandHandler on the threads it committed last (real Postgres)'
       outcome: { status: 'completed', result: { forecast: 'sunny' } },
     };
     expect((await a.handle('c', `m3-${run}`, result, meta(run))).status).toBe('applied');
-    const types = await eventTypes(r.tenantId, r.threadId);
+    const types = await eventTypes(db, r.tenantId, r.threadId);
     expect(types.slice(-2)).toEqual(['tool.completed', 'model.requested']);
     const vs = await versions(r.tenantId, r.threadId);
     expect(vs).toEqual(vs.map((_, i) => i + 1));
   });
 
   it('decides again from the database when another process moved the thread since (no stale decision)', async () => {
-    const a = new ThreadCommandHandler(new CountingStore(db, threadColumns), new CheckingPublisher(), subjects('t'));
-    const b = new ThreadCommandHandler(new CountingStore(db, threadColumns), new CheckingPublisher(), subjects('t'));
+    const a = new ThreadCommandHandler(new CountingStore(db, threadColumns), new CheckingPublisher(db), subjects('t'));
+    const b = new ThreadCommandHandler(new CountingStore(db, threadColumns), new CheckingPublisher(db), subjects('t'));
     const r = newThreadRef();
     const run = `run-${r.threadId}`;
     // A starts the run and keeps the thread cached with the run waiting for its model.
     await a.handle('c', `m1-${run}`, request(r.tenantId, r.threadId, run), meta(run));
     // B (another process) completes it.
     await b.handle('c', `m2-${run}`, answer(r.tenantId, r.threadId, run), meta(run));
-    const before = await eventTypes(r.tenantId, r.threadId);
+    const before = await eventTypes(db, r.tenantId, r.threadId);
     expect(before.at(-1)).toBe('run.completed');
     // On A's stale state the run is still active and a cancel would end it; from the database it is over.
     const outcome = await a.handle('c', `m3-${run}`, cancel(r.tenantId, r.threadId, run), meta(run));
     expect(outcome.status).toBe('no-op');
-    expect(await eventTypes(r.tenantId, r.threadId)).toEqual(before);
+    expect(await eventTypes(db, r.tenantId, r.threadId)).toEqual(before);
     // A moved on too: its next decision on the thread continues the log without a gap.
     const next = `run2-${r.threadId}`;
     await a.handle('c', `m4-${next}`, request(r.tenantId, r.threadId, next), meta(next));
     const vs = await versions(r.tenantId, r.threadId);
     expect(vs).toEqual(vs.map((_, i) => i + 1));
-    expect((await eventTypes(r.tenantId, r.threadId)).at(-1)).toBe('model.requested');
+    expect((await eventTypes(db, r.tenantId, r.threadId)).at(-1)).toBe('model.requested');
   });
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Subjects, ThreadEvent, TraceContext } from '@ratchet/contracts';
+import type { ChatMessage, Subjects, ThreadEvent, TraceContext } from '@ratchet/contracts';
 import {
   ConcurrencyError,
   decide,
@@ -20,6 +20,8 @@ import { feedMessages, outgoingMessages, type AgentToolConfigLookup } from './ou
 import { replacedAttemptLinks } from './replaced-attempts';
 import { afterCommit, appendAttributes, describeSpan, type Decided } from './decision-telemetry';
 import { ThreadCache } from './thread-cache';
+import type { LocalTools } from './local-tools';
+import { inboxToCommand } from './to-command';
 import { claimAndLoadCached, claimItem, withFacts, type Loaded } from './thread-claims';
 
 export { threadColumns } from '@ratchet/domain';
@@ -47,6 +49,9 @@ function runTrace(
   if (command.type === 'RequestRun') return incoming ?? newTraceContext();
   return state.active?.trace ?? incoming;
 }
+
+/** Bounded: a model that keeps calling local tools in one step is still a finite decision. */
+const MAX_LOCAL_DECISIONS = 256;
 
 /** Bounded: a thread under heavy contention is retried by redelivery, not by spinning here forever. */
 const MAX_CONFLICT_RETRIES = 8;
@@ -109,6 +114,8 @@ export class ThreadCommandHandler {
     group: GroupCommitOptions = {},
     /** How long an outbox row is leased to this process, for messages it executes itself (none by default). */
     private readonly leaseOf: (message: OutboxMessage) => number | undefined = () => undefined,
+    /** Runs `local` tools inside the decision that calls them (none when absent: every call goes to the executor). */
+    private readonly localTools?: LocalTools,
   ) {
     this.maxBatch = Math.max(1, group.maxBatch ?? 32);
     this.concurrency = Math.max(1, group.concurrency ?? 4);
@@ -286,70 +293,87 @@ export class ThreadCommandHandler {
     }
     const redelivered = (meta.delivery ?? 1) > 1;
     const enriched = withFacts(await this.enrich(state, command), loaded);
-    const decision = decide(
-      state,
-      redelivered
-        ? {
-            ...enriched,
-            resume: { fromVersion: version, delivery: meta.delivery ?? 2, worker: meta.worker ?? 'unknown' },
-          }
-        : enriched,
-    );
-    if (decision.events.length === 0 && decision.outgoing.length === 0) {
-      return { status: 'no-op', events: [], outbox: [] };
-    }
+    const first: ThreadCommand = redelivered
+      ? {
+          ...enriched,
+          resume: { fromVersion: version, delivery: meta.delivery ?? 2, worker: meta.worker ?? 'unknown' },
+        }
+      : enriched;
     const trace = runTrace(command, state, meta.trace);
-    const events = decision.events.map(
-      (e, i): ThreadEvent =>
-        ({
-          id: `ev_${randomUUID().replaceAll('-', '')}`,
-          v: 1,
-          tenantId,
-          threadId,
-          runId: e.runId,
-          version: version + 1 + i,
-          at: command.at,
-          causationId: messageId,
-          correlationId: meta.correlationId,
-          ...(trace ? { trace } : {}),
-          type: e.type,
-          data: e.data,
-        }) as ThreadEvent,
-    );
-    // The state to store, the messages these events add to the conversation and the runs they touched.
-    const delta = foldRecord(recordFrom(state), events);
-    const after = delta.state;
-    const newVersion = version + events.length;
+    // The message, then the results of the local tool calls it led to (each a message of its own, with
+    // the executor's message id), every one decided on the state the one before left. What they write is
+    // committed together, so a local call and its result are recorded by the same commit (ADR 0010).
+    const inputs: { messageId: string; command: ThreadCommand }[] = [{ messageId, command: first }];
+    const events: ThreadEvent[] = [];
+    const toSend: OutboxMessage[] = [];
+    let record = recordFrom(state);
     // Only a model call needs the conversation: the stored messages (read before this thread's writes are
     // buffered, so the read costs no flush) and the ones this decision adds.
     const known = loaded.cached?.transcript;
-    const transcript = decision.outgoing.some((o) => o.kind === 'model.call')
-      ? [...(known ?? (await tx.loadMessages(tenantId, threadId, state.messages))), ...delta.transcript]
-      : known && [...known, ...delta.transcript];
+    let stored: readonly ChatMessage[] | undefined = known;
+    let decided = 0;
+    for (let input = inputs.shift(); input; input = inputs.shift()) {
+      const decision = decide(record.state, input.command);
+      if (++decided > MAX_LOCAL_DECISIONS)
+        throw new Error(`thread ${threadId}: more than ${MAX_LOCAL_DECISIONS} local tool results in one decision`);
+      const made = decision.events.map(
+        (e, i): ThreadEvent =>
+          ({
+            id: `ev_${randomUUID().replaceAll('-', '')}`,
+            v: 1,
+            tenantId,
+            threadId,
+            runId: e.runId,
+            version: version + events.length + 1 + i,
+            at: command.at,
+            causationId: input.messageId,
+            correlationId: meta.correlationId,
+            ...(trace ? { trace } : {}),
+            type: e.type,
+            data: e.data,
+          }) as ThreadEvent,
+      );
+      events.push(...made);
+      // The state to store, the messages these events add to the conversation and the runs they touched.
+      record = foldRecord(record, made);
+      if (decision.outgoing.length === 0) continue;
+      if (decision.outgoing.some((o) => o.kind === 'model.call'))
+        stored ??= await tx.loadMessages(tenantId, threadId, state.messages);
+      const messages = outgoingMessages(
+        this.subjects,
+        tenantId,
+        threadId,
+        record.state,
+        version + events.length,
+        decision.outgoing,
+        trace,
+        decision.outgoing.some((o) => o.kind === 'tool.call' || o.kind === 'escalation.request')
+          ? await this.toolConfigs(record.state)
+          : undefined,
+        stored && [...stored, ...record.transcript],
+      );
+      for (const m of messages) {
+        const tool = this.localTools?.toolOf(m);
+        const result = tool && (await this.localTools!.run(tool, m));
+        if (result) inputs.push({ messageId: result.messageId, command: inboxToCommand(result, command.at) });
+        else toSend.push(m);
+      }
+    }
+    if (events.length === 0 && toSend.length === 0) {
+      return { status: 'no-op', events: [], outbox: [] };
+    }
+    const after = record.state;
+    const newVersion = version + events.length;
+    const transcript = stored && [...stored, ...record.transcript];
     if (events.length > 0) {
       await tx.appendEvents(tenantId, threadId, version, events);
       await tx.saveProjection(
         { tenantId, threadId, version: newVersion, state: after },
-        runRowsOf(tenantId, threadId, delta),
-        delta.transcript.length > 0 ? { from: state.messages + 1, messages: delta.transcript } : undefined,
+        runRowsOf(tenantId, threadId, record),
+        record.transcript.length > 0 ? { from: state.messages + 1, messages: record.transcript } : undefined,
       );
     }
-    const outbox: OutboxMessage[] = [
-      ...feedMessages(this.subjects, events),
-      ...outgoingMessages(
-        this.subjects,
-        tenantId,
-        threadId,
-        after,
-        newVersion,
-        decision.outgoing,
-        trace,
-        decision.outgoing.some((o) => o.kind === 'tool.call' || o.kind === 'escalation.request')
-          ? await this.toolConfigs(after)
-          : undefined,
-        transcript,
-      ),
-    ];
+    const outbox: OutboxMessage[] = [...feedMessages(this.subjects, events), ...toSend];
     for (const m of outbox) {
       const leaseMs = this.leaseOf(m);
       if (leaseMs !== undefined) m.leaseMs = leaseMs;

@@ -20,9 +20,16 @@ import {
   type OutboxMessage,
 } from '@ratchet/domain';
 import { ATTR, currentTraceContext, LINK, linkActiveSpan, linkTo } from '@ratchet/platform';
-import type { ToolLogger, ToolRegistry } from '@ratchet/tools';
+
 import { crashPoint } from './crash-points';
-import { runTool, toolContext, type ToolRunOutcome, type ToolServices } from './run-tool';
+import {
+  runTool,
+  toolContext,
+  type ToolLogger,
+  type ToolRegistry,
+  type ToolRunOutcome,
+  type ToolServices,
+} from '@ratchet/tools';
 
 export type ToolCallResult = 'executed' | 'dedup' | 'retried' | 'escalated' | 'reconciled';
 export type ToolResolveResult = 'resolved' | 'retried' | 'dedup' | 'not-found' | 'not-uncertain';

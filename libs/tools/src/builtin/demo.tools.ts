@@ -20,11 +20,12 @@ export const demoWeather = defineTool({
   },
 });
 
-/** The benchmark's no-op pure tool. */
+/** The benchmark's no-op pure tool: local, so the orchestrator runs it inside the decision that calls it. */
 export const benchNoop = defineTool({
   name: 'bench.noop',
   description: 'Does nothing and returns {"ok": true}.',
   kind: 'pure',
+  local: true,
   input: z.object({}),
   async execute() {
     return { ok: true };

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import type { ToolCallCommand } from '@ratchet/contracts';
 import { TransientError } from '@ratchet/domain';
-import { defineTool, httpRequest, parseRemoteTools, toolSpec, ToolError, type ToolContext } from '@ratchet/tools';
+import { defineTool, httpRequest, parseRemoteTools, toolSpec, ToolError, type ToolContext } from './index';
 import { runTool } from './run-tool';
 
 const logger = { info: () => undefined, warn: () => undefined };

@@ -1,6 +1,6 @@
 import type { AgentToolConfig, Json, ToolCallCommand } from '@ratchet/contracts';
 import { TransientError } from '@ratchet/domain';
-import { ToolError, type AnyTool, type ToolContext, type ToolLogger, type ToolMemory } from '@ratchet/tools';
+import { ToolError, type AnyTool, type ToolContext, type ToolLogger, type ToolMemory } from './tool';
 
 export type ToolRunOutcome =
   | { status: 'completed'; result: Json }

@@ -1,0 +1,105 @@
+import { PgThreadStore, type Database, type PgThreadTx } from '@ratchet/adapters';
+import {
+  modelCommandId,
+  type CommittedPublisher,
+  type OutboxMessage,
+  type RecordModelResult,
+  type RequestRun,
+  type ThreadState,
+} from '@ratchet/domain';
+
+/** What the thread handler's int tests share: a counting store, a checking publisher, messages. */
+/** Counts transactions and the messages each claimed, so a test can tell grouped commits from single ones. */
+export class CountingStore extends PgThreadStore<ThreadState> {
+  transactions = 0;
+  claimed: string[][] = [];
+  override transaction<T>(work: (tx: PgThreadTx<ThreadState>) => Promise<T>): Promise<T> {
+    this.transactions++;
+    return super.transaction((tx) =>
+      work({
+        ...tx,
+        claimAndLoadMany: (items) => {
+          this.claimed.push(items.map((i) => i.messageId));
+          return tx.claimAndLoadMany(items);
+        },
+      }),
+    );
+  }
+}
+
+/** Checks, at the moment of publishing, that every row is committed (visible to another connection). */
+/**
+ * Records what the handler hands over, at the moment it does (the handler does not wait for publishes),
+ * and checks in the background that each row was committed by then; `uncommitted` after `settled()`.
+ */
+export class CheckingPublisher implements CommittedPublisher {
+  constructor(private readonly db: Database) {}
+  published: OutboxMessage[] = [];
+  uncommitted: string[] = [];
+  private readonly checks: Promise<void>[] = [];
+  publishCommitted(messages: readonly OutboxMessage[]): Promise<number> {
+    if (messages.length === 0) return Promise.resolve(0);
+    this.published.push(...messages);
+    const check = this.db.sql
+      .query<{ id: string }>(`select id from ${this.db.sql.table('outbox')} where id in (?)`, [
+        messages.map((m) => m.id),
+      ])
+      .then((rows) => {
+        const seen = new Set(rows.map((r) => r.id));
+        this.uncommitted.push(...messages.filter((m) => !seen.has(m.id)).map((m) => m.id));
+      });
+    this.checks.push(check);
+    return check.then(() => messages.length);
+  }
+  async settled(): Promise<void> {
+    await Promise.all(this.checks);
+  }
+}
+
+export function request(tenantId: string, threadId: string, runId: string): RequestRun {
+  return {
+    type: 'RequestRun',
+    tenantId,
+    threadId,
+    at: new Date().toISOString(),
+    runId,
+    requestId: `req-${runId}`,
+    agent: 'demo',
+    agentVersion: 1,
+    maxSteps: 5,
+    input: [{ role: 'user', content: 'hello' }],
+    principal: { id: 'alice', roles: ['runner'] },
+    concurrency: 'enqueue',
+    metadata: {},
+  };
+}
+
+export const meta = (runId: string) => ({ correlationId: runId });
+
+/** The model's answer to step 1 of `runId`: text (`content`) or tool calls. */
+export function answer(
+  tenantId: string,
+  threadId: string,
+  runId: string,
+  content: string | null = 'done',
+  toolCalls: { id: string; name: string; args: Record<string, string> }[] = [],
+): RecordModelResult {
+  return {
+    type: 'RecordModelResult',
+    tenantId,
+    threadId,
+    at: new Date().toISOString(),
+    runId,
+    step: 1,
+    commandId: modelCommandId(runId, 1, 1),
+    outcome: { status: 'ok', content, toolCalls, usage: { inputTokens: 1, outputTokens: 1 }, model: 'scripted' },
+  };
+}
+
+export async function eventTypes(db: Database, tenantId: string, threadId: string): Promise<string[]> {
+  const rows = await db.sql.query<{ type: string }>(
+    `select type from ${db.sql.table('thread_events')} where tenant_id = ? and thread_id = ? order by version`,
+    [tenantId, threadId],
+  );
+  return rows.map((r) => r.type);
+}
