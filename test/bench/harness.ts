@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { connect, type NatsConnection, type Subscription } from 'nats';
@@ -166,14 +166,17 @@ export class Stack {
     const busy = cpu.slice(0, 8).reduce((a, b, i) => (i === 3 || i === 4 ? a : a + b), 0);
     const services: Record<string, number> = {};
     for (const [name, s] of this.services) {
-      try {
-        const stat = readFileSync(`/proc/${s.process.pid}/stat`, 'utf8');
-        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        services[name] = (Number(f[11]) + Number(f[12])) * tick;
-      } catch {
-        // exited
-      }
+      const ms = s.process.pid === undefined ? undefined : processCpuMs(s.process.pid);
+      if (ms !== undefined) services[name] = ms;
     }
+    // The servers this machine runs for everyone (all their processes), and this client.
+    for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+      const comm = processComm(pid);
+      if (comm !== 'postgres' && comm !== 'nats-server') continue;
+      services[comm] = (services[comm] ?? 0) + (processCpuMs(pid) ?? 0);
+    }
+    const self = process.cpuUsage();
+    services['bench client'] = (self.user + self.system) / 1000;
     return { machine: busy * tick, services };
   }
 
@@ -310,4 +313,23 @@ export function sleep(ms: number): Promise<void> {
 export function seeded(seed: number): () => number {
   let state = seed >>> 0 || 1;
   return () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32;
+}
+
+/** A process's CPU time so far (user + system), ms; undefined once it has exited. */
+function processCpuMs(pid: number | string): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+function processComm(pid: string): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
 }

@@ -21,6 +21,12 @@ export interface OutboxRelayOptions {
    * (`publishCommitted`), and a sweep racing it would only publish them twice. Default 2000.
    */
   sweepGraceMs?: number;
+  /**
+   * How long published rows wait to be marked sent, ms, so the marks of several commits share one
+   * statement even when commits come one at a time. A row is marked at most this much later (the
+   * sweeper leaves rows alone for `sweepGraceMs` anyway); a stop marks at once. Default 20; 0 = at once.
+   */
+  markDelayMs?: number;
   /** Failures the relay absorbs (the sweeper retries): for logs. Default console.warn. */
   onError?: (error: unknown, what: string) => void;
 }
@@ -42,6 +48,9 @@ export class OutboxRelay {
   private readonly retentionMs: number;
   private readonly pruneEveryMs: number;
   private readonly sweepGraceMs: number;
+  private readonly markDelayMs: number;
+  /** Ends the current mark delay early (a stop). */
+  private markNow: (() => void) | undefined;
   private readonly onError: (error: unknown, what: string) => void;
   /** Published rows waiting to be marked sent, and the marking in progress (one at a time). */
   private unmarked: string[] = [];
@@ -62,6 +71,7 @@ export class OutboxRelay {
     this.retentionMs = options.retentionMs ?? 60 * 60_000;
     this.pruneEveryMs = options.pruneEveryMs ?? 60_000;
     this.sweepGraceMs = Math.max(0, options.sweepGraceMs ?? 2000);
+    this.markDelayMs = Math.max(0, options.markDelayMs ?? 20);
     this.onError = options.onError ?? ((error, what) => console.warn(`[outbox relay] ${what}:`, error));
   }
 
@@ -144,10 +154,14 @@ export class OutboxRelay {
     this.running = false;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    this.markNow?.();
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
-  /** Group marking: while one UPDATE runs, ids pile up for the next, so marks cost far less than one per commit. */
+  /**
+   * Group marking: ids pile up for `markDelayMs`, and while one UPDATE runs for the next, so marks cost far
+   * less than one statement per commit.
+   */
   private mark(ids: readonly string[]): void {
     if (ids.length === 0) return;
     this.unmarked.push(...ids);
@@ -156,6 +170,17 @@ export class OutboxRelay {
 
   private async markLoop(): Promise<void> {
     try {
+      if (this.markDelayMs > 0) {
+        // Let the marks of the next commits join this statement.
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, this.markDelayMs);
+          this.markNow = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.markNow = undefined;
+      }
       while (this.unmarked.length > 0) {
         const batch = this.unmarked.splice(0, 500);
         // Left unmarked on failure: the sweeper publishes those rows again (deduplicated) and marks them.
