@@ -26,6 +26,7 @@ export function valuesList(rows: number, row: string): string {
 /** A pooled pg client as knex hands it out (MikroORM's type parsers already set on it). */
 interface PooledClient {
   query(text: string): Promise<PgResult | PgResult[]>;
+  query(config: { name: string; text: string; values: readonly unknown[] }): Promise<PgResult>;
   __knex__disposed?: unknown;
 }
 interface PgResult {
@@ -74,6 +75,18 @@ export interface TransactionSql extends SqlExecutor {
    * When it fails nothing is committed (the transaction rolls back); no statement may follow it.
    */
   queryAndCommit<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<R[]>;
+  /**
+   * Runs a named prepared statement (`$1`… parameters; parsed and planned once per connection). With
+   * `commit`, the transaction ends with it: when it is the transaction's first statement it runs on its
+   * own (autocommit: atomic, one round trip); otherwise a COMMIT follows it. No statement may follow a
+   * committing one.
+   */
+  queryPrepared<R = Record<string, unknown>>(
+    name: string,
+    text: string,
+    values: readonly unknown[],
+    commit?: boolean,
+  ): Promise<R[]>;
 }
 
 /**
@@ -104,10 +117,29 @@ export async function inTransaction<T>(
     if (!own) throw new Error('the query returned no result');
     return own;
   };
+  const prepared = async (name: string, text: string, values: readonly unknown[], commit: boolean) => {
+    if (committed) throw new Error('the transaction has already committed');
+    if (commit && !begun) {
+      // The whole transaction is this one statement: on its own it is atomic, and committed when it returns.
+      begun = true;
+      committed = true;
+      return client.query({ name, text, values });
+    }
+    if (!begun) await client.query('begin');
+    begun = true;
+    const result = await client.query({ name, text, values });
+    if (commit) {
+      await client.query('commit');
+      committed = true;
+    }
+    return result;
+  };
   const sql: TransactionSql = {
     ...rawExecutor(orm, schema, (text) => send(text)),
     queryAndCommit: async <R>(text: string, params: readonly unknown[] = []) =>
       (await send(statementText(orm, text, params), true)).rows as R[],
+    queryPrepared: async <R>(name: string, text: string, values: readonly unknown[], commit = false) =>
+      (await prepared(name, text, values, commit)).rows as R[],
   };
   try {
     const result = await work(sql);

@@ -6,13 +6,13 @@ import {
   type ThreadMessages,
   type ThreadProjectionRow,
 } from '@ratchet/domain';
-import { enqueueStatement } from './inbox-outbox.sql';
-import { valuesList, type SqlExecutor, type TransactionSql } from './sql';
+import type { TransactionSql } from './sql';
+import { GAP_MARKER, STALE_MARKER, threadWriteStatement } from './thread-write.sql';
 
 /**
  * The write side of a thread transaction: events (with the gap guard), the projection, the `runs` rows,
- * the conversation's new messages and the outbox rows of one or several threads, buffered and sent as one statement of data-modifying
- * CTEs (with the transaction's COMMIT when it is the last).
+ * the conversation's new messages and the outbox rows of one or several threads, buffered and sent as one
+ * prepared statement (thread-write.sql.ts), which ends the transaction when it is the last.
  */
 
 /** The queryable columns of `threads`, derived from the projection state by the caller's mapper. */
@@ -30,17 +30,44 @@ export function assertContiguous(threadId: string, expectedVersion: number, even
   });
 }
 
-interface Statement {
-  cte: string;
-  params: unknown[];
+/** The rows of one transaction's writes, by table: the parameters of the thread write statement. */
+interface Rows {
+  claims: Array<{ consumer: string; message_id: string }>;
+  appends: Array<{
+    k: number;
+    tenant_id: string;
+    thread_id: string;
+    expected: number;
+    n: number;
+    after_snapshot: boolean;
+  }>;
+  events: Array<Record<string, unknown>>;
+  threads: Array<Record<string, unknown>>;
+  runs: Array<Record<string, unknown>>;
+  cuts: Array<{ tenant_id: string; thread_id: string; from_seq: number }>;
+  messages: Array<{ tenant_id: string; thread_id: string; seq: number; message: unknown }>;
+  rewritten: Array<{ tenant_id: string; thread_id: string; seq: number; message: unknown }>;
+  outbox: Array<Record<string, unknown>>;
+  guards: Array<{ k: number; tenant_id: string; thread_id: string; version: number }>;
 }
 
-/** The writes of one transaction, sent together as one statement of data-modifying CTEs. */
+const noRows = (): Rows => ({
+  claims: [],
+  appends: [],
+  events: [],
+  threads: [],
+  runs: [],
+  cuts: [],
+  messages: [],
+  rewritten: [],
+  outbox: [],
+  guards: [],
+});
+
+/** The writes of one transaction, sent together as one prepared statement (see thread-write.sql.ts). */
 export class WriteBuffer<S> {
-  private statements: Statement[] = [];
-  private appended: Array<{ threadId: string; expectedVersion: number; count: number; cte: string }> = [];
-  /** Threads whose projection must still be at this version when the statement runs (a claim on a cached state). */
-  private guards: Array<{ tenantId: string; threadId: string; version: number }> = [];
+  private rows: Rows = noRows();
+  private buffered = false;
   /** Threads (`tenant\u0000thread`) with buffered writes. */
   private touched = new Set<string>();
 
@@ -57,18 +84,82 @@ export class WriteBuffer<S> {
     events: readonly ThreadEvent[],
     afterSnapshot = false,
   ): void {
-    const s = appendStatement(this.sql, tenantId, threadId, expectedVersion, events, afterSnapshot);
-    if (!s) return;
-    const cte = `w${this.statements.length}`;
-    this.statements.push(s);
-    this.appended.push({ threadId, expectedVersion, count: events.length, cte });
-    this.touched.add(threadKey(tenantId, threadId));
+    if (events.length === 0) return;
+    assertContiguous(threadId, expectedVersion, events);
+    for (const e of events) {
+      if (e.tenantId !== tenantId || e.threadId !== threadId) {
+        throw new Error(`event ${e.id} belongs to ${e.tenantId}/${e.threadId}, not ${tenantId}/${threadId}`);
+      }
+      this.rows.events.push({
+        o: this.rows.events.length,
+        tenant_id: tenantId,
+        thread_id: threadId,
+        version: e.version,
+        id: e.id,
+        type: e.type,
+        v: e.v,
+        run_id: e.runId ?? null,
+        at: e.at,
+        causation_id: e.causationId,
+        correlation_id: e.correlationId,
+        trace: e.trace ?? null,
+        data: e.data,
+      });
+    }
+    this.rows.appends.push({
+      k: this.rows.appends.length,
+      tenant_id: tenantId,
+      thread_id: threadId,
+      expected: expectedVersion,
+      n: events.length,
+      after_snapshot: afterSnapshot,
+    });
+    this.mark(tenantId, threadId);
   }
 
   project(row: ThreadProjectionRow<S>, runs: readonly RunRow[], messages?: ThreadMessages): void {
-    this.statements.push(...projectionStatements(this.sql, this.columns, row, runs));
-    if (messages) this.statements.push(...messageStatements(this.sql, row.tenantId, row.threadId, messages));
-    this.touched.add(threadKey(row.tenantId, row.threadId));
+    const c = this.columns(row.state);
+    this.rows.threads.push({
+      tenant_id: row.tenantId,
+      thread_id: row.threadId,
+      version: row.version,
+      status: c.status,
+      agent: c.agent,
+      active_run_id: c.activeRunId,
+      state: row.state,
+    });
+    for (const r of runs) {
+      this.rows.runs.push({
+        tenant_id: r.tenantId,
+        run_id: r.runId,
+        thread_id: r.threadId,
+        request_id: r.requestId,
+        agent: r.agent,
+        agent_version: r.agentVersion,
+        principal_id: r.principalId,
+        status: r.status,
+        steps: r.steps,
+        started_at: r.startedAt,
+        ended_at: r.endedAt,
+        version: r.version,
+      });
+    }
+    if (messages) {
+      // A whole conversation (a rebuild) is upserted, and the rows past its end removed; new messages are
+      // appended (a number taken already is a unique violation, i.e. a conflict).
+      const into = messages.whole ? this.rows.rewritten : this.rows.messages;
+      if (messages.whole) {
+        this.rows.cuts.push({
+          tenant_id: row.tenantId,
+          thread_id: row.threadId,
+          from_seq: messages.from + messages.messages.length,
+        });
+      }
+      messages.messages.forEach((message, i) =>
+        into.push({ tenant_id: row.tenantId, thread_id: row.threadId, seq: messages.from + i, message }),
+      );
+    }
+    this.mark(row.tenantId, row.threadId);
   }
 
   /**
@@ -78,12 +169,9 @@ export class WriteBuffer<S> {
    * `version` (another writer moved it). The caller then decides again from the database.
    */
   claimOnWrite(consumer: string, messageId: string, tenantId: string, threadId: string, version: number): void {
-    this.statements.push({
-      cte: `insert into ${this.sql.table('inbox')} (consumer, message_id) values (?, ?)`,
-      params: [consumer, messageId],
-    });
-    this.guards.push({ tenantId, threadId, version });
-    this.touched.add(threadKey(tenantId, threadId));
+    this.rows.claims.push({ consumer, message_id: messageId });
+    this.rows.guards.push({ k: this.rows.guards.length, tenant_id: tenantId, thread_id: threadId, version });
+    this.mark(tenantId, threadId);
   }
 
   /** Whether writes to this thread are buffered (a read of its rows must flush them first). */
@@ -92,150 +180,86 @@ export class WriteBuffer<S> {
   }
 
   enqueue(messages: readonly OutboxMessage[]): void {
-    const s = enqueueStatement(this.sql, messages);
-    if (s) this.statements.push(s);
+    for (const m of messages) {
+      this.rows.outbox.push({
+        o: this.rows.outbox.length,
+        id: m.id,
+        subject: m.subject,
+        headers: m.headers,
+        payload: m.payload,
+        // A leased row is available to the sweeper only from now + leaseMs (null: not leased).
+        lease_ms: m.leaseMs ?? null,
+      });
+    }
+    if (messages.length > 0) this.buffered = true;
   }
 
   /**
-   * Sends the buffered writes as one statement; with `commit`, the transaction's COMMIT goes in the same
-   * round trip. A gap before an appended batch is detected inside the statement (it raises), so nothing
-   * is committed when one is found.
+   * Sends the buffered writes as one statement; with `commit`, the transaction ends with it (when it is
+   * the transaction's only statement, it runs on its own and commits as it completes: one round trip). A
+   * gap before an appended batch, or a guarded thread that moved on, is detected inside the statement (it
+   * raises), so nothing is committed when one is found.
    */
   async flush(commit = false): Promise<void> {
     // Nothing buffered: the transaction commits on its own (one round trip either way).
-    if (this.statements.length === 0) return;
-    const statements = this.statements;
-    const appended = this.appended;
-    const guards = this.guards;
-    this.statements = [];
-    this.appended = [];
-    this.guards = [];
+    if (!this.buffered) return;
+    const rows = this.rows;
+    this.rows = noRows();
+    this.buffered = false;
     this.touched = new Set();
-    const ctes = statements.map((s, i) => `w${i} as (${s.cte} returning 1)`).join(',\n');
-    // A batch that inserted fewer rows than it has events found a gap: the cast of a non-constant text
-    // raises, so the statement (and any COMMIT after it) fails.
-    const checks = appended
-      .map(
-        (a, k) =>
-          `case when (select count(*) from ${a.cte}) = ${a.count} then 1 ` +
-          `else ('${GAP_MARKER}' || ${k} || ':' || (select count(*) from ${a.cte}))::int end as ${a.cte}`,
-      )
-      .join(', ');
-    // Reads the projection as it was before this statement (a CTE's writes are not visible to it). The
-    // failing branch must not be constant (it would be folded, and raise, whatever the condition): it
-    // names the version the thread is at.
-    const threads = this.sql.table('threads');
-    const guardChecks = guards
-      .map(
-        (g, k) =>
-          `case when exists (select 1 from ${threads} where tenant_id = ? and thread_id = ? and version = ?::int) ` +
-          `then 1 else ('${STALE_MARKER}' || ${k} || ':' || (select coalesce(max(version), 0) from ${threads} ` +
-          `where tenant_id = ? and thread_id = ?))::int end as g${k}`,
-      )
-      .join(', ');
-    const selected = [checks, guardChecks].filter((c) => c.length > 0).join(', ');
-    const text = `with ${ctes}\nselect ${selected || '1 as done'}`;
-    const params = [
-      ...statements.flatMap((s) => s.params),
-      ...guards.flatMap((g) => [g.tenantId, g.threadId, g.version, g.tenantId, g.threadId]),
-    ];
+    const { name, text } = threadWriteStatement(this.sql);
+    const values = [
+      rows.claims,
+      rows.appends,
+      rows.events,
+      rows.threads,
+      rows.runs,
+      rows.cuts,
+      rows.messages,
+      rows.rewritten,
+      rows.outbox,
+      rows.guards,
+    ].map((r) => JSON.stringify(r));
     try {
-      if (commit) await this.sql.queryAndCommit(text, params);
-      else await this.sql.query(text, params);
+      await this.sql.queryPrepared(name, text, values, commit);
     } catch (error) {
       // Another writer took one of these versions (or message numbers) first: it waited for that writer's
       // commit, then failed.
-      const first = appended[0];
+      const first = rows.appends[0];
       if (
         first &&
         (isUniqueViolation(error, 'thread_events_pkey') || isUniqueViolation(error, 'thread_messages_pkey'))
       ) {
-        throw new ConcurrencyError(first.threadId, first.expectedVersion, { cause: error });
+        throw new ConcurrencyError(first.thread_id, first.expected, { cause: error });
       }
-      const stale = staleIndex(error);
-      const g = stale === undefined ? undefined : guards[stale];
-      if (g) throw new ConcurrencyError(g.threadId, g.version, { cause: error });
-      const gap = gapIndex(error);
-      const a = gap === undefined ? undefined : appended[gap];
+      const stale = markedIndex(error, STALE_MARKER);
+      const g = stale === undefined ? undefined : rows.guards[stale];
+      if (g) throw new ConcurrencyError(g.thread_id, g.version, { cause: error });
+      const gap = markedIndex(error, GAP_MARKER);
+      const a = gap === undefined ? undefined : rows.appends[gap];
       if (a) {
-        throw new Error(
-          `thread ${a.threadId}: cannot append after version ${a.expectedVersion}, the log does not reach it`,
-          { cause: error },
-        );
+        throw new Error(`thread ${a.thread_id}: cannot append after version ${a.expected}, the log does not reach it`, {
+          cause: error,
+        });
       }
       throw error;
     }
   }
-}
 
-const GAP_MARKER = 'ratchet append gap ';
-const STALE_MARKER = 'ratchet stale thread ';
-
-/** Which guarded thread had moved on, from the error its guard raised. */
-function staleIndex(error: unknown): number | undefined {
-  const e = error as { code?: unknown; message?: unknown };
-  if (e.code !== '22P02' || typeof e.message !== 'string') return undefined;
-  const at = e.message.indexOf(STALE_MARKER);
-  if (at < 0) return undefined;
-  const n = Number.parseInt(e.message.slice(at + STALE_MARKER.length), 10);
-  return Number.isNaN(n) ? undefined : n;
-}
-
-/** Which appended batch found a gap, from the error its check raised. */
-function gapIndex(error: unknown): number | undefined {
-  const e = error as { code?: unknown; message?: unknown };
-  if (e.code !== '22P02' || typeof e.message !== 'string') return undefined;
-  const at = e.message.indexOf(GAP_MARKER);
-  if (at < 0) return undefined;
-  const n = Number.parseInt(e.message.slice(at + GAP_MARKER.length), 10);
-  return Number.isNaN(n) ? undefined : n;
-}
-
-function appendStatement(
-  sql: SqlExecutor,
-  tenantId: string,
-  threadId: string,
-  expectedVersion: number,
-  events: readonly ThreadEvent[],
-  afterSnapshot = false,
-): Statement | undefined {
-  if (events.length === 0) return undefined;
-  assertContiguous(threadId, expectedVersion, events);
-  const params: unknown[] = [];
-  for (const e of events) {
-    if (e.tenantId !== tenantId || e.threadId !== threadId) {
-      throw new Error(`event ${e.id} belongs to ${e.tenantId}/${e.threadId}, not ${tenantId}/${threadId}`);
-    }
-    params.push(
-      tenantId,
-      threadId,
-      e.version,
-      e.id,
-      e.type,
-      e.v,
-      e.runId ?? null,
-      e.at,
-      e.causationId,
-      e.correlationId,
-      e.trace === undefined ? null : JSON.stringify(e.trace),
-      JSON.stringify(e.data),
-    );
+  private mark(tenantId: string, threadId: string): void {
+    this.buffered = true;
+    this.touched.add(threadKey(tenantId, threadId));
   }
-  const table = sql.table('thread_events');
-  // The `where` guards against a gap before the batch (expectedVersion ahead of the log) in the same
-  // statement: the insert then writes nothing, and the flush sees fewer rows than events.
-  // After a snapshot the event before the batch is folded into it: no row to find (0 = no guard).
-  params.push(afterSnapshot ? 0 : expectedVersion, tenantId, threadId, expectedVersion);
-  return {
-    cte: `insert into ${table}
-       (tenant_id, thread_id, version, id, type, v, run_id, at, causation_id, correlation_id, trace, data)
-       select * from (values ${valuesList(
-         events.length,
-         '(?, ?, ?::int, ?, ?, ?::int, ?, ?::timestamptz, ?, ?, ?::jsonb, ?::jsonb)',
-       )}) as batch
-       where ?::int = 0 or exists (select 1 from ${table} where tenant_id = ? and thread_id = ? and version = ?)`,
-    params,
-  };
+}
+
+/** Which append or guard failed, from the error its check raised (`<marker><k>:…`). */
+function markedIndex(error: unknown, marker: string): number | undefined {
+  const e = error as { code?: unknown; message?: unknown };
+  if (e.code !== '22P02' || typeof e.message !== 'string') return undefined;
+  const at = e.message.indexOf(marker);
+  if (at < 0) return undefined;
+  const n = Number.parseInt(e.message.slice(at + marker.length), 10);
+  return Number.isNaN(n) ? undefined : n;
 }
 
 function isUniqueViolation(error: unknown, constraint: string): boolean {
@@ -243,80 +267,6 @@ function isUniqueViolation(error: unknown, constraint: string): boolean {
   return e.code === '23505' && e.constraint === constraint;
 }
 
-function projectionStatements<S>(
-  sql: SqlExecutor,
-  columns: ThreadColumnsMapper<S>,
-  row: ThreadProjectionRow<S>,
-  runs: readonly RunRow[],
-): Statement[] {
-  const c = columns(row.state);
-  const out: Statement[] = [
-    {
-      cte: `insert into ${sql.table('threads')} (tenant_id, thread_id, version, status, agent, active_run_id, state)
-     values (?, ?, ?, ?, ?, ?, ?::jsonb)
-     on conflict (tenant_id, thread_id) do update set
-       version = excluded.version, status = excluded.status, agent = excluded.agent,
-       active_run_id = excluded.active_run_id, state = excluded.state, updated_at = now()`,
-      params: [row.tenantId, row.threadId, row.version, c.status, c.agent, c.activeRunId, JSON.stringify(row.state)],
-    },
-  ];
-  if (runs.length === 0) return out;
-  const params: unknown[] = [];
-  for (const r of runs) {
-    params.push(
-      r.tenantId,
-      r.runId,
-      r.threadId,
-      r.requestId,
-      r.agent,
-      r.agentVersion,
-      r.principalId,
-      r.status,
-      r.steps,
-      r.startedAt,
-      r.endedAt,
-      r.version,
-    );
-  }
-  out.push({
-    cte: `insert into ${sql.table('runs')}
-     (tenant_id, run_id, thread_id, request_id, agent, agent_version, principal_id, status, steps, started_at, ended_at, version)
-     values ${valuesList(runs.length, '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?::timestamptz, ?::timestamptz, ?)')}
-     on conflict (tenant_id, run_id) do update set
-       status = excluded.status, steps = excluded.steps, started_at = excluded.started_at,
-       ended_at = excluded.ended_at, version = excluded.version`,
-    params,
-  });
-  return out;
-}
-
 function threadKey(tenantId: string, threadId: string): string {
   return `${tenantId}\u0000${threadId}`;
-}
-
-/**
- * The conversation's messages: appended (a number taken already is a unique violation, i.e. a conflict),
- * or for a whole conversation (a rebuild) upserted, with the rows past its end removed (disjoint keys,
- * so the two may share a statement).
- */
-function messageStatements(sql: SqlExecutor, tenantId: string, threadId: string, m: ThreadMessages): Statement[] {
-  const table = sql.table('thread_messages');
-  const out: Statement[] = [];
-  if (m.whole) {
-    out.push({
-      cte: `delete from ${table} where tenant_id = ? and thread_id = ? and seq >= ?`,
-      params: [tenantId, threadId, m.from + m.messages.length],
-    });
-  }
-  if (m.messages.length === 0) return out;
-  const params: unknown[] = [];
-  m.messages.forEach((message, i) => params.push(tenantId, threadId, m.from + i, JSON.stringify(message)));
-  out.push({
-    cte: `insert into ${table} (tenant_id, thread_id, seq, message)
-     values ${valuesList(m.messages.length, '(?, ?, ?::int, ?::jsonb)')}${
-       m.whole ? ' on conflict (tenant_id, thread_id, seq) do update set message = excluded.message' : ''
-     }`,
-    params,
-  });
-  return out;
 }

@@ -134,15 +134,35 @@ it('converts stored projections exactly: bounded state, one message row per tran
   ];
   try {
     await before.migrate();
-    const old = new PgThreadStore<unknown>(before, (s) => threadColumns(s as ThreadState));
+    // Written as that release wrote them (today's store writes tables this schema does not have yet).
     for (const t of threads) {
-      await old.transaction(async (tx) => {
-        await tx.appendEvents(TENANT, t.threadId, 0, t.events);
-        await tx.saveProjection(
-          { tenantId: TENANT, threadId: t.threadId, version: t.events.length, state: legacyState(t.record) },
-          [],
+      for (const e of t.events) {
+        await before.sql.run(
+          `insert into ${before.sql.table('thread_events')}
+             (tenant_id, thread_id, version, id, type, v, run_id, at, causation_id, correlation_id, trace, data)
+           values (?, ?, ?, ?, ?, ?, ?, ?::timestamptz, ?, ?, ?::jsonb, ?::jsonb)`,
+          [
+            TENANT,
+            t.threadId,
+            e.version,
+            e.id,
+            e.type,
+            e.v,
+            e.runId ?? null,
+            e.at,
+            e.causationId,
+            e.correlationId,
+            e.trace ? JSON.stringify(e.trace) : null,
+            JSON.stringify(e.data),
+          ],
         );
-      });
+      }
+      const c = threadColumns(t.record.state);
+      await before.sql.run(
+        `insert into ${before.sql.table('threads')} (tenant_id, thread_id, version, status, agent, active_run_id, state)
+         values (?, ?, ?, ?, ?, ?, ?::jsonb)`,
+        [TENANT, t.threadId, t.events.length, c.status, c.agent, c.activeRunId, JSON.stringify(legacyState(t.record))],
+      );
     }
   } finally {
     await before.close();
