@@ -92,6 +92,7 @@ export class WriteBuffer<S> {
       }
       this.rows.events.push({
         o: this.rows.events.length,
+        k: this.rows.appends.length,
         tenant_id: tenantId,
         thread_id: threadId,
         version: e.version,

@@ -12,7 +12,7 @@ import type { SqlExecutor } from './sql';
  *  $1 claims     {consumer, message_id}
  *  $2 appends    {k, tenant_id, thread_id, expected, n, after_snapshot}: a batch of events continues
  *                version `expected` (0 = a new thread; `after_snapshot`: continues a snapshot, no row to find)
- *  $3 events     {o, tenant_id, thread_id, version, id, type, v, run_id, at, causation_id, correlation_id, trace, data}
+ *  $3 events     {o, k (its append), tenant_id, thread_id, version, id, type, v, run_id, at, causation_id, correlation_id, trace, data}
  *  $4 threads    {tenant_id, thread_id, version, status, agent, active_run_id, state}
  *  $5 runs       {tenant_id, run_id, thread_id, request_id, agent, agent_version, principal_id, status, steps, started_at, ended_at, version}
  *  $6 cuts       {tenant_id, thread_id, from_seq}: a whole conversation's rows from `from_seq` on are removed
@@ -37,23 +37,23 @@ claims as (
   select consumer, message_id from jsonb_to_recordset($1::jsonb) as c(consumer text, message_id text)
   returning 1),
 appends as (
-  select * from jsonb_to_recordset($2::jsonb)
-    as a(k int, tenant_id text, thread_id text, expected int, n int, after_snapshot boolean)),
+  -- Whether each batch continues the log (a scalar sub-select: one index probe per batch, never a scan).
+  select a.*, a.after_snapshot or a.expected = 0 or (
+           select true from ${t('thread_events')} p
+            where p.tenant_id = a.tenant_id and p.thread_id = a.thread_id and p.version = a.expected) is not null
+           as continues
+    from jsonb_to_recordset($2::jsonb)
+      as a(k int, tenant_id text, thread_id text, expected int, n int, after_snapshot boolean)),
 ev as (
   insert into ${t('thread_events')}
     (tenant_id, thread_id, version, id, type, v, run_id, at, causation_id, correlation_id, trace, data)
   select e.tenant_id, e.thread_id, e.version, e.id, e.type, e.v, e.run_id, e.at, e.causation_id,
          e.correlation_id, e.trace, e.data
-    from jsonb_to_recordset($3::jsonb) as e(o int, tenant_id text, thread_id text, version int, id text,
+    from jsonb_to_recordset($3::jsonb) as e(o int, k int, tenant_id text, thread_id text, version int, id text,
          type text, v int, run_id text, at timestamptz, causation_id text, correlation_id text, trace jsonb,
          data jsonb)
-   where exists (
-     select 1 from appends a
-      where a.tenant_id = e.tenant_id and a.thread_id = e.thread_id
-        and e.version > a.expected and e.version <= a.expected + a.n
-        and (a.after_snapshot or a.expected = 0 or exists (
-          select 1 from ${t('thread_events')} p
-           where p.tenant_id = a.tenant_id and p.thread_id = a.thread_id and p.version = a.expected)))
+    join appends a on a.k = e.k
+   where a.continues
    order by e.o
   returning tenant_id, thread_id, version),
 projected as (
@@ -106,8 +106,9 @@ select
   (select min(('${STALE_MARKER}' || g.k || ':' || coalesce((select max(c.version) from ${t('threads')} c
                 where c.tenant_id = g.tenant_id and c.thread_id = g.thread_id), 0))::int)
      from jsonb_to_recordset($10::jsonb) as g(k int, tenant_id text, thread_id text, version int)
-    where not exists (select 1 from ${t('threads')} c
-                       where c.tenant_id = g.tenant_id and c.thread_id = g.thread_id and c.version = g.version)) as stale`;
+    -- A scalar sub-select: one primary-key probe per guard, never a scan of threads.
+    where (select c.version from ${t('threads')} c
+            where c.tenant_id = g.tenant_id and c.thread_id = g.thread_id) is distinct from g.version) as stale`;
   // One name per text (i.e. per schema), within Postgres's 63 characters.
   return { name: `ratchet_write_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`, text };
 }
