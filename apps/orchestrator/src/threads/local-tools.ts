@@ -1,7 +1,7 @@
 import type { Histogram } from '@opentelemetry/api';
 import { HEADERS, ToolResultMessage, type ToolCallCommand } from '@ratchet/contracts';
 import { redactSecrets, type OutboxMessage } from '@ratchet/domain';
-import { ATTR, failpoint, inSpan, meter, SPAN } from '@ratchet/platform';
+import { ATTR, failpoint, inSpan, meter, SPAN, toolCallAttributes } from '@ratchet/platform';
 import { runTool, type AnyTool, type ToolLogger, type ToolRegistry } from '@ratchet/tools';
 
 let latency: Histogram | undefined;
@@ -43,15 +43,7 @@ export class LocalTools {
     const started = performance.now();
     const outcome = await inSpan(
       SPAN.toolExecute(command.tool),
-      {
-        [ATTR.toolName]: command.tool,
-        [ATTR.toolCall]: command.callId,
-        [ATTR.tenant]: command.tenantId,
-        [ATTR.thread]: command.threadId,
-        [ATTR.run]: command.runId,
-        [ATTR.step]: command.step,
-        [ATTR.ledgerDecision]: LOCAL_TOOL_DECISION,
-      },
+      { ...toolCallAttributes(command), [ATTR.ledgerDecision]: LOCAL_TOOL_DECISION },
       () => runTool(tool, command, { logger: this.logger }),
     ).catch((error: unknown) => {
       this.logger.warn('local tool call failed to run; it goes to the tool executor', {

@@ -2,7 +2,16 @@ import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { HEADERS, ToolCommand } from '@ratchet/contracts';
 import { PoisonMessageError } from '@ratchet/domain';
-import { ATTR, currentTraceContext, inSpan, JetStreamContext, meter, ServiceRuntime, SPAN } from '@ratchet/platform';
+import {
+  ATTR,
+  currentTraceContext,
+  inSpan,
+  JetStreamContext,
+  meter,
+  ServiceRuntime,
+  SPAN,
+  toolCallAttributes,
+} from '@ratchet/platform';
 import type { Counter, Histogram } from '@opentelemetry/api';
 import { ToolCallHandler } from './tool-call.handler';
 
@@ -57,23 +66,12 @@ export class ToolCallController {
       return;
     }
     const started = performance.now();
-    const result = await inSpan(
-      SPAN.toolExecute(command.tool),
-      {
-        [ATTR.toolName]: command.tool,
-        [ATTR.toolCall]: command.callId,
-        [ATTR.tenant]: command.tenantId,
-        [ATTR.thread]: command.threadId,
-        [ATTR.run]: command.runId,
-        [ATTR.step]: command.step,
-      },
-      async (span) => {
-        const r = await this.handler.handle(command, trace, ctx.getDeliveryCount());
-        // executed / dedup / retried / reconciled / escalated: what the effect ledger decided.
-        span.setAttribute(ATTR.ledgerDecision, r);
-        return r;
-      },
-    );
+    const result = await inSpan(SPAN.toolExecute(command.tool), toolCallAttributes(command), async (span) => {
+      const r = await this.handler.handle(command, trace, ctx.getDeliveryCount());
+      // executed / dedup / retried / reconciled / escalated: what the effect ledger decided.
+      span.setAttribute(ATTR.ledgerDecision, r);
+      return r;
+    });
     toolMetrics().latency.record(performance.now() - started, { tool: command.tool, decision: result });
     if (result === 'dedup') toolMetrics().dedupHits.add(1, { tool: command.tool });
     if (result === 'escalated') toolMetrics().escalations.add(1, { tool: command.tool });

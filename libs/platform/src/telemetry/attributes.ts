@@ -65,3 +65,22 @@ export const LINK = {
   /** A tool call that found its effect in the ledger → the span of the attempt that last claimed it. */
   ledgerClaim: 'ledger_claim',
 } as const;
+
+/** The attributes of an `execute_tool` span, wherever the call runs (the executor, or the orchestrator for a local tool). */
+export function toolCallAttributes(command: {
+  tool: string;
+  callId: string;
+  tenantId: string;
+  threadId: string;
+  runId: string;
+  step: number;
+}): Record<string, string | number> {
+  return {
+    [ATTR.toolName]: command.tool,
+    [ATTR.toolCall]: command.callId,
+    [ATTR.tenant]: command.tenantId,
+    [ATTR.thread]: command.threadId,
+    [ATTR.run]: command.runId,
+    [ATTR.step]: command.step,
+  };
+}
