@@ -34,12 +34,7 @@ describe('model calls run by the orchestrator that committed them', () => {
   });
 
   /** Deliveries of model-call commands to the bus model workers (the `model-worker` consumer's sequence). */
-  const modelCommandsOnBus = async (): Promise<number> => {
-    const jsm = await stack.nc.jetstreamManager();
-    const stream = await jsm.streams.find(`${stack.prefix.subject}.cmd.model.${TENANT}`);
-    const info = await jsm.consumers.info(stream, 'model-worker');
-    return info.delivered.consumer_seq;
-  };
+  const modelCommandsOnBus = () => stack.deliveredTo(`${stack.prefix.subject}.cmd.model.${TENANT}`, 'model-worker');
   const unsentModelRows = async (): Promise<number> => {
     const rows = await stack.orchestratorDb.sql.query<{ n: number }>(
       `select count(*)::int as n from ${stack.orchestratorDb.sql.table('outbox')}

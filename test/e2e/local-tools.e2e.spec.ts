@@ -41,11 +41,7 @@ describe('local tools run inside the decision that calls them', () => {
   });
 
   /** Tool-call commands the executor has been handed (the `tool-executor` consumer's sequence). */
-  const toolCommandsOnBus = async (): Promise<number> => {
-    const jsm = await stack.nc.jetstreamManager();
-    const stream = await jsm.streams.find(`${stack.prefix.subject}.cmd.tool.${TENANT}`);
-    return (await jsm.consumers.info(stream, 'tool-executor')).delivered.consumer_seq;
-  };
+  const toolCommandsOnBus = () => stack.deliveredTo(`${stack.prefix.subject}.cmd.tool.${TENANT}`, 'tool-executor');
 
   it('never sends a local call to the executor; each call and its result are written by one commit', async () => {
     const before = await toolCommandsOnBus();

@@ -119,6 +119,13 @@ export class TestStack {
     }
   }
 
+  /** Messages a durable consumer has been handed so far (its delivered sequence), on the stream of `subject`. */
+  async deliveredTo(subject: string, consumer: string): Promise<number> {
+    const jsm = await this.nc.jetstreamManager();
+    const stream = await jsm.streams.find(subject);
+    return (await jsm.consumers.info(stream, consumer)).delivered.consumer_seq;
+  }
+
   async stop(): Promise<void> {
     await Promise.all([...this.services.values()].map((s) => s.kill('SIGKILL')));
     const jsm = await this.nc.jetstreamManager();

@@ -7,7 +7,7 @@ import {
   ScriptedModel,
 } from '@ratchet/adapters';
 import { RuntimeModule, ServiceRuntime } from '@ratchet/platform';
-import { BUILTIN_TOOLS, ToolRegistry, type ToolLogger } from '@ratchet/tools';
+import { BUILTIN_TOOLS, toolLogger, ToolRegistry } from '@ratchet/tools';
 import { AgentCatalog } from './agents/agent-catalog';
 import { ModelWorker } from './models/model-worker';
 import { ModelWorkerController } from './models/model-worker.controller';
@@ -111,14 +111,6 @@ export class OrchestratorModule {
       ],
     };
   }
-}
-
-/** A tool's logger (message first) over the service's pino logger (fields first). */
-function toolLogger(logger: ServiceRuntime['logger']): ToolLogger {
-  return {
-    info: (msg, fields) => logger.info(fields ?? {}, msg),
-    warn: (msg, fields) => logger.warn(fields ?? {}, msg),
-  };
 }
 
 /** How long a recall waits for the memory service before the model is called without it. */

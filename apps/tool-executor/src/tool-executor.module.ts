@@ -1,7 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { MemoryClient } from '@ratchet/adapters';
 import { RuntimeModule, ServiceRuntime } from '@ratchet/platform';
-import type { ToolRegistry } from '@ratchet/tools';
+import { toolLogger, type ToolRegistry } from '@ratchet/tools';
 import { ToolCallController } from './effects/tool-call.controller';
 import { ToolCallHandler } from './effects/tool-call.handler';
 
@@ -18,23 +18,13 @@ export class ToolExecutorModule {
         {
           provide: ToolCallHandler,
           useFactory: () =>
-            new ToolCallHandler(
-              runtime.db,
-              tools,
-              runtime.relay,
-              runtime.subjects,
-              {
-                info: (msg, fields) => logger.info(fields ?? {}, msg),
-                warn: (msg, fields) => logger.warn(fields ?? {}, msg),
-              },
-              {
-                // Bound here to the call's tenant and principal: a tool cannot reach another tenant's memory.
-                memoryFor: (tenantId, principal) => ({
-                  put: (request) => memory.put(tenantId, { ...request, principal }),
-                  search: (request) => memory.search(tenantId, { ...request, principal }),
-                }),
-              },
-            ),
+            new ToolCallHandler(runtime.db, tools, runtime.relay, runtime.subjects, toolLogger(logger), {
+              // Bound here to the call's tenant and principal: a tool cannot reach another tenant's memory.
+              memoryFor: (tenantId, principal) => ({
+                put: (request) => memory.put(tenantId, { ...request, principal }),
+                search: (request) => memory.search(tenantId, { ...request, principal }),
+              }),
+            }),
         },
       ],
     };

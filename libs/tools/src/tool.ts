@@ -22,6 +22,17 @@ export interface ToolLogger {
   warn(msg: string, fields?: Record<string, unknown>): void;
 }
 
+/** A tool's logger (message first) over a service's structured logger (fields first, e.g. pino). */
+export function toolLogger(logger: {
+  info(fields: object, msg: string): void;
+  warn(fields: object, msg: string): void;
+}): ToolLogger {
+  return {
+    info: (msg, fields) => logger.info(fields ?? {}, msg),
+    warn: (msg, fields) => logger.warn(fields ?? {}, msg),
+  };
+}
+
 /**
  * Durable memory as a tool sees it: already bound to the call's tenant and principal, so a tool can
  * neither pick another tenant nor act as someone else (ARCHITECTURE §8).

@@ -1,62 +1,29 @@
-import { randomUUID } from 'node:crypto';
-import type { ChatMessage, Subjects, ThreadEvent, TraceContext } from '@ratchet/contracts';
+import type { Subjects, ThreadEvent } from '@ratchet/contracts';
 import {
   ConcurrencyError,
-  decide,
-  foldEvents,
-  foldRecord,
-  initialThreadState,
-  recordFrom,
-  runRowsOf,
   type CommittedPublisher,
-  type OutboxMessage,
   type ThreadCommand,
   type ThreadState,
   type ThreadStore,
-  type ThreadTx,
 } from '@ratchet/domain';
-import { activeSpanRecording, currentTraceContext, failpoint, inSpan, newTraceContext, SPAN } from '@ratchet/platform';
-import { feedMessages, outgoingMessages, type AgentToolConfigLookup } from './outbox-messages';
-import { replacedAttemptLinks } from './replaced-attempts';
+import { inSpan, SPAN } from '@ratchet/platform';
 import { afterCommit, appendAttributes, describeSpan, type Decided } from './decision-telemetry';
-import { ThreadCache } from './thread-cache';
 import type { LocalTools } from './local-tools';
-import { inboxToCommand } from './to-command';
-import { claimAndLoadCached, claimItem, withFacts, type Loaded } from './thread-claims';
+import { ThreadCache } from './thread-cache';
+import { claimAndLoadCached, claimItem } from './thread-claims';
+import { decideInTx, type CommandEnricher, type DecisionContext, type HandleMeta } from './thread-decision';
 
 export { threadColumns } from '@ratchet/domain';
 
-/** Completes a command with facts only the edge can supply once the thread is loaded (policy, clock, digests). */
-export type CommandEnricher = (state: ThreadState, command: ThreadCommand) => Promise<ThreadCommand>;
+export type { CommandEnricher } from './thread-decision';
 
 export interface HandleOutcome {
   status: 'applied' | 'duplicate' | 'no-op';
   events: ThreadEvent[];
 }
 
-/**
- * The trace a decision's events and messages carry: the active span's when telemetry is on (so the
- * next hop is its child), else the run's stored trace, else the incoming one; a run that arrives with
- * none gets a new trace id, so every event of a run names one trace.
- */
-function runTrace(
-  command: ThreadCommand,
-  state: ThreadState,
-  incoming: TraceContext | undefined,
-): TraceContext | undefined {
-  const current = currentTraceContext();
-  if (current) return current;
-  if (command.type === 'RequestRun') return incoming ?? newTraceContext();
-  return state.active?.trace ?? incoming;
-}
-
-/** Bounded: a model that keeps calling local tools in one step is still a finite decision. */
-const MAX_LOCAL_DECISIONS = 256;
-
 /** Bounded: a thread under heavy contention is retried by redelivery, not by spinning here forever. */
 const MAX_CONFLICT_RETRIES = 8;
-
-type HandleMeta = { correlationId: string; trace?: TraceContext | undefined; delivery?: number; worker?: string };
 
 /** One message waiting for a group commit. */
 interface Pending {
@@ -102,21 +69,22 @@ export class ThreadCommandHandler {
   private readonly maxBatch: number;
   private readonly concurrency: number;
   private readonly cache: ThreadCache;
+  private readonly decision: DecisionContext;
 
   constructor(
     private readonly store: ThreadStore<ThreadState>,
     private readonly relay: CommittedPublisher,
-    private readonly subjects: Subjects,
-    private readonly enrich: CommandEnricher = async (_state, command) => command,
+    subjects: Subjects,
+    enrich: CommandEnricher = async (_state, command) => command,
     /** The pinned agent version's per-tool settings, sent with each tool call (e.g. allowHosts). */
-    private readonly toolConfigs: (state: ThreadState) => Promise<AgentToolConfigLookup | undefined> = async () =>
-      undefined,
+    toolConfigs: DecisionContext['toolConfigs'] = async () => undefined,
     group: GroupCommitOptions = {},
     /** How long an outbox row is leased to this process, for messages it executes itself (none by default). */
-    private readonly leaseOf: (message: OutboxMessage) => number | undefined = () => undefined,
+    leaseOf: DecisionContext['leaseOf'] = () => undefined,
     /** Runs `local` tools inside the decision that calls them (none when absent: every call goes to the executor). */
-    private readonly localTools?: LocalTools,
+    localTools?: LocalTools,
   ) {
+    this.decision = { subjects, enrich, toolConfigs, leaseOf, localTools };
     this.maxBatch = Math.max(1, group.maxBatch ?? 32);
     this.concurrency = Math.max(1, group.concurrency ?? 4);
     this.cache = new ThreadCache(Math.max(0, group.cachedThreads ?? 1024), CACHED_MESSAGES_MAX);
@@ -202,7 +170,7 @@ export class ThreadCommandHandler {
           const p = batch[i]!;
           out.push(
             await inSpan(SPAN.append, appendAttributes(p.consumer, p.command), async (span) => {
-              const d = await this.decideInTx(tx, p.messageId, p.command, p.meta, loaded[i]!);
+              const d = await decideInTx(this.decision, tx, p.messageId, p.command, p.meta, loaded[i]!);
               describeSpan(span, d);
               return d;
             }),
@@ -240,7 +208,7 @@ export class ThreadCommandHandler {
           const committed = await this.store.transaction(async (tx) => {
             const [loaded] = await claimAndLoadCached(tx, this.cache, [claimItem(consumer, messageId, command)]);
             usedCache = loaded?.cached !== undefined;
-            return this.decideInTx(tx, messageId, command, meta, loaded!);
+            return decideInTx(this.decision, tx, messageId, command, meta, loaded!);
           });
           describeSpan(span, committed);
           return committed;
@@ -272,127 +240,6 @@ export class ThreadCommandHandler {
   /** After a commit: the thread's state as committed, for its next message. */
   private remember(d: Decided): void {
     if (d.cache) this.cache.set(d.cache.tenantId, d.cache.threadId, d.cache.entry);
-  }
-
-  /** Decides one message on its loaded thread and buffers the writes in `tx` (committed by the caller). */
-  private async decideInTx(
-    tx: ThreadTx<ThreadState>,
-    messageId: string,
-    command: ThreadCommand,
-    meta: HandleMeta,
-    loaded: Loaded,
-  ): Promise<Decided> {
-    if (!loaded.claimed) return { status: 'duplicate', events: [], outbox: [] };
-    const { tenantId, threadId } = command;
-    const { projection, newer } = loaded;
-    let state = projection?.state ?? initialThreadState();
-    let version = projection?.version ?? 0;
-    if (newer.length > 0) {
-      state = foldEvents(state, newer);
-      version = newer[newer.length - 1]?.version ?? version;
-    }
-    const redelivered = (meta.delivery ?? 1) > 1;
-    const enriched = withFacts(await this.enrich(state, command), loaded);
-    const first: ThreadCommand = redelivered
-      ? {
-          ...enriched,
-          resume: { fromVersion: version, delivery: meta.delivery ?? 2, worker: meta.worker ?? 'unknown' },
-        }
-      : enriched;
-    const trace = runTrace(command, state, meta.trace);
-    // The message, then the results of the local tool calls it led to (each a message of its own, with
-    // the executor's message id), every one decided on the state the one before left. What they write is
-    // committed together, so a local call and its result are recorded by the same commit (ADR 0010).
-    const inputs: { messageId: string; command: ThreadCommand }[] = [{ messageId, command: first }];
-    const events: ThreadEvent[] = [];
-    const toSend: OutboxMessage[] = [];
-    let record = recordFrom(state);
-    // Only a model call needs the conversation: the stored messages (read before this thread's writes are
-    // buffered, so the read costs no flush) and the ones this decision adds.
-    const known = loaded.cached?.transcript;
-    let stored: readonly ChatMessage[] | undefined = known;
-    let decided = 0;
-    for (let input = inputs.shift(); input; input = inputs.shift()) {
-      const decision = decide(record.state, input.command);
-      if (++decided > MAX_LOCAL_DECISIONS)
-        throw new Error(`thread ${threadId}: more than ${MAX_LOCAL_DECISIONS} local tool results in one decision`);
-      const made = decision.events.map(
-        (e, i): ThreadEvent =>
-          ({
-            id: `ev_${randomUUID().replaceAll('-', '')}`,
-            v: 1,
-            tenantId,
-            threadId,
-            runId: e.runId,
-            version: version + events.length + 1 + i,
-            at: command.at,
-            causationId: input.messageId,
-            correlationId: meta.correlationId,
-            ...(trace ? { trace } : {}),
-            type: e.type,
-            data: e.data,
-          }) as ThreadEvent,
-      );
-      events.push(...made);
-      // The state to store, the messages these events add to the conversation and the runs they touched.
-      record = foldRecord(record, made);
-      if (decision.outgoing.length === 0) continue;
-      if (decision.outgoing.some((o) => o.kind === 'model.call'))
-        stored ??= await tx.loadMessages(tenantId, threadId, state.messages);
-      const messages = outgoingMessages(
-        this.subjects,
-        tenantId,
-        threadId,
-        record.state,
-        version + events.length,
-        decision.outgoing,
-        trace,
-        decision.outgoing.some((o) => o.kind === 'tool.call' || o.kind === 'escalation.request')
-          ? await this.toolConfigs(record.state)
-          : undefined,
-        stored && [...stored, ...record.transcript],
-      );
-      for (const m of messages) {
-        const tool = this.localTools?.toolOf(m);
-        const result = tool && (await this.localTools!.run(tool, m));
-        if (result) inputs.push({ messageId: result.messageId, command: inboxToCommand(result, command.at) });
-        else toSend.push(m);
-      }
-    }
-    if (events.length === 0 && toSend.length === 0) {
-      return { status: 'no-op', events: [], outbox: [] };
-    }
-    const after = record.state;
-    const newVersion = version + events.length;
-    const transcript = stored && [...stored, ...record.transcript];
-    if (events.length > 0) {
-      await tx.appendEvents(tenantId, threadId, version, events);
-      await tx.saveProjection(
-        { tenantId, threadId, version: newVersion, state: after },
-        runRowsOf(tenantId, threadId, record),
-        record.transcript.length > 0 ? { from: state.messages + 1, messages: record.transcript } : undefined,
-      );
-    }
-    const outbox: OutboxMessage[] = [...feedMessages(this.subjects, events), ...toSend];
-    for (const m of outbox) {
-      const leaseMs = this.leaseOf(m);
-      if (leaseMs !== undefined) m.leaseMs = leaseMs;
-    }
-    await tx.enqueue(outbox);
-    // Read only while a span records them (telemetry on).
-    const links = activeSpanRecording()
-      ? await replacedAttemptLinks(tx, { tenantId, threadId, version, newer }, events)
-      : [];
-    failpoint('orchestrator.before-commit');
-    failpoint(`orchestrator.before-commit.${command.type}`);
-    return {
-      status: 'applied',
-      events,
-      outbox,
-      before: state,
-      links,
-      cache: { tenantId, threadId, entry: { version: newVersion, state: after, transcript } },
-    };
   }
 }
 

@@ -14,16 +14,7 @@ export async function claimInbox(sql: SqlExecutor, consumer: string, messageId: 
 
 /** One multi-row insert for the whole batch. */
 export async function enqueueOutbox(sql: SqlExecutor, messages: readonly OutboxMessage[]): Promise<void> {
-  const s = enqueueStatement(sql, messages);
-  if (s) await sql.run(s.cte, s.params);
-}
-
-/** The outbox insert as a statement, for callers that send it together with other writes. */
-export function enqueueStatement(
-  sql: SqlExecutor,
-  messages: readonly OutboxMessage[],
-): { cte: string; params: unknown[] } | undefined {
-  if (messages.length === 0) return undefined;
+  if (messages.length === 0) return;
   const params: unknown[] = [];
   const leased = messages.some((m) => m.leaseMs !== undefined);
   for (const m of messages) {
@@ -31,8 +22,8 @@ export function enqueueStatement(
     if (leased) params.push(m.leaseMs ?? null);
   }
   // A leased row is available to the sweeper only from now + leaseMs (null * interval is null: not leased).
-  return {
-    cte: leased
+  await sql.run(
+    leased
       ? `insert into ${sql.table('outbox')} (id, subject, headers, payload, available_at) values ${valuesList(
           messages.length,
           "(?, ?, ?::jsonb, ?::jsonb, now() + ?::float8 * interval '1 millisecond')",
@@ -42,5 +33,5 @@ export function enqueueStatement(
           '(?, ?, ?::jsonb, ?::jsonb)',
         )}`,
     params,
-  };
+  );
 }

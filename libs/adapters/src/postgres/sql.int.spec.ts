@@ -64,4 +64,34 @@ describe('inTransaction (pooled pg client, BEGIN and COMMIT sent along)', () => 
     );
     expect(await ids()).toContain('f');
   });
+
+  it('queryPrepared alone is the whole transaction: it commits with the statement, and nothing may follow it', async () => {
+    const insert = `insert into ${probe()} values ($1, $2) returning id`;
+    const rows = await inTransaction(db.orm, db.schema, async (sql) => {
+      const out = await sql.queryPrepared<{ id: string }>('probe_insert', insert, ['g', 1], true);
+      await expect(sql.query('select 1')).rejects.toThrow(/already committed/);
+      return out;
+    });
+    expect(rows).toEqual([{ id: 'g' }]);
+    expect(await ids()).toContain('g');
+  });
+
+  it('queryPrepared after a read commits the open transaction; when it fails nothing of it is committed', async () => {
+    const insert = `insert into ${probe()} values ($1, $2)`;
+    await inTransaction(db.orm, db.schema, async (sql) => {
+      await sql.run(`insert into ${probe()} values (?, ?)`, ['h', 1]);
+      await sql.queryPrepared('probe_insert_2', insert, ['i', 1], true);
+    });
+    expect(await ids()).toEqual(expect.arrayContaining(['h', 'i']));
+    await expect(
+      inTransaction(db.orm, db.schema, async (sql) => {
+        await sql.run(`insert into ${probe()} values (?, ?)`, ['j', 1]);
+        await sql.queryPrepared('probe_insert_2', insert, ['a', 1], true); // duplicate key
+      }),
+    ).rejects.toThrow(/duplicate key/);
+    await expect(
+      inTransaction(db.orm, db.schema, (sql) => sql.queryPrepared('probe_insert_2', insert, ['a', 1], true)),
+    ).rejects.toThrow(/duplicate key/);
+    expect(await ids()).not.toContain('j');
+  });
 });

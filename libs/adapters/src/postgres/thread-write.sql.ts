@@ -29,7 +29,16 @@ import type { SqlExecutor } from './sql';
 export const GAP_MARKER = 'ratchet append gap ';
 export const STALE_MARKER = 'ratchet stale thread ';
 
+/** Built once per schema: the statement is on every decision's path. */
+const statements = new Map<string, { name: string; text: string }>();
+
 export function threadWriteStatement(sql: SqlExecutor): { name: string; text: string } {
+  let statement = statements.get(sql.schema);
+  if (!statement) statements.set(sql.schema, (statement = buildStatement(sql)));
+  return statement;
+}
+
+function buildStatement(sql: SqlExecutor): { name: string; text: string } {
   const t = (name: string) => sql.table(name);
   const text = `with
 claims as (

@@ -1,0 +1,190 @@
+import { randomUUID } from 'node:crypto';
+import type { ChatMessage, Subjects, ThreadEvent, TraceContext } from '@ratchet/contracts';
+import {
+  decide,
+  foldEvents,
+  foldRecord,
+  initialThreadState,
+  recordFrom,
+  runRowsOf,
+  type OutboxMessage,
+  type ThreadCommand,
+  type ThreadState,
+  type ThreadTx,
+} from '@ratchet/domain';
+import { activeSpanRecording, currentTraceContext, failpoint, newTraceContext } from '@ratchet/platform';
+import type { Decided } from './decision-telemetry';
+import type { LocalTools } from './local-tools';
+import { feedMessages, outgoingMessages, type AgentToolConfigLookup } from './outbox-messages';
+import { replacedAttemptLinks } from './replaced-attempts';
+import { withFacts, type Loaded } from './thread-claims';
+import { inboxToCommand } from './to-command';
+
+/**
+ * One message's decision inside a thread transaction: fold what was loaded, decide (running the local
+ * tools it calls and deciding their results too), then buffer the events, projection, conversation and
+ * outbox rows in the transaction. Committing, retrying and grouping are the handler's.
+ */
+
+/** Completes a command with facts only the edge can supply once the thread is loaded (policy, clock, digests). */
+export type CommandEnricher = (state: ThreadState, command: ThreadCommand) => Promise<ThreadCommand>;
+
+export type HandleMeta = {
+  correlationId: string;
+  trace?: TraceContext | undefined;
+  delivery?: number;
+  worker?: string;
+};
+
+/** What a decision needs besides the transaction: the orchestrator's wiring. */
+export interface DecisionContext {
+  subjects: Subjects;
+  enrich: CommandEnricher;
+  /** The pinned agent version's per-tool settings, sent with each tool call (e.g. allowHosts). */
+  toolConfigs: (state: ThreadState) => Promise<AgentToolConfigLookup | undefined>;
+  /** How long an outbox row is leased to this process, for messages it executes itself. */
+  leaseOf: (message: OutboxMessage) => number | undefined;
+  /** Runs `local` tools inside the decision that calls them (none: every call goes to the executor). */
+  localTools?: LocalTools | undefined;
+}
+
+/** Bounded: a model that keeps calling local tools in one step is still a finite decision. */
+const MAX_LOCAL_DECISIONS = 256;
+
+/**
+ * The trace a decision's events and messages carry: the active span's when telemetry is on (so the
+ * next hop is its child), else the run's stored trace, else the incoming one; a run that arrives with
+ * none gets a new trace id, so every event of a run names one trace.
+ */
+function runTrace(
+  command: ThreadCommand,
+  state: ThreadState,
+  incoming: TraceContext | undefined,
+): TraceContext | undefined {
+  const current = currentTraceContext();
+  if (current) return current;
+  if (command.type === 'RequestRun') return incoming ?? newTraceContext();
+  return state.active?.trace ?? incoming;
+}
+
+/** Decides one message on its loaded thread and buffers the writes in `tx` (committed by the caller). */
+export async function decideInTx(
+  deps: DecisionContext,
+  tx: ThreadTx<ThreadState>,
+  messageId: string,
+  command: ThreadCommand,
+  meta: HandleMeta,
+  loaded: Loaded,
+): Promise<Decided> {
+  if (!loaded.claimed) return { status: 'duplicate', events: [], outbox: [] };
+  const { tenantId, threadId } = command;
+  const { projection, newer } = loaded;
+  let state = projection?.state ?? initialThreadState();
+  let version = projection?.version ?? 0;
+  if (newer.length > 0) {
+    state = foldEvents(state, newer);
+    version = newer[newer.length - 1]?.version ?? version;
+  }
+  const redelivered = (meta.delivery ?? 1) > 1;
+  const enriched = withFacts(await deps.enrich(state, command), loaded);
+  const first: ThreadCommand = redelivered
+    ? {
+        ...enriched,
+        resume: { fromVersion: version, delivery: meta.delivery ?? 2, worker: meta.worker ?? 'unknown' },
+      }
+    : enriched;
+  const trace = runTrace(command, state, meta.trace);
+  // The message, then the results of the local tool calls it led to (each a message of its own, with
+  // the executor's message id), every one decided on the state the one before left. What they write is
+  // committed together, so a local call and its result are recorded by the same commit (ADR 0010).
+  const inputs: { messageId: string; command: ThreadCommand }[] = [{ messageId, command: first }];
+  const events: ThreadEvent[] = [];
+  const toSend: OutboxMessage[] = [];
+  let record = recordFrom(state);
+  // Only a model call needs the conversation: the stored messages (read before this thread's writes are
+  // buffered, so the read costs no flush) and the ones this decision adds.
+  const known = loaded.cached?.transcript;
+  let stored: readonly ChatMessage[] | undefined = known;
+  let decided = 0;
+  for (let input = inputs.shift(); input; input = inputs.shift()) {
+    const decision = decide(record.state, input.command);
+    if (++decided > MAX_LOCAL_DECISIONS)
+      throw new Error(`thread ${threadId}: more than ${MAX_LOCAL_DECISIONS} local tool results in one decision`);
+    const made = decision.events.map(
+      (e, i): ThreadEvent =>
+        ({
+          id: `ev_${randomUUID().replaceAll('-', '')}`,
+          v: 1,
+          tenantId,
+          threadId,
+          runId: e.runId,
+          version: version + events.length + 1 + i,
+          at: command.at,
+          causationId: input.messageId,
+          correlationId: meta.correlationId,
+          ...(trace ? { trace } : {}),
+          type: e.type,
+          data: e.data,
+        }) as ThreadEvent,
+    );
+    events.push(...made);
+    // The state to store, the messages these events add to the conversation and the runs they touched.
+    record = foldRecord(record, made);
+    if (decision.outgoing.length === 0) continue;
+    if (decision.outgoing.some((o) => o.kind === 'model.call'))
+      stored ??= await tx.loadMessages(tenantId, threadId, state.messages);
+    const messages = outgoingMessages(
+      deps.subjects,
+      tenantId,
+      threadId,
+      record.state,
+      version + events.length,
+      decision.outgoing,
+      trace,
+      decision.outgoing.some((o) => o.kind === 'tool.call' || o.kind === 'escalation.request')
+        ? await deps.toolConfigs(record.state)
+        : undefined,
+      stored && [...stored, ...record.transcript],
+    );
+    for (const m of messages) {
+      const tool = deps.localTools?.toolOf(m);
+      const result = tool && (await deps.localTools!.run(tool, m));
+      if (result) inputs.push({ messageId: result.messageId, command: inboxToCommand(result, command.at) });
+      else toSend.push(m);
+    }
+  }
+  if (events.length === 0 && toSend.length === 0) {
+    return { status: 'no-op', events: [], outbox: [] };
+  }
+  const after = record.state;
+  const newVersion = version + events.length;
+  const transcript = stored && [...stored, ...record.transcript];
+  if (events.length > 0) {
+    await tx.appendEvents(tenantId, threadId, version, events);
+    await tx.saveProjection(
+      { tenantId, threadId, version: newVersion, state: after },
+      runRowsOf(tenantId, threadId, record),
+      record.transcript.length > 0 ? { from: state.messages + 1, messages: record.transcript } : undefined,
+    );
+  }
+  const outbox: OutboxMessage[] = [...feedMessages(deps.subjects, events), ...toSend];
+  for (const m of outbox) {
+    const leaseMs = deps.leaseOf(m);
+    if (leaseMs !== undefined) m.leaseMs = leaseMs;
+  }
+  await tx.enqueue(outbox);
+  // Read only while a span records them (telemetry on).
+  const links = activeSpanRecording()
+    ? await replacedAttemptLinks(tx, { tenantId, threadId, version, newer }, events)
+    : [];
+  failpoint('orchestrator.before-commit');
+  failpoint(`orchestrator.before-commit.${command.type}`);
+  return {
+    status: 'applied',
+    events,
+    outbox,
+    before: state,
+    links,
+    cache: { tenantId, threadId, entry: { version: newVersion, state: after, transcript } },
+  };
+}
