@@ -21,7 +21,7 @@ export const orchestratorConfigSchema = extendConfig({
    * bus (their outbox rows are leased to it; see ADR 0008); beyond this many at once, or with 0, model
    * calls go through the bus. Needs MODEL_WORKER.
    */
-  MODEL_LOCAL_CALLS: envInt({ min: 0, max: 1000 }).default(16),
+  MODEL_LOCAL_CALLS: envInt({ min: 0, max: 1000 }).default(256),
   /**
    * Run `local` tools (pure, cheap, no I/O; see docs/tools.md) in this process, inside the decision that
    * calls them (ADR 0010). false: every tool call goes to the tool executor.
