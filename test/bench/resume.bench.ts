@@ -136,7 +136,7 @@ export async function benchResume(sizes: number[], reps: number, log: (line: str
   await ensureTopology(jsm, topology, []);
   const db = await openServiceDatabase(testDb.url, 'orchestrator', 4);
   const store = new PgThreadStore<ThreadState>(db, threadColumns);
-  const relay = new OutboxRelay(new PgOutboxStore(db), new JetStreamPublisher(nc.jetstream()), {
+  const relay = new OutboxRelay(new PgOutboxStore(db), new JetStreamPublisher(nc), {
     onError: () => undefined,
   });
   const handler = new ThreadCommandHandler(store, relay, subjects(prefix.subject));

@@ -87,7 +87,7 @@ export class GatewayModule {
         { provide: LOGGER, useValue: resources.logger },
         {
           provide: MESSAGE_PUBLISHER,
-          useFactory: () => resources.publisher ?? new JetStreamPublisher(resources.nc.jetstream()),
+          useFactory: () => resources.publisher ?? new JetStreamPublisher(resources.nc),
         },
         { provide: API_KEYS, useFactory: (db: Database) => new ApiKeyRepository(db.sql), inject: [DATABASE] },
         { provide: JWT_VERIFIER, useFactory: () => jwtVerifierFor(resources.config) },

@@ -74,7 +74,7 @@ beforeAll(async () => {
 
   const appDb = await openDatabase({ url: testDb.url, schema: 'gateway', migrations: GATEWAY_MIGRATIONS, poolMax: 2 });
   appNc = await connectNats({ url: natsUrl, name: 'gateway-int-spec-app' });
-  const real = new JetStreamPublisher(appNc.jetstream());
+  const real = new JetStreamPublisher(appNc);
   publisher = real;
   app = await createGatewayApp({
     config,
@@ -223,7 +223,7 @@ describe('POST /v1/runs', () => {
     });
     await closed.close();
     const real = publisher;
-    publisher = new JetStreamPublisher(closed.jetstream());
+    publisher = new JetStreamPublisher(closed);
     try {
       const res = await postRun({ agent: 'a', input: 'x' }, { 'idempotency-key': 'while-down' });
       expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);

@@ -21,7 +21,7 @@ export class ModelWorkerController {
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
     @Inject(MemoryRecall) private readonly recall: MemoryRecall,
   ) {
-    this.publisher = new JetStreamPublisher(runtime.nc.jetstream());
+    this.publisher = new JetStreamPublisher(runtime.nc);
   }
 
   @EventPattern(MODEL_CONSUMER)

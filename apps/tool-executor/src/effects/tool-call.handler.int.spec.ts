@@ -124,7 +124,7 @@ beforeAll(async () => {
   nc = await connectNats({ url: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222', name: 'tool-call-handler-int' });
   jsm = await nc.jetstreamManager();
   await ensureTopology(jsm, topology, []);
-  const jetstream = new JetStreamPublisher(nc.jetstream());
+  const jetstream = new JetStreamPublisher(nc);
   const publisher: MessagePublisher = {
     async publish(subject, payload, opts) {
       const result = await jetstream.publish(subject, payload, opts);

@@ -71,7 +71,7 @@ describe('consume()', () => {
   beforeAll(async () => {
     nc = await connectNats({ url, name: 'consumer-int-spec' });
     jsm = await nc.jetstreamManager();
-    publisher = new JetStreamPublisher(nc.jetstream());
+    publisher = new JetStreamPublisher(nc);
   });
   beforeEach(() => {
     handles = [];

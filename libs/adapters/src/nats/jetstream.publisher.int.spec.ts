@@ -23,7 +23,7 @@ describe('JetStreamPublisher', () => {
   });
 
   it('publishes JSON with headers and dedups by msgId', async () => {
-    const publisher = new JetStreamPublisher(nc.jetstream());
+    const publisher = new JetStreamPublisher(nc);
     const subject = `${prefix}.events.t1.th1`;
     const first = await publisher.publish(
       subject,
@@ -45,7 +45,7 @@ describe('JetStreamPublisher', () => {
   });
 
   it('lets msgId win over a Nats-Msg-Id in the headers', async () => {
-    const publisher = new JetStreamPublisher(nc.jetstream());
+    const publisher = new JetStreamPublisher(nc);
     const r = await publisher.publish(`${prefix}.events.t1.th2`, 1, {
       msgId: 'm-3',
       headers: { 'Nats-Msg-Id': 'stale' },
@@ -55,7 +55,7 @@ describe('JetStreamPublisher', () => {
   });
 
   it('throws a TransientError when no stream takes the subject', async () => {
-    const publisher = new JetStreamPublisher(nc.jetstream(), { timeoutMs: 1000 });
+    const publisher = new JetStreamPublisher(nc, { timeoutMs: 1000 });
     const error = await publisher.publish(`${prefix}-nostream.x`, {}, { msgId: 'm-x' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TransientError);
     expect((error as TransientError).code).toBe('nats.no_responders');
@@ -63,14 +63,69 @@ describe('JetStreamPublisher', () => {
 
   it('throws a TransientError once the connection is closed', async () => {
     const c = await connectNats({ url, name: 'publisher-int-spec-closed' });
-    const publisher = new JetStreamPublisher(c.jetstream());
+    const publisher = new JetStreamPublisher(c);
     await c.close();
     const error = await publisher.publish(`${prefix}.events.t1.th1`, {}, { msgId: 'm-y' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TransientError);
   });
 
+  it('matches each ack to its publish when many are in flight at once', async () => {
+    const publisher = new JetStreamPublisher(nc);
+    const subject = `${prefix}.events.t1.many`;
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => publisher.publish(subject, { i }, { msgId: `many-${i}` })),
+    );
+    const jsm = await nc.jetstreamManager();
+    // Every publish got its own stream sequence, and that sequence holds its own payload.
+    expect(new Set(results.map((r) => r.seq)).size).toBe(200);
+    for (const i of [0, 57, 199]) {
+      const stored = await jsm.streams.getMessage(`TPUB_${suffix}_EVENTS`, { seq: results[i]!.seq });
+      expect(stored.json()).toEqual({ i });
+      expect(stored.header.get('Nats-Msg-Id')).toBe(`many-${i}`);
+    }
+  });
+
+  it('throws a TransientError (timeout) when a subscriber that is not a stream never acks', async () => {
+    const subject = `${prefix}-silent.${suffix}`;
+    const silent = nc.subscribe(subject);
+    try {
+      const publisher = new JetStreamPublisher(nc, { timeoutMs: 300 });
+      const error = await publisher.publish(subject, {}, { msgId: 'm-silent' }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(TransientError);
+      expect((error as TransientError).code).toBe('nats.timeout');
+      // The publish after it is not confused by the first one's missing answer.
+      const ok = await publisher.publish(`${prefix}.events.t1.after`, {}, { msgId: 'm-after-silent' });
+      expect(ok.duplicate).toBe(false);
+    } finally {
+      silent.unsubscribe();
+    }
+  });
+
+  it('fails publishes still waiting for their ack when the connection closes', async () => {
+    const c = await connectNats({ url, name: 'publisher-int-spec-closing' });
+    const subject = `${prefix}-silent2.${suffix}`;
+    c.subscribe(subject);
+    const publisher = new JetStreamPublisher(c, { timeoutMs: 60_000 });
+    const waiting = publisher.publish(subject, {}, { msgId: 'm-closing' }).catch((e: unknown) => e);
+    await c.flush();
+    await c.close();
+    const error = await waiting;
+    expect(error).toBeInstanceOf(TransientError);
+    expect((error as TransientError).code).toBe('nats.disconnected');
+  });
+
+  it("surfaces a stream's refusal as a plain error, not a transient one", async () => {
+    const publisher = new JetStreamPublisher(nc);
+    const error = await publisher
+      .publish(`${prefix}.events.t1.th3`, {}, { msgId: 'm-refused', headers: { 'Nats-Expected-Last-Sequence': '999999' } })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(error).not.toBeInstanceOf(TransientError);
+    expect((error as Error).message).toMatch(/wrong last sequence/i);
+  });
+
   it('refuses a payload that is not JSON', async () => {
-    const publisher = new JetStreamPublisher(nc.jetstream());
+    const publisher = new JetStreamPublisher(nc);
     await expect(publisher.publish(`${prefix}.events.t1.th1`, undefined, { msgId: 'm-z' })).rejects.toThrow(/not JSON/);
   });
 });

@@ -106,7 +106,7 @@ describe('JetStreamServer (Nest transport)', () => {
   beforeAll(async () => {
     nc = await connectNats({ url, name: 'transport-int-spec-client' });
     jsm = await nc.jetstreamManager();
-    publisher = new JetStreamPublisher(nc.jetstream());
+    publisher = new JetStreamPublisher(nc);
     app = await startApp();
   });
   afterAll(async () => {

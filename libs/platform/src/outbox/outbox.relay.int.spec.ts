@@ -67,7 +67,7 @@ describe('OutboxRelay with the real JetStream publisher', () => {
   it('publishes rows with Nats-Msg-Id = row id, and a republish after a crash is deduplicated', async () => {
     const store = new FakeOutboxStore();
     const errors: string[] = [];
-    const relay = new OutboxRelay(store, new JetStreamPublisher(nc.jetstream()), {
+    const relay = new OutboxRelay(store, new JetStreamPublisher(nc), {
       onError: (_e, what) => errors.push(what),
     });
     const subject = subjects(prefix).events('acme', 'th-1');
@@ -91,7 +91,7 @@ describe('OutboxRelay with the real JetStream publisher', () => {
 
   it('leaves rows unsent while no stream takes their subject, and relays them once one does', async () => {
     const store = new FakeOutboxStore();
-    const relay = new OutboxRelay(store, new JetStreamPublisher(nc.jetstream(), { timeoutMs: 500 }), {
+    const relay = new OutboxRelay(store, new JetStreamPublisher(nc, { timeoutMs: 500 }), {
       intervalMs: 50,
       onError: () => {},
     });

@@ -89,7 +89,7 @@ export class ServiceRuntime {
       nc = await connectNats({ url: config.NATS_URL, name: `${options.service}:${config.SERVICE_INSTANCE_ID}` });
       const topology = topologyFromConfig(config);
       await ensureTopology(await nc.jetstreamManager(), topology, options.consumers);
-      const publisher = new RoutingPublisher(nc, new JetStreamPublisher(nc.jetstream()));
+      const publisher = new RoutingPublisher(nc, new JetStreamPublisher(nc));
       const outboxStore = new PgOutboxStore(db);
       const relay = new OutboxRelay(outboxStore, publisher, {
         intervalMs: options.sweepIntervalMs ?? 500,
