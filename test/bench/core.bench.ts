@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { openServiceDatabase, PgThreadStore } from '@ratchet/adapters';
 import type { ThreadEvent } from '@ratchet/contracts';
 import { decide, foldEvents, initialThreadState, type ThreadCommand, type ThreadState } from '@ratchet/domain';
+import { createTestDatabase } from '../../libs/testing/src/test-database';
 import { summarize } from './stats';
 
 const AT = '2026-11-30T00:00:00.000Z';
@@ -80,8 +81,21 @@ export function benchDecide(iterations = 2000) {
   return summarize(samples);
 }
 
-/** Durable appends through the Postgres event log: one transaction per append, like a handler. */
-export async function benchAppends(databaseUrl: string, total = 2000, concurrency = 16) {
+/**
+ * Durable appends through the Postgres event log: one transaction per append, like a handler. On a fresh
+ * copy of the migrated template database (`DATABASE_URL` names the server), dropped afterwards: the bench
+ * needs no database migrated beforehand, and leaves none behind.
+ */
+export async function benchAppends(total = 2000, concurrency = 16) {
+  const testDb = await createTestDatabase();
+  try {
+    return await appendsOn(testDb.url, total, concurrency);
+  } finally {
+    await testDb.drop();
+  }
+}
+
+async function appendsOn(databaseUrl: string, total: number, concurrency: number) {
   const db = await openServiceDatabase(databaseUrl, 'orchestrator', concurrency + 2);
   const store = new PgThreadStore<unknown>(db, () => ({ status: 'bench', agent: null, activeRunId: null }));
   const prefix = `bench-${Date.now()}`;
@@ -117,12 +131,6 @@ export async function benchAppends(databaseUrl: string, total = 2000, concurrenc
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  await db.sql.run(`delete from ${db.sql.table('thread_events')} where tenant_id = 'bench' and thread_id like ?`, [
-    `${prefix}%`,
-  ]);
-  await db.sql.run(`delete from ${db.sql.table('threads')} where tenant_id = 'bench' and thread_id like ?`, [
-    `${prefix}%`,
-  ]);
   await db.close();
   return { appendsPerSecond: total / seconds, latency: summarize(latencies), concurrency };
 }
