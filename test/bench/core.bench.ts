@@ -2,6 +2,8 @@ import { performance } from 'node:perf_hooks';
 import { openServiceDatabase, PgThreadStore } from '@ratchet/adapters';
 import type { ThreadEvent } from '@ratchet/contracts';
 import { decide, foldEvents, initialThreadState, type ThreadCommand, type ThreadState } from '@ratchet/domain';
+// Not the package index (it also exports the jest contract suites, which refuse to load outside jest).
+// eslint-disable-next-line import/no-relative-packages -- see above
 import { createTestDatabase } from '../../libs/testing/src/test-database';
 import { summarize } from './stats';
 
