@@ -1,5 +1,10 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import type { NatsConnection } from 'nats';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from '@ratchet/testing';
+import { connect, type NatsConnection } from 'nats';
 import { TransientError } from '@ratchet/domain';
 import { connectNats } from './connect';
 import { JetStreamPublisher } from './jetstream.publisher';
@@ -127,5 +132,52 @@ describe('JetStreamPublisher', () => {
   it('refuses a payload that is not JSON', async () => {
     const publisher = new JetStreamPublisher(nc);
     await expect(publisher.publish(`${prefix}.events.t1.th1`, undefined, { msgId: 'm-z' })).rejects.toThrow(/not JSON/);
+  });
+});
+
+describe('JetStreamPublisher on a server that restricts publishing', () => {
+  // A private nats-server whose only user may publish on `allowed.>` (and answer inboxes), nothing else.
+  let server: ChildProcess;
+  let dir: string;
+  let nc: NatsConnection;
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'ratchet-pub-perm-'));
+    const port = await freePort();
+    writeFileSync(
+      path.join(dir, 'nats.conf'),
+      `listen: 127.0.0.1:${port}
+authorization {
+  users = [
+    { user: pub, password: secret, permissions: { publish: { allow: ["allowed.>", "_INBOX.>"] }, subscribe: { allow: ["_INBOX.>", "allowed.>"] } } }
+  ]
+}
+`,
+    );
+    server = spawn(process.env['NATS_SERVER_BIN'] ?? 'nats-server', ['-c', path.join(dir, 'nats.conf')], { stdio: 'ignore' });
+    for (let attempt = 0; ; attempt++) {
+      try {
+        nc = await connect({ servers: `nats://127.0.0.1:${port}`, user: 'pub', pass: 'secret', noAsyncTraces: true });
+        break;
+      } catch (error) {
+        if (attempt > 50) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  });
+  afterAll(async () => {
+    await nc?.close();
+    server?.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('fails a publish the server refuses as a refusal at once, not as a missing ack, and keeps working', async () => {
+    const publisher = new JetStreamPublisher(nc, { timeoutMs: 30_000 });
+    const error = await publisher.publish('denied.x', { n: 1 }, { msgId: 'm-denied' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(error).not.toBeInstanceOf(TransientError);
+    expect((error as Error).message).toMatch(/denied\.x refused by the server: permissions violation/);
+    // An allowed subject with no stream behind it still gets the server's 503: the connection is fine.
+    const next = await publisher.publish('allowed.x', {}, { msgId: 'm-allowed' }).catch((e: unknown) => e);
+    expect((next as TransientError).code).toBe('nats.no_responders');
   });
 });

@@ -1,6 +1,7 @@
 import {
   createInbox,
   ErrorCode,
+  Events,
   headers as natsHeaders,
   type Msg,
   type NatsConnection,
@@ -83,6 +84,7 @@ export class JetStreamPublisher implements MessagePublisher {
     this.inbox = createInbox(options.inboxPrefix);
     this.timeoutMs = options.timeoutMs ?? 5000;
     void nc.closed().then(() => this.failAll(closedError()));
+    void this.watchPermissions();
   }
 
   publish(subject: string, payload: unknown, opts: PublishOptions): Promise<PublishResult> {
@@ -114,8 +116,31 @@ export class JetStreamPublisher implements MessagePublisher {
   /** One subscription for every answer, made before the first publish (the server sees the SUB first). */
   private subscribe(): void {
     this.subscription ??= this.nc.subscribe(`${this.inbox}.*`, {
-      callback: (error, msg) => (error ? this.failAll(error) : this.answer(msg)),
+      callback: (error, msg) => {
+        if (!error) return this.answer(msg);
+        // The client closes a subscription the server refused (a permissions violation): the next
+        // publish subscribes again.
+        this.subscription = undefined;
+        this.failAll(error);
+      },
     });
+  }
+
+  /**
+   * A publish the server refuses (no permission to publish on the subject) gets no answer, only an
+   * error on the connection naming the subject: it fails the publishes waiting on that subject at once,
+   * as what it is (a plain error, not "no ack in time"), so the relay logs the refusal.
+   */
+  private async watchPermissions(): Promise<void> {
+    for await (const status of this.nc.status()) {
+      const refused = status.permissionContext;
+      if (status.type !== Events.Error || refused?.operation !== 'publish') continue;
+      for (const [reply, p] of this.pending) {
+        if (p.subject !== refused.subject) continue;
+        this.settled(reply);
+        p.reject(new Error(`publishing to ${p.subject} refused by the server: permissions violation`));
+      }
+    }
   }
 
   private answer(msg: Msg): void {
