@@ -160,7 +160,6 @@ export class Stack {
    * this client) from /proc/stat, and each running service process's own (user + system) from /proc.
    */
   cpuMs(): { machine: number; services: Record<string, number> } {
-    const tick = 1000 / 100; // USER_HZ is 100 on Linux
     const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
     // user nice system idle iowait irq softirq steal: busy = all but idle and iowait
     const busy = cpu.slice(0, 8).reduce((a, b, i) => (i === 3 || i === 4 ? a : a + b), 0);
@@ -177,7 +176,7 @@ export class Stack {
     }
     const self = process.cpuUsage();
     services['bench client'] = (self.user + self.system) / 1000;
-    return { machine: busy * tick, services };
+    return { machine: busy * MS_PER_TICK, services };
   }
 
   /** Peak resident set (VmHWM, kB) per running service instance, from /proc. */
@@ -315,12 +314,15 @@ export function seeded(seed: number): () => number {
   return () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32;
 }
 
+/** /proc counts CPU time in ticks of 1/USER_HZ s; USER_HZ is 100 on Linux. */
+const MS_PER_TICK = 1000 / 100;
+
 /** A process's CPU time so far (user + system), ms; undefined once it has exited. */
 function processCpuMs(pid: number | string): number | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) * 10;
+    return (Number(f[11]) + Number(f[12])) * MS_PER_TICK;
   } catch {
     return undefined;
   }

@@ -1,5 +1,5 @@
 import type { ApprovalRecord } from '@ratchet/adapters';
-import { ATTR, recordSpan, SPAN } from '@ratchet/platform';
+import { ATTR, recordSpan, SPAN, toolCallAttributes } from '@ratchet/platform';
 
 /** How a wait for a human ended: a tool approval's decision, an escalation's resolution, or an expiry. */
 export type WaitOutcome = 'granted' | 'rejected' | 'expired' | 'happened' | 'retry' | 'fail';
@@ -21,12 +21,7 @@ export function recordApprovalWait(wait: EndedWait, endedAt = Date.now()): void 
   recordSpan(
     SPAN.approvalWait,
     {
-      [ATTR.tenant]: a.tenantId,
-      [ATTR.thread]: a.threadId,
-      [ATTR.run]: a.runId,
-      [ATTR.step]: a.step,
-      [ATTR.toolCall]: a.callId,
-      [ATTR.toolName]: a.tool,
+      ...toolCallAttributes(a),
       [ATTR.approvalId]: a.id,
       [ATTR.approvalKind]: a.kind,
       [ATTR.approvalRole]: wait.decidedByRole,

@@ -1,23 +1,22 @@
 import { z } from 'zod';
-import { openServiceDatabase, type Database, type PgThreadTx } from '@ratchet/adapters';
+import type { Database, PgThreadTx } from '@ratchet/adapters';
 import { subjects, type ModelCallCommand, type ThreadEvent } from '@ratchet/contracts';
 import { TransientError, threadColumns, type ThreadState } from '@ratchet/domain';
-import { createTestDatabase, newThreadRef, type TestDatabase } from '@ratchet/testing';
+import { newThreadRef } from '@ratchet/testing';
 import { defineTool, ToolRegistry } from '@ratchet/tools';
 import { LocalTools } from './local-tools';
 import { ThreadCommandHandler, type GroupCommitOptions } from './thread-command.handler';
-import { answer, CheckingPublisher, CountingStore, meta, request } from './thread-handler.fixtures';
+import {
+  answer,
+  CheckingPublisher,
+  CountingStore,
+  meta,
+  orchestratorDatabase,
+  request,
+} from './thread-handler.fixtures';
 
-let testDb: TestDatabase;
 let db: Database;
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = await openServiceDatabase(testDb.url, 'orchestrator');
-});
-afterAll(async () => {
-  await db.close();
-  await testDb.drop();
-});
+orchestratorDatabase((opened) => (db = opened));
 
 const quiet = { info: () => undefined, warn: () => undefined };
 let runs: string[] = [];

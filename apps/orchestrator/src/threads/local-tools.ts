@@ -1,10 +1,7 @@
-import type { Histogram } from '@opentelemetry/api';
 import { HEADERS, ToolResultMessage, type ToolCallCommand } from '@ratchet/contracts';
 import { redactSecrets, type OutboxMessage } from '@ratchet/domain';
-import { ATTR, failpoint, inSpan, meter, SPAN, toolCallAttributes } from '@ratchet/platform';
+import { ATTR, failpoint, inSpan, SPAN, toolCallAttributes, toolDuration } from '@ratchet/platform';
 import { runTool, type AnyTool, type ToolLogger, type ToolRegistry } from '@ratchet/tools';
-
-let latency: Histogram | undefined;
 
 /** What a local tool call's span says where the executor's says what the effect ledger decided. */
 export const LOCAL_TOOL_DECISION = 'local';
@@ -55,11 +52,7 @@ export class LocalTools {
     });
     // `uncertain` is for at-most-once tools only; a pure tool never gets it, but the executor decides if it did.
     if (!outcome || outcome.status === 'uncertain') return undefined;
-    latency ??= meter().createHistogram('ratchet.tool.duration', {
-      unit: 'ms',
-      description: 'Tool call handling time',
-    });
-    latency.record(performance.now() - started, { tool: command.tool, decision: LOCAL_TOOL_DECISION });
+    toolDuration().record(performance.now() - started, { tool: command.tool, decision: LOCAL_TOOL_DECISION });
     failpoint('orchestrator.local-tool.after-run');
     const result = (o: ToolResultMessage['outcome']): ToolResultMessage => ({
       kind: 'tool.result',

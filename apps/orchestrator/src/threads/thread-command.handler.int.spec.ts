@@ -1,20 +1,20 @@
-import { openServiceDatabase, type Database } from '@ratchet/adapters';
+import type { Database } from '@ratchet/adapters';
 import { subjects } from '@ratchet/contracts';
 import { PoisonMessageError, threadColumns, type CancelRun, type RecordToolResult } from '@ratchet/domain';
-import { createTestDatabase, newThreadRef, type TestDatabase } from '@ratchet/testing';
+import { newThreadRef } from '@ratchet/testing';
 import { ThreadCommandHandler } from './thread-command.handler';
-import { answer, CheckingPublisher, CountingStore, eventTypes, meta, request } from './thread-handler.fixtures';
+import {
+  answer,
+  CheckingPublisher,
+  CountingStore,
+  eventTypes,
+  meta,
+  orchestratorDatabase,
+  request,
+} from './thread-handler.fixtures';
 
-let testDb: TestDatabase;
 let db: Database;
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = await openServiceDatabase(testDb.url, 'orchestrator');
-});
-afterAll(async () => {
-  await db.close();
-  await testDb.drop();
-});
+orchestratorDatabase((opened) => (db = opened));
 
 describe('ThreadCommandHandler group commit (real Postgres)', () => {
   it('decides messages of many threads in few transactions, and publishes only what is committed', async () => {

@@ -1,4 +1,5 @@
-import { PgThreadStore, type Database, type PgThreadTx } from '@ratchet/adapters';
+import { openServiceDatabase, PgThreadStore, type Database, type PgThreadTx } from '@ratchet/adapters';
+import { createTestDatabase, type TestDatabase } from '@ratchet/testing';
 import {
   modelCommandId,
   type CommittedPublisher,
@@ -8,7 +9,26 @@ import {
   type ThreadState,
 } from '@ratchet/domain';
 
-/** What the thread handler's int tests share: a counting store, a checking publisher, messages. */
+// What the thread handler's int tests share: their database, a counting store, a checking publisher, messages.
+
+/**
+ * For the calling test file: a fresh copy of the migrated template with its orchestrator schema opened
+ * (handed to `opened` before the tests run), closed and dropped after them.
+ */
+export function orchestratorDatabase(opened: (db: Database) => void): void {
+  let testDb: TestDatabase | undefined;
+  let db: Database | undefined;
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    db = await openServiceDatabase(testDb.url, 'orchestrator');
+    opened(db);
+  });
+  afterAll(async () => {
+    await db?.close();
+    await testDb?.drop();
+  });
+}
+
 /** Counts transactions and the messages each claimed, so a test can tell grouped commits from single ones. */
 export class CountingStore extends PgThreadStore<ThreadState> {
   transactions = 0;
@@ -27,7 +47,6 @@ export class CountingStore extends PgThreadStore<ThreadState> {
   }
 }
 
-/** Checks, at the moment of publishing, that every row is committed (visible to another connection). */
 /**
  * Records what the handler hands over, at the moment it does (the handler does not wait for publishes),
  * and checks in the background that each row was committed by then; `uncommitted` after `settled()`.

@@ -11,15 +11,15 @@ import {
   ServiceRuntime,
   SPAN,
   toolCallAttributes,
+  toolDuration,
 } from '@ratchet/platform';
-import type { Counter, Histogram } from '@opentelemetry/api';
+import type { Counter } from '@opentelemetry/api';
 import { ToolCallHandler } from './tool-call.handler';
 
-let metrics: { latency: Histogram; dedupHits: Counter; escalations: Counter } | undefined;
-/** Tool latency, effect-ledger dedup hits and escalations, as OTLP metrics. */
+let metrics: { dedupHits: Counter; escalations: Counter } | undefined;
+/** Effect-ledger dedup hits and escalations, as OTLP metrics (latency: `toolDuration()`). */
 function toolMetrics() {
   return (metrics ??= {
-    latency: meter().createHistogram('ratchet.tool.duration', { unit: 'ms', description: 'Tool call handling time' }),
     dedupHits: meter().createCounter('ratchet.tool.dedup_hits', {
       description: 'Deliveries answered from the effect ledger',
     }),
@@ -72,7 +72,7 @@ export class ToolCallController {
       span.setAttribute(ATTR.ledgerDecision, r);
       return r;
     });
-    toolMetrics().latency.record(performance.now() - started, { tool: command.tool, decision: result });
+    toolDuration().record(performance.now() - started, { tool: command.tool, decision: result });
     if (result === 'dedup') toolMetrics().dedupHits.add(1, { tool: command.tool });
     if (result === 'escalated') toolMetrics().escalations.add(1, { tool: command.tool });
     this.runtime.logger.debug({ key: command.idempotencyKey, tool: command.tool, result }, 'tool call handled');

@@ -20,8 +20,6 @@ import {
   type OutboxMessage,
 } from '@ratchet/domain';
 import { ATTR, currentTraceContext, LINK, linkActiveSpan, linkTo } from '@ratchet/platform';
-
-import { crashPoint } from './crash-points';
 import {
   runTool,
   toolContext,
@@ -30,6 +28,7 @@ import {
   type ToolRunOutcome,
   type ToolServices,
 } from '@ratchet/tools';
+import { crashPoint } from './crash-points';
 
 export type ToolCallResult = 'executed' | 'dedup' | 'retried' | 'escalated' | 'reconciled';
 export type ToolResolveResult = 'resolved' | 'retried' | 'dedup' | 'not-found' | 'not-uncertain';

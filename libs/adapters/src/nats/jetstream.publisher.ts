@@ -5,7 +5,6 @@ import {
   headers as natsHeaders,
   type Msg,
   type NatsConnection,
-  type NatsError,
   type Subscription,
 } from 'nats';
 import { HEADERS } from '@ratchet/contracts';
@@ -83,7 +82,12 @@ export class JetStreamPublisher implements MessagePublisher {
   ) {
     this.inbox = createInbox(options.inboxPrefix);
     this.timeoutMs = options.timeoutMs ?? 5000;
-    void nc.closed().then(() => this.failAll(closedError()));
+    void nc.closed().then(() =>
+      this.rejectWhere(
+        () => true,
+        (p) => new TransientError(`publishing to ${p.subject} failed: the connection closed`, 'nats.disconnected'),
+      ),
+    );
     void this.watchPermissions();
   }
 
@@ -121,7 +125,10 @@ export class JetStreamPublisher implements MessagePublisher {
         // The client closes a subscription the server refused (a permissions violation): the next
         // publish subscribes again.
         this.subscription = undefined;
-        this.failAll(error);
+        this.rejectWhere(
+          () => true,
+          (p) => failure(p.subject, error),
+        );
       },
     });
   }
@@ -135,11 +142,10 @@ export class JetStreamPublisher implements MessagePublisher {
     for await (const status of this.nc.status()) {
       const refused = status.permissionContext;
       if (status.type !== Events.Error || refused?.operation !== 'publish') continue;
-      for (const [reply, p] of this.pending) {
-        if (p.subject !== refused.subject) continue;
-        this.settled(reply);
-        p.reject(new Error(`publishing to ${p.subject} refused by the server: permissions violation`));
-      }
+      this.rejectWhere(
+        (p) => p.subject === refused.subject,
+        (p) => new Error(`publishing to ${p.subject} refused by the server: permissions violation`),
+      );
     }
   }
 
@@ -148,45 +154,26 @@ export class JetStreamPublisher implements MessagePublisher {
     // Answered after its deadline (already rejected): nothing waits for it.
     if (!p) return;
     this.settled(msg.subject);
-    // No stream listens on the subject (or JetStream is unavailable): the server's 503 status.
-    if (msg.headers?.code === 503) {
-      p.reject(new TransientError(`publishing to ${p.subject} failed: no stream answered (503)`, 'nats.no_responders'));
-      return;
-    }
-    let ack: PubAck;
-    try {
-      ack = JSON.parse(decoder.decode(msg.data)) as PubAck;
-    } catch (error) {
-      p.reject(new Error(`publishing to ${p.subject}: the stream's answer is not JSON`, { cause: error }));
-      return;
-    }
-    if (ack.error) {
-      const text = `publishing to ${p.subject} failed: ${ack.error.description ?? 'stream error'} (${ack.error.code ?? '?'}/${ack.error.err_code ?? '?'})`;
-      // 503: the stream (or its cluster) cannot take messages right now.
-      p.reject(ack.error.code === 503 ? new TransientError(text, 'nats.no_responders') : new Error(text));
-      return;
-    }
-    if (!ack.stream || typeof ack.seq !== 'number') {
-      p.reject(new Error(`publishing to ${p.subject}: the stream's answer is not an ack`));
-      return;
-    }
-    p.resolve({ seq: ack.seq, duplicate: ack.duplicate === true });
+    const outcome = ackOf(msg, p.subject);
+    if (outcome instanceof Error) p.reject(outcome);
+    else p.resolve(outcome);
   }
 
   /** Rejects every publish whose deadline passed; the timer stops when none waits. */
   private expire(): void {
     const now = Date.now();
-    for (const [reply, p] of this.pending) {
-      if (p.deadline > now) continue;
-      this.settled(reply);
-      p.reject(new TransientError(`publishing to ${p.subject} failed: no ack in time`, 'nats.timeout'));
-    }
+    this.rejectWhere(
+      (p) => p.deadline <= now,
+      (p) => new TransientError(`publishing to ${p.subject} failed: no ack in time`, 'nats.timeout'),
+    );
   }
 
-  private failAll(error: unknown): void {
+  /** Settles every waiting publish that `matches`, with the error `errorFor` gives it. */
+  private rejectWhere(matches: (p: Pending) => boolean, errorFor: (p: Pending) => Error): void {
     for (const [reply, p] of this.pending) {
+      if (!matches(p)) continue;
       this.settled(reply);
-      p.reject(failure(p.subject, error));
+      p.reject(errorFor(p));
     }
   }
 
@@ -199,8 +186,27 @@ export class JetStreamPublisher implements MessagePublisher {
   }
 }
 
-function closedError(): NatsError {
-  return Object.assign(new Error('connection closed'), { code: ErrorCode.ConnectionClosed }) as NatsError;
+/** What a stream's answer to a publish on `subject` means: the ack, or why there is none. */
+function ackOf(msg: Msg, subject: string): PublishResult | Error {
+  // No stream listens on the subject (or JetStream is unavailable): the server's 503 status.
+  if (msg.headers?.code === 503) {
+    return new TransientError(`publishing to ${subject} failed: no stream answered (503)`, 'nats.no_responders');
+  }
+  let ack: PubAck;
+  try {
+    ack = JSON.parse(decoder.decode(msg.data)) as PubAck;
+  } catch (error) {
+    return new Error(`publishing to ${subject}: the stream's answer is not JSON`, { cause: error });
+  }
+  if (ack.error) {
+    const text = `publishing to ${subject} failed: ${ack.error.description ?? 'stream error'} (${ack.error.code ?? '?'}/${ack.error.err_code ?? '?'})`;
+    // 503: the stream (or its cluster) cannot take messages right now.
+    return ack.error.code === 503 ? new TransientError(text, 'nats.no_responders') : new Error(text);
+  }
+  if (!ack.stream || typeof ack.seq !== 'number') {
+    return new Error(`publishing to ${subject}: the stream's answer is not an ack`);
+  }
+  return { seq: ack.seq, duplicate: ack.duplicate === true };
 }
 
 /** A NATS client error as a TransientError when it means "the bus is not reachable right now". */

@@ -1,4 +1,4 @@
-import { metrics, trace, type Meter, type Tracer } from '@opentelemetry/api';
+import { metrics, trace, type Histogram, type Meter, type Tracer } from '@opentelemetry/api';
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -48,6 +48,19 @@ export function tracer(): Tracer {
 
 export function meter(): Meter {
   return metrics.getMeter('ratchet');
+}
+
+let toolDurationHistogram: Histogram | undefined;
+
+/**
+ * `ratchet.tool.duration` (ms, by `tool` and `decision`), wherever a call runs: the executor records what
+ * its effect ledger decided, the orchestrator `local` for a local tool (ADR 0010).
+ */
+export function toolDuration(): Histogram {
+  return (toolDurationHistogram ??= meter().createHistogram('ratchet.tool.duration', {
+    unit: 'ms',
+    description: 'Tool call handling time',
+  }));
 }
 
 /** Prompts, completions, tool arguments and results go into spans only when an operator turns this on. */
