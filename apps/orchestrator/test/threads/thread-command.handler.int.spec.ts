@@ -2,7 +2,7 @@ import type { Database } from '@ratchet/adapters';
 import { subjects } from '@ratchet/contracts';
 import { PoisonMessageError, threadColumns, type CancelRun, type RecordToolResult } from '@ratchet/domain';
 import { newThreadRef } from '@ratchet/testing';
-import { ThreadCommandHandler } from './thread-command.handler';
+import { ThreadCommandHandler } from '../../src/threads/thread-command.handler';
 import {
   answer,
   CheckingPublisher,

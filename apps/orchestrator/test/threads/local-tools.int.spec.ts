@@ -4,8 +4,8 @@ import { subjects, type ModelCallCommand, type ThreadEvent } from '@ratchet/cont
 import { TransientError, threadColumns, type ThreadState } from '@ratchet/domain';
 import { newThreadRef } from '@ratchet/testing';
 import { defineTool, ToolRegistry } from '@ratchet/tools';
-import { LocalTools } from './local-tools';
-import { ThreadCommandHandler, type GroupCommitOptions } from './thread-command.handler';
+import { LocalTools } from '../../src/threads/local-tools';
+import { ThreadCommandHandler, type GroupCommitOptions } from '../../src/threads/thread-command.handler';
 import {
   answer,
   CheckingPublisher,
