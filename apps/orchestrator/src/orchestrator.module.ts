@@ -2,11 +2,12 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import {
   AgentDefinitionsRepository,
   MemoryClient,
+  ModelCallLeases,
   OpenAiCompatibleModel,
   PgThreadStore,
   ScriptedModel,
 } from '@ratchet/adapters';
-import { RuntimeModule, ServiceRuntime } from '@ratchet/platform';
+import { RunStops, RuntimeModule, ServiceRuntime } from '@ratchet/platform';
 import { BUILTIN_TOOLS, toolLogger, ToolRegistry } from '@ratchet/tools';
 import { AgentCatalog } from './agents/agent-catalog';
 import { ModelWorker } from './models/model-worker';
@@ -17,7 +18,8 @@ import { ThreadInboxController } from './threads/thread-inbox.controller';
 import { ThreadInbox } from './threads/thread-inbox';
 import { KeyedSerializer } from './threads/keyed-serializer';
 import { LocalModelDispatch } from './models/local-model-dispatch';
-import { LocalModelLifecycle } from './models/local-model.lifecycle';
+import { ModelCallsLifecycle } from './models/model-calls.lifecycle';
+import { ModelCalls } from './models/model-calls';
 import { LocalTools } from './threads/local-tools';
 import { MemoryRecall, runPrincipalFromProjection } from './models/memory-recall';
 import { Watchdog } from './watchdog/watchdog';
@@ -49,9 +51,24 @@ export class OrchestratorModule {
     const serializer = new KeyedSerializer();
     const worker = new ModelWorker(catalog, tools, {
       scripted: new ScriptedModel(),
-      // API keys are read from the variable each agent names (`model.apiKeyEnv`), i.e. a mounted secret.
-      openai: new OpenAiCompatibleModel({ resolveSecret: (name) => process.env[name] }),
+      openai: new OpenAiCompatibleModel({
+        // API keys are read from the variable each agent names (`model.apiKeyEnv`), i.e. a mounted secret.
+        resolveSecret: (name) => process.env[name],
+        // One attempt is one request: every retry is the decider's (durable, in the log, with backoff, and
+        // bounded by the run's attempts), and each attempt ends by the agent's stepTimeoutSeconds.
+        maxRetries: 0,
+        timeoutMs: PROVIDER_REQUEST_BACKSTOP_MS,
+      }),
     });
+    const stops = new RunStops(runtime.nc, runtime.subjects, runtime.logger.child({ component: 'run-stops' }));
+    // As long as a bus worker's ack wait: a crash mid-call is retried after the same delay either way.
+    const calls = new ModelCalls(
+      new ModelCallLeases(runtime.db.sql),
+      stops,
+      runtime.config.SERVICE_INSTANCE_ID,
+      runtime.config.RATCHET_ACK_WAIT_MS,
+      runtime.logger.child({ component: 'model-calls' }),
+    );
     // A short wait: a memory service that does not answer delays the model call by at most this, then
     // the call goes ahead without recall.
     const recall = new MemoryRecall(
@@ -61,12 +78,17 @@ export class OrchestratorModule {
     );
     const local =
       modelWorker && (options.localModelCalls ?? 0) > 0
-        ? new LocalModelDispatch(runtime.relay, worker, recall, runtime.logger.child({ component: 'model-local' }), {
-            // As long as a bus worker's ack wait: a crash mid-call is retried after the same delay either way.
-            leaseMs: runtime.config.RATCHET_ACK_WAIT_MS,
-            maxInFlight: options.localModelCalls ?? 0,
-            drainMs: options.shutdownGraceMs ?? 10_000,
-          })
+        ? new LocalModelDispatch(
+            runtime.relay,
+            worker,
+            calls,
+            recall,
+            runtime.logger.child({ component: 'model-local' }),
+            {
+              maxInFlight: options.localModelCalls ?? 0,
+              drainMs: options.shutdownGraceMs ?? 10_000,
+            },
+          )
         : undefined;
     const handler = new ThreadCommandHandler(
       new PgThreadStore(runtime.db, threadColumns),
@@ -91,7 +113,10 @@ export class OrchestratorModule {
         { provide: KeyedSerializer, useValue: serializer },
         { provide: ThreadInbox, useValue: inbox },
         { provide: MemoryRecall, useValue: recall },
-        ...(local ? [{ provide: LocalModelDispatch, useValue: local }, LocalModelLifecycle] : []),
+        { provide: RunStops, useValue: stops },
+        { provide: ModelCalls, useValue: calls },
+        ...(local ? [{ provide: LocalModelDispatch, useValue: local }] : []),
+        ModelCallsLifecycle,
         { provide: ToolRegistry, useValue: tools },
         { provide: ThreadCommandHandler, useValue: handler },
         {
@@ -112,6 +137,12 @@ export class OrchestratorModule {
     };
   }
 }
+
+/**
+ * The provider client's own deadline per request: only a backstop (a stuck socket), far beyond any
+ * attempt; the agent's stepTimeoutSeconds ends an attempt first.
+ */
+const PROVIDER_REQUEST_BACKSTOP_MS = 60 * 60_000;
 
 /** How long a recall waits for the memory service before the model is called without it. */
 export const RECALL_TIMEOUT_MS = 2000;

@@ -150,7 +150,22 @@ export const AgentDefinition = z
     model: ModelSpec,
     tools: z.array(AgentToolSpec).default([]),
     maxSteps: z.number().int().positive().max(1000).default(10),
-    stepTimeoutSeconds: z.number().int().positive().default(120),
+    stepTimeoutSeconds: z
+      .number()
+      .int()
+      .positive()
+      .max(86_400)
+      .default(300)
+      .describe(
+        'How long one model call may take before it is aborted and retried (and how long a step may show no progress); see docs/models.md',
+      ),
+    modelAttempts: z
+      .number()
+      .int()
+      .min(1)
+      .max(20)
+      .default(3)
+      .describe('Attempts per model call of a step (errors, timeouts and lost workers count); past them the run fails'),
     runTimeoutSeconds: z.number().int().positive().default(3600),
     memory: z
       .object({ recall: z.boolean().default(false) })

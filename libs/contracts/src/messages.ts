@@ -42,5 +42,11 @@ export const Failure = z.object({
   code: z.string().min(1).max(64),
   message: z.string().max(4000),
   retryable: z.boolean().default(false),
+  retryAfterMs: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe('How long the provider asked to wait before a new attempt (Retry-After), when it said'),
 });
 export type Failure = z.infer<typeof Failure>;

@@ -22,6 +22,13 @@ export function subjects(prefix: string) {
     toolCommandsAll: `${prefix}.cmd.tool.>`,
     approvalCommands: (tenant: string) => `${prefix}.cmd.approval.${token('tenant', tenant)}`,
     approvalCommandsAll: `${prefix}.cmd.approval.>`,
+    /** Run-control notices for the tool executor (a run stopped): durable, on the COMMANDS stream. */
+    controlCommands: (tenant: string) => `${prefix}.cmd.control.${token('tenant', tenant)}`,
+    controlCommandsAll: `${prefix}.cmd.control.>`,
+    /** The same notice broadcast on core NATS to every process, so work in flight stops at once. */
+    runStops: (tenant: string, thread: string) =>
+      `${prefix}.stop.${token('tenant', tenant)}.${token('thread', thread)}`,
+    runStopsAll: `${prefix}.stop.>`,
     commandsAll: `${prefix}.cmd.>`,
     events: (tenant: string, thread: string) =>
       `${prefix}.events.${token('tenant', tenant)}.${token('thread', thread)}`,

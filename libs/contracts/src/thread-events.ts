@@ -16,6 +16,26 @@ export const RecalledMemoryItem = z.object({
 });
 export type RecalledMemoryItem = z.infer<typeof RecalledMemoryItem>;
 
+/**
+ * What a run may spend, fixed when it is requested (from its agent's definition) so that a retry, a
+ * resume or a restart decides against the same bounds. Absent fields take the decider's defaults.
+ */
+export const RunLimits = z
+  .object({
+    modelAttempts: z
+      .number()
+      .int()
+      .min(1)
+      .max(20)
+      .optional()
+      .describe('Attempts per model call of a step (first call and retries after errors, timeouts or a lost worker)'),
+  })
+  .describe('RunLimits');
+export type RunLimits = z.infer<typeof RunLimits>;
+
+/** What a result that arrived for something the thread no longer waits for was (see `result.ignored`). */
+export const IgnoredKind = z.enum(['model.result', 'tool.result', 'approval.decision', 'model.attempt']);
+
 /** Data of every thread event, by type. The envelope (below) carries identity, position and causality. */
 export const EventData = {
   'thread.created': z.object({ createdBy: z.string() }),
@@ -29,6 +49,11 @@ export const EventData = {
     concurrency: ConcurrencyPolicy,
     replyTo: z.string().optional(),
     metadata: z.record(z.string(), z.string()).default({}),
+    requestDigest: z
+      .string()
+      .optional()
+      .describe('Digest of what the request asked (thread, agent, input, metadata): a resend must match it'),
+    limits: RunLimits.optional(),
   }),
   'run.queued': z.object({ requestId: z.string(), behindRunId: RunId }),
   'run.rejected': z.object({ requestId: z.string(), error: Failure }),
@@ -41,6 +66,8 @@ export const EventData = {
     retryReason: z.string().optional(),
     /** For an attempt that is a redelivery of the same command: which delivery it was. */
     delivery: z.number().int().positive().optional(),
+    /** A retry waits until then before it calls the model (backoff with jitter, or the provider's Retry-After). */
+    notBefore: IsoTime.optional(),
   }),
   'model.responded': z.object({
     step: z.number().int().positive(),
@@ -83,8 +110,34 @@ export const EventData = {
   'approval.rejected': z.object({ approvalId: z.string(), callId: CallId, by: z.string(), reason: z.string() }),
   'approval.expired': z.object({ approvalId: z.string(), callId: CallId }),
   'run.completed': z.object({ output: z.string(), steps: z.number().int().nonnegative() }),
-  'run.failed': z.object({ error: Failure }),
-  'run.cancelled': z.object({ by: z.string(), reason: z.string(), closedCalls: z.array(CallId) }),
+  'run.failed': z.object({
+    error: Failure,
+    pendingCalls: z
+      .array(CallId)
+      .optional()
+      .describe('Tool calls already sent whose real outcome is still to come; it is recorded after this event'),
+  }),
+  'run.cancelled': z.object({
+    by: z.string(),
+    reason: z.string(),
+    /** Calls closed for good (they never ran: waiting for an approval). */
+    closedCalls: z.array(CallId),
+    pendingCalls: z
+      .array(CallId)
+      .optional()
+      .describe('Tool calls already sent whose real outcome is still to come; it is recorded after this event'),
+  }),
+  'tool.cancelled': z.object({
+    step: z.number().int().positive(),
+    callId: CallId,
+    reason: z.string(),
+  }),
+  'result.ignored': z.object({
+    kind: IgnoredKind,
+    ref: z.string().describe('The command id (model) or call id (tool, approval) the result answered'),
+    reason: z.string(),
+    outcome: z.string().optional().describe('The outcome it carried (status or error code), never its content'),
+  }),
   'run.resumed': z.object({
     fromVersion: z.number().int().nonnegative(),
     reason: z.string(),

@@ -47,6 +47,10 @@ export const ModelCallCommand = z.object({
   messages: z
     .array(ChatMessage)
     .describe("The transcript; the model worker adds the pinned agent version's instructions and tools"),
+  notBefore: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe('A retry: the worker waits until then before it calls the model (backoff)'),
 });
 export type ModelCallCommand = z.infer<typeof ModelCallCommand>;
 
@@ -154,6 +158,10 @@ export const ToolResultMessage = z.object({
     z.object({ status: z.literal('completed'), result: Json }),
     z.object({ status: z.literal('failed'), error: Failure }),
     z.object({ status: z.literal('uncertain'), idempotencyKey: z.string(), reason: z.string() }),
+    z.object({
+      status: z.literal('cancelled'),
+      reason: z.string().describe('The call never ran: its run was stopped before it started'),
+    }),
   ]),
 });
 export const CancelRunMessage = z.object({
@@ -203,8 +211,33 @@ export type ModelResultMessage = z.infer<typeof ModelResultMessage>;
 export type ToolResultMessage = z.infer<typeof ToolResultMessage>;
 export type CancelRunMessage = z.infer<typeof CancelRunMessage>;
 
-/** Sent to a request's `replyTo` when its run ends, or when the request is refused. */
+/**
+ * The orchestrator → every process that may be working for a run: it stopped (cancelled, interrupted,
+ * out of time). Durable on `<prefix>.cmd.control.<tenant>` for the tool executor (a call of the run
+ * that has not started is then never executed), and broadcast on core NATS on
+ * `<prefix>.stop.<tenant>.<thread>` so model and tool calls in flight are aborted at once.
+ */
+export const RunStopNotice = z.object({
+  kind: z.literal('run.stop'),
+  messageId: z.string(),
+  tenantId: TenantId,
+  threadId: ThreadId,
+  runId: RunId,
+  reason: z.string().max(1000),
+  at: z.iso.datetime({ offset: true }),
+});
+export type RunStopNotice = z.infer<typeof RunStopNotice>;
+
+/**
+ * Sent to a request's `replyTo` when its run ends, or when the request is refused. Core NATS, after
+ * the commit that decided it: it may arrive more than once (a process that published it died before
+ * recording that it did, a bus restart); `outcomeId` is the same on every copy, so drop repeats by it.
+ */
 export const RunOutcome = z.object({
+  outcomeId: z
+    .string()
+    .optional()
+    .describe('Stable id of this outcome: every repeat of it carries the same one (drop repeats by it)'),
   requestId: z.string(),
   tenantId: TenantId,
   threadId: ThreadId.optional(),

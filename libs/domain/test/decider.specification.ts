@@ -25,13 +25,18 @@ export function envelop(events: NewEvent[], startVersion = 1): ThreadEvent[] {
 }
 
 /**
- * What the orchestrator adds to a command once it has loaded the thread: whether a run of the thread
- * already has the request's id (it looks it up in the `runs` projection, here the record's runs).
+ * What the orchestrator adds to a command once it has loaded the thread: the run that already has the
+ * request's id, if any (it looks it up in the tenant's `runs` projection, here the record's runs).
  */
 export function atEdge(record: ThreadRecord, command: ThreadCommand): ThreadCommand {
   if (command.type !== 'RequestRun') return command;
-  const known = Object.values(record.runs).some((r) => r.requestId === command.requestId);
-  return known ? { ...command, knownRequest: true } : command;
+  const run = Object.values(record.runs).find((r) => r.requestId === command.requestId);
+  return run
+    ? {
+        ...command,
+        known: { runId: run.runId, threadId: THREAD, requestDigest: run.requestDigest, outcome: run.outcome },
+      }
+    : command;
 }
 
 /**

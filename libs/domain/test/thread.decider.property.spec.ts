@@ -8,6 +8,7 @@ import {
   modelCommandId,
   openCalls,
   recordFrom,
+  settlingCalls,
   runRowsOf,
   type RunRow,
   type ThreadCommand,
@@ -24,7 +25,7 @@ type Intent =
   | { kind: 'model'; calls: number; fail: boolean; retryable: boolean; gated: number }
   | { kind: 'decide'; pick: number; decision: 'granted' | 'rejected' | 'expired' }
   | { kind: 'attempt'; delivery: number }
-  | { kind: 'tool'; pick: number; outcome: 'completed' | 'failed' | 'uncertain' }
+  | { kind: 'tool'; pick: number; outcome: 'completed' | 'failed' | 'uncertain' | 'cancelled' }
   | { kind: 'cancel'; pick: number }
   | { kind: 'stale'; pick: number }
   | { kind: 'resume' };
@@ -51,7 +52,7 @@ const intent: fc.Arbitrary<Intent> = fc.oneof(
   fc.record({
     kind: fc.constant('tool' as const),
     pick: fc.nat(),
-    outcome: fc.constantFrom('completed' as const, 'failed' as const, 'uncertain' as const),
+    outcome: fc.constantFrom('completed' as const, 'failed' as const, 'uncertain' as const, 'cancelled' as const),
   }),
   fc.record({ kind: fc.constant('cancel' as const), pick: fc.nat() }),
   fc.record({ kind: fc.constant('stale' as const), pick: fc.nat() }),
@@ -102,8 +103,15 @@ function toCommand(record: ThreadRecord, i: Intent, n: number, history: ThreadCo
             },
       };
     case 'tool': {
-      if (!run) return undefined;
-      const open = openCalls(run).filter((c) => c.status !== 'awaiting_approval');
+      // A call of the active run, or one of an ended run whose outcome is still to come.
+      const open = [
+        ...(run
+          ? openCalls(run)
+              .filter((c) => c.status !== 'awaiting_approval')
+              .map((c) => ({ runId: run.runId, step: run.step, callId: c.callId, key: c.idempotencyKey }))
+          : []),
+        ...settlingCalls(state).map((c) => ({ runId: c.runId, step: c.step, callId: c.callId, key: c.idempotencyKey })),
+      ];
       const call = open[i.pick % Math.max(1, open.length)];
       if (!call) return undefined;
       const outcome =
@@ -111,8 +119,10 @@ function toCommand(record: ThreadRecord, i: Intent, n: number, history: ThreadCo
           ? ({ status: 'completed', result: { ok: true } } as const)
           : i.outcome === 'failed'
             ? ({ status: 'failed', error: { code: 'e', message: 'e', retryable: false } } as const)
-            : ({ status: 'uncertain', idempotencyKey: call.idempotencyKey, reason: 'r' } as const);
-      return { ...base, type: 'RecordToolResult', runId: run.runId, step: run.step, callId: call.callId, outcome };
+            : i.outcome === 'cancelled'
+              ? ({ status: 'cancelled', reason: 'the run stopped first' } as const)
+              : ({ status: 'uncertain', idempotencyKey: call.key, reason: 'r' } as const);
+      return { ...base, type: 'RecordToolResult', runId: call.runId, step: call.step, callId: call.callId, outcome };
     }
     case 'decide': {
       if (!run) return undefined;
@@ -177,13 +187,31 @@ function toCommand(record: ThreadRecord, i: Intent, n: number, history: ThreadCo
 /** The invariants a history must keep, checked on the event list alone. */
 function assertValidHistory(events: NewEvent[]): void {
   const open = new Map<string, Set<string>>(); // runId → open call ids
+  const pending = new Map<string, Set<string>>(); // ended runId → calls whose outcome is still to come
   const ended = new Set<string>();
   const started = new Set<string>();
   const resulted = new Set<string>();
   let active: string | undefined;
   for (const e of events) {
     const runId = e.runId ?? '';
-    if (ended.has(runId) && e.type !== 'run.rejected') throw new Error(`${e.type} after ${runId} ended`);
+    if (ended.has(runId)) {
+      // After its end a run only hears the real outcomes of the calls it left out, and stray results.
+      const settles =
+        (e.type === 'tool.completed' ||
+          e.type === 'tool.failed' ||
+          e.type === 'tool.cancelled' ||
+          e.type === 'effect.uncertain') &&
+        pending.get(runId)?.has(e.data.callId);
+      if (!settles && e.type !== 'run.rejected' && e.type !== 'result.ignored')
+        throw new Error(`${e.type} after ${runId} ended`);
+      if (settles && e.type !== 'effect.uncertain') {
+        const key = `${runId}/${e.data.callId}`;
+        if (resulted.has(key)) throw new Error(`second result for ${key}`);
+        resulted.add(key);
+        pending.get(runId)?.delete(e.data.callId);
+      }
+      continue;
+    }
     switch (e.type) {
       case 'run.started':
         if (active) throw new Error(`run ${runId} started while ${active} is active`);
@@ -200,7 +228,8 @@ function assertValidHistory(events: NewEvent[]): void {
         open.get(runId)?.add(e.data.callId);
         break;
       case 'tool.completed':
-      case 'tool.failed': {
+      case 'tool.failed':
+      case 'tool.cancelled': {
         const key = `${runId}/${e.data.callId}`;
         if (!open.get(runId)?.has(e.data.callId)) throw new Error(`result for ${key}, which is not open`);
         if (resulted.has(key)) throw new Error(`second result for ${key}`);
@@ -212,7 +241,12 @@ function assertValidHistory(events: NewEvent[]): void {
       case 'run.failed':
       case 'run.cancelled':
         if (active === runId) {
-          if ((open.get(runId)?.size ?? 0) > 0) throw new Error(`${runId} ended with open calls`);
+          // Calls still out may stay open only when the end names them as pending (their outcome follows).
+          const left = [...(open.get(runId) ?? [])];
+          const named = new Set(e.type === 'run.completed' ? [] : (e.data.pendingCalls ?? []));
+          const unnamed = left.filter((c) => !named.has(c));
+          if (unnamed.length > 0) throw new Error(`${runId} ended with open calls ${unnamed.join(',')}`);
+          if (named.size > 0) pending.set(runId, named);
           active = undefined;
         } else if (started.has(runId)) {
           throw new Error(`${e.type} for ${runId}, which is not active`);

@@ -39,7 +39,8 @@ describe('thread decider', () => {
       const history = run([requestRun('r1'), modelAnswers('r1', 1)]).events;
       const { state } = given(history);
       const again = requestRun('r-other-id', { requestId: 'req-r1' });
-      expect(decide(state, { ...again, knownRequest: true }).events).toEqual([]);
+      const known = { runId: 'r1', threadId: again.threadId, requestDigest: null, outcome: null };
+      expect(decide(state, { ...again, known }).events).toEqual([]);
       expect(types(decide(state, again).events)).toEqual(['run.requested', 'run.started', 'model.requested']);
     });
 
@@ -70,22 +71,18 @@ describe('thread decider', () => {
       expect(d.after.transcript.map((m) => m.content)).toEqual(['hello', 'first answer', 'second']);
     });
 
-    it('interrupts the active run: dangling calls closed, the new run starts at once', () => {
+    it('interrupts the active run: its work is stopped, its call still out settles later, the new run starts at once', () => {
       const history = run([
         requestRun('r1'),
         modelAnswers('r1', 1, [call('a'), call('b')], null),
         toolCompletes('r1', 1, 'a'),
       ]).events;
       const d = given(history).when(requestRun('r2', { concurrency: 'interrupt' }));
-      expect(types(d.events)).toEqual([
-        'run.requested',
-        'tool.failed',
-        'run.cancelled',
-        'run.started',
-        'model.requested',
-      ]);
-      expect(d.events[2]).toMatchObject({ type: 'run.cancelled', data: { closedCalls: ['b'] } });
+      expect(types(d.events)).toEqual(['run.requested', 'run.cancelled', 'run.started', 'model.requested']);
+      expect(d.events[1]).toMatchObject({ type: 'run.cancelled', data: { closedCalls: [], pendingCalls: ['b'] } });
+      expect(d.outgoing.map((o) => o.kind)).toEqual(['run.stop', 'model.call']);
       expect(d.after.active?.runId).toBe('r2');
+      expect(d.after.settling).toEqual([expect.objectContaining({ runId: 'r1', callId: 'b' })]);
     });
   });
 
@@ -113,19 +110,31 @@ describe('thread decider', () => {
       ]);
     });
 
-    it('ignores a duplicate tool result', () => {
+    it('records a second result for a call that has one as ignored, and changes nothing else', () => {
       const history = run([
         requestRun('r1'),
         modelAnswers('r1', 1, [call('a'), call('b')], null),
         toolCompletes('r1', 1, 'a'),
       ]).events;
-      expect(given(history).when(toolCompletes('r1', 1, 'a')).events).toEqual([]);
+      const d = given(history).when(toolCompletes('r1', 1, 'a'));
+      expect(d.events).toEqual([
+        {
+          type: 'result.ignored',
+          runId: 'r1',
+          data: { kind: 'tool.result', ref: 'a', outcome: 'completed', reason: expect.stringContaining('call a') },
+        },
+      ]);
+      expect(d.outgoing).toEqual([]);
+      expect(d.after.active).toEqual(given(history).state.active);
     });
 
-    it('ignores a stale model result for an attempt that was replaced', () => {
+    it('records a stale model result for an attempt that was replaced as ignored', () => {
       const history = run([requestRun('r1')]).events;
       const stale = { ...modelAnswers('r1', 1), commandId: modelCommandId('r1', 1, 9) };
-      expect(given(history).when(stale).events).toEqual([]);
+      const d = given(history).when(stale);
+      expect(types(d.events)).toEqual(['result.ignored']);
+      expect(d.events[0]).toMatchObject({ data: { kind: 'model.result', ref: modelCommandId('r1', 1, 9) } });
+      expect(d.outgoing).toEqual([]);
     });
 
     it('fails the run when the model asks for the same call id twice', () => {
@@ -197,15 +206,16 @@ describe('thread decider', () => {
   });
 
   describe('cancellation', () => {
-    it('closes dangling calls with explicit results so the next run sees a valid history', () => {
+    it('answers every call in the conversation at once, so the next run sees a valid history', () => {
       const history = run([
         requestRun('r1'),
         modelAnswers('r1', 1, [call('a'), call('b')], null),
         toolCompletes('r1', 1, 'a'),
       ]).events;
       const d = given(history).when(cancel('r1'));
-      expect(types(d.events)).toEqual(['tool.failed', 'run.cancelled']);
+      expect(types(d.events)).toEqual(['run.cancelled']);
       expect(d.after.active).toBeNull();
+      expect(d.after.transcript.at(-1)).toMatchObject({ role: 'tool', toolCallId: 'b', isError: true });
       const next = given([...history, ...d.events]).when(requestRun('r2'));
       expect(types(next.events)).toEqual(['run.requested', 'run.started', 'model.requested']);
     });
@@ -342,7 +352,7 @@ describe('model attempts', () => {
 });
 
 describe('run timeout', () => {
-  it('fails a run past its time budget and closes its dangling calls', () => {
+  it('fails a run past its time budget, stops its work and leaves its call still out to settle', () => {
     const history = run([
       requestRun('r1'),
       modelAnswers('r1', 1, [call('a'), call('b')], null),
@@ -356,9 +366,11 @@ describe('run timeout', () => {
       runId: 'r1',
       reason: 'run exceeded 3600 s',
     });
-    expect(types(d.events)).toEqual(['tool.failed', 'run.failed']);
-    expect(d.events[1]).toMatchObject({ data: { error: { code: 'run.timeout' } } });
+    expect(types(d.events)).toEqual(['run.failed']);
+    expect(d.events[0]).toMatchObject({ data: { error: { code: 'run.timeout' }, pendingCalls: ['b'] } });
+    expect(d.outgoing).toEqual([{ kind: 'run.stop', runId: 'r1', reason: 'run exceeded 3600 s' }]);
     expect(d.after.active).toBeNull();
+    expect(d.after.settling).toEqual([expect.objectContaining({ runId: 'r1', callId: 'b', status: 'requested' })]);
   });
 });
 

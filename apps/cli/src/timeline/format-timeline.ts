@@ -117,6 +117,7 @@ class TimelineFormatter {
       case 'tool.requested':
       case 'tool.completed':
       case 'tool.failed':
+      case 'tool.cancelled':
       case 'effect.uncertain':
       case 'approval.requested':
       case 'approval.granted':
@@ -141,13 +142,16 @@ class TimelineFormatter {
       case 'run.queued':
         return `run ${e.runId ?? '?'} behind run ${e.data.behindRunId}`;
       case 'run.rejected':
-        return `run ${e.runId ?? '?'}: ${this.failure(e.data.error)}`;
+        return `${e.runId ? `run ${e.runId}` : `request ${e.data.requestId}`}: ${this.failure(e.data.error)}`;
       case 'run.started': {
         const agent = e.runId ? this.agents.get(e.runId) : undefined;
         return `run ${e.runId ?? '?'} (${agent ? `agent ${agent}` : `max ${e.data.maxSteps} steps`})`;
       }
-      case 'model.requested':
-        return `step ${e.data.step} attempt ${e.data.attempt}`;
+      case 'model.requested': {
+        const wait = e.data.notBefore ? `, not before ${clock(e.data.notBefore)}` : '';
+        const why = e.data.retryReason ? ` (${this.text(e.data.retryReason)})` : '';
+        return `step ${e.data.step} attempt ${e.data.attempt}${wait}${why}`;
+      }
       case 'model.responded': {
         const calls = e.data.toolCalls;
         if (calls.length === 0) {
@@ -163,6 +167,10 @@ class TimelineFormatter {
         return `${e.data.callId} → ${this.json(e.data.result)}`;
       case 'tool.failed':
         return `${e.data.callId} ✗ ${this.failure(e.data.error)}`;
+      case 'tool.cancelled':
+        return `${e.data.callId} never ran: ${this.text(e.data.reason)}`;
+      case 'result.ignored':
+        return `${e.data.kind} for ${e.data.ref}${e.data.outcome ? ` (${e.data.outcome})` : ''}: ${this.text(e.data.reason)}`;
       case 'effect.uncertain':
         return `${e.data.callId} key ${shortKey(e.data.idempotencyKey)}: ${this.text(e.data.reason)}`;
       case 'approval.requested':
@@ -175,14 +183,21 @@ class TimelineFormatter {
         return `${e.data.approvalId} for ${e.data.callId}`;
       case 'run.completed':
         return `${this.quote(e.data.output)} after ${plural(e.data.steps, 'step')}`;
-      case 'run.failed':
-        return this.failure(e.data.error);
+      case 'run.failed': {
+        const pending = e.data.pendingCalls?.length ? ` (outcome to come: ${e.data.pendingCalls.join(', ')})` : '';
+        return `${this.failure(e.data.error)}${pending}`;
+      }
       case 'run.cancelled': {
         const closed = e.data.closedCalls.length > 0 ? ` (closed ${e.data.closedCalls.join(', ')})` : '';
-        return `by ${e.data.by}: ${this.text(e.data.reason)}${closed}`;
+        const pending = e.data.pendingCalls?.length ? ` (outcome to come: ${e.data.pendingCalls.join(', ')})` : '';
+        return `by ${e.data.by}: ${this.text(e.data.reason)}${closed}${pending}`;
       }
       case 'run.resumed':
         return `from v${e.data.fromVersion} (${this.text(e.data.reason)}) by ${e.data.worker}`;
+      default: {
+        const unknown: never = e;
+        return String(unknown);
+      }
     }
   }
 
@@ -229,6 +244,8 @@ function styleOf(type: ThreadEvent['type']): Style | undefined {
       return 'red';
     case 'run.cancelled':
     case 'run.resumed':
+    case 'tool.cancelled':
+    case 'result.ignored':
     case 'effect.uncertain':
     case 'approval.requested':
     case 'approval.rejected':

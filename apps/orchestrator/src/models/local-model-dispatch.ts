@@ -1,14 +1,23 @@
 import { HEADERS, type ModelCallCommand } from '@ratchet/contracts';
 import type { CommittedPublisher, OutboxMessage } from '@ratchet/domain';
-import { contextFromHeaders, currentTraceContext, failpoint, inSpan, SPAN, type Logger } from '@ratchet/platform';
+import {
+  contextFromHeaders,
+  currentTraceContext,
+  failpoint,
+  inSpan,
+  RunStoppedError,
+  SPAN,
+  type Logger,
+} from '@ratchet/platform';
 import type { ThreadInbox } from '../threads/thread-inbox';
 import type { MemoryRecall } from './memory-recall';
+import { LeaseLostError, waitUntil, type ModelCalls } from './model-calls';
 import type { ModelWorker } from './model-worker';
 
 /** What the dispatcher needs of the outbox relay. */
 export interface LeasedOutbox extends CommittedPublisher {
   markDone(ids: readonly string[]): void;
-  renewLease(id: string, leaseMs: number): Promise<void>;
+  releaseLease(id: string, holder: string): Promise<void>;
 }
 
 export const LOCAL_MODEL_CONSUMER = 'model-worker (local)';
@@ -18,15 +27,16 @@ export const LOCAL_MODEL_CONSUMER = 'model-worker (local)';
  * JetStream to a model worker and its result back through the thread inbox: two bus round trips less
  * per model call. Crash semantics do not change, because the command is still a committed outbox row:
  *
- * - the row is written leased to this process for `leaseMs` (`OutboxMessage.leaseMs`); the lease is
- *   renewed every `leaseMs / 3` while the call runs, so the sweeper of no process publishes it meanwhile;
+ * - the row is written leased to this process (`OutboxMessage.leaseMs`, `leasedBy`); `ModelCalls`
+ *   renews the lease while the call runs (and waits out a retry's backoff), so the sweeper of no
+ *   process publishes it meanwhile, and aborts the call when the lease is lost or the run stops;
  * - the result goes through the same inbox path as a result from the bus (`ThreadInbox`): inbox claim,
  *   decision, commit; only then is the row marked sent;
  * - if this process dies (or stops renewing) first, the lease runs out and a sweeper publishes the row
- *   with `Ratchet-Lease-Expired`; a model worker takes it from the bus as a retry (attempt recorded) —
+ *   with `Ratchet-Lease-Expired`; a model worker claims it from the bus as a retry (attempt recorded) —
  *   exactly what a redelivery after a dead bus worker does;
- * - when the call cannot be made or its result cannot be applied here, the command is published to the
- *   bus at once, so the bus worker's rules (retries, poison handling) apply.
+ * - when the call cannot be made or its result cannot be applied here, the lease is released and the
+ *   command published to the bus at once, so the bus worker's rules (retries, poison handling) apply.
  *
  * At most `maxInFlight` local calls at once; beyond that, commands go to the bus like before.
  */
@@ -37,9 +47,10 @@ export class LocalModelDispatch implements CommittedPublisher {
   constructor(
     private readonly relay: LeasedOutbox,
     private readonly worker: ModelWorker,
+    private readonly calls: ModelCalls,
     private readonly recall: MemoryRecall | undefined,
     private readonly logger: Logger,
-    private readonly options: { leaseMs: number; maxInFlight: number; drainMs: number },
+    private readonly options: { maxInFlight: number; drainMs: number; now?: () => number },
   ) {}
 
   /** The inbox results are applied to (set once wiring is done: the inbox needs the handler, which needs this). */
@@ -47,23 +58,37 @@ export class LocalModelDispatch implements CommittedPublisher {
     this.inbox = inbox;
   }
 
-  /** The lease for a message this process would run itself: model-call commands. */
-  leaseOf(message: OutboxMessage): number | undefined {
-    return this.isModelCall(message) ? this.options.leaseMs : undefined;
+  /**
+   * The lease for a message this process would run itself: a model-call command, while there is room.
+   * A retry waiting out its backoff is leased for the wait too.
+   */
+  leaseOf(message: OutboxMessage): { leaseMs: number; holder: string } | undefined {
+    if (!this.isModelCall(message) || !this.inbox || this.running.size >= this.options.maxInFlight) return undefined;
+    const now = (this.options.now ?? Date.now)();
+    const wait = message.notBefore ? Math.max(0, Date.parse(message.notBefore) - now) : 0;
+    return { leaseMs: this.calls.leaseMs + wait, holder: this.calls.holder };
   }
 
   publishCommitted(messages: readonly OutboxMessage[]): Promise<number> {
     const toBus: OutboxMessage[] = [];
+    const released: Promise<unknown>[] = [];
     let local = 0;
     for (const m of messages) {
-      if (m.leaseMs !== undefined && this.inbox && this.running.size < this.options.maxInFlight) {
+      if (m.leaseMs === undefined) {
+        toBus.push(m);
+      } else if (this.inbox && this.running.size < this.options.maxInFlight) {
         this.start(m);
         local++;
       } else {
-        toBus.push(m);
+        // Leased at decision time, but the room went meanwhile: the row becomes any worker's first.
+        released.push(
+          this.toBus(m).catch((e: unknown) =>
+            this.logger.warn({ err: e, outboxId: m.id }, 'handing the model call to the bus failed; the sweeper will'),
+          ),
+        );
       }
     }
-    return this.relay.publishCommitted(toBus).then((n) => n + local);
+    return Promise.all([this.relay.publishCommitted(toBus), ...released]).then(([n]) => (n as number) + local);
   }
 
   /** Local calls running now. */
@@ -91,31 +116,51 @@ export class LocalModelDispatch implements CommittedPublisher {
     this.running.add(run);
   }
 
+  private async toBus(message: OutboxMessage): Promise<void> {
+    const { leaseMs: _lease, leasedBy: _holder, ...unleased } = message;
+    await this.relay.releaseLease(message.id, this.calls.holder);
+    await this.relay.publishCommitted([unleased]);
+  }
+
   private async run(message: OutboxMessage): Promise<void> {
-    const { leaseMs } = this.options;
-    const renew = setInterval(() => void this.relay.renewLease(message.id, leaseMs), Math.max(100, leaseMs / 3));
+    // Built by this process's decision (outgoingMessages), not read from the bus: no need to parse it again.
+    const command = message.payload as ModelCallCommand;
     try {
-      // Built by this process's decision (outgoingMessages), not read from the bus: no need to parse it again.
-      const command = message.payload as ModelCallCommand;
       const parent = contextFromHeaders(message.headers);
       await inSpan(
         SPAN.consume(LOCAL_MODEL_CONSUMER),
         {},
-        async () => {
-          const result = await this.worker.call(command, undefined, this.recall);
-          const trace = currentTraceContext();
-          await this.inbox!.apply(result, { trace, delivery: 1 });
-        },
+        () =>
+          this.calls.run(
+            { tenantId: command.tenantId, runId: command.runId, leasedRow: message.id },
+            async (signal) => {
+              await waitUntil(command.notBefore, signal);
+              const result = await this.worker.call(command, signal, this.recall);
+              // A call this process no longer holds has a new holder (or was replaced): its answer is not ours to give.
+              if (signal.reason instanceof LeaseLostError) return;
+              const trace = currentTraceContext();
+              await this.inbox!.apply(result, { trace, delivery: 1 });
+            },
+          ),
         { parent },
       );
       failpoint('orchestrator.local-model.before-mark');
       this.relay.markDone([message.id]);
     } catch (error) {
+      if (error instanceof LeaseLostError) return;
+      if (error instanceof RunStoppedError) {
+        // Stopped while it waited out its backoff: nothing was asked of the model; the run has ended.
+        this.relay.markDone([message.id]);
+        return;
+      }
       // Not made or not applied here: the bus worker takes it now (its retry and poison rules apply).
       this.logger.warn({ err: error, outboxId: message.id }, 'local model call failed; the command goes to the bus');
-      await this.relay.publishCommitted([message]);
-    } finally {
-      clearInterval(renew);
+      await this.toBus(message).catch((e: unknown) =>
+        this.logger.warn(
+          { err: e, outboxId: message.id },
+          'handing the model call to the bus failed; the sweeper will',
+        ),
+      );
     }
   }
 }

@@ -1,32 +1,50 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
-import { JetStreamPublisher } from '@ratchet/adapters';
+import { JetStreamPublisher, ModelCallLeases } from '@ratchet/adapters';
 import { HEADERS, ModelCallCommand, type ModelAttemptMessage } from '@ratchet/contracts';
-import { currentTraceContext, JetStreamContext, ServiceRuntime } from '@ratchet/platform';
+import { currentTraceContext, JetStreamContext, RunStoppedError, ServiceRuntime } from '@ratchet/platform';
 import { ModelWorker } from './model-worker';
 import { MemoryRecall } from './memory-recall';
+import { LeaseLostError, ModelCalls, waitUntil } from './model-calls';
 
 export const MODEL_CONSUMER = 'model-worker';
 
 /**
- * Consumes model-call commands and publishes each result to the thread inbox before acking. A crash in
- * between means a redelivery and a second call; the result's message id makes the duplicate harmless.
+ * Consumes model-call commands and publishes each result to the thread inbox before acking. Before it
+ * calls the model it claims the call's outbox row: a call the thread no longer waits for (answered,
+ * replaced, its run ended) or that another live worker holds is acked and not made. A crash after the
+ * claim means a redelivery once the lease ran out, and the next attempt; the result's message id makes
+ * a duplicate answer harmless.
  */
 @Controller()
 export class ModelWorkerController {
   private readonly publisher: JetStreamPublisher;
+  private readonly leases: ModelCallLeases;
 
   constructor(
     @Inject(ModelWorker) private readonly worker: ModelWorker,
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
     @Inject(MemoryRecall) private readonly recall: MemoryRecall,
+    @Inject(ModelCalls) private readonly calls: ModelCalls,
   ) {
     this.publisher = new JetStreamPublisher(runtime.nc);
+    this.leases = new ModelCallLeases(runtime.db.sql);
   }
 
   @EventPattern(MODEL_CONSUMER)
   async onCommand(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
     const command = ModelCallCommand.parse(data);
+    const log = this.runtime.logger;
+    const row = ctx.getHeader(HEADERS.msgId) ?? command.commandId;
+    const claim = await this.leases.claim(
+      { id: row, tenantId: command.tenantId, threadId: command.threadId, commandId: command.commandId },
+      this.calls.holder,
+      this.calls.leaseMs,
+    );
+    if (claim === 'stale' || claim === 'held') {
+      log.info({ commandId: command.commandId, claim }, 'model call not made: the thread no longer waits for it here');
+      return;
+    }
     const headers: Record<string, string> = { [HEADERS.tenant]: command.tenantId };
     // This consumer's span (telemetry on) or the command's own context: the result joins the run's trace.
     const traceparent = currentTraceContext()?.traceparent ?? ctx.getTraceparent();
@@ -52,7 +70,26 @@ export class ModelWorkerController {
         headers: { ...headers, [HEADERS.messageType]: 'model.attempt' },
       });
     }
-    const result = await this.worker.call(command, undefined, this.recall);
+    const owner = {
+      tenantId: command.tenantId,
+      runId: command.runId,
+      leasedRow: claim === 'claimed' ? row : undefined,
+    };
+    const result = await this.calls
+      .run(owner, async (signal) => {
+        await waitUntil(command.notBefore, signal);
+        const answer = await this.worker.call(command, signal, this.recall);
+        return signal.reason instanceof LeaseLostError ? undefined : answer;
+      })
+      .catch((error: unknown) => {
+        // Stopped or replaced while it waited out its backoff: no call was made, nothing to answer.
+        if (error instanceof LeaseLostError || error instanceof RunStoppedError) return undefined;
+        throw error;
+      });
+    if (!result) {
+      log.info({ commandId: command.commandId }, 'model call given up: this worker no longer holds it');
+      return;
+    }
     // The answer names its delivery too: the thread records the attempt even if it applies the answer
     // before the notice above (the inbox handles messages of one thread concurrently).
     if (delivery > 1) {

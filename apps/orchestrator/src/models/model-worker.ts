@@ -1,5 +1,5 @@
 import type { ChatMessage, ModelCallCommand, ModelResultMessage } from '@ratchet/contracts';
-import { PoisonMessageError, type ModelOutcome, type ModelProvider } from '@ratchet/domain';
+import type { ModelOutcome, ModelProvider } from '@ratchet/domain';
 import type { ToolRegistry } from '@ratchet/tools';
 import { SpanKind } from '@opentelemetry/api';
 import { ATTR, contentCaptureEnabled, failpoint, inSpan, SPAN } from '@ratchet/platform';
@@ -8,8 +8,10 @@ import type { MemoryRecall, Recall } from './memory-recall';
 
 /**
  * Calls the model for one model-call command and returns the result for the thread inbox. Holds no
- * state: if the process dies mid-call the command is redelivered and the call is simply made again
- * (model calls may repeat; the decider ignores the result of a replaced attempt).
+ * state: if the process dies mid-call the command is redelivered and the call is made again as the
+ * step's next attempt. One call is one attempt: it ends by the agent's `stepTimeoutSeconds` at the
+ * latest (the request is aborted, the outcome is a retryable `timeout`), so the next attempt never
+ * starts while this one still runs.
  */
 export class ModelWorker {
   constructor(
@@ -25,16 +27,21 @@ export class ModelWorker {
    */
   async call(command: ModelCallCommand, signal?: AbortSignal, recall?: MemoryRecall): Promise<ModelResultMessage> {
     const stored = await this.agents.get(command.agent, command.agentVersion);
-    if (!stored)
-      throw new PoisonMessageError(
-        `agent ${command.agent} v${command.agentVersion} is not registered`,
-        'agent.unknown',
-      );
-    const agent = stored.definition;
-    const provider = this.providers[agent.model.provider];
     let outcome: ModelOutcome;
     let recalled: Recall | undefined;
-    if (!provider) {
+    const agent = stored?.definition;
+    const provider = agent && this.providers[agent.model.provider];
+    if (!agent) {
+      // Nothing a retry can mend: the run fails with the reason instead of waiting on a poison message.
+      outcome = {
+        status: 'error',
+        error: {
+          code: 'agent_unknown',
+          message: `agent ${command.agent} v${command.agentVersion} is not registered`,
+          retryable: false,
+        },
+      };
+    } else if (!provider) {
       outcome = {
         status: 'error',
         error: {
@@ -66,13 +73,26 @@ export class ModelWorker {
         },
         async (span) => {
           failpoint('orchestrator.model-call');
-          const result = await provider.complete({
+          const timeoutMs = agent.stepTimeoutSeconds * 1000;
+          const deadline = AbortSignal.timeout(timeoutMs);
+          let result = await provider.complete({
             agent,
             messages,
             tools,
             step: command.step,
-            ...(signal ? { signal } : {}),
+            signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
           });
+          if (deadline.aborted && !signal?.aborted && result.status === 'error') {
+            // Aborted by this attempt's own deadline: a timeout, which a new attempt may get past.
+            result = {
+              status: 'error',
+              error: {
+                code: 'timeout',
+                message: `no answer within ${agent.stepTimeoutSeconds} s (the agent's stepTimeoutSeconds); the request was aborted`,
+                retryable: true,
+              },
+            };
+          }
           if (result.status === 'ok') {
             span.setAttributes({
               [ATTR.genAiResponseModel]: result.model,

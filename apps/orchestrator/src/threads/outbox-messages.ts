@@ -5,6 +5,7 @@ import {
   type ChatMessage,
   type EscalationRequestCommand,
   type ModelCallCommand,
+  type RunStopNotice,
   type Subjects,
   type AgentToolConfig,
   type ThreadEvent,
@@ -49,6 +50,18 @@ export function escalationIdFor(tenantId: string, idempotencyKey: string): strin
   return `esc_${createHash('sha256').update(`${tenantId}\u0000${idempotencyKey}`).digest('base64url').slice(0, 22)}`;
 }
 
+/** Where a decision's messages come from: its thread, the version after its events, the message it decided. */
+export interface OutgoingContext {
+  tenantId: string;
+  threadId: string;
+  /** The thread version after the decision's events. */
+  version: number;
+  /** The id of the message the decision was made for (a reply's row is unique per request message). */
+  causationId: string;
+  /** The decision's time. */
+  at: string;
+}
+
 /**
  * The commands and replies a decision asks for, built from the state after its events. A model call
  * carries the thread's whole conversation (`transcript`: the stored messages and the decision's own),
@@ -56,18 +69,17 @@ export function escalationIdFor(tenantId: string, idempotencyKey: string): strin
  */
 export function outgoingMessages(
   subjects: Subjects,
-  tenantId: string,
-  threadId: string,
+  context: OutgoingContext,
   state: ThreadState,
-  version: number,
   outgoing: readonly Outgoing[],
   trace?: TraceContext,
   toolConfig?: AgentToolConfigLookup,
   transcript?: readonly ChatMessage[],
 ): OutboxMessage[] {
+  const { tenantId, threadId, version } = context;
   // Row ids (= Nats-Msg-Id) carry the thread version that caused them: a resume re-sends a command
   // under a new id, while a re-decided message (after a conflict) reproduces the same one.
-  return outgoing.map((o): OutboxMessage => {
+  return outgoing.flatMap((o): OutboxMessage[] => {
     switch (o.kind) {
       case 'model.call': {
         const run = state.active;
@@ -84,14 +96,46 @@ export function outgoingMessages(
           agent: run.agent,
           agentVersion: run.agentVersion,
           messages: [...transcript],
+          ...(o.notBefore ? { notBefore: o.notBefore } : {}),
         };
-        const id = `${o.commandId}@${version}`;
-        return {
-          id,
-          subject: subjects.modelCommands(tenantId),
-          payload,
-          headers: headersFor(id, 'model.call', tenantId, trace),
+        // A model call's command id names its attempt, and an attempt is commanded once: the row id is the
+        // command id, so the watchdog and a worker find the row of the thread's current call by it.
+        const id = o.commandId;
+        return [
+          {
+            id,
+            subject: subjects.modelCommands(tenantId),
+            payload,
+            headers: headersFor(id, 'model.call', tenantId, trace),
+            ...(o.notBefore ? { notBefore: o.notBefore } : {}),
+          },
+        ];
+      }
+      case 'run.stop': {
+        // Durable for the tool executor (it must never start a call of the run after this), and broadcast
+        // on core NATS so every process working for the run stops at once.
+        const notice: RunStopNotice = {
+          kind: 'run.stop',
+          messageId: `${o.runId}:stop`,
+          tenantId,
+          threadId,
+          runId: o.runId,
+          reason: o.reason.slice(0, 1000),
+          at: context.at,
         };
+        const durable = `${o.runId}:stop@${version}`;
+        const broadcast = `${o.runId}:stop-broadcast@${version}`;
+        const broadcastHeaders = headersFor(broadcast, 'run.stop', tenantId, trace);
+        broadcastHeaders[CORE_PUBLISH_HEADER] = 'core';
+        return [
+          {
+            id: durable,
+            subject: subjects.controlCommands(tenantId),
+            payload: notice,
+            headers: headersFor(durable, 'run.stop', tenantId, trace),
+          },
+          { id: broadcast, subject: subjects.runStops(tenantId, threadId), payload: notice, headers: broadcastHeaders },
+        ];
       }
       case 'tool.call': {
         const payload: ToolCallCommand = {
@@ -113,7 +157,7 @@ export function outgoingMessages(
         const id = `${o.commandId}@${version}`;
         const headers = headersFor(id, 'tool.call', tenantId, trace);
         headers[HEADERS.idempotencyKey] = o.idempotencyKey;
-        return { id, subject: subjects.toolCommands(tenantId), payload, headers };
+        return [{ id, subject: subjects.toolCommands(tenantId), payload, headers }];
       }
       case 'approval.request': {
         const run = state.active;
@@ -136,12 +180,14 @@ export function outgoingMessages(
           requestedBy: o.principal,
         };
         const id = `${payload.commandId}@${version}`;
-        return {
-          id,
-          subject: subjects.approvalCommands(tenantId),
-          payload,
-          headers: headersFor(id, 'approval.request', tenantId, trace),
-        };
+        return [
+          {
+            id,
+            subject: subjects.approvalCommands(tenantId),
+            payload,
+            headers: headersFor(id, 'approval.request', tenantId, trace),
+          },
+        ];
       }
       case 'escalation.request': {
         const run = state.active;
@@ -168,13 +214,20 @@ export function outgoingMessages(
         // One row per escalation: the approvals service also keeps one approval per id.
         const headers = headersFor(payload.commandId, 'escalation.request', tenantId, trace);
         headers[HEADERS.idempotencyKey] = o.idempotencyKey;
-        return { id: payload.commandId, subject: subjects.approvalCommands(tenantId), payload, headers };
+        return [{ id: payload.commandId, subject: subjects.approvalCommands(tenantId), payload, headers }];
       }
       case 'reply': {
-        const id = `${o.outcome.runId ?? o.outcome.requestId}:outcome:${o.outcome.status}`;
+        // One row per outcome and request message: a resend answered with the same outcome gets its own.
+        const outcomeId =
+          o.outcome.outcomeId ?? `${o.outcome.runId ?? o.outcome.requestId}:outcome:${o.outcome.status}`;
+        const id = `${outcomeId}@${context.causationId}`;
         const headers = headersFor(id, 'run.outcome', tenantId, trace);
         headers[CORE_PUBLISH_HEADER] = 'core';
-        return { id, subject: o.replyTo, payload: o.outcome, headers };
+        return [{ id, subject: o.replyTo, payload: o.outcome, headers }];
+      }
+      default: {
+        const unknown: never = o;
+        return unknown;
       }
     }
   });

@@ -58,7 +58,12 @@ export class RunRequestController {
     const command = requestToCommand(
       tenantId,
       request,
-      { name: agent.name, version: agent.version, maxSteps: agent.definition.maxSteps },
+      {
+        name: agent.name,
+        version: agent.version,
+        maxSteps: agent.definition.maxSteps,
+        modelAttempts: agent.definition.modelAttempts,
+      },
       new Date().toISOString(),
     );
     const traceparent = ctx.getTraceparent();

@@ -1,5 +1,5 @@
 import type { ThreadEvent } from '@ratchet/contracts';
-import type { ThreadCommand, ThreadProjectionRow, ThreadState, ThreadTx } from '@ratchet/domain';
+import type { KnownRequest, ThreadCommand, ThreadProjectionRow, ThreadState, ThreadTx } from '@ratchet/domain';
 import type { CachedThread, ThreadCache } from './thread-cache';
 
 /**
@@ -12,8 +12,8 @@ export type Loaded = {
   claimed: boolean;
   projection: ThreadProjectionRow<ThreadState> | undefined;
   newer: ThreadEvent[];
-  /** For a run request: whether a run of the thread already has its request id. */
-  knownRequest?: boolean;
+  /** For a run request: the tenant's run that already has its request id, if any. */
+  known?: KnownRequest | undefined;
   /** Decided on what this process last committed, without reading the thread (see ThreadCache). */
   cached?: CachedThread;
 };
@@ -44,8 +44,8 @@ async function claimAndLoad(tx: ClaimingTx, items: readonly ClaimItem[]): Promis
     }
     const projection = await tx.loadProjection(tenantId, threadId);
     const newer = await tx.loadEvents(tenantId, threadId, projection?.version ?? 0);
-    const known = requestId === undefined ? {} : { knownRequest: await tx.hasRequest(tenantId, threadId, requestId) };
-    out.push({ claimed: true, projection, newer, ...known });
+    const known = requestId === undefined ? undefined : await tx.findRequest(tenantId, requestId);
+    out.push({ claimed: true, projection, newer, ...(known ? { known } : {}) });
   }
   return out;
 }
@@ -80,5 +80,5 @@ export async function claimAndLoadCached(
 
 /** The facts the claim-and-load found for the command (a known request id), put on it for the decider. */
 export function withFacts(command: ThreadCommand, loaded: Loaded): ThreadCommand {
-  return command.type === 'RequestRun' && loaded.knownRequest ? { ...command, knownRequest: true } : command;
+  return command.type === 'RequestRun' && loaded.known ? { ...command, known: loaded.known } : command;
 }

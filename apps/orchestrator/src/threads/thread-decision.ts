@@ -42,8 +42,8 @@ export interface DecisionContext {
   enrich: CommandEnricher;
   /** The pinned agent version's per-tool settings, sent with each tool call (e.g. allowHosts). */
   toolConfigs: (state: ThreadState) => Promise<AgentToolConfigLookup | undefined>;
-  /** How long an outbox row is leased to this process, for messages it executes itself. */
-  leaseOf: (message: OutboxMessage) => number | undefined;
+  /** How long an outbox row is leased to this process, for messages it executes itself (and who holds it). */
+  leaseOf: (message: OutboxMessage) => { leaseMs: number; holder: string } | undefined;
   /** Runs `local` tools inside the decision that calls them (none: every call goes to the executor). */
   localTools?: LocalTools | undefined;
 }
@@ -135,10 +135,8 @@ export async function decideInTx(
       stored ??= await tx.loadMessages(tenantId, threadId, state.messages);
     const messages = outgoingMessages(
       deps.subjects,
-      tenantId,
-      threadId,
+      { tenantId, threadId, version: version + events.length, causationId: input.messageId, at: command.at },
       record.state,
-      version + events.length,
       decision.outgoing,
       trace,
       decision.outgoing.some((o) => o.kind === 'tool.call' || o.kind === 'escalation.request')
@@ -169,8 +167,11 @@ export async function decideInTx(
   }
   const outbox: OutboxMessage[] = [...feedMessages(deps.subjects, events), ...toSend];
   for (const m of outbox) {
-    const leaseMs = deps.leaseOf(m);
-    if (leaseMs !== undefined) m.leaseMs = leaseMs;
+    const lease = deps.leaseOf(m);
+    if (lease) {
+      m.leaseMs = lease.leaseMs;
+      m.leasedBy = lease.holder;
+    }
   }
   await tx.enqueue(outbox);
   // Read only while a span records them (telemetry on).

@@ -1,4 +1,4 @@
-import type { RunRequest, ThreadInboxMessage } from '@ratchet/contracts';
+import { requestDigest, type RunRequest, type ThreadInboxMessage } from '@ratchet/contracts';
 import { redactSecrets, type RequestRun, type ThreadCommand } from '@ratchet/domain';
 import { runIdFor, threadIdFor } from '@ratchet/platform';
 
@@ -6,7 +6,7 @@ import { runIdFor, threadIdFor } from '@ratchet/platform';
 export function requestToCommand(
   tenantId: string,
   request: RunRequest,
-  agent: { name: string; version: number; maxSteps: number },
+  agent: { name: string; version: number; maxSteps: number; modelAttempts: number },
   at: string,
 ): RequestRun {
   return {
@@ -25,6 +25,9 @@ export function requestToCommand(
     concurrency: request.concurrency,
     replyTo: request.replyTo,
     metadata: request.metadata,
+    // Of the request as sent (before redaction): a resend must ask exactly the same.
+    requestDigest: requestDigest(tenantId, request),
+    limits: { modelAttempts: agent.modelAttempts },
   };
 }
 

@@ -1,6 +1,6 @@
 import { foldEvents, initialThreadState, type ThreadState } from '@ratchet/domain';
 import type { NewEvent, ThreadEvent } from '@ratchet/contracts';
-import { watchdogCommand, type RunCandidate } from './stalled-runs';
+import { watchdogAction, type RunCandidate } from './stalled-runs';
 
 const T0 = '2026-11-30T10:00:00.000Z';
 function stateOf(events: NewEvent[]): ThreadState {
@@ -41,7 +41,7 @@ const started: NewEvent[] = [
   { type: 'run.started', runId: 'r1', data: { requestId: 'q', maxSteps: 5 } },
   { type: 'model.requested', runId: 'r1', data: { step: 1, attempt: 1, commandId: 'm1' } },
 ];
-const candidate = (events: NewEvent[], updatedAt = T0): RunCandidate => ({
+const candidate = (events: NewEvent[], updatedAt = T0, modelCall?: RunCandidate['modelCall']): RunCandidate => ({
   tenantId: 't',
   threadId: 'th',
   version: events.length,
@@ -49,30 +49,66 @@ const candidate = (events: NewEvent[], updatedAt = T0): RunCandidate => ({
   startedAt: T0,
   updatedAt,
   state: stateOf(events),
+  ...(modelCall ? { modelCall } : {}),
 });
 const limits = { stepTimeoutMs: 60_000, runTimeoutMs: 3_600_000 };
 const at = (seconds: number) => new Date(Date.parse(T0) + seconds * 1000);
 
 describe('watchdog decisions', () => {
+  const leasedUntil = (seconds: number) => ({ sentAt: null, availableAt: at(seconds).toISOString(), leasedBy: 'w1' });
+
   it('leaves a run alone within its step budget', () => {
-    expect(watchdogCommand(candidate(started), limits, at(30), 'w')).toBeUndefined();
+    expect(watchdogAction(candidate(started), limits, at(30), 'w')).toBeUndefined();
   });
 
-  it('nudges a run idle past its step budget', () => {
-    expect(watchdogCommand(candidate(started), limits, at(61), 'w')).toMatchObject({
-      type: 'ResumeRun',
-      runId: 'r1',
-      fromVersion: 4,
-      reason: expect.stringContaining('no progress for 61 s'),
+  it('never re-issues a model call a live worker holds, however long it takes', () => {
+    // The lease is renewed every few seconds while the call runs: at any time it ends in the future.
+    for (const seconds of [61, 600, 3000]) {
+      expect(
+        watchdogAction(candidate(started, T0, leasedUntil(seconds + 10)), limits, at(seconds), 'w'),
+      ).toBeUndefined();
+    }
+  });
+
+  it('leaves a call alone that waits to be published, or to be taken off the bus within a step budget', () => {
+    const unsent = { sentAt: null, availableAt: null, leasedBy: null };
+    expect(watchdogAction(candidate(started, T0, unsent), limits, at(600), 'w')).toBeUndefined();
+    const queued = { sentAt: at(100).toISOString(), availableAt: null, leasedBy: null };
+    expect(watchdogAction(candidate(started, T0, queued), limits, at(150), 'w')).toBeUndefined();
+  });
+
+  it('fences and re-issues a call nobody held or took for longer than a step budget', () => {
+    const lost = { sentAt: at(0).toISOString(), availableAt: at(5).toISOString(), leasedBy: 'w1' };
+    expect(watchdogAction(candidate(started, T0, lost), limits, at(70), 'w')).toEqual({
+      command: expect.objectContaining({
+        type: 'ResumeRun',
+        runId: 'r1',
+        fromVersion: 4,
+        reason: expect.stringContaining('model call m1 is lost'),
+      }),
+      fence: { id: 'm1', idleMs: 60_000 },
     });
   });
 
-  it('expires a run past its run budget', () => {
-    expect(watchdogCommand(candidate(started, at(3599).toISOString()), limits, at(3601), 'w')).toMatchObject({
-      type: 'ExpireRun',
+  it('re-issues a call already fenced (the watchdog that fenced it stopped before it re-issued)', () => {
+    const fenced = { sentAt: at(0).toISOString(), availableAt: 'infinity', leasedBy: 'w1' };
+    expect(watchdogAction(candidate(started, T0, fenced), limits, at(1), 'w')).toMatchObject({
+      command: { type: 'ResumeRun' },
+      fence: { id: 'm1' },
     });
   });
 
+  it('falls back to the thread idle time when the call has no row', () => {
+    expect(watchdogAction(candidate(started), limits, at(61), 'w')).toMatchObject({
+      command: { type: 'ResumeRun', reason: expect.stringContaining('no progress for 61 s') },
+    });
+  });
+
+  it('expires a run past its run budget, even while its call is alive', () => {
+    expect(
+      watchdogAction(candidate(started, at(3599).toISOString(), leasedUntil(3700)), limits, at(3601), 'w'),
+    ).toMatchObject({ command: { type: 'ExpireRun' } });
+  });
   it('does not nudge a run that only waits for a human', () => {
     const waiting: NewEvent[] = [
       ...started,
@@ -108,6 +144,33 @@ describe('watchdog decisions', () => {
         },
       },
     ];
-    expect(watchdogCommand(candidate(waiting), limits, at(600), 'w')).toBeUndefined();
+    expect(watchdogAction(candidate(waiting), limits, at(600), 'w')).toBeUndefined();
+  });
+
+  it('re-sends the tool calls of a run with no result for a step budget', () => {
+    const inTools: NewEvent[] = [
+      ...started,
+      {
+        type: 'model.responded',
+        runId: 'r1',
+        data: {
+          step: 1,
+          commandId: 'm1',
+          content: null,
+          toolCalls: [{ id: 'c1', name: 'pay', args: {} }],
+          usage: { inputTokens: 0, outputTokens: 0 },
+          model: 'm',
+        },
+      },
+      {
+        type: 'tool.requested',
+        runId: 'r1',
+        data: { step: 1, callId: 'c1', tool: 'pay', args: {}, idempotencyKey: 'k' },
+      },
+    ];
+    expect(watchdogAction(candidate(inTools), limits, at(30), 'w')).toBeUndefined();
+    expect(watchdogAction(candidate(inTools), limits, at(61), 'w')).toEqual({
+      command: expect.objectContaining({ type: 'ResumeRun' }),
+    });
   });
 });

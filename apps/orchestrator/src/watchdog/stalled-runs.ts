@@ -1,5 +1,13 @@
 import { openCalls, type ThreadCommand, type ThreadState } from '@ratchet/domain';
 
+/** What the outbox row of the run's current model call says (absent: no row, e.g. pruned). */
+export interface ModelCallRow {
+  sentAt: string | null;
+  /** The lease's end (`infinity` when fenced), or a delayed row's due time; null when never leased. */
+  availableAt: string | null;
+  leasedBy: string | null;
+}
+
 export interface RunCandidate {
   tenantId: string;
   threadId: string;
@@ -8,6 +16,8 @@ export interface RunCandidate {
   startedAt: string | null;
   updatedAt: string;
   state: ThreadState;
+  /** In the model phase: the current call's row. */
+  modelCall?: ModelCallRow | undefined;
 }
 
 export interface RunLimits {
@@ -15,26 +25,75 @@ export interface RunLimits {
   runTimeoutMs: number;
 }
 
+/** What the watchdog does: a command for the run, and for a lost model call, the row to fence first. */
+export type WatchdogAction =
+  { command: ThreadCommand; fence?: undefined } | { command: ThreadCommand; fence: { id: string; idleMs: number } };
+
 /**
  * What the watchdog does with a run that made no progress for a while (pure, so it is tested without
- * a clock): past its run budget it fails; past its step budget it is nudged (pending commands sent
- * again — the model call as a new attempt, tool calls under the same idempotency key, which the effect
- * ledger dedups). A run that only waits for a human (approval, uncertain effect) is left alone.
+ * a clock):
+ * - past its run budget it fails (its work in flight is stopped);
+ * - in the model phase, progress means the call is alive, not that the thread changed: a call whose row
+ *   is leased (a live worker renews it), waiting to be published, or published less than a step budget
+ *   ago (still queued for a worker) is left alone however long it takes; one that nobody holds or took
+ *   for longer is lost: its row is fenced (nobody may take it any more) and the next attempt commanded;
+ * - in the tool phase, after a step budget without a result, the calls are sent again under their
+ *   idempotency keys (the effect ledger dedups, and ignores a call still running elsewhere);
+ * - a run that only waits for a human (approval, uncertain effect) is left alone.
  */
-export function watchdogCommand(
+export function watchdogAction(
   run: RunCandidate,
   limits: RunLimits,
   now: Date,
   worker: string,
-): ThreadCommand | undefined {
+): WatchdogAction | undefined {
   const active = run.state.active;
   if (!active || active.runId !== run.runId) return undefined;
   const base = { tenantId: run.tenantId, threadId: run.threadId, at: now.toISOString(), runId: run.runId };
   if (run.startedAt && now.getTime() - Date.parse(run.startedAt) > limits.runTimeoutMs) {
     return {
-      ...base,
-      type: 'ExpireRun',
-      reason: `the run exceeded its time budget of ${Math.round(limits.runTimeoutMs / 1000)} s`,
+      command: {
+        ...base,
+        type: 'ExpireRun',
+        reason: `the run exceeded its time budget of ${Math.round(limits.runTimeoutMs / 1000)} s`,
+      },
+    };
+  }
+  const resume = (reason: string): ThreadCommand => ({
+    ...base,
+    type: 'ResumeRun',
+    reason,
+    worker,
+    fromVersion: run.version,
+  });
+  const budget = `step budget ${Math.round(limits.stepTimeoutMs / 1000)} s`;
+  if (active.phase === 'model' && active.modelCall) {
+    const row = run.modelCall;
+    const idleSince = (r: ModelCallRow) => {
+      if (r.availableAt === 'infinity') return 0;
+      const times = [r.availableAt, r.sentAt].filter((t): t is string => t !== null).map((t) => Date.parse(t));
+      return times.length > 0 ? Math.max(...times) : Date.parse(run.updatedAt);
+    };
+    if (!row) {
+      // No row to ask (pruned, or written before rows were named by their command): fall back to the thread.
+      const idleMs = now.getTime() - Date.parse(run.updatedAt);
+      if (idleMs <= limits.stepTimeoutMs) return undefined;
+      return {
+        command: resume(
+          `watchdog: model call ${active.modelCall.commandId} made no progress for ${Math.round(idleMs / 1000)} s (${budget})`,
+        ),
+      };
+    }
+    const fenced = row.availableAt === 'infinity';
+    const leased = !fenced && row.availableAt !== null && Date.parse(row.availableAt) > now.getTime();
+    if (leased || (!fenced && row.sentAt === null)) return undefined; // alive, delayed, or to be published
+    const idleMs = fenced ? limits.stepTimeoutMs + 1 : now.getTime() - idleSince(row);
+    if (idleMs <= limits.stepTimeoutMs) return undefined;
+    return {
+      command: resume(
+        `watchdog: model call ${active.modelCall.commandId} is lost: no worker held or took it for ${Math.round(idleMs / 1000)} s (${budget})`,
+      ),
+      fence: { id: active.modelCall.commandId, idleMs: limits.stepTimeoutMs },
     };
   }
   const idleMs = now.getTime() - Date.parse(run.updatedAt);
@@ -44,11 +103,5 @@ export function watchdogCommand(
     if (open.length > 0 && open.every((c) => c.status === 'awaiting_approval' || c.status === 'uncertain'))
       return undefined;
   }
-  return {
-    ...base,
-    type: 'ResumeRun',
-    reason: `watchdog: no progress for ${Math.round(idleMs / 1000)} s (step budget ${Math.round(limits.stepTimeoutMs / 1000)} s)`,
-    worker,
-    fromVersion: run.version,
-  };
+  return { command: resume(`watchdog: no progress for ${Math.round(idleMs / 1000)} s (${budget})`) };
 }

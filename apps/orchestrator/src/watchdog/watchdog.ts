@@ -1,9 +1,12 @@
-import { isoColumn, type Database } from '@ratchet/adapters';
+import { isoColumn, ModelCallLeases, type Database } from '@ratchet/adapters';
 import type { ThreadState } from '@ratchet/domain';
 import type { Logger } from '@ratchet/platform';
 import type { AgentCatalog } from '../agents/agent-catalog';
 import type { ThreadCommandHandler } from '../threads/thread-command.handler';
-import { watchdogCommand, type RunCandidate } from './stalled-runs';
+import { watchdogAction, type RunCandidate } from './stalled-runs';
+
+/** The agent contract's default, for a run whose agent version is no longer known. */
+const DEFAULT_STEP_TIMEOUT_SECONDS = 300;
 
 export interface WatchdogOptions {
   intervalMs: number;
@@ -16,7 +19,8 @@ export interface WatchdogOptions {
 /**
  * Finds runs with no progress and nudges or expires them through the same handler as every other
  * message, with a message id derived from the thread version: any number of orchestrators may run the
- * watchdog, and a thread version is acted on once (the inbox claim dedups the others).
+ * watchdog, and a thread version is acted on once (the inbox claim dedups the others). A model call
+ * that a live worker holds (its lease renewed) is not even looked at, however long it runs.
  */
 export class Watchdog {
   private timer: NodeJS.Timeout | undefined;
@@ -28,7 +32,11 @@ export class Watchdog {
     private readonly agents: AgentCatalog,
     private readonly logger: Logger,
     private readonly options: WatchdogOptions,
-  ) {}
+  ) {
+    this.leases = new ModelCallLeases(db.sql);
+  }
+
+  private readonly leases: ModelCallLeases;
 
   start(): void {
     this.timer = setInterval(() => {
@@ -56,11 +64,23 @@ export class Watchdog {
       started_at: string | null;
       agent: string;
       agent_version: number;
+      call_row: boolean;
+      call_sent_at: string | null;
+      call_available_at: string | null;
+      call_leased_by: string | null;
     }>(
       `select th.tenant_id, th.thread_id, th.version, th.active_run_id, th.state, ${isoColumn('th.updated_at', 'updated_at')},
-              ${isoColumn('r.started_at', 'started_at')}, r.agent, r.agent_version
+              ${isoColumn('r.started_at', 'started_at')}, r.agent, r.agent_version,
+              o.id is not null as call_row, ${isoColumn('o.sent_at', 'call_sent_at')},
+              case when o.available_at = 'infinity' then 'infinity'
+                   else to_char(o.available_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') end as call_available_at,
+              o.leased_by as call_leased_by
          from ${t('threads')} th join ${t('runs')} r on r.tenant_id = th.tenant_id and r.run_id = th.active_run_id
+         left join ${t('outbox')} o on o.id = th.state->'active'->'modelCall'->>'commandId'
         where th.status = 'running' and th.updated_at < now() - (? * interval '1 millisecond')
+          -- A model call a live worker holds, or still to be published, is progress: not even a candidate.
+          and not coalesce(o.available_at > now() and o.available_at <> 'infinity', false)
+          and not coalesce(o.sent_at is null and o.available_at is null, false)
         order by th.updated_at limit ?`,
       [this.options.minIdleMs, this.options.batch],
     );
@@ -68,7 +88,7 @@ export class Watchdog {
     for (const row of rows) {
       const agent = await this.agents.get(row.agent, row.agent_version);
       const limits = {
-        stepTimeoutMs: (agent?.definition.stepTimeoutSeconds ?? 120) * 1000,
+        stepTimeoutMs: (agent?.definition.stepTimeoutSeconds ?? DEFAULT_STEP_TIMEOUT_SECONDS) * 1000,
         runTimeoutMs: (agent?.definition.runTimeoutSeconds ?? 3600) * 1000,
       };
       const candidate: RunCandidate = {
@@ -79,9 +99,21 @@ export class Watchdog {
         startedAt: row.started_at,
         updatedAt: row.updated_at,
         state: typeof row.state === 'string' ? (JSON.parse(row.state) as ThreadState) : row.state,
+        ...(row.call_row
+          ? {
+              modelCall: {
+                sentAt: row.call_sent_at,
+                availableAt: row.call_available_at,
+                leasedBy: row.call_leased_by,
+              },
+            }
+          : {}),
       };
-      const command = watchdogCommand(candidate, limits, now, this.options.worker);
-      if (!command) continue;
+      const action = watchdogAction(candidate, limits, now, this.options.worker);
+      if (!action) continue;
+      // A lost model call is fenced first: if a worker took it meanwhile, the fence fails and it stays.
+      if (action.fence && !(await this.leases.fence(action.fence.id, action.fence.idleMs))) continue;
+      const command = action.command;
       const outcome = await this.handler.handle(
         'watchdog',
         `watchdog:${row.tenant_id}:${row.thread_id}:${row.version}`,

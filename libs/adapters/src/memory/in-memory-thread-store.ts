@@ -15,6 +15,7 @@ interface OutboxEntry extends PendingOutboxMessage {
   sentAt: Date | null;
   /** Leased rows only: when the sweeper may take it. */
   availableAt: Date | null;
+  holder: string | null;
 }
 
 /** Copies as Postgres would store them (jsonb): no shared references, no undefined, no class instances. */
@@ -111,10 +112,19 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
         }
         return jsonClone(all.slice(0, count));
       },
-      hasRequest: async (tenantId, threadId, requestId) =>
-        [...runs.values(), ...this.runs.values()].some(
-          (r) => r.tenantId === tenantId && r.threadId === threadId && r.requestId === requestId,
-        ),
+      findRequest: async (tenantId, requestId) => {
+        const run = [...runs.values(), ...this.runs.values()].find(
+          (r) => r.tenantId === tenantId && r.requestId === requestId,
+        );
+        return (
+          run && {
+            runId: run.runId,
+            threadId: run.threadId,
+            requestDigest: run.requestDigest ?? null,
+            outcome: run.outcome ?? null,
+          }
+        );
+      },
       enqueue: async (messages) => {
         enqueued.push(...jsonClone(messages));
       },
@@ -159,8 +169,14 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
     release();
     for (const m of enqueued) {
       const createdAt = new Date();
-      const availableAt = m.leaseMs === undefined ? null : new Date(createdAt.getTime() + m.leaseMs);
-      this.outbox.push({ ...m, createdAt, attempts: 0, sentAt: null, availableAt });
+      const availableAt =
+        m.leaseMs !== undefined
+          ? new Date(createdAt.getTime() + m.leaseMs)
+          : m.notBefore !== undefined
+            ? new Date(m.notBefore)
+            : null;
+      const holder = m.leaseMs !== undefined ? (m.leasedBy ?? null) : null;
+      this.outbox.push({ ...m, createdAt, attempts: 0, sentAt: null, availableAt, holder });
     }
     return result;
   }
@@ -210,7 +226,7 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
             ...jsonClone({ id: m.id, subject: m.subject, payload: m.payload, headers: m.headers }),
             createdAt: new Date(m.createdAt.getTime()),
             attempts: m.attempts,
-            ...(m.availableAt && m.availableAt.getTime() <= Date.now() ? { leaseExpired: true } : {}),
+            ...(m.availableAt && m.holder && m.availableAt.getTime() <= Date.now() ? { leaseExpired: true } : {}),
           });
           m.sentAt = new Date();
           sent += 1;
@@ -238,9 +254,20 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
     for (const m of this.outbox) if (m.id === id && m.sentAt === null) m.availableAt = new Date(Date.now() + leaseMs);
   }
 
+  async releaseLease(id: string, holder: string): Promise<void> {
+    for (const m of this.outbox)
+      if (m.id === id && m.sentAt === null && m.holder === holder) {
+        m.availableAt = null;
+        m.holder = null;
+      }
+  }
+
   async prune(olderThan: Date): Promise<number> {
     const before = this.outbox.length;
-    const keep = this.outbox.filter((m) => m.sentAt === null || m.sentAt >= olderThan);
+    const keep = this.outbox.filter(
+      (m) =>
+        m.sentAt === null || m.sentAt >= olderThan || (m.availableAt !== null && m.availableAt.getTime() > Date.now()),
+    );
     this.outbox.splice(0, this.outbox.length, ...keep);
     return before - keep.length;
   }

@@ -16,17 +16,19 @@ export async function claimInbox(sql: SqlExecutor, consumer: string, messageId: 
 export async function enqueueOutbox(sql: SqlExecutor, messages: readonly OutboxMessage[]): Promise<void> {
   if (messages.length === 0) return;
   const params: unknown[] = [];
-  const leased = messages.some((m) => m.leaseMs !== undefined);
+  const timed = messages.some((m) => m.leaseMs !== undefined || m.notBefore !== undefined);
   for (const m of messages) {
     params.push(m.id, m.subject, JSON.stringify(m.headers), JSON.stringify(m.payload));
-    if (leased) params.push(m.leaseMs ?? null);
+    if (timed)
+      params.push(m.leaseMs ?? null, m.notBefore ?? null, m.leaseMs !== undefined ? (m.leasedBy ?? null) : null);
   }
-  // A leased row is available to the sweeper only from now + leaseMs (null * interval is null: not leased).
+  // A leased row is available to the sweeper only from now + leaseMs (null * interval is null: not leased),
+  // a delayed one from notBefore.
   await sql.run(
-    leased
-      ? `insert into ${sql.table('outbox')} (id, subject, headers, payload, available_at) values ${valuesList(
+    timed
+      ? `insert into ${sql.table('outbox')} (id, subject, headers, payload, available_at, leased_by) values ${valuesList(
           messages.length,
-          "(?, ?, ?::jsonb, ?::jsonb, now() + ?::float8 * interval '1 millisecond')",
+          "(?, ?, ?::jsonb, ?::jsonb, coalesce(now() + ?::float8 * interval '1 millisecond', ?::timestamptz), ?)",
         )}`
       : `insert into ${sql.table('outbox')} (id, subject, headers, payload) values ${valuesList(
           messages.length,

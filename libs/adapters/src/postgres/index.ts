@@ -16,3 +16,4 @@ export * from './approvals.repository';
 export * from './retention.queries';
 export * from './erasure.queries';
 export * from './thread-event.rows';
+export * from './model-call-leases';

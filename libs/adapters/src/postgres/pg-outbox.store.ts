@@ -30,7 +30,8 @@ export class PgOutboxStore implements OutboxStore {
     return inTransaction(this.db.orm, this.db.schema, async (sql) => {
       const outbox = sql.table('outbox');
       const rows = await sql.query<OutboxRow>(
-        `select id, subject, headers, payload, attempts, coalesce(available_at <= now(), false) as leased,
+        `select id, subject, headers, payload, attempts,
+           coalesce(available_at <= now() and leased_by is not null, false) as leased,
            (extract(epoch from created_at) * 1000)::float8 as created_ms
          from ${outbox}
          where sent_at is null${ids ? ' and id in (?)' : ' and (available_at is null or available_at <= now())'}${minAgeMs > 0 ? ` and created_at < now() - ? * interval '1 millisecond'` : ''}
@@ -95,9 +96,19 @@ export class PgOutboxStore implements OutboxStore {
     );
   }
 
+  async releaseLease(id: string, holder: string): Promise<void> {
+    await this.db.sql.run(
+      `update ${this.db.sql.table('outbox')} set available_at = null, leased_by = null
+       where id = ? and leased_by = ? and sent_at is null`,
+      [id, holder],
+    );
+  }
+
   prune(olderThan: Date): Promise<number> {
+    // A row still under a running lease (work a process is doing for it) stays, however old.
     return this.db.sql.run(
-      `delete from ${this.db.sql.table('outbox')} where sent_at is not null and sent_at < ?::timestamptz`,
+      `delete from ${this.db.sql.table('outbox')} where sent_at is not null and sent_at < ?::timestamptz
+         and (available_at is null or available_at <= now())`,
       [olderThan.toISOString()],
     );
   }

@@ -1,5 +1,6 @@
 import type { ChatMessage, ThreadEvent } from '@ratchet/contracts';
 import {
+  type KnownRequest,
   type OutboxMessage,
   type RunRow,
   type ThreadMessages,
@@ -86,15 +87,14 @@ export class PgThreadStore<S> implements ThreadStore<S> {
       appendEvents: async (tenantId, threadId, expectedVersion, events) =>
         writes.append(tenantId, threadId, expectedVersion, events),
       saveProjection: async (row, runs, messages) => writes.project(row, runs, messages),
-      // Reads only this thread's rows: buffered writes of other threads (a group) may stay buffered.
-      hasRequest: (tenantId, threadId, requestId) =>
+      findRequest: (tenantId, requestId) =>
         read(async () => {
-          const rows = await sql.query<{ known: boolean }>(
-            `select exists (select 1 from ${sql.table('runs')}
-               where tenant_id = ? and request_id = ? and thread_id = ?) as known`,
-            [tenantId, requestId, threadId],
+          const rows = await sql.query<KnownRequestRow>(
+            `select run_id, thread_id, request_digest, outcome from ${sql.table('runs')}
+              where tenant_id = ? and request_id = ?`,
+            [tenantId, requestId],
           );
-          return rows[0]?.known === true;
+          return rows[0] && knownRequestOf(rows[0]);
         }),
       loadMessages: async (tenantId, threadId, count) => {
         if (writes.touches(tenantId, threadId)) await writes.flush();
@@ -119,8 +119,19 @@ export interface ClaimedThread<S> {
   projection: ThreadProjectionRow<S> | undefined;
   /** Events newer than the projection (all of them when there is none), in order. */
   newer: ThreadEvent[];
-  /** With a `requestId` in the claim: whether a run of this thread has that request id (the `runs` rows). */
-  knownRequest?: boolean;
+  /** With a `requestId` in the claim: the tenant's run that has that request id, if any (the `runs` rows). */
+  known?: KnownRequest | undefined;
+}
+
+interface KnownRequestRow {
+  run_id: string;
+  thread_id: string;
+  request_digest: string | null;
+  outcome: KnownRequest['outcome'];
+}
+
+function knownRequestOf(row: KnownRequestRow): KnownRequest {
+  return { runId: row.run_id, threadId: row.thread_id, requestDigest: row.request_digest, outcome: row.outcome };
 }
 
 /** The Postgres transaction: the port, plus claim + projection + newer events in one statement. */
@@ -140,7 +151,7 @@ export interface ClaimItem {
   messageId: string;
   tenantId: string;
   threadId: string;
-  /** A run request's id: the claim also says whether the thread has a run with it. */
+  /** A run request's id: the claim also finds the tenant's run that has it. */
   requestId?: string | undefined;
 }
 
@@ -152,7 +163,7 @@ async function claimAndLoadMany<S>(sql: SqlExecutor, items: readonly ClaimItem[]
     version: number | null;
     state: S | null;
     newer: EventRow[] | null;
-    known_request: boolean;
+    known: KnownRequestRow | null;
   }>(
     `with input (ord, consumer, message_id, tenant_id, thread_id, request_id) as (values ${valuesList(items.length, '(?::int, ?, ?, ?, ?, ?::text)')}),
      claim as (
@@ -165,8 +176,10 @@ async function claimAndLoadMany<S>(sql: SqlExecutor, items: readonly ClaimItem[]
           select ${EVENT_COLUMNS} from ${sql.table('thread_events')} ev
           where ev.tenant_id = i.tenant_id and ev.thread_id = i.thread_id and ev.version > coalesce(t.version, 0)
         ) e) as newer,
-       i.request_id is not null and exists (select 1 from ${sql.table('runs')} r
-         where r.tenant_id = i.tenant_id and r.request_id = i.request_id and r.thread_id = i.thread_id) as known_request
+       (select json_build_object('run_id', r.run_id, 'thread_id', r.thread_id, 'request_digest', r.request_digest,
+               'outcome', r.outcome)
+          from ${sql.table('runs')} r
+         where i.request_id is not null and r.tenant_id = i.tenant_id and r.request_id = i.request_id) as known
      from input i
      left join ${sql.table('threads')} t on t.tenant_id = i.tenant_id and t.thread_id = i.thread_id
      order by i.ord`,
@@ -189,7 +202,7 @@ async function claimAndLoadMany<S>(sql: SqlExecutor, items: readonly ClaimItem[]
       claimed: row?.claimed === true,
       projection,
       newer: (row?.newer ?? []).map(rowToEvent),
-      ...(item.requestId === undefined ? {} : { knownRequest: row?.known_request === true }),
+      ...(item.requestId !== undefined && row?.known ? { known: knownRequestOf(row.known) } : {}),
     };
   });
 }
@@ -251,10 +264,12 @@ export async function listRuns(sql: SqlExecutor, tenantId: string, threadId: str
     started_at: string | null;
     ended_at: string | null;
     version: number;
+    request_digest: string | null;
+    outcome: RunRow['outcome'];
   }>(
     `select tenant_id, run_id, thread_id, request_id, agent, agent_version, principal_id, status, steps,
        ${isoColumn('started_at')}, ${isoColumn('ended_at')},
-       version
+       version, request_digest, outcome
      from ${sql.table('runs')} where tenant_id = ? and thread_id = ? order by version, run_id`,
     [tenantId, threadId],
   );
@@ -271,5 +286,7 @@ export async function listRuns(sql: SqlExecutor, tenantId: string, threadId: str
     startedAt: r.started_at,
     endedAt: r.ended_at,
     version: r.version,
+    requestDigest: r.request_digest,
+    outcome: r.outcome,
   }));
 }

@@ -198,6 +198,8 @@ describe('runs projection', () => {
       steps: 0,
       startedAt: null,
       endedAt: null,
+      requestDigest: null,
+      outcome: null,
     };
     await store.transaction((tx) =>
       tx.saveProjection({ ...ref, version: 1, state: { s: 'running' } }, [

@@ -143,6 +143,8 @@ export class WriteBuffer<S> {
         started_at: r.startedAt,
         ended_at: r.endedAt,
         version: r.version,
+        request_digest: r.requestDigest,
+        outcome: r.outcome,
       });
     }
     if (messages) {
@@ -188,8 +190,11 @@ export class WriteBuffer<S> {
         subject: m.subject,
         headers: m.headers,
         payload: m.payload,
-        // A leased row is available to the sweeper only from now + leaseMs (null: not leased).
+        // A leased row is available to the sweeper only from now + leaseMs (its holder runs it); a delayed
+        // one from notBefore; any other at once.
         lease_ms: m.leaseMs ?? null,
+        leased_by: m.leaseMs !== undefined ? (m.leasedBy ?? null) : null,
+        not_before: m.notBefore ?? null,
       });
     }
     if (messages.length > 0) this.buffered = true;

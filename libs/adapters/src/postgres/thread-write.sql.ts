@@ -14,11 +14,11 @@ import type { SqlExecutor } from './sql';
  *                version `expected` (0 = a new thread; `after_snapshot`: continues a snapshot, no row to find)
  *  $3 events     {o, k (its append), tenant_id, thread_id, version, id, type, v, run_id, at, causation_id, correlation_id, trace, data}
  *  $4 threads    {tenant_id, thread_id, version, status, agent, active_run_id, state}
- *  $5 runs       {tenant_id, run_id, thread_id, request_id, agent, agent_version, principal_id, status, steps, started_at, ended_at, version}
+ *  $5 runs       {tenant_id, run_id, thread_id, request_id, agent, agent_version, principal_id, status, steps, started_at, ended_at, version, request_digest, outcome}
  *  $6 cuts       {tenant_id, thread_id, from_seq}: a whole conversation's rows from `from_seq` on are removed
  *  $7 messages   {tenant_id, thread_id, seq, message}: appended (a number taken already is a unique violation)
  *  $8 rewritten  {tenant_id, thread_id, seq, message}: upserted (a whole conversation, with its cut)
- *  $9 outbox     {o, id, subject, headers, payload, lease_ms}
+ *  $9 outbox     {o, id, subject, headers, payload, lease_ms, leased_by, not_before}
  *  $10 guards    {k, tenant_id, thread_id, version}: the projection must still be at `version`
  *
  * It returns one row: `gap` and `stale` are null unless a check failed, in which case the statement
@@ -76,13 +76,13 @@ projected as (
 run_rows as (
   insert into ${t('runs')}
     (tenant_id, run_id, thread_id, request_id, agent, agent_version, principal_id, status, steps, started_at,
-     ended_at, version)
+     ended_at, version, request_digest, outcome)
   select * from jsonb_to_recordset($5::jsonb) as r(tenant_id text, run_id text, thread_id text, request_id text,
          agent text, agent_version int, principal_id text, status text, steps int, started_at timestamptz,
-         ended_at timestamptz, version int)
+         ended_at timestamptz, version int, request_digest text, outcome jsonb)
   on conflict (tenant_id, run_id) do update set
     status = excluded.status, steps = excluded.steps, started_at = excluded.started_at,
-    ended_at = excluded.ended_at, version = excluded.version
+    ended_at = excluded.ended_at, version = excluded.version, outcome = excluded.outcome
   returning 1),
 cut as (
   delete from ${t('thread_messages')} m
@@ -99,10 +99,11 @@ rewritten_messages as (
   on conflict (tenant_id, thread_id, seq) do update set message = excluded.message
   returning 1),
 enqueued as (
-  insert into ${t('outbox')} (id, subject, headers, payload, available_at)
-  select o.id, o.subject, o.headers, o.payload, now() + o.lease_ms * interval '1 millisecond'
+  insert into ${t('outbox')} (id, subject, headers, payload, available_at, leased_by)
+  select o.id, o.subject, o.headers, o.payload,
+         coalesce(now() + o.lease_ms * interval '1 millisecond', o.not_before), o.leased_by
     from jsonb_to_recordset($9::jsonb) as o(o int, id text, subject text, headers jsonb, payload jsonb,
-         lease_ms float8)
+         lease_ms float8, leased_by text, not_before timestamptz)
    order by o.o
   returning 1)
 select

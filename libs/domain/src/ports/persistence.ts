@@ -1,4 +1,6 @@
 import type { ChatMessage, ThreadEvent } from '@ratchet/contracts';
+import type { KnownRequest } from '../thread/thread.commands';
+import type { RunEnding } from '../thread/thread.state';
 
 /** A message a state change must cause; relayed to JetStream with `Nats-Msg-Id` = `id`. */
 export interface OutboxMessage {
@@ -12,6 +14,13 @@ export interface OutboxMessage {
    * lease has run out (renewed while the work runs; marked sent when its result is committed).
    */
   leaseMs?: number | undefined;
+  /** The process the lease is held by (it alone renews it). */
+  leasedBy?: string | undefined;
+  /**
+   * Not to be published before this time (a delayed retry): the sweeper leaves the row alone until then.
+   * Exclusive with `leaseMs`.
+   */
+  notBefore?: string | undefined;
 }
 
 export interface PendingOutboxMessage extends OutboxMessage {
@@ -43,6 +52,10 @@ export interface RunRow {
   startedAt: string | null;
   endedAt: string | null;
   version: number;
+  /** What its request asked (null for runs requested before digests were kept). */
+  requestDigest: string | null;
+  /** How it ended (null while it goes on). */
+  outcome: RunEnding | null;
 }
 
 /**
@@ -81,8 +94,8 @@ export interface ThreadTx<S> {
    * messages projection is behind the log: rebuild it).
    */
   loadMessages(tenantId: string, threadId: string, count: number): Promise<ChatMessage[]>;
-  /** Whether a run of the thread has this request id (the `runs` rows keep every run ever accepted). */
-  hasRequest(tenantId: string, threadId: string, requestId: string): Promise<boolean>;
+  /** The run of the tenant that has this request id, on any thread (the `runs` rows keep every run ever accepted). */
+  findRequest(tenantId: string, requestId: string): Promise<KnownRequest | undefined>;
   enqueue(messages: OutboxMessage[]): Promise<void>;
 }
 
@@ -118,6 +131,8 @@ export interface OutboxStore {
   markSent(ids: readonly string[]): Promise<void>;
   /** Extends the lease of an unsent leased row to `leaseMs` from now (the work it stands for still runs). */
   renewLease(id: string, leaseMs: number): Promise<void>;
+  /** Ends the lease `holder` has on an unsent row (its work goes to the bus instead): the row is then any worker's. */
+  releaseLease(id: string, holder: string): Promise<void>;
   /** Deletes rows sent before `olderThan`; returns how many. */
   prune(olderThan: Date): Promise<number>;
   /** Unsent rows and the age of the oldest, for lag metrics and `ratchet outbox`. */

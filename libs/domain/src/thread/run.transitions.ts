@@ -23,14 +23,15 @@ export function requestModel(
   step: number,
   attempt: number,
   retryReason?: string,
+  notBefore?: string,
 ): void {
   const commandId = modelCommandId(runId, step, attempt);
   d.emit({
     type: 'model.requested',
     runId,
-    data: { step, attempt, commandId, ...(retryReason ? { retryReason } : {}) },
+    data: { step, attempt, commandId, ...(retryReason ? { retryReason } : {}), ...(notBefore ? { notBefore } : {}) },
   });
-  d.send({ kind: 'model.call', runId, step, attempt, commandId });
+  d.send({ kind: 'model.call', runId, step, attempt, commandId, ...(notBefore ? { notBefore } : {}) });
 }
 
 /** The command that runs one call of the run's current step (its key and command id derive from it). */
@@ -65,21 +66,60 @@ export function nextStep(d: DecisionBuilder, run: ActiveRun): void {
   requestModel(d, run.runId, run.step + 1, 1);
 }
 
-/** Closes every dangling call with an explicit result so the transcript stays valid for the next run. */
-export function endByCancel(d: DecisionBuilder, run: ActiveRun, by: string, reason: string, nextRunId?: string): void {
-  const dangling = run.phase === 'tools' ? openCalls(run) : [];
-  for (const call of dangling) {
+/**
+ * What a run that stops (cancelled, interrupted, out of time) leaves open, split by what can still
+ * happen to it: a call waiting for an approval never ran and never will (`closed`, with a result now);
+ * a call already sent may be acting or queued at the executor (`pending`): its real outcome is recorded
+ * when it comes, after the run's end, and the conversation gets a placeholder result now so it stays
+ * valid for the next run.
+ */
+export function stoppingCalls(run: ActiveRun): { closed: PendingCall[]; pending: PendingCall[] } {
+  const open = run.phase === 'tools' ? openCalls(run) : [];
+  return {
+    closed: open.filter((c) => c.status === 'awaiting_approval'),
+    pending: open.filter((c) => c.status === 'requested' || c.status === 'uncertain'),
+  };
+}
+
+/**
+ * Closes the calls that never ran with an explicit result (`code`), and tells every process working for
+ * the run that it stopped: a model call in flight is aborted, a tool call not started yet is never run.
+ */
+export function stopWork(
+  d: DecisionBuilder,
+  run: ActiveRun,
+  closed: readonly PendingCall[],
+  code: string,
+  reason: string,
+): void {
+  for (const call of closed) {
     d.emit({
       type: 'tool.failed',
       runId: run.runId,
       data: {
         step: run.step,
         callId: call.callId,
-        error: { code: 'run.cancelled', message: `cancelled: ${reason}`, retryable: false },
+        error: { code, message: `${code === 'run.cancelled' ? 'cancelled' : 'stopped'}: ${reason}`, retryable: false },
       },
     });
   }
-  d.emit({ type: 'run.cancelled', runId: run.runId, data: { by, reason, closedCalls: dangling.map((c) => c.callId) } });
+  d.send({ kind: 'run.stop', runId: run.runId, reason });
+}
+
+/** Ends the run as cancelled (see `stoppingCalls` for what happens to its open calls), then starts the next. */
+export function endByCancel(d: DecisionBuilder, run: ActiveRun, by: string, reason: string, nextRunId?: string): void {
+  const { closed, pending } = stoppingCalls(run);
+  stopWork(d, run, closed, 'run.cancelled', reason);
+  d.emit({
+    type: 'run.cancelled',
+    runId: run.runId,
+    data: {
+      by,
+      reason,
+      closedCalls: closed.map((c) => c.callId),
+      ...(pending.length > 0 ? { pendingCalls: pending.map((c) => c.callId) } : {}),
+    },
+  });
   reply(d, run.replyTo, { requestId: run.requestId, status: 'cancelled', runId: run.runId });
   startNext(d, nextRunId);
 }
@@ -90,8 +130,12 @@ export function complete(d: DecisionBuilder, run: ActiveRun, output: string): vo
   startNext(d);
 }
 
-export function fail(d: DecisionBuilder, run: ActiveRun, error: Failure): void {
-  d.emit({ type: 'run.failed', runId: run.runId, data: { error } });
+export function fail(d: DecisionBuilder, run: ActiveRun, error: Failure, pending: readonly PendingCall[] = []): void {
+  d.emit({
+    type: 'run.failed',
+    runId: run.runId,
+    data: { error, ...(pending.length > 0 ? { pendingCalls: pending.map((c) => c.callId) } : {}) },
+  });
   reply(d, run.replyTo, { requestId: run.requestId, status: 'failed', runId: run.runId, error });
   startNext(d);
 }
@@ -99,12 +143,19 @@ export function fail(d: DecisionBuilder, run: ActiveRun, error: Failure): void {
 export function reply(
   d: DecisionBuilder,
   replyTo: string | undefined,
-  outcome: Omit<RunOutcome, 'tenantId' | 'threadId'>,
+  outcome: Omit<RunOutcome, 'tenantId' | 'threadId' | 'outcomeId'>,
+  threadId: string = d.command.threadId,
 ): void {
   if (!replyTo) return;
   d.send({
     kind: 'reply',
     replyTo,
-    outcome: { ...outcome, tenantId: d.command.tenantId, threadId: d.command.threadId },
+    outcome: {
+      // The same on every copy of this outcome (it may be delivered more than once): requesters drop repeats by it.
+      outcomeId: `${outcome.runId ?? outcome.requestId}:outcome:${outcome.status}`,
+      ...outcome,
+      tenantId: d.command.tenantId,
+      threadId,
+    },
   });
 }

@@ -1,3 +1,4 @@
+import type { RunEnding } from './thread.state';
 import type {
   ChatMessage,
   ConcurrencyPolicy,
@@ -6,6 +7,7 @@ import type {
   NewEvent,
   Principal,
   RecalledMemoryItem,
+  RunLimits,
   RunOutcome,
   ToolCall,
   Usage,
@@ -36,12 +38,26 @@ export interface RequestRun extends CommandBase {
   concurrency: ConcurrencyPolicy;
   replyTo?: string | undefined;
   metadata: Record<string, string>;
+  /** Digest of what the request asks (`requestDigest` of the contracts): a resend must match it. */
+  requestDigest?: string | undefined;
+  limits?: RunLimits | undefined;
   /**
-   * A fact the edge supplies (from the `runs` projection, which keeps every run the thread ever
-   * accepted): a run of this thread already has this request id. The state holds only the runs still
-   * going, so a request retried after its run ended is recognised by this fact alone.
+   * A fact the edge supplies (from the `runs` projection, which keeps every run the tenant ever
+   * accepted): a run already has this request id. The state holds only the runs still going, so a
+   * request retried after its run ended — or sent again naming another thread — is recognised by this
+   * fact alone.
    */
-  knownRequest?: boolean | undefined;
+  known?: KnownRequest | undefined;
+}
+
+/** The run a request id already started, as the `runs` projection has it. */
+export interface KnownRequest {
+  runId: string;
+  threadId: string;
+  /** Null for runs requested before digests were recorded: those match any resend. */
+  requestDigest: string | null;
+  /** How it ended; null while it is queued or running. */
+  outcome: RunEnding | null;
 }
 
 export type ModelOutcome =
@@ -94,7 +110,9 @@ export interface RecordApprovalDecision extends CommandBase {
 export type ToolOutcome =
   | { status: 'completed'; result: Json }
   | { status: 'failed'; error: Failure }
-  | { status: 'uncertain'; idempotencyKey: string; reason: string };
+  | { status: 'uncertain'; idempotencyKey: string; reason: string }
+  /** The executor never ran it: its run had stopped before the call started (no effect). */
+  | { status: 'cancelled'; reason: string };
 
 export interface RecordToolResult extends CommandBase {
   type: 'RecordToolResult';
@@ -139,7 +157,21 @@ export type ThreadCommand =
 
 /** What a decision asks the outside world to do; the handler turns these into outbox rows. */
 export type Outgoing =
-  | { kind: 'model.call'; runId: string; step: number; attempt: number; commandId: string }
+  | {
+      kind: 'model.call';
+      runId: string;
+      step: number;
+      attempt: number;
+      commandId: string;
+      /** A retry: not before this time (backoff). */
+      notBefore?: string | undefined;
+    }
+  | {
+      /** The run stopped: work still in flight for it (model calls, tool calls not started) must stop too. */
+      kind: 'run.stop';
+      runId: string;
+      reason: string;
+    }
   | {
       kind: 'tool.call';
       runId: string;

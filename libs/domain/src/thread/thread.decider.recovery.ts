@@ -1,24 +1,38 @@
 import type { CancelRun, ExpireRun, RecordModelAttempt, ResumeRun } from './thread.commands';
 import { DecisionBuilder } from './decision.builder';
-import { endByCancel, fail, reply, requestModel, sendToolCall } from './run.transitions';
-import { ActiveRun, openCalls } from './thread.state';
+import { endByCancel, fail, reply, requestModel, sendToolCall, stoppingCalls, stopWork } from './run.transitions';
+import { ActiveRun } from './thread.state';
+import { modelAttemptsOf } from './model-retry';
 
 /** The rules of recovery and stopping: redeliveries, resumes, run budgets, cancellation. */
 
 /** The same command, redelivered to a new worker: the log shows it as the next attempt of the step. */
 export function recordModelAttempt(d: DecisionBuilder, c: RecordModelAttempt): void {
   const run = d.state.active;
+  // A notice for a command the thread no longer waits for (answered meanwhile, or replaced) says
+  // nothing new: its worker learns that when it claims the call, and any result it sends is recorded.
   if (!run || run.runId !== c.runId || run.phase !== 'model' || run.modelCall?.commandId !== c.commandId) return;
   redelivered(d, run, c.delivery, c.worker);
 }
 
 /**
  * The same command, redelivered to a new worker, is the next attempt of the step. Recorded once per
- * delivery, whether the worker's notice or its answer is applied first.
+ * delivery, whether the worker's notice or its answer is applied first. Past the run's attempts the run
+ * fails: a call whose every worker dies (it crashes them, or they keep being killed) stops here.
  */
 export function redelivered(d: DecisionBuilder, run: ActiveRun, delivery: number, worker: string): void {
   const call = run.modelCall;
   if (!call || delivery <= (call.delivery ?? 1)) return;
+  const max = modelAttemptsOf(run);
+  if (call.attempt >= max) {
+    fail(d, run, {
+      code: 'model.worker_lost',
+      message: `step ${run.step}: the model call was attempted ${call.attempt} time${call.attempt === 1 ? '' : 's'} (the limit is ${max}); each time the worker making it stopped before answering`,
+      retryable: false,
+    });
+    d.send({ kind: 'run.stop', runId: run.runId, reason: 'the model call ran out of attempts' });
+    return;
+  }
   d.emit({
     type: 'model.requested',
     runId: run.runId,
@@ -32,18 +46,42 @@ export function redelivered(d: DecisionBuilder, run: ActiveRun, delivery: number
   });
 }
 
+/**
+ * The watchdog (or an operator) found the run with nothing alive working for it: the model call was
+ * lost (no worker holds it and none took it), or tool calls got no answer. The model call becomes its
+ * next attempt (bounded); tool calls are sent again under their idempotency keys (the ledger dedups).
+ */
 export function resumeRun(d: DecisionBuilder, c: ResumeRun): void {
   const run = d.state.active;
   if (!run || run.runId !== c.runId) return;
+  if (run.phase === 'model' && run.modelCall) {
+    const max = modelAttemptsOf(run);
+    if (run.modelCall.attempt >= max) {
+      fail(d, run, {
+        code: 'model.lost',
+        message:
+          `step ${run.step}: no model call attempt got through (${run.modelCall.attempt} of ${max}); last: ${c.reason}`.slice(
+            0,
+            4000,
+          ),
+        retryable: false,
+      });
+      d.send({ kind: 'run.stop', runId: run.runId, reason: 'the model call ran out of attempts' });
+      return;
+    }
+    d.emit({
+      type: 'run.resumed',
+      runId: run.runId,
+      data: { fromVersion: c.fromVersion, reason: c.reason, worker: c.worker },
+    });
+    requestModel(d, run.runId, run.step, run.modelCall.attempt + 1, `resumed: ${c.reason}`);
+    return;
+  }
   d.emit({
     type: 'run.resumed',
     runId: run.runId,
     data: { fromVersion: c.fromVersion, reason: c.reason, worker: c.worker },
   });
-  if (run.phase === 'model' && run.modelCall) {
-    requestModel(d, run.runId, run.step, run.modelCall.attempt + 1, `resumed: ${c.reason}`);
-    return;
-  }
   for (const call of run.calls.filter((x) => x.status === 'awaiting_approval')) {
     // The approvals service keys requests by approval id: a re-send never opens a second approval.
     const need = call.approval;
@@ -64,21 +102,13 @@ export function resumeRun(d: DecisionBuilder, c: ResumeRun): void {
   }
 }
 
+/** The run exceeded its time budget: it fails, work in flight is stopped, calls still out settle later. */
 export function expireRun(d: DecisionBuilder, c: ExpireRun): void {
   const run = d.state.active;
   if (!run || run.runId !== c.runId) return;
-  for (const call of run.phase === 'tools' ? openCalls(run) : []) {
-    d.emit({
-      type: 'tool.failed',
-      runId: run.runId,
-      data: {
-        step: run.step,
-        callId: call.callId,
-        error: { code: 'run.timeout', message: c.reason, retryable: false },
-      },
-    });
-  }
-  fail(d, run, { code: 'run.timeout', message: c.reason, retryable: false });
+  const { closed, pending } = stoppingCalls(run);
+  stopWork(d, run, closed, 'run.timeout', c.reason);
+  fail(d, run, { code: 'run.timeout', message: c.reason, retryable: false }, pending);
 }
 
 export function cancelRun(d: DecisionBuilder, c: CancelRun): void {

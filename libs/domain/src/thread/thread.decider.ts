@@ -1,15 +1,19 @@
 import type { Failure } from '@ratchet/contracts';
 import type { Decision, RecordModelResult, RecordToolResult, RequestRun, ThreadCommand } from './thread.commands';
 import { DecisionBuilder, idempotencyKeyOf } from './decision.builder';
+import { DEFAULT_MODEL_ATTEMPTS, later, modelAttemptsOf, modelRetryDelayMs } from './model-retry';
 import { complete, endByCancel, fail, nextStep, reply, requestModel, sendToolCall, startNext } from './run.transitions';
 import { recordApprovalDecision } from './thread.decider.approvals';
 import { cancelRun, expireRun, recordModelAttempt, redelivered, resumeRun } from './thread.decider.recovery';
-import { openCalls, ThreadState } from './thread.state';
+import { ignored, recordSettlingResult } from './thread.decider.settling';
+import { openCalls, settlingCalls, type ThreadState } from './thread.state';
 
 export { idempotencyKeyOf, modelCommandId, toolCommandId } from './decision.builder';
 
-/** How many times a model call is attempted when the provider reports a retryable failure. */
-export const MAX_MODEL_ATTEMPTS = 3;
+/** How many times a model call of one step is attempted when a run's limits do not say. */
+export const MAX_MODEL_ATTEMPTS = DEFAULT_MODEL_ATTEMPTS;
+
+export { modelAttemptsOf, modelRetryDelayMs } from './model-retry';
 
 /**
  * The thread decider: given the state (the fold of the log) and a command, the events to append and the
@@ -43,6 +47,10 @@ export function decide(state: ThreadState, command: ThreadCommand): Decision {
     case 'ExpireRun':
       expireRun(d, command);
       break;
+    default: {
+      const unknown: never = command;
+      return unknown;
+    }
   }
   const decision = d.result();
   const resumed = command.resume;
@@ -61,13 +69,34 @@ export function decide(state: ThreadState, command: ThreadCommand): Decision {
 }
 
 function requestRun(d: DecisionBuilder, c: RequestRun): void {
-  // Same request, same run: one the thread accepted before (a fact from the edge), or one still going.
-  if (
-    c.knownRequest ||
-    d.state.active?.requestId === c.requestId ||
-    d.state.queue.some((t) => t.requestId === c.requestId)
-  )
+  // Same request id, same run: one the tenant accepted before (a fact from the edge), or one still going
+  // on this thread. A request id is never used for a second run: a resend that asks something else is a
+  // conflict, refused with a reason; one that asks the same is answered with the run it started.
+  const going =
+    d.state.active?.requestId === c.requestId ? d.state.active : d.state.queue.find((t) => t.requestId === c.requestId);
+  const known =
+    c.known ??
+    (going
+      ? { runId: going.runId, threadId: c.threadId, requestDigest: going.requestDigest ?? null, outcome: null }
+      : undefined);
+  if (known) {
+    const differs =
+      known.threadId !== c.threadId ||
+      (known.requestDigest !== null && c.requestDigest !== undefined && known.requestDigest !== c.requestDigest);
+    if (differs) {
+      refuseConflict(
+        d,
+        c,
+        known.runId,
+        known.threadId !== c.threadId ? `thread ${known.threadId}` : 'a different body',
+      );
+      return;
+    }
+    // The same request again: once its run ended, the requester is told how (the first outcome, again).
+    if (known.outcome)
+      reply(d, c.replyTo, { requestId: c.requestId, runId: known.runId, ...known.outcome }, known.threadId);
     return;
+  }
   const busy = d.state.active !== null || d.state.queue.length > 0;
   if (busy && c.concurrency === 'reject') {
     const error: Failure = {
@@ -93,6 +122,8 @@ function requestRun(d: DecisionBuilder, c: RequestRun): void {
       concurrency: c.concurrency,
       replyTo: c.replyTo,
       metadata: c.metadata,
+      ...(c.requestDigest ? { requestDigest: c.requestDigest } : {}),
+      ...(c.limits ? { limits: c.limits } : {}),
     },
   });
   const active = d.state.active;
@@ -108,25 +139,55 @@ function requestRun(d: DecisionBuilder, c: RequestRun): void {
   startNext(d);
 }
 
+/**
+ * A request id used again for something else (another thread, input, agent or metadata): refused, and
+ * recorded on the thread it named (without a run id: it started none).
+ */
+function refuseConflict(d: DecisionBuilder, c: RequestRun, runId: string, what: string): void {
+  const error: Failure = {
+    code: 'request.conflict',
+    message: `request id ${c.requestId} was already used for run ${runId} with ${what}; send a new request id for a new run`,
+    retryable: false,
+  };
+  if (d.state.threadId === null) d.emit({ type: 'thread.created', data: { createdBy: c.principal.id } });
+  d.emit({ type: 'run.rejected', data: { requestId: c.requestId, error } });
+  reply(d, c.replyTo, { requestId: c.requestId, status: 'rejected', error, runId });
+}
+
 function recordModelResult(d: DecisionBuilder, c: RecordModelResult): void {
   const found = d.state.active;
-  if (!found || found.runId !== c.runId || found.phase !== 'model' || found.modelCall?.commandId !== c.commandId)
+  if (!found || found.runId !== c.runId || found.phase !== 'model' || found.modelCall?.commandId !== c.commandId) {
+    ignored(d, c, 'model.result', c.commandId, c.outcome.status === 'ok' ? 'ok' : `error:${c.outcome.error.code}`);
     return;
+  }
   if (c.delivery && c.delivery > 1) redelivered(d, found, c.delivery, c.worker ?? 'unknown');
-  const run = d.state.active ?? found;
-  if (!run.modelCall) return;
+  const run = d.state.active;
+  if (!run?.modelCall) return; // the redelivery used the last attempt: the run failed
   const o = c.outcome;
   if (o.status === 'error') {
-    if (o.error.retryable && run.modelCall.attempt < MAX_MODEL_ATTEMPTS) {
+    const attempt = run.modelCall.attempt;
+    const max = modelAttemptsOf(run);
+    if (o.error.retryable && attempt < max) {
+      const wait = modelRetryDelayMs(attempt, o.error.retryAfterMs, c.commandId);
       requestModel(
         d,
         run.runId,
         run.step,
-        run.modelCall.attempt + 1,
-        `provider error ${o.error.code}: ${o.error.message}`.slice(0, 500),
+        attempt + 1,
+        `attempt ${attempt} failed: ${o.error.code}: ${o.error.message}`.slice(0, 500),
+        later(c.at, wait),
       );
     } else {
-      fail(d, run, { ...o.error, code: `model.${o.error.code}` });
+      const { retryAfterMs: _wait, ...error } = o.error;
+      fail(d, run, {
+        ...error,
+        code: `model.${o.error.code}`.slice(0, 64),
+        message: (o.error.retryable
+          ? `step ${run.step}: the model call failed ${attempt} time${attempt === 1 ? '' : 's'} (the limit is ${max} attempts); last error: ${o.error.message}`
+          : `step ${run.step}, attempt ${attempt}: ${o.error.message}`
+        ).slice(0, 4000),
+        retryable: false,
+      });
     }
     return;
   }
@@ -201,9 +262,20 @@ function recordModelResult(d: DecisionBuilder, c: RecordModelResult): void {
 
 function recordToolResult(d: DecisionBuilder, c: RecordToolResult): void {
   const run = d.state.active;
-  if (!run || run.runId !== c.runId || run.phase !== 'tools' || run.step !== c.step) return;
-  const call = run.calls.find((x) => x.callId === c.callId);
-  if (!call || (call.status !== 'requested' && call.status !== 'uncertain')) return;
+  if (settlingCalls(d.state).some((s) => s.runId === c.runId && s.callId === c.callId && s.step === c.step)) {
+    recordSettlingResult(d, c);
+    return;
+  }
+  const call =
+    run && run.runId === c.runId && run.phase === 'tools' && run.step === c.step
+      ? run.calls.find((x) => x.callId === c.callId)
+      : undefined;
+  if (!run || !call || (call.status !== 'requested' && call.status !== 'uncertain')) {
+    // A repeated uncertain notice for a call already escalated is the same fact again, not a new one.
+    if (call?.status === 'uncertain' && c.outcome.status === 'uncertain') return;
+    ignored(d, c, 'tool.result', c.callId, c.outcome.status);
+    return;
+  }
   const o = c.outcome;
   if (o.status === 'uncertain') {
     if (call.status === 'uncertain') return;
@@ -232,8 +304,15 @@ function recordToolResult(d: DecisionBuilder, c: RecordToolResult): void {
       runId: run.runId,
       data: { step: run.step, callId: call.callId, result: o.result },
     });
-  } else {
+  } else if (o.status === 'failed') {
     d.emit({ type: 'tool.failed', runId: run.runId, data: { step: run.step, callId: call.callId, error: o.error } });
+  } else {
+    // The executor refused to start it (it heard the run stopped): the model learns it never ran.
+    d.emit({
+      type: 'tool.cancelled',
+      runId: run.runId,
+      data: { step: run.step, callId: call.callId, reason: o.reason },
+    });
   }
   const after = d.state.active;
   if (after && openCalls(after).length === 0) nextStep(d, after);

@@ -1,6 +1,6 @@
 import type { ChatMessage, ThreadEvent } from '@ratchet/contracts';
 import { canonicalJson } from './canonical-json';
-import type { ActiveRun, PendingCall, ThreadState } from './thread.state';
+import { settlingCalls, type ActiveRun, type PendingCall, type SettlingCall, type ThreadState } from './thread.state';
 
 /** Folds one event into the state. Pure and total: an event that does not apply leaves state as it is. */
 export function evolve(state: ThreadState, event: ThreadEvent): ThreadState {
@@ -23,9 +23,25 @@ export function messagesAdded(state: ThreadState, event: ThreadEvent): ChatMessa
       return state.queue.find((t) => t.runId === event.runId)?.input ?? [];
     case 'model.responded':
       return [{ role: 'assistant', content: event.data.content, toolCalls: event.data.toolCalls }];
+    case 'tool.cancelled': {
+      const call = activeCall(state, event.runId, event.data.callId);
+      if (!call) return [];
+      return [toolMessage(call, { error: 'tool.cancelled', message: event.data.reason }, true)];
+    }
+    case 'run.cancelled':
+    case 'run.failed': {
+      // Calls still out when the run stopped get a placeholder result now, so the conversation stays valid
+      // (every tool call answered) for the thread's next run; their real outcome goes to the log only.
+      const pending = event.data.pendingCalls ?? [];
+      if (pending.length === 0 || state.active?.runId !== event.runId) return [];
+      return pending.flatMap((callId) => {
+        const call = state.active?.calls.find((c) => c.callId === callId);
+        return call ? [toolMessage(call, PENDING_PLACEHOLDER(event.type), true)] : [];
+      });
+    }
     case 'tool.completed':
     case 'tool.failed': {
-      const call = state.active?.calls.find((c) => c.callId === event.data.callId);
+      const call = activeCall(state, event.runId, event.data.callId);
       if (!call) return [];
       return event.type === 'tool.completed'
         ? [
@@ -56,6 +72,22 @@ export function messagesAdded(state: ThreadState, event: ThreadEvent): ChatMessa
       return [];
   }
 }
+
+function activeCall(state: ThreadState, runId: string | undefined, callId: string): PendingCall | undefined {
+  return state.active?.runId === runId ? state.active?.calls.find((c) => c.callId === callId) : undefined;
+}
+
+function toolMessage(call: PendingCall, content: Record<string, string>, isError: boolean): ChatMessage {
+  return { role: 'tool', toolCallId: call.callId, name: call.tool, content: canonicalJson(content), isError };
+}
+
+const PENDING_PLACEHOLDER = (type: 'run.cancelled' | 'run.failed'): Record<string, string> => ({
+  error: type === 'run.cancelled' ? 'run.cancelled' : 'run.stopped',
+  message:
+    type === 'run.cancelled'
+      ? 'the run was cancelled before this call reported; its outcome is recorded in the log'
+      : 'the run stopped before this call reported; its outcome is recorded in the log',
+});
 
 /** The two facts the state keeps of the conversation: its length and its last assistant message. */
 function withMessages(state: ThreadState, added: readonly ChatMessage[]): ThreadState {
@@ -91,6 +123,8 @@ function transition(state: ThreadState, event: ThreadEvent): ThreadState {
             concurrency: d.concurrency,
             replyTo: d.replyTo,
             ...(event.trace ? { trace: event.trace } : {}),
+            ...(d.requestDigest ? { requestDigest: d.requestDigest } : {}),
+            ...(d.limits ? { limits: d.limits } : {}),
           },
         ],
       };
@@ -99,6 +133,7 @@ function transition(state: ThreadState, event: ThreadEvent): ThreadState {
     case 'run.queued':
     case 'run.rejected':
     case 'run.resumed':
+    case 'result.ignored':
     case 'approval.rejected':
     case 'approval.expired':
       // The call is closed by the tool.failed that follows; these record who decided and why.
@@ -148,7 +183,12 @@ function transition(state: ThreadState, event: ThreadEvent): ThreadState {
         step: event.data.step,
         stepStartedAt: event.data.step === run.step ? (run.stepStartedAt ?? event.at) : event.at,
         phase: 'model',
-        modelCall: { commandId: event.data.commandId, attempt: event.data.attempt, delivery: event.data.delivery },
+        modelCall: {
+          commandId: event.data.commandId,
+          attempt: event.data.attempt,
+          delivery: event.data.delivery,
+          ...(event.data.notBefore ? { notBefore: event.data.notBefore } : {}),
+        },
         calls: event.data.step === run.step ? run.calls : [],
       }));
 
@@ -177,19 +217,65 @@ function transition(state: ThreadState, event: ThreadEvent): ThreadState {
       }));
 
     case 'effect.uncertain':
+      if (isSettling(state, event.runId, event.data.callId))
+        return settle(state, event.runId, event.data.callId, 'uncertain');
       return withActive(state, event.runId, (run) => setCall(run, event.data.callId, 'uncertain'));
 
     case 'tool.completed':
     case 'tool.failed':
+    case 'tool.cancelled':
+      if (isSettling(state, event.runId, event.data.callId)) return settle(state, event.runId, event.data.callId, null);
       return withActive(state, event.runId, (run) =>
-        setCall(run, event.data.callId, event.type === 'tool.completed' ? 'completed' : 'failed'),
+        setCall(
+          run,
+          event.data.callId,
+          event.type === 'tool.completed' ? 'completed' : event.type === 'tool.failed' ? 'failed' : 'cancelled',
+        ),
       );
 
     case 'run.completed':
+      return endRun(state, event.runId);
     case 'run.failed':
     case 'run.cancelled':
-      return endRun(state, event.runId);
+      return endRun(withSettling(state, event.runId, event.data.pendingCalls ?? []), event.runId);
+    default: {
+      const unknown: never = event;
+      return unknown;
+    }
   }
+}
+
+/** The ending run's calls that are still out move to `settling`, where their real outcome is awaited. */
+function withSettling(state: ThreadState, runId: string | undefined, pending: readonly string[]): ThreadState {
+  const run = state.active;
+  if (pending.length === 0 || !run || run.runId !== runId) return state;
+  const moved: SettlingCall[] = run.calls
+    .filter((c) => pending.includes(c.callId) && (c.status === 'requested' || c.status === 'uncertain'))
+    .map((c) => ({
+      runId: run.runId,
+      step: run.step,
+      callId: c.callId,
+      tool: c.tool,
+      args: c.args,
+      idempotencyKey: c.idempotencyKey,
+      status: c.status === 'uncertain' ? 'uncertain' : 'requested',
+      principal: run.principal,
+    }));
+  return moved.length > 0 ? { ...state, settling: [...settlingCalls(state), ...moved] } : state;
+}
+
+function isSettling(state: ThreadState, runId: string | undefined, callId: string): boolean {
+  return settlingCalls(state).some((c) => c.runId === runId && c.callId === callId);
+}
+
+/** A settling call's outcome: `uncertain` keeps waiting (for a human); anything else ends the wait. */
+function settle(state: ThreadState, runId: string | undefined, callId: string, to: 'uncertain' | null): ThreadState {
+  const rest = settlingCalls(state).flatMap((c): SettlingCall[] => {
+    if (c.runId !== runId || c.callId !== callId) return [c];
+    return to === null ? [] : [{ ...c, status: to }];
+  });
+  const { settling: _old, ...without } = state;
+  return rest.length > 0 ? { ...without, settling: rest } : without;
 }
 
 function withActive(state: ThreadState, runId: string | undefined, f: (run: ActiveRun) => ActiveRun): ThreadState {

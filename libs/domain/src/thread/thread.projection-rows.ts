@@ -38,6 +38,8 @@ export function runRowsOf(tenantId: string, threadId: string, record: ThreadReco
       startedAt: r.startedAt,
       endedAt: r.endedAt,
       version: record.runVersions[r.runId] ?? 0,
+      requestDigest: r.requestDigest ?? null,
+      outcome: r.outcome ?? null,
     }))
     .sort((a, b) => a.version - b.version || a.runId.localeCompare(b.runId));
 }

@@ -1,6 +1,6 @@
 import type { ChatMessage, ThreadEvent } from '@ratchet/contracts';
 import { evolve, messagesAdded } from './thread.evolve';
-import { initialThreadState, type RunSummary, type ThreadState } from './thread.state';
+import { initialThreadState, type RunEnding, type RunSummary, type ThreadState } from './thread.state';
 
 /**
  * Everything the log says of a thread: the decider's (bounded) state, and what grows with the thread's
@@ -58,6 +58,8 @@ export function liveRunSummary(state: ThreadState, runId: string): RunSummary | 
       steps: active.answered,
       startedAt: active.startedAt,
       endedAt: null,
+      requestDigest: active.requestDigest ?? null,
+      outcome: null,
     };
   }
   const ticket = state.queue.find((t) => t.runId === runId);
@@ -72,6 +74,8 @@ export function liveRunSummary(state: ThreadState, runId: string): RunSummary | 
     steps: 0,
     startedAt: null,
     endedAt: null,
+    requestDigest: ticket.requestDigest ?? null,
+    outcome: null,
   };
 }
 
@@ -88,8 +92,13 @@ export function runSummaryAfter(before: ThreadState, after: ThreadState, event: 
   if (event.type !== 'run.completed' && event.type !== 'run.failed' && event.type !== 'run.cancelled') return undefined;
   const was = liveRunSummary(before, runId);
   if (!was) return undefined;
-  const status = event.type === 'run.completed' ? 'completed' : event.type === 'run.failed' ? 'failed' : 'cancelled';
-  return { ...was, status, endedAt: event.at };
+  const outcome: RunEnding =
+    event.type === 'run.completed'
+      ? { status: 'completed', output: event.data.output }
+      : event.type === 'run.failed'
+        ? { status: 'failed', error: event.data.error }
+        : { status: 'cancelled' };
+  return { ...was, status: outcome.status, endedAt: event.at, outcome };
 }
 
 /**

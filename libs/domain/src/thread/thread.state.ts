@@ -1,6 +1,14 @@
-import type { ChatMessage, ConcurrencyPolicy, JsonObject, Principal, TraceContext } from '@ratchet/contracts';
+import type {
+  ChatMessage,
+  ConcurrencyPolicy,
+  Failure,
+  JsonObject,
+  Principal,
+  RunLimits,
+  TraceContext,
+} from '@ratchet/contracts';
 
-export type CallStatus = 'awaiting_approval' | 'requested' | 'uncertain' | 'completed' | 'failed';
+export type CallStatus = 'awaiting_approval' | 'requested' | 'uncertain' | 'completed' | 'failed' | 'cancelled';
 
 export interface PendingCall {
   callId: string;
@@ -25,6 +33,10 @@ export interface RunTicket {
   replyTo?: string | undefined;
   /** The run's trace: every message and event of the run carries it, across workers and resumes. */
   trace?: TraceContext | undefined;
+  /** Digest of what the request asked (see `requestDigest`); absent for runs requested before it existed. */
+  requestDigest?: string | undefined;
+  /** What the run may spend (from its agent when it was requested); absent fields take the defaults. */
+  limits?: RunLimits | undefined;
 }
 
 export interface ActiveRun extends RunTicket {
@@ -33,14 +45,26 @@ export interface ActiveRun extends RunTicket {
   /** When the current step's first model call was requested (for step latency). */
   stepStartedAt?: string | undefined;
   phase: 'model' | 'tools';
-  /** The model call in flight while phase = model. */
-  modelCall: { commandId: string; attempt: number; delivery?: number | undefined } | null;
+  /** The model call in flight while phase = model (`notBefore`: a retry waits until then). */
+  modelCall: {
+    commandId: string;
+    attempt: number;
+    delivery?: number | undefined;
+    notBefore?: string | undefined;
+  } | null;
   /** The calls of the current super-step, in the order the model asked for them. */
   calls: PendingCall[];
   /** When the run started (its `run.started`), for its `runs` row. */
   startedAt: string;
   /** The last step the model answered (0 before its first answer), for its `runs` row. */
   answered: number;
+}
+
+/** How a run ended, as its requester is told: kept with its summary, so a resend is answered the same. */
+export interface RunEnding {
+  status: 'completed' | 'failed' | 'cancelled';
+  output?: string | undefined;
+  error?: Failure | undefined;
 }
 
 export interface RunSummary {
@@ -53,6 +77,25 @@ export interface RunSummary {
   steps: number;
   startedAt: string | null;
   endedAt: string | null;
+  requestDigest: string | null;
+  outcome: RunEnding | null;
+}
+
+/**
+ * A tool call of a run that ended (cancelled, interrupted, out of time) while the call was already sent:
+ * whatever really happened to it (it ran, it failed, it never started, its effect is uncertain) is still
+ * to be recorded, after the run's end. Kept until then; bounded by the calls of one step.
+ */
+export interface SettlingCall {
+  runId: string;
+  step: number;
+  callId: string;
+  tool: string;
+  args: JsonObject;
+  idempotencyKey: string;
+  status: 'requested' | 'uncertain';
+  /** The run's principal: an escalation of the call's effect is asked on its behalf. */
+  principal: Principal;
 }
 
 /**
@@ -72,6 +115,8 @@ export interface ThreadState {
   messages: number;
   /** The conversation's last message when it is the assistant's (its content), else null. */
   lastAssistant: { content: string | null } | null;
+  /** Calls of ended runs whose real outcome is still to come (absent when there are none). */
+  settling?: SettlingCall[] | undefined;
 }
 
 export function initialThreadState(): ThreadState {
@@ -83,6 +128,11 @@ export type ThreadStatus = 'new' | 'idle' | 'running';
 export function threadStatus(state: ThreadState): ThreadStatus {
   if (state.threadId === null) return 'new';
   return state.active ? 'running' : 'idle';
+}
+
+/** Calls of ended runs whose outcome is still to come. */
+export function settlingCalls(state: ThreadState): SettlingCall[] {
+  return state.settling ?? [];
 }
 
 export function openCalls(run: ActiveRun): PendingCall[] {

@@ -43,6 +43,7 @@ class FakeOutboxStore implements OutboxStore {
     this.rows.filter((r) => ids.includes(r.id)).forEach((r) => (r.sent = true));
   }
   async renewLease(): Promise<void> {}
+  async releaseLease(): Promise<void> {}
   async prune(): Promise<number> {
     return 0;
   }

@@ -80,6 +80,7 @@ class FakeOutboxStore implements OutboxStore {
   }
 
   async renewLease(): Promise<void> {}
+  async releaseLease(): Promise<void> {}
   async prune(olderThan: Date): Promise<number> {
     this.pruned.push(olderThan);
     const before = this.rows.length;

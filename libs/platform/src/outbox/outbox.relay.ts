@@ -96,7 +96,10 @@ export class OutboxRelay {
    * published now, or is left unmarked by a crash, the sweeper publishes (again) later. Resolves with
    * how many were published.
    */
-  publishCommitted(messages: readonly OutboxMessage[]): Promise<number> {
+  publishCommitted(all: readonly OutboxMessage[]): Promise<number> {
+    // A delayed message (a retry's backoff) is the sweeper's: it publishes the row once it is due.
+    const now = Date.now();
+    const messages = all.filter((m) => m.notBefore === undefined || Date.parse(m.notBefore) <= now);
     if (messages.length === 0) return Promise.resolve(0);
     const publish = this.publishInOrder();
     const createdAt = new Date();
@@ -115,6 +118,11 @@ export class OutboxRelay {
    */
   markDone(ids: readonly string[]): void {
     this.mark(ids);
+  }
+
+  /** Ends this process's lease on a row whose work goes to the bus instead. Rejects when it cannot. */
+  releaseLease(id: string, holder: string): Promise<void> {
+    return this.store.releaseLease(id, holder);
   }
 
   /** Extends a leased row's lease while its work still runs. Never rejects (a lost renewal risks only a retry). */

@@ -7,3 +7,4 @@ export * from './start-service';
 export * from './run-main';
 export * from './topology';
 export * from './version';
+export * from './run-stops';

@@ -96,8 +96,8 @@ export function outboxStoreContract(name: string, make: () => Promise<OutboxStor
     it('leaves a leased row to its process while the lease runs, and relays it flagged once it ran out', async () => {
       const [held, expiring, plain] = [makeMessages(1), makeMessages(1), makeMessages(1)];
       await enqueueCommitted(f, [
-        ...held.map((m) => ({ ...m, leaseMs: 60_000 })),
-        ...expiring.map((m) => ({ ...m, leaseMs: 1 })),
+        ...held.map((m) => ({ ...m, leaseMs: 60_000, leasedBy: 'process-1' })),
+        ...expiring.map((m) => ({ ...m, leaseMs: 1, leasedBy: 'process-1' })),
       ]);
       await enqueueCommitted(f, plain);
       await sleep(20);
@@ -116,11 +116,36 @@ export function outboxStoreContract(name: string, make: () => Promise<OutboxStor
       expect((await f.outbox.lag()).unsent).toBe(0);
     });
 
+    it('leaves a delayed row alone until it is due, and relays it then as a first delivery', async () => {
+      const [later, due] = [makeMessages(1), makeMessages(1)];
+      await enqueueCommitted(f, [
+        ...later.map((m) => ({ ...m, notBefore: new Date(Date.now() + 60_000).toISOString() })),
+        ...due.map((m) => ({ ...m, notBefore: new Date(Date.now() + 5).toISOString() })),
+      ]);
+      await sleep(30);
+      const relayed: PendingOutboxMessage[] = [];
+      expect(await f.outbox.relayBatch(10, async (m) => void relayed.push(m))).toBe(1);
+      expect(relayed.map((m) => [m.id, m.leaseExpired ?? false])).toEqual([[due[0]!.id, false]]);
+      expect((await f.outbox.lag()).unsent).toBe(1);
+    });
+
+    it('releases a lease to the bus: only its holder can, and the row is then relayed as a first delivery', async () => {
+      const [released] = makeMessages(1);
+      await enqueueCommitted(f, [{ ...released!, leaseMs: 60_000, leasedBy: 'process-1' }]);
+      const relayed: PendingOutboxMessage[] = [];
+      const publish = async (m: PendingOutboxMessage) => void relayed.push(m);
+      await f.outbox.releaseLease(released!.id, 'process-2');
+      expect(await f.outbox.relayBatch(10, publish)).toBe(0);
+      await f.outbox.releaseLease(released!.id, 'process-1');
+      expect(await f.outbox.relayBatch(10, publish)).toBe(1);
+      expect(relayed[0]?.leaseExpired).toBeUndefined();
+    });
+
     it('renews a lease; a row marked done is never relayed, renewed or not', async () => {
       const [renewed, done] = [makeMessages(1), makeMessages(1)];
       await enqueueCommitted(
         f,
-        [...renewed, ...done].map((m) => ({ ...m, leaseMs: 1 })),
+        [...renewed, ...done].map((m) => ({ ...m, leaseMs: 1, leasedBy: 'process-1' })),
       );
       await f.outbox.renewLease(renewed[0]!.id, 60_000);
       await f.outbox.markSent([done[0]!.id]);

@@ -28,6 +28,8 @@ const run = (ref: { tenantId: string; threadId: string }, patch: Partial<RunRow>
   startedAt: '2026-11-30T12:00:00.000Z',
   endedAt: null,
   version: 2,
+  requestDigest: 'sha256:req-1',
+  outcome: null,
   ...patch,
 });
 
@@ -219,17 +221,33 @@ export function threadStoreContract(name: string, make: () => Promise<ThreadStor
       expect(await store.readMessages(ref.tenantId, 'other-thread')).toEqual([]);
     });
 
-    it('says whether a run of the thread has a request id, from the runs rows', async () => {
+    it("finds the tenant's run that has a request id, on any thread, with its digest and outcome", async () => {
       const ref = newThreadRef();
+      const requestId = `req-${ref.threadId}`;
+      const runId = `run-${ref.threadId}`;
       await store.transaction(async (tx) => {
         await tx.appendEvents(ref.tenantId, ref.threadId, 0, makeEvents(ref, 1, 2));
-        await tx.saveProjection({ ...ref, version: 2, state: state(2) }, [run(ref, { runId: `run-${ref.threadId}` })]);
+        await tx.saveProjection({ ...ref, version: 2, state: state(2) }, [run(ref, { runId, requestId })]);
       });
-      const known = (threadId: string, requestId: string) =>
-        store.transaction((tx) => tx.hasRequest(ref.tenantId, threadId, requestId));
-      expect(await known(ref.threadId, 'req-1')).toBe(true);
-      expect(await known(ref.threadId, 'req-2')).toBe(false);
-      expect(await known('other-thread', 'req-1')).toBe(false);
+      const find = (tenantId: string, id: string) => store.transaction((tx) => tx.findRequest(tenantId, id));
+      expect(await find(ref.tenantId, requestId)).toEqual({
+        runId,
+        threadId: ref.threadId,
+        requestDigest: 'sha256:req-1',
+        outcome: null,
+      });
+      expect(await find(ref.tenantId, 'req-never-sent')).toBeUndefined();
+      // Request ids are the tenant's: another tenant's id is unknown here.
+      expect(await find(`other-${ref.tenantId}`, requestId)).toBeUndefined();
+      // Once the run ends, its outcome is what a resend is answered with.
+      const outcome = { status: 'completed' as const, output: 'done' };
+      await store.transaction(async (tx) => {
+        await tx.appendEvents(ref.tenantId, ref.threadId, 2, makeEvents(ref, 3, 1));
+        await tx.saveProjection({ ...ref, version: 3, state: state(3) }, [
+          run(ref, { runId, requestId, status: 'completed', endedAt: '2026-11-30T12:01:00.000Z', version: 3, outcome }),
+        ]);
+      });
+      expect(await find(ref.tenantId, requestId)).toMatchObject({ runId, outcome });
     });
 
     it('claims an inbox message once, for ever, per consumer', async () => {

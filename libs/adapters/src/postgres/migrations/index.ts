@@ -8,6 +8,7 @@ import { Migration20261201000000_memory_items } from './memory/Migration20261201
 import { Migration20261130000000_orchestrator_init } from './orchestrator/Migration20261130000000_init';
 import { Migration20261231000000_orchestrator_retention } from './orchestrator/Migration20261231000000_retention';
 import { Migration20270201000000_orchestrator_thread_messages } from './orchestrator/Migration20270201000000_thread_messages';
+import { Migration20270301000001_orchestrator_run_requests } from './orchestrator/Migration20270301000001_run_requests';
 import { Migration20261130000000_tools_init } from './tools/Migration20261130000000_init';
 import { Migration20261210000000_tools_ledger_resolution } from './tools/Migration20261210000000_ledger_resolution';
 import { Migration20270110000000_tools_ledger_trace } from './tools/Migration20270110000000_ledger_trace';
@@ -18,6 +19,13 @@ import {
   Migration20270120000000_orchestrator_outbox_lease,
   Migration20270120000000_tools_outbox_lease,
 } from './outbox-lease';
+import {
+  Migration20270301000000_approvals_outbox_leased_by,
+  Migration20270301000000_gateway_outbox_leased_by,
+  Migration20270301000000_memory_outbox_leased_by,
+  Migration20270301000000_orchestrator_outbox_leased_by,
+  Migration20270301000000_tools_outbox_leased_by,
+} from './outbox-leased-by';
 
 // Listed statically, in order: no glob, no dynamic import (see STACK.md). Append new migrations at the end.
 export const ORCHESTRATOR_MIGRATIONS: readonly MigrationClass[] = [
@@ -25,27 +33,33 @@ export const ORCHESTRATOR_MIGRATIONS: readonly MigrationClass[] = [
   Migration20261231000000_orchestrator_retention,
   Migration20270120000000_orchestrator_outbox_lease,
   Migration20270201000000_orchestrator_thread_messages,
+  Migration20270301000000_orchestrator_outbox_leased_by,
+  Migration20270301000001_orchestrator_run_requests,
 ];
 export const TOOLS_MIGRATIONS: readonly MigrationClass[] = [
   Migration20261130000000_tools_init,
   Migration20261210000000_tools_ledger_resolution,
   Migration20270110000000_tools_ledger_trace,
   Migration20270120000000_tools_outbox_lease,
+  Migration20270301000000_tools_outbox_leased_by,
 ];
 export const GATEWAY_MIGRATIONS: readonly MigrationClass[] = [
   Migration20261130000000_gateway_init,
   Migration20270120000000_gateway_outbox_lease,
+  Migration20270301000000_gateway_outbox_leased_by,
 ];
 export const APPROVALS_MIGRATIONS: readonly MigrationClass[] = [
   Migration20261130000000_approvals_init,
   Migration20261220000000_approvals_tables,
   Migration20270110000000_approvals_trace,
   Migration20270120000000_approvals_outbox_lease,
+  Migration20270301000000_approvals_outbox_leased_by,
 ];
 export const MEMORY_MIGRATIONS: readonly MigrationClass[] = [
   Migration20261130000000_memory_init,
   Migration20261201000000_memory_items,
   Migration20270120000000_memory_outbox_lease,
+  Migration20270301000000_memory_outbox_leased_by,
 ];
 
 export type ServiceName = 'orchestrator' | 'tools' | 'gateway' | 'approvals' | 'memory';

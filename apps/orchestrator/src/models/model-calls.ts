@@ -1,0 +1,117 @@
+import type { ModelCallLeases } from '@ratchet/adapters';
+import type { Logger, RunStops } from '@ratchet/platform';
+
+/** The call lost its lease: another worker holds it, the watchdog gave up on it, or the thread moved on. */
+export class LeaseLostError extends Error {
+  override readonly name = 'LeaseLostError';
+  constructor(readonly outboxId: string) {
+    super(`model call ${outboxId}: this process no longer holds it`);
+  }
+}
+
+export interface CallOwner {
+  tenantId: string;
+  runId: string;
+  /** The outbox row this process holds the lease of (undefined: it holds none). */
+  leasedRow?: string | undefined;
+}
+
+/**
+ * The model calls this process is making (local ones and those taken off the bus), each under an abort
+ * controller that fires when the run stops (`RunStops`), when this process loses the call's lease, or
+ * when the caller's own deadline passes. Leases are renewed for all calls at once, one statement every
+ * third of the lease: a lease not renewed (the call is no longer this process's, or no longer current)
+ * aborts its call, so a replaced or cancelled call does not keep running, and two attempts of one step
+ * never run at once.
+ */
+export class ModelCalls {
+  private readonly leased = new Map<string, AbortController>();
+  private timer: NodeJS.Timeout | undefined;
+  private renewing: Promise<void> | undefined;
+
+  constructor(
+    private readonly leases: ModelCallLeases,
+    private readonly stops: RunStops,
+    readonly holder: string,
+    readonly leaseMs: number,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(
+      () => {
+        this.renewing ??= this.renew().finally(() => (this.renewing = undefined));
+      },
+      Math.max(100, Math.floor(this.leaseMs / 3)),
+    );
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.renewing;
+  }
+
+  /** Calls running now. */
+  get size(): number {
+    return this.leased.size;
+  }
+
+  /**
+   * Runs `work` for a call with a signal that aborts when the run stops or the lease is lost. The signal's
+   * `reason` says which (`RunStoppedError`, `LeaseLostError`).
+   */
+  async run<T>(owner: CallOwner, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const controller = new AbortController();
+    const untrack = this.stops.track(owner.tenantId, owner.runId, controller);
+    if (owner.leasedRow) this.leased.set(owner.leasedRow, controller);
+    try {
+      return await work(controller.signal);
+    } finally {
+      untrack();
+      if (owner.leasedRow && this.leased.get(owner.leasedRow) === controller) this.leased.delete(owner.leasedRow);
+    }
+  }
+
+  private async renew(): Promise<void> {
+    const ids = [...this.leased.keys()];
+    if (ids.length === 0) return;
+    let held: Set<string>;
+    try {
+      held = await this.leases.renew(ids, this.holder, this.leaseMs);
+    } catch (error) {
+      // Nothing is known: keep the calls (nobody can claim them while the database is unreachable either).
+      this.logger.warn({ err: error, calls: ids.length }, 'renewing model-call leases failed');
+      return;
+    }
+    for (const id of ids) {
+      if (held.has(id)) continue;
+      const controller = this.leased.get(id);
+      this.leased.delete(id);
+      if (controller && !controller.signal.aborted) {
+        this.logger.info({ outboxId: id }, 'model call aborted: this process no longer holds it');
+        controller.abort(new LeaseLostError(id));
+      }
+    }
+  }
+}
+
+/** Waits until `at` (an ISO time), or until the signal aborts (then rejects with its reason). */
+export function waitUntil(at: string | undefined, signal: AbortSignal, now: () => number = Date.now): Promise<void> {
+  const ms = at ? Date.parse(at) - now() : 0;
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  if (!(ms > 0)) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason as Error);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
