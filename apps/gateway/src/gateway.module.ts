@@ -1,7 +1,13 @@
 import { Inject, Injectable, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
-import { ApiKeyRepository, JetStreamPublisher, type Database, type MessagePublisher } from '@ratchet/adapters';
+import {
+  ApiKeyRepository,
+  IdempotencyKeysRepository,
+  JetStreamPublisher,
+  type Database,
+  type MessagePublisher,
+} from '@ratchet/adapters';
 import type { NatsConnection } from 'nats';
 import { AgentsController } from './agents/agents.controller';
 import { ApprovalsClient } from './approvals/approvals.client';
@@ -13,6 +19,7 @@ import { Backends } from './backends/backends';
 import type { GatewayConfig } from './gateway.config';
 import {
   API_KEYS,
+  IDEMPOTENCY_KEYS,
   DATABASE,
   GATEWAY_CONFIG,
   JWT_VERIFIER,
@@ -90,6 +97,11 @@ export class GatewayModule {
           useFactory: () => resources.publisher ?? new JetStreamPublisher(resources.nc),
         },
         { provide: API_KEYS, useFactory: (db: Database) => new ApiKeyRepository(db.sql), inject: [DATABASE] },
+        {
+          provide: IDEMPOTENCY_KEYS,
+          useFactory: (db: Database) => new IdempotencyKeysRepository(db.sql),
+          inject: [DATABASE],
+        },
         { provide: JWT_VERIFIER, useFactory: () => jwtVerifierFor(resources.config) },
         { provide: RATE_LIMITER, useFactory: () => new RateLimiter(resources.config.GATEWAY_RATE_LIMIT_PER_MINUTE) },
         // Global, so a new route is authenticated unless it says @Public().

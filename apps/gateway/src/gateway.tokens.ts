@@ -12,3 +12,5 @@ export const LOGGER = Symbol('LOGGER');
 /** The JwtVerifier, or null when GATEWAY_JWT_JWKS_URL is not set (API keys only). */
 export const JWT_VERIFIER = Symbol('JWT_VERIFIER');
 export const RATE_LIMITER = Symbol('RATE_LIMITER');
+/** The record of run requests' idempotency keys (IdempotencyKeysRepository). */
+export const IDEMPOTENCY_KEYS = Symbol('IDEMPOTENCY_KEYS');

@@ -1,30 +1,76 @@
-import { Module, type DynamicModule } from '@nestjs/common';
-import { MemoryClient } from '@ratchet/adapters';
-import { RuntimeModule, ServiceRuntime } from '@ratchet/platform';
+import {
+  Inject,
+  Injectable,
+  Module,
+  type BeforeApplicationShutdown,
+  type DynamicModule,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import { EffectLedgerRepository, MemoryClient } from '@ratchet/adapters';
+import { RunStops, RuntimeModule, ServiceRuntime } from '@ratchet/platform';
 import { toolLogger, type ToolRegistry } from '@ratchet/tools';
+import { EffectLeases } from './effects/effect-leases';
+import { RunStopController } from './effects/run-stop.controller';
 import { ToolCallController } from './effects/tool-call.controller';
 import { ToolCallHandler } from './effects/tool-call.handler';
+
+/** Starts listening for run stops and renewing effect leases with the app; stops both after the drain. */
+@Injectable()
+class RunControlLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  constructor(
+    @Inject(RunStops) private readonly stops: RunStops,
+    @Inject(EffectLeases) private readonly leases: EffectLeases,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.stops.start();
+    this.leases.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.leases.stop();
+    this.stops.close();
+  }
+}
 
 @Module({})
 export class ToolExecutorModule {
   static create(runtime: ServiceRuntime, tools: ToolRegistry): DynamicModule {
     const logger = runtime.logger.child({ component: 'tools' });
     const memory = new MemoryClient(runtime.nc, { subjectPrefix: runtime.subjects.prefix });
+    const stops = new RunStops(runtime.nc, runtime.subjects, runtime.logger.child({ component: 'run-stops' }));
+    // As long as the bus's ack wait: an executor that died mid-call is noticed after the same delay either way.
+    const leases = new EffectLeases(
+      new EffectLedgerRepository(runtime.db.sql),
+      { holder: runtime.config.SERVICE_INSTANCE_ID, leaseMs: runtime.config.RATCHET_ACK_WAIT_MS },
+      logger,
+    );
     return {
       module: ToolExecutorModule,
       imports: [RuntimeModule.forRuntime(runtime)],
-      controllers: [ToolCallController],
+      controllers: [ToolCallController, RunStopController],
       providers: [
+        { provide: RunStops, useValue: stops },
+        { provide: EffectLeases, useValue: leases },
+        RunControlLifecycle,
         {
           provide: ToolCallHandler,
           useFactory: () =>
-            new ToolCallHandler(runtime.db, tools, runtime.relay, runtime.subjects, toolLogger(logger), {
-              // Bound here to the call's tenant and principal: a tool cannot reach another tenant's memory.
-              memoryFor: (tenantId, principal) => ({
-                put: (request) => memory.put(tenantId, { ...request, principal }),
-                search: (request) => memory.search(tenantId, { ...request, principal }),
-              }),
-            }),
+            new ToolCallHandler(
+              runtime.db,
+              tools,
+              runtime.relay,
+              runtime.subjects,
+              toolLogger(logger),
+              {
+                // Bound here to the call's tenant and principal: a tool cannot reach another tenant's memory.
+                memoryFor: (tenantId, principal) => ({
+                  put: (request) => memory.put(tenantId, { ...request, principal }),
+                  search: (request) => memory.search(tenantId, { ...request, principal }),
+                }),
+              },
+              { stops, leases },
+            ),
         },
       ],
     };

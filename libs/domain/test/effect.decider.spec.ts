@@ -25,6 +25,18 @@ describe('effect decider (what a tool-call delivery may do)', () => {
     expect(decideEffect('started', 'at-most-once', false)).toBe('escalate');
     expect(decideEffect('uncertain', 'at-most-once', true)).toBe('escalate');
   });
+
+  it.each(kinds)(
+    'given a %s effect another executor is acting on right now, when the call comes again, then it is left alone',
+    (kind) => {
+      expect(decideEffect('started', kind, true, true)).toBe('wait');
+      expect(decideEffect('started', kind, false, true)).toBe('wait');
+    },
+  );
+
+  it.each(kinds)('resends the cancelled outcome of a %s call whose run stopped before it started', (kind) => {
+    expect(decideEffect('cancelled', kind, true)).toBe('resend');
+  });
 });
 
 describe('effect preparation (what is read or written before a tool acts)', () => {

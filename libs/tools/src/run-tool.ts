@@ -50,6 +50,8 @@ export async function runTool(
   tool: AnyTool,
   command: ToolCallCommand,
   services: ToolServices | ToolLogger,
+  /** Aborts the call when its run stops (cancelled, interrupted, out of time): the tool sees its signal fire. */
+  stop?: AbortSignal,
 ): Promise<ToolRunOutcome> {
   const svc: ToolServices = 'logger' in services ? services : { logger: services };
   const parsed = tool.input.safeParse(command.args);
@@ -65,6 +67,9 @@ export async function runTool(
   for (let attempt = 1; ; attempt++) {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new Error('timeout')), tool.timeoutMs);
+    const onStop = () => controller.abort(stop?.reason);
+    if (stop?.aborted) onStop();
+    else stop?.addEventListener('abort', onStop, { once: true });
     const ctx = toolContext(command, svc, controller.signal, attempt);
     try {
       const result = await Promise.race([tool.execute(parsed.data, ctx), aborted(controller.signal)]);
@@ -83,16 +88,30 @@ export async function runTool(
       // ledger says `started`, or nothing for a pure call, so the redelivery runs it again); an
       // at-most-once call falls through below.
       if (error instanceof TransientError && !once && !controller.signal.aborted) throw error;
-      const timedOut = controller.signal.aborted;
+      const stopped = stop?.aborted === true;
+      const timedOut = controller.signal.aborted && !stopped;
       const toolError = error instanceof ToolError ? error : undefined;
-      const mayHaveActed = timedOut || (toolError?.mayHaveActed ?? !toolError);
+      const mayHaveActed = timedOut || stopped || (toolError?.mayHaveActed ?? !toolError);
       if (once && mayHaveActed) {
-        const what = timedOut ? `did not finish within ${tool.timeoutMs} ms` : `failed: ${(error as Error).message}`;
+        const what = stopped
+          ? 'was aborted mid-call because its run stopped'
+          : timedOut
+            ? `did not finish within ${tool.timeoutMs} ms`
+            : `failed: ${(error as Error).message}`;
         return {
           status: 'uncertain',
           reason: `${tool.name} (at-most-once) ${what}; the effect may have happened, a human must decide`,
         };
       }
+      if (stopped)
+        return {
+          status: 'failed',
+          error: {
+            code: 'run.stopped',
+            message: `${tool.name} was aborted mid-call: its run stopped`,
+            retryable: false,
+          },
+        };
       const retryable = !timedOut && (toolError?.retryable ?? false);
       if (retryable && attempt < attempts) {
         svc.logger.warn('tool failed, retrying', { tool: tool.name, attempt, code: toolError?.code });
@@ -120,6 +139,7 @@ export async function runTool(
       };
     } finally {
       clearTimeout(timer);
+      stop?.removeEventListener('abort', onStop);
     }
   }
 }

@@ -1,5 +1,13 @@
 import { decodeThreadEvent, type ThreadEvent } from '@ratchet/contracts';
-import { decide, foldRecord, recordFrom, type ThreadRecord, type ThreadState } from '@ratchet/domain';
+import {
+  decide,
+  foldRecord,
+  recordFrom,
+  settlingCalls,
+  type ThreadCommand,
+  type ThreadRecord,
+  type ThreadState,
+} from '@ratchet/domain';
 
 export interface ForkIds {
   /** A fresh event id (`ev_…`). */
@@ -23,8 +31,9 @@ export interface ForkPlan {
  * A new thread whose log is `source` up to `version`, re-enveloped: new event ids, the new thread id,
  * `causationId` = the source event's id. Run and request ids are renamed too (they are unique per
  * tenant in the `runs` projection, and idempotency keys embed them, so a fork can never collide with
- * the source's effects). Runs still open at that version are cancelled through the decider, which
- * closes their open calls with explicit failed results. Pure: ids and time come in.
+ * the source's effects). Runs still open at that version are cancelled through the decider; their calls
+ * still out will never run from the fork (nothing was sent for them), so each is closed as cancelled
+ * right after, through the decider too. Pure: ids and time come in.
  */
 export function planFork(
   source: readonly ThreadEvent[],
@@ -53,16 +62,8 @@ export function planFork(
   );
   let record = foldRecord(recordFrom(), events);
   const cancelledRuns: string[] = [];
-  const cancel = (runId: string) => {
-    const decision = decide(record.state, {
-      type: 'CancelRun',
-      tenantId: first.tenantId,
-      threadId: newThreadId,
-      at,
-      runId,
-      by: 'ratchet fork',
-      reason: 'forked',
-    });
+  const apply = (command: ThreadCommand) => {
+    const decision = decide(record.state, command);
     for (const e of decision.events) {
       const event = decodeThreadEvent({
         id: ids.eventId(),
@@ -79,6 +80,20 @@ export function planFork(
       });
       events.push(event);
       record = foldRecord(record, [event]);
+    }
+  };
+  const base = { tenantId: first.tenantId, threadId: newThreadId, at };
+  const cancel = (runId: string) => {
+    apply({ ...base, type: 'CancelRun', runId, by: 'ratchet fork', reason: 'forked' });
+    for (const call of settlingCalls(record.state).filter((c) => c.runId === runId)) {
+      apply({
+        ...base,
+        type: 'RecordToolResult',
+        runId,
+        step: call.step,
+        callId: call.callId,
+        outcome: { status: 'cancelled', reason: 'forked: the call was never sent from this thread' },
+      });
     }
     cancelledRuns.push(runId);
   };

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { RunId, RunView, subjects, type CancelRunMessage } from '@ratchet/contracts';
+import type { IdempotencyKeysRepository } from '@ratchet/adapters';
+import { requestDigest, RunId, RunView, subjects, type CancelRunMessage } from '@ratchet/contracts';
 import { newId } from '@ratchet/platform';
 import type { NatsConnection } from 'nats';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -9,7 +10,7 @@ import { CurrentPrincipal, type AuthenticatedPrincipal } from '../auth/principal
 import { READ_ROLES, RequireAnyRole, RequireRoles } from '../auth/roles.decorator';
 import { Backends } from '../backends/backends';
 import type { GatewayConfig } from '../gateway.config';
-import { GATEWAY_CONFIG, NATS_CONNECTION } from '../gateway.tokens';
+import { GATEWAY_CONFIG, IDEMPOTENCY_KEYS, NATS_CONNECTION } from '../gateway.tokens';
 import { backendProblem } from '../http/backend-errors';
 import { conflict, parseRequest } from '../http/problem-details';
 import { ApiJsonBody, ApiJsonResponse, ApiProblems } from '../openapi/zod-schemas';
@@ -49,6 +50,7 @@ export class RunsController {
     private readonly backends: Backends,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    @Inject(IDEMPOTENCY_KEYS) private readonly idempotencyKeys: IdempotencyKeysRepository,
   ) {
     this.subjects = subjects(config.RATCHET_SUBJECT_PREFIX);
   }
@@ -68,6 +70,9 @@ export class RunsController {
   @ApiHeader({ name: IDEMPOTENCY_KEY_HEADER, required: false, description: 'Send one; retries with it are safe' })
   @ApiJsonBody('CreateRunBody', CreateRunBody)
   @ApiJsonResponse(202, 'Accepted: the run request is durably on the bus', 'RunAccepted', RunAcceptedSchema)
+  @ApiProblems({
+    409: 'The Idempotency-Key was already used for a different request (another thread, agent, input or metadata)',
+  })
   async create(
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Body() rawBody: unknown,
@@ -75,11 +80,27 @@ export class RunsController {
   ): Promise<RunAccepted> {
     const body = parseRequest(CreateRunBody, rawBody, { in: 'body' });
     const request = toRunRequest(body, principal, idempotencyKeyOf(headers));
+    const accepted = runAccepted(principal.tenantId, request);
+    if (headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()] !== undefined) {
+      // A key names one request for ever: the same one again gets the same run, another one a 409.
+      const taken = await this.idempotencyKeys.take({
+        tenantId: principal.tenantId,
+        key: request.requestId,
+        requestDigest: requestDigest(principal.tenantId, request),
+        runId: accepted.runId,
+        threadId: accepted.threadId,
+      });
+      if (taken.use === 'conflict')
+        throw conflict(
+          `The Idempotency-Key ${request.requestId} was already used for another request (run ${taken.record.runId} on thread ${taken.record.threadId}); send a new key for a new run.`,
+          { code: 'request.conflict', runId: taken.record.runId, threadId: taken.record.threadId },
+        );
+    }
     await this.runRequests.publish(principal.tenantId, request, {
       traceparent: headers['traceparent'],
       tracestate: headers['tracestate'],
     });
-    return runAccepted(principal.tenantId, request);
+    return accepted;
   }
 
   @Get(':runId')

@@ -13,9 +13,10 @@ import {
   type MessagePublisher,
 } from '@ratchet/adapters';
 import { subjects, type ToolCallCommand, type ToolResultMessage } from '@ratchet/contracts';
-import { OutboxRelay } from '@ratchet/platform';
+import { createLogger, OutboxRelay, RunStops } from '@ratchet/platform';
 import { createTestDatabase, newThreadRef, uniquePrefix, type TestDatabase } from '@ratchet/testing';
 import { defineTool, ToolRegistry, type AnyTool } from '@ratchet/tools';
+import { EffectLeases } from './effect-leases';
 import { ToolCallHandler } from './tool-call.handler';
 
 jest.setTimeout(30_000);
@@ -62,6 +63,28 @@ const pureRead = defineTool({
   input: z.object({}),
   async execute(_args, ctx) {
     return { execution: await observe(ctx.idempotencyKey) };
+  },
+});
+/** A slow at-most-once call that waits for its signal (or 10 s), counting arrivals and aborts. */
+const slowStarts = new Map<string, number>();
+const slowAborts = new Map<string, number>();
+const slowCharge = defineTool({
+  name: 'test.slow-charge',
+  description: 'An at-most-once effect that takes a while.',
+  kind: 'at-most-once',
+  timeoutMs: 20_000,
+  input: z.object({}),
+  async execute(_args, ctx) {
+    slowStarts.set(ctx.idempotencyKey, (slowStarts.get(ctx.idempotencyKey) ?? 0) + 1);
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(resolve, 10_000);
+      ctx.signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        slowAborts.set(ctx.idempotencyKey, (slowAborts.get(ctx.idempotencyKey) ?? 0) + 1);
+        reject(new Error('aborted'));
+      });
+    });
+    return { charged: true };
   },
 });
 const upsert = defineTool({
@@ -137,7 +160,21 @@ beforeAll(async () => {
     info: () => undefined,
     warn: () => undefined,
   });
+  const logger = createLogger('tool-executor', 'silent', 'test');
+  const control = (holder: string) => ({
+    stops: new RunStops(nc, subs, logger),
+    leases: new EffectLeases(new EffectLedgerRepository(db.sql), { holder, leaseMs: 60_000 }, logger),
+  });
+  const tools = new ToolRegistry([pureRead, upsert, slowCharge] as AnyTool[]);
+  const quiet = { info: () => undefined, warn: () => undefined };
+  [executorA, executorB] = (['executor-a', 'executor-b'] as const).map((holder) => {
+    const c = control(holder);
+    return { handler: new ToolCallHandler(db, tools, relay, subs, quiet, {}, c), stops: c.stops };
+  }) as [Executor, Executor];
 });
+type Executor = { handler: ToolCallHandler; stops: RunStops };
+let executorA: Executor;
+let executorB: Executor;
 afterAll(async () => {
   await relay?.stop();
   await deleteTopology(jsm, topology).catch(() => undefined);
@@ -248,7 +285,8 @@ describe('ToolCallHandler: other tools keep `started` before they act', () => {
     expect(result).toBe('executed');
     expect(seenWhileRunning.get(c.idempotencyKey)).toEqual(['started']);
     expect(statements).toHaveLength(2);
-    expect(statements[0]).toMatch(/^insert into "tools"\."effects" .* 'started'/);
+    // The claim: `started` inserted unless the run is recorded stopped, one statement.
+    expect(statements[0]).toMatch(/^with stopped as \( .* insert into "tools"\."effects" .* 'started'/);
     expect(statements[1]).toMatch(/^with u as \( update "tools"\."effects"/);
     expect(await new EffectLedgerRepository(db.sql).get(c.idempotencyKey)).toMatchObject({
       state: 'succeeded',
@@ -259,3 +297,77 @@ describe('ToolCallHandler: other tools keep `started` before they act', () => {
     expect(runs.get(c.idempotencyKey)).toBe(1);
   });
 });
+
+describe('ToolCallHandler: a stopped run', () => {
+  it('never starts a call of a run recorded stopped: the ledger says cancelled, the thread is told, no effect', async () => {
+    const c = call('test.upsert');
+    await new EffectLedgerRepository(db.sql).recordStoppedRun({ ...c, reason: 'cancelled by alice' });
+    expect(await executorA.handler.handle(c, {}, 1)).toBe('cancelled');
+    expect(runs.get(c.idempotencyKey)).toBeUndefined();
+    expect(await new EffectLedgerRepository(db.sql).get(c.idempotencyKey)).toMatchObject({
+      state: 'cancelled',
+      attempts: 0,
+      result: { status: 'cancelled' },
+    });
+    expect(outcomesSent(c).map((p) => p.payload.outcome.status)).toEqual(['cancelled']);
+    // Delivered again (a re-sent command): the same answer, still not run.
+    expect(await executorB.handler.handle(c, {}, 2)).toBe('dedup');
+    expect(runs.get(c.idempotencyKey)).toBeUndefined();
+  });
+
+  it('never starts a pure call of a run this process heard stopped', async () => {
+    const c = call('test.read');
+    executorA.stops.stop(c.tenantId, c.runId, 'interrupted');
+    expect(await executorA.handler.handle(c, {}, 1)).toBe('cancelled');
+    expect(runs.get(c.idempotencyKey)).toBeUndefined();
+  });
+
+  it('aborts a call acting when its run stops, and records what may have happened (at-most-once: uncertain)', async () => {
+    const c = call('test.slow-charge');
+    const acting = executorA.handler.handle(c, {}, 1);
+    await waitFor(() => slowStarts.get(c.idempotencyKey) === 1);
+    expect(executorA.stops.stop(c.tenantId, c.runId, 'cancelled by alice')).toBe(1);
+    expect(await acting).toBe('executed');
+    expect(slowAborts.get(c.idempotencyKey)).toBe(1);
+    expect(await new EffectLedgerRepository(db.sql).get(c.idempotencyKey)).toMatchObject({ state: 'uncertain' });
+    expect(outcomesSent(c).map((p) => p.payload.outcome.status)).toEqual(['uncertain']);
+  });
+});
+
+describe('ToolCallHandler: a call another executor is acting on', () => {
+  it('is left alone by a second delivery (no retry, no escalation), and finishes once', async () => {
+    const c = call('test.slow-charge');
+    const first = executorA.handler.handle(c, {}, 1);
+    await waitFor(() => slowStarts.get(c.idempotencyKey) === 1);
+    // The watchdog re-sent the command: another executor gets it while the first still acts.
+    expect(await executorB.handler.handle(c, {}, 1)).toBe('in-progress');
+    expect(await executorB.handler.handle(c, {}, 2)).toBe('in-progress');
+    executorA.stops.stop(c.tenantId, c.runId, 'test over');
+    await first;
+    expect(slowStarts.get(c.idempotencyKey)).toBe(1);
+    expect(outcomesSent(c)).toHaveLength(1);
+  });
+
+  it('is retried by a later delivery once its holder is gone (its lease ran out)', async () => {
+    const c = call('test.upsert');
+    const ledger = new EffectLedgerRepository(db.sql);
+    // An executor claimed it and died: its lease ends in the past.
+    await ledger.recordStarted(
+      { ...c, key: c.idempotencyKey, kind: 'idempotent', command: c },
+      {
+        holder: 'executor-dead',
+        leaseMs: -1,
+      },
+    );
+    expect(await executorB.handler.handle(c, {}, 2)).toBe('retried');
+    expect(await ledger.get(c.idempotencyKey)).toMatchObject({ state: 'succeeded', attempts: 2 });
+  });
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

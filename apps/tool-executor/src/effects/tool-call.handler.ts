@@ -9,6 +9,7 @@ import {
   EffectLedgerRepository,
   withServiceTx,
   type Database,
+  type EffectHolder,
   type EffectRecord,
   type StartEffect,
 } from '@ratchet/adapters';
@@ -19,7 +20,7 @@ import {
   type CommittedPublisher,
   type OutboxMessage,
 } from '@ratchet/domain';
-import { ATTR, currentTraceContext, LINK, linkActiveSpan, linkTo } from '@ratchet/platform';
+import { ATTR, currentTraceContext, LINK, linkActiveSpan, linkTo, type RunStops } from '@ratchet/platform';
 import {
   runTool,
   toolContext,
@@ -29,8 +30,18 @@ import {
   type ToolServices,
 } from '@ratchet/tools';
 import { crashPoint } from './crash-points';
+import type { EffectLeases } from './effect-leases';
 
-export type ToolCallResult = 'executed' | 'dedup' | 'retried' | 'escalated' | 'reconciled';
+export type ToolCallResult =
+  | 'executed'
+  | 'dedup'
+  | 'retried'
+  | 'escalated'
+  | 'reconciled'
+  /** The run had stopped before the call started: recorded `cancelled`, no effect. */
+  | 'cancelled'
+  /** Another executor is acting on the call right now: left to it. */
+  | 'in-progress';
 export type ToolResolveResult = 'resolved' | 'retried' | 'dedup' | 'not-found' | 'not-uncertain';
 
 type Outcome = ToolResultMessage['outcome'];
@@ -42,8 +53,17 @@ type Outcome = ToolResultMessage['outcome'];
  * outcome and the result message in one statement. A redelivery reads the ledger and never blindly
  * repeats an effect that may have happened.
  */
+/** How the executor learns that runs stopped, and holds the effects it acts on. */
+export interface RunControl {
+  /** Runs this process heard stopped, and the calls it is making for each (aborted when one stops). */
+  stops: RunStops;
+  /** The leases of the `started` effects this process acts on, renewed while the tools run. */
+  leases: EffectLeases;
+}
+
 export class ToolCallHandler {
   private readonly services: ToolServices;
+  private readonly holder: EffectHolder | undefined;
 
   constructor(
     private readonly db: Database,
@@ -52,8 +72,10 @@ export class ToolCallHandler {
     private readonly subjects: Subjects,
     logger: ToolLogger,
     services: Omit<ToolServices, 'logger'> = {},
+    private readonly control?: RunControl,
   ) {
     this.services = { ...services, logger };
+    this.holder = control?.leases.holder;
   }
 
   /**
@@ -83,15 +105,23 @@ export class ToolCallHandler {
     };
     const ledger = new EffectLedgerRepository(this.db.sql);
     const preparation = prepareEffect(kind, deliveryCount);
+    // A call of a run this process heard stopped is never started (the run's end was committed first).
+    if (this.control?.stops.wasStopped(command.tenantId, command.runId))
+      return this.cancel(command, traceHeaders, effect);
     // A pure call on its first delivery: nothing before it runs; outcome + message in one statement after.
     if (preparation === 'run') return this.execute(command, traceHeaders, effect, 'executed');
     // A pure call delivered again: read what an earlier delivery recorded (nothing is written before it runs).
     // Any other call: claim the key (committed on its own: the claim must be durable before anything
     // acts; one statement, so no transaction around it: autocommit makes it durable before the tool acts).
-    const found = preparation === 'look-up' ? await ledger.get(effect.key) : await ledger.recordStarted(effect);
+    // The claim also checks the runs the executor knows stopped: a call of one is never started.
+    const found =
+      preparation === 'look-up'
+        ? await ledger.get(effect.key, this.holder?.holder)
+        : await ledger.recordStarted(effect, this.holder);
+    if (found === 'stopped') return this.cancel(command, traceHeaders, effect);
     const existing: EffectRecord | undefined = found === 'inserted' ? undefined : found;
     this.checkTenant(command, existing);
-    const action = decideEffect(existing?.state, kind, tool?.reconcile !== undefined);
+    const action = decideEffect(existing?.state, kind, tool?.reconcile !== undefined, existing?.heldElsewhere);
     if (existing) this.linkToClaim(existing);
 
     switch (action) {
@@ -99,6 +129,9 @@ export class ToolCallHandler {
         await this.finish(command, traceHeaders, 'dedup', storedOutcome(existing));
         return 'dedup';
       }
+      case 'wait':
+        // Another executor acts on it now and will record and send its outcome: nothing to do here.
+        return 'in-progress';
       case 'escalate': {
         await this.escalate(command, traceHeaders, existing);
         return 'escalated';
@@ -116,17 +149,52 @@ export class ToolCallHandler {
           await this.finish(command, traceHeaders, 'succeeded', { status: 'completed', result: answer.result });
           return 'reconciled';
         }
-        await ledger.recordAttempt(command.idempotencyKey, traceparent);
+        if ((await ledger.recordAttempt(command.idempotencyKey, traceparent, this.holder)) === undefined)
+          return 'in-progress';
         return this.execute(command, traceHeaders, undefined, 'reconciled');
       }
       case 'retry':
         // A pure call's attempt is counted when its outcome is recorded (nothing is written before it runs).
         if (preparation === 'look-up') return this.execute(command, traceHeaders, effect, 'retried');
-        await ledger.recordAttempt(command.idempotencyKey, traceparent);
+        // Taken only if nobody else took it meanwhile: two deliveries never retry one effect at once.
+        if ((await ledger.recordAttempt(command.idempotencyKey, traceparent, this.holder)) === undefined)
+          return 'in-progress';
         return this.execute(command, traceHeaders, undefined, 'retried');
       case 'execute':
         return this.execute(command, traceHeaders, preparation === 'look-up' ? effect : undefined, 'executed');
+      default: {
+        const unknown: never = action;
+        return unknown;
+      }
     }
+  }
+
+  /**
+   * A call of a stopped run that never started: its effect is recorded `cancelled` (no effect) and the
+   * thread told, so the ledger, the thread and the outside world agree. When another delivery got to the
+   * key first, what it recorded is answered instead.
+   */
+  private async cancel(
+    command: ToolCallCommand,
+    traceHeaders: Record<string, string>,
+    effect: StartEffect,
+  ): Promise<ToolCallResult> {
+    const outcome: Outcome = { status: 'cancelled', reason: 'the run stopped before this call started; it never ran' };
+    const row = this.resultRow(command, traceHeaders, outcome, false);
+    const ledger = new EffectLedgerRepository(this.db.sql);
+    if (await ledger.recordCancelled(effect, outcome, row)) {
+      await this.relay.publishCommitted([row]);
+      return 'cancelled';
+    }
+    const existing = await ledger.get(effect.key, this.holder?.holder);
+    this.checkTenant(command, existing);
+    if (!existing || existing.state === 'started') return 'in-progress';
+    if (existing.state === 'uncertain') {
+      await this.escalate(command, traceHeaders, existing);
+      return 'escalated';
+    }
+    await this.finish(command, traceHeaders, 'dedup', storedOutcome(existing));
+    return 'dedup';
   }
 
   /**
@@ -197,7 +265,7 @@ export class ToolCallHandler {
   ): Promise<ToolCallResult> {
     const tool = this.tools.get(command.tool);
     const outcome: ToolRunOutcome = tool
-      ? await runTool(tool, command, this.services)
+      ? await this.acting(command, pure === undefined, (stop) => runTool(tool, command, this.services, stop))
       : {
           status: 'failed',
           error: { code: 'unknown_tool', message: `no tool named ${command.tool} is registered`, retryable: false },
@@ -226,6 +294,27 @@ export class ToolCallHandler {
         // Not reachable (the statement finishes a `started` row of this tenant); if it were, the
         // message is redelivered and its look-up decides again.
         throw new Error(`effect ${command.idempotencyKey} is still ${recorded.state} after recording its outcome`);
+    }
+  }
+
+  /**
+   * Runs the tool with a signal that fires when the call's run stops, and (for a claimed effect) keeps
+   * its lease renewed while it acts, so another delivery meanwhile leaves it alone.
+   */
+  private async acting<T>(
+    command: ToolCallCommand,
+    claimed: boolean,
+    run: (stop?: AbortSignal) => Promise<T>,
+  ): Promise<T> {
+    if (!this.control) return run();
+    const controller = new AbortController();
+    const untrack = this.control.stops.track(command.tenantId, command.runId, controller);
+    const release = claimed ? this.control.leases.hold(command.idempotencyKey) : undefined;
+    try {
+      return await run(controller.signal);
+    } finally {
+      untrack();
+      release?.();
     }
   }
 
@@ -333,7 +422,8 @@ function uncertain(command: ToolCallCommand, reason: string): Outcome {
 
 function storedOutcome(record: EffectRecord | undefined): Outcome {
   const stored = record?.result as Outcome | null | undefined;
-  if (stored && (stored.status === 'completed' || stored.status === 'failed')) return stored;
+  if (stored && (stored.status === 'completed' || stored.status === 'failed' || stored.status === 'cancelled'))
+    return stored;
   return {
     status: 'failed',
     error: {

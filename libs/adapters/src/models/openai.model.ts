@@ -114,7 +114,7 @@ export class OpenAiCompatibleModel implements ModelProvider {
         const message = failed.retryable
           ? `${failed.message} (gave up after ${requests} request${requests === 1 ? '' : 's'})`
           : failed.message;
-        return failure(failed.code, redact(message, apiKey), failed.retryable);
+        return failure(failed.code, redact(message, apiKey), failed.retryable, failed.retryAfterMs);
       }
       const wait = retryDelayMs(retry, failed.retryAfterMs, this.policy, this.random);
       if (!(await sleep(wait, signal))) return abortedOutcome();
@@ -171,11 +171,13 @@ export class OpenAiCompatibleModel implements ModelProvider {
 
 const MAX_MESSAGE = 4000; // Failure.message
 
-function failure(code: string, message: string, retryable: boolean): ModelOutcome {
+function failure(code: string, message: string, retryable: boolean, retryAfterMs?: number): ModelOutcome {
   const error: Failure = {
     code,
     message: message.length > MAX_MESSAGE ? message.slice(0, MAX_MESSAGE) : message,
     retryable,
+    // What the provider asked: the decider waits at least this long before the next attempt.
+    ...(retryable && retryAfterMs !== undefined ? { retryAfterMs: Math.round(retryAfterMs) } : {}),
   };
   return { status: 'error', error };
 }

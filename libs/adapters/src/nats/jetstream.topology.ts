@@ -24,8 +24,10 @@ import { subjects } from '@ratchet/contracts';
  * backlog: no `max_age` after which an unprocessed command silently disappears (a limits stream
  * would need one to stay bounded, and an outage longer than it would lose work the outbox already
  * marked sent), and no unbounded growth. The price: a subject may be bound to only one consumer
- * (the two COMMANDS consumers filter `cmd.model.>` and `cmd.tool.>`, which do not overlap), an
- * ad-hoc second consumer for debugging is refused, and retention cannot be changed in place. Taps,
+ * (the COMMANDS consumers filter `cmd.model.>`, `cmd.tool.>`, `cmd.control.>` and `cmd.approval.>`, which do not overlap), an
+ * ad-hoc second consumer for debugging is refused, and retention cannot be changed in place. The
+ * executor's run-stop notices (`cmd.control.>`) have their own consumer, so a stop is never queued
+ * behind the calls it stops. Taps,
  * tails and replays read the EVENTS stream (limits retention) or Postgres, never the work streams.
  * `workRetention: 'limits'` (with `workMaxAgeMs`) is there for environments that prefer to keep
  * a window of processed commands on the bus.
@@ -66,6 +68,7 @@ export const CONSUMER_NAMES = [
   'orchestrator-inbox',
   'model-worker',
   'tool-executor',
+  'tool-executor-control',
   'approvals',
 ] as const;
 export type ConsumerName = (typeof CONSUMER_NAMES)[number];
@@ -159,6 +162,8 @@ export function declareTopology(cfg: TopologyConfig): Topology {
       consumer('orchestrator-inbox', 'inbox'),
       consumer('model-worker', 'commands', s.modelCommandsAll),
       consumer('tool-executor', 'commands', s.toolCommandsAll),
+      // Run-stop notices on a consumer of their own: never queued behind the tool calls they stop.
+      consumer('tool-executor-control', 'commands', s.controlCommandsAll),
       consumer('approvals', 'commands', s.approvalCommandsAll),
     ],
   };

@@ -1,7 +1,7 @@
 import type { OutboxMessage } from '@ratchet/domain';
 import { isoColumn, type SqlExecutor } from './sql';
 
-export type EffectState = 'started' | 'succeeded' | 'failed' | 'uncertain';
+export type EffectState = 'started' | 'succeeded' | 'failed' | 'uncertain' | 'cancelled';
 
 export interface StartEffect {
   /** The idempotency key: one row per effect, however often the command is delivered. */
@@ -35,6 +35,17 @@ export interface EffectRecord extends Omit<StartEffect, 'command' | 'traceparent
   updatedAt: string;
   /** The span of the attempt that last claimed the effect (started or retried it); null before it was kept. */
   traceparent: string | null;
+  /** While `started`: the executor acting on it, and until when (it renews while the tool runs). */
+  leasedBy: string | null;
+  leaseUntil: string | null;
+  /** Whether another executor holds it right now (its lease runs): it is acting, leave it alone. */
+  heldElsewhere: boolean;
+}
+
+/** Who claims an effect, and for how long (renewed while the tool runs). */
+export interface EffectHolder {
+  holder: string;
+  leaseMs: number;
 }
 
 interface EffectDbRow {
@@ -57,11 +68,15 @@ interface EffectDbRow {
   finished_at: string | null;
   updated_at: string;
   traceparent: string | null;
+  leased_by: string | null;
+  lease_until: string | null;
+  lease_live: boolean;
 }
 
 const COLUMNS = `key, tenant_id, thread_id, run_id, call_id, tool, kind, state, attempts, result, dedup_hits,
   command, resolution, resolved_by, ${isoColumn('resolved_at')},
-  ${isoColumn('started_at')}, ${isoColumn('finished_at')}, ${isoColumn('updated_at')}, traceparent`;
+  ${isoColumn('started_at')}, ${isoColumn('finished_at')}, ${isoColumn('updated_at')}, traceparent,
+  leased_by, ${isoColumn('lease_until')}, coalesce(state = 'started' and lease_until > now(), false) as lease_live`;
 
 /**
  * The tool executor's effect ledger (schema `tools`). Pass a ServiceTx so the ledger write commits with
@@ -70,49 +85,131 @@ const COLUMNS = `key, tenant_id, thread_id, run_id, call_id, tool, kind, state, 
 export class EffectLedgerRepository {
   constructor(private readonly sql: SqlExecutor) {}
 
-  async get(key: string): Promise<EffectRecord | undefined> {
+  async get(key: string, holder?: string): Promise<EffectRecord | undefined> {
     const rows = await this.sql.query<EffectDbRow>(
       `select ${COLUMNS} from ${this.sql.table('effects')} where key = ?`,
       [key],
     );
-    return rows[0] && toRecord(rows[0]);
+    return rows[0] && toRecord(rows[0], holder);
   }
 
   /**
-   * Claims the key for a new effect. Returns 'inserted' when this call created the row, otherwise the
-   * existing row (a concurrent claimer's insert is waited for, so the row returned is committed).
+   * Claims the key for a new effect, held by `holder` while it acts. Returns 'inserted' when this call
+   * created the row; 'stopped' (and writes nothing) when the call's run was stopped before it started;
+   * otherwise the existing row (a concurrent claimer's insert is waited for, so the row returned is
+   * committed).
    */
-  async recordStarted(effect: StartEffect): Promise<'inserted' | EffectRecord> {
-    const inserted = await this.sql.run(
-      `insert into ${this.sql.table('effects')}
-         (key, tenant_id, thread_id, run_id, call_id, tool, kind, state, attempts, command, traceparent)
-       values (?, ?, ?, ?, ?, ?, ?, 'started', 1, ?::jsonb, ?) on conflict (key) do nothing`,
+  async recordStarted(effect: StartEffect, holder?: EffectHolder): Promise<'inserted' | 'stopped' | EffectRecord> {
+    const rows = await this.sql.query<{ stopped: boolean; inserted: number }>(
+      `with stopped as (
+         select exists (select 1 from ${this.sql.table('stopped_runs')} where tenant_id = ? and run_id = ?) as yes),
+       ins as (
+         insert into ${this.sql.table('effects')}
+           (key, tenant_id, thread_id, run_id, call_id, tool, kind, state, attempts, command, traceparent,
+            leased_by, lease_until)
+         select ?, ?, ?, ?, ?, ?, ?, 'started', 1, ?::jsonb, ?, ?, now() + ?::float8 * interval '1 millisecond'
+          where not (select yes from stopped)
+         on conflict (key) do nothing returning 1)
+       select (select yes from stopped) as stopped, (select count(*) from ins)::int as inserted`,
       [
+        effect.tenantId,
+        effect.runId,
         ...effectIdentity(effect),
         effect.command === undefined ? null : JSON.stringify(effect.command),
         effect.traceparent ?? null,
+        holder?.holder ?? null,
+        holder?.leaseMs ?? null,
       ],
     );
-    if (inserted === 1) return 'inserted';
-    const existing = await this.get(effect.key);
-    if (!existing) throw new Error(`effect ${effect.key}: insert conflicted but no row is visible`);
-    return existing;
+    if (rows[0]?.inserted === 1) return 'inserted';
+    const existing = await this.get(effect.key, holder?.holder);
+    if (existing) return existing;
+    if (rows[0]?.stopped) return 'stopped';
+    throw new Error(`effect ${effect.key}: insert conflicted but no row is visible`);
+  }
+
+  /**
+   * A call of a stopped run that never started: recorded `cancelled` (no effect), with its result message
+   * for the thread, in one statement. False (nothing written) when the key has a row already.
+   */
+  async recordCancelled(effect: StartEffect, result: unknown, message: OutboxMessage): Promise<boolean> {
+    const rows = await this.sql.query<{ recorded: number }>(
+      `with e as (
+         insert into ${this.sql.table('effects')}
+           (key, tenant_id, thread_id, run_id, call_id, tool, kind, state, attempts, result, command, traceparent,
+            finished_at)
+         values (?, ?, ?, ?, ?, ?, ?, 'cancelled', 0, ?::jsonb, ?::jsonb, ?, now())
+         on conflict (key) do nothing returning 1
+       ), o as (
+         insert into ${this.sql.table('outbox')} (id, subject, headers, payload)
+         select ?, ?, ?::jsonb, ?::jsonb where exists (select 1 from e) returning 1
+       )
+       select (select count(*) from e)::int as recorded`,
+      [
+        ...effectIdentity(effect),
+        JSON.stringify(result),
+        effect.command === undefined ? null : JSON.stringify(effect.command),
+        effect.traceparent ?? null,
+        message.id,
+        message.subject,
+        JSON.stringify(message.headers),
+        JSON.stringify(message.payload),
+      ],
+    );
+    return rows[0]?.recorded === 1;
+  }
+
+  /** Records that a run stopped (idempotent): its calls that have not started will never run. */
+  async recordStoppedRun(stop: { tenantId: string; runId: string; threadId: string; reason: string }): Promise<void> {
+    await this.sql.run(
+      `insert into ${this.sql.table('stopped_runs')} (tenant_id, run_id, thread_id, reason) values (?, ?, ?, ?)
+       on conflict do nothing`,
+      [stop.tenantId, stop.runId, stop.threadId, stop.reason],
+    );
   }
 
   /**
    * A retry of an effect that is still `started` or `uncertain`: counts the attempt, and `traceparent`
-   * (when given) becomes the claiming span, so the next attempt links to this one.
+   * (when given) becomes the claiming span, so the next attempt links to this one. With a `holder`, only
+   * when nobody else holds it right now (its lease ran out): undefined otherwise, and nothing changes.
    */
-  async recordAttempt(key: string, traceparent?: string): Promise<number> {
+  async recordAttempt(key: string, traceparent?: string, holder?: EffectHolder): Promise<number | undefined> {
     const rows = await this.sql.query<{ attempts: number }>(
       `update ${this.sql.table('effects')}
-       set attempts = attempts + 1, state = 'started', updated_at = now(), traceparent = coalesce(?, traceparent)
-       where key = ? returning attempts`,
-      [traceparent ?? null, key],
+       set attempts = attempts + 1, state = 'started', updated_at = now(), traceparent = coalesce(?, traceparent),
+           leased_by = coalesce(?, leased_by),
+           lease_until = case when ?::text is null then lease_until
+                              else now() + ?::float8 * interval '1 millisecond' end
+       where key = ?${holder ? ` and (lease_until is null or lease_until <= now() or leased_by = ?)` : ''}
+       returning attempts`,
+      [
+        traceparent ?? null,
+        holder?.holder ?? null,
+        holder?.holder ?? null,
+        holder?.leaseMs ?? null,
+        key,
+        ...(holder ? [holder.holder] : []),
+      ],
     );
     const row = rows[0];
-    if (!row) throw new Error(`effect ${key} was never started`);
+    if (!row) {
+      if (holder) return undefined;
+      throw new Error(`effect ${key} was never started`);
+    }
     return row.attempts;
+  }
+
+  /** Renews the leases `holder` has on effects still `started`; returns the keys renewed. */
+  async renewLeases(keys: readonly string[], holder: string, leaseMs: number): Promise<Set<string>> {
+    if (keys.length === 0) return new Set();
+    const rows = await this.sql.query<{ key: string }>(
+      `set local synchronous_commit = off;
+       update ${this.sql.table('effects')} set lease_until = now() + ?::float8 * interval '1 millisecond'
+        where key in (?) and leased_by = ? and state = 'started'
+       returning key`,
+      [leaseMs, keys, holder],
+    );
+    return new Set(rows.map((r) => r.key));
   }
 
   async recordOutcome(key: string, state: Exclude<EffectState, 'started'>, result: unknown): Promise<void> {
@@ -252,11 +349,11 @@ export class EffectLedgerRepository {
        where tenant_id = ? and thread_id = ? order by started_at, key`,
       [tenantId, threadId],
     );
-    return rows.map(toRecord);
+    return rows.map((r) => toRecord(r));
   }
 }
 
-function toRecord(r: EffectDbRow): EffectRecord {
+function toRecord(r: EffectDbRow, holder?: string): EffectRecord {
   return {
     key: r.key,
     tenantId: r.tenant_id,
@@ -277,6 +374,9 @@ function toRecord(r: EffectDbRow): EffectRecord {
     finishedAt: r.finished_at,
     updatedAt: r.updated_at,
     traceparent: r.traceparent,
+    leasedBy: r.leased_by,
+    leaseUntil: r.lease_until,
+    heldElsewhere: r.lease_live && r.leased_by !== null && r.leased_by !== holder,
   };
 }
 
@@ -302,7 +402,7 @@ export async function threadEffects(
   threadId: string,
 ): Promise<ThreadEffectsSummary> {
   const records = await new EffectLedgerRepository(sql).listByThread(tenantId, threadId);
-  const byState: Record<EffectState, number> = { started: 0, succeeded: 0, failed: 0, uncertain: 0 };
+  const byState: Record<EffectState, number> = { started: 0, succeeded: 0, failed: 0, uncertain: 0, cancelled: 0 };
   let dedupHits = 0;
   const effects = records.map(({ command: _command, ...rest }) => {
     byState[rest.state] += 1;

@@ -17,3 +17,4 @@ export * from './retention.queries';
 export * from './erasure.queries';
 export * from './thread-event.rows';
 export * from './model-call-leases';
+export * from './idempotency-keys.repository';

@@ -1,6 +1,6 @@
 /** How safe a tool is to repeat after a crash (see ARCHITECTURE §6). */
 export type EffectKind = 'pure' | 'idempotent' | 'at-most-once';
-export type LedgerState = 'started' | 'succeeded' | 'failed' | 'uncertain';
+export type LedgerState = 'started' | 'succeeded' | 'failed' | 'uncertain' | 'cancelled';
 
 /**
  * What the executor reads or writes before a tool acts, given the tool's kind and the delivery count:
@@ -23,27 +23,41 @@ export function prepareEffect(kind: EffectKind, deliveryCount: number): EffectPr
 /**
  * What the executor does with a tool-call delivery, given what the effect ledger already says:
  * - `execute`: nothing recorded; run the tool (after committing `started`, unless it is pure).
- * - `resend`: the outcome is recorded; send the stored result again, do not run (a dedup hit).
+ * - `resend`: the outcome is recorded (`cancelled` too: the run stopped before the call started); send
+ *   the stored result again, do not run (a dedup hit).
+ * - `wait`: `started`, and another executor holds it right now (its lease runs): it is acting, and will
+ *   report. This delivery (a re-sent command) does nothing: no retry, no escalation of a call in progress.
  * - `retry`: a previous attempt died mid-effect, and repeating is safe (pure) or deduped outside
  *   (idempotent: the same key goes out again).
  * - `reconcile`: a previous attempt died mid-effect; ask the outside world whether it happened.
  * - `escalate`: it may have happened and nobody can tell: mark `uncertain`, tell the thread, ask a human.
  *   Never a blind resend.
  */
-export type EffectAction = 'execute' | 'resend' | 'retry' | 'reconcile' | 'escalate';
+export type EffectAction = 'execute' | 'resend' | 'wait' | 'retry' | 'reconcile' | 'escalate';
 
-export function decideEffect(ledger: LedgerState | undefined, kind: EffectKind, hasReconcile: boolean): EffectAction {
+export function decideEffect(
+  ledger: LedgerState | undefined,
+  kind: EffectKind,
+  hasReconcile: boolean,
+  heldElsewhere = false,
+): EffectAction {
   switch (ledger) {
     case undefined:
       return 'execute';
     case 'succeeded':
     case 'failed':
+    case 'cancelled':
       return 'resend';
     case 'uncertain':
       // Already escalated: the human's answer (through approvals) settles it, never a redelivery.
       return 'escalate';
     case 'started':
+      if (heldElsewhere) return 'wait';
       if (kind === 'pure' || kind === 'idempotent') return 'retry';
       return hasReconcile ? 'reconcile' : 'escalate';
+    default: {
+      const unknown: never = ledger;
+      return unknown;
+    }
   }
 }

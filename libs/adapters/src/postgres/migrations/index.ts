@@ -3,6 +3,7 @@ import { Migration20261130000000_approvals_init } from './approvals/Migration202
 import { Migration20261220000000_approvals_tables } from './approvals/Migration20261220000000_approvals_tables';
 import { Migration20270110000000_approvals_trace } from './approvals/Migration20270110000000_trace';
 import { Migration20261130000000_gateway_init } from './gateway/Migration20261130000000_init';
+import { Migration20270301000001_gateway_idempotency_keys } from './gateway/Migration20270301000001_idempotency_keys';
 import { Migration20261130000000_memory_init } from './memory/Migration20261130000000_init';
 import { Migration20261201000000_memory_items } from './memory/Migration20261201000000_items';
 import { Migration20261130000000_orchestrator_init } from './orchestrator/Migration20261130000000_init';
@@ -12,6 +13,7 @@ import { Migration20270301000001_orchestrator_run_requests } from './orchestrato
 import { Migration20261130000000_tools_init } from './tools/Migration20261130000000_init';
 import { Migration20261210000000_tools_ledger_resolution } from './tools/Migration20261210000000_ledger_resolution';
 import { Migration20270110000000_tools_ledger_trace } from './tools/Migration20270110000000_ledger_trace';
+import { Migration20270301000001_tools_run_stops } from './tools/Migration20270301000001_run_stops';
 import {
   Migration20270120000000_approvals_outbox_lease,
   Migration20270120000000_gateway_outbox_lease,
@@ -42,11 +44,13 @@ export const TOOLS_MIGRATIONS: readonly MigrationClass[] = [
   Migration20270110000000_tools_ledger_trace,
   Migration20270120000000_tools_outbox_lease,
   Migration20270301000000_tools_outbox_leased_by,
+  Migration20270301000001_tools_run_stops,
 ];
 export const GATEWAY_MIGRATIONS: readonly MigrationClass[] = [
   Migration20261130000000_gateway_init,
   Migration20270120000000_gateway_outbox_lease,
   Migration20270301000000_gateway_outbox_leased_by,
+  Migration20270301000001_gateway_idempotency_keys,
 ];
 export const APPROVALS_MIGRATIONS: readonly MigrationClass[] = [
   Migration20261130000000_approvals_init,

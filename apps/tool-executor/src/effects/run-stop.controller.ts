@@ -1,0 +1,36 @@
+import { Controller, Inject } from '@nestjs/common';
+import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
+import { EffectLedgerRepository } from '@ratchet/adapters';
+import { RunStopNotice } from '@ratchet/contracts';
+import { PoisonMessageError } from '@ratchet/domain';
+import { JetStreamContext, RunStops, ServiceRuntime } from '@ratchet/platform';
+
+export const CONTROL_CONSUMER = 'tool-executor-control';
+
+/**
+ * Run-stop notices (`<prefix>.cmd.control.<tenant>`), on a consumer of their own so they never wait
+ * behind the tool calls they stop. Recorded before the ack: from then on no executor starts a call of
+ * that run (the claim checks the record); this process also aborts the calls it is making for it (the
+ * others heard the core broadcast).
+ */
+@Controller()
+export class RunStopController {
+  constructor(
+    @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
+    @Inject(RunStops) private readonly stops: RunStops,
+  ) {}
+
+  @EventPattern(CONTROL_CONSUMER)
+  async onNotice(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
+    const notice = RunStopNotice.parse(data);
+    // The tenant is the subject's (bound by NATS permissions), never only the body's.
+    if (ctx.getSubject() !== this.runtime.subjects.controlCommands(notice.tenantId)) {
+      throw new PoisonMessageError(
+        `run.stop for tenant ${notice.tenantId} arrived on ${ctx.getSubject()}`,
+        'control.subject_mismatch',
+      );
+    }
+    await new EffectLedgerRepository(this.runtime.db.sql).recordStoppedRun(notice);
+    this.stops.stop(notice.tenantId, notice.runId, notice.reason);
+  }
+}
