@@ -1,4 +1,3 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import {
   createConnection,
   createServer as createTcpServer,
@@ -18,6 +17,7 @@ import {
 } from '@ratchet/contracts';
 import { diffProjections, foldRecord, recordFrom, type ThreadState } from '@ratchet/domain';
 import { runIdFor } from '@ratchet/platform';
+import { EffectService } from '@ratchet/testing';
 import { PrivateNats, seeded, sleep, Stack, TERMINAL_TYPES } from '../bench/harness';
 import { PrivatePostgres } from './private-postgres';
 
@@ -78,53 +78,6 @@ const RUNNER = { id: 'chaos', roles: ['runner'] };
 const APPROVER = { id: 'chaos-approver', roles: ['approver'] };
 /** The chaos agent's call that waits for an approval. */
 const APPROVED_TOOL = 'demo.effect.upsert';
-
-/** The outside world of the effect tools: counts applied effects per key; dedups by Idempotency-Key. */
-class EffectService {
-  readonly reads = new Map<string, number>();
-  readonly effects = new Map<string, number>();
-  private readonly stored = new Map<string, string>();
-  private server!: Server;
-  url = '';
-
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/`;
-  }
-
-  stop(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((r) => this.server.close(() => r()));
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    let body = '';
-    for await (const chunk of req) body += String(chunk);
-    const key = String(req.headers['x-effect-key'] ?? '');
-    const bump = (m: Map<string, number>) => m.set(key, (m.get(key) ?? 0) + 1).get(key) ?? 0;
-    res.setHeader('content-type', 'application/json');
-    if (req.method === 'GET' && req.url?.startsWith('/read')) {
-      bump(this.reads);
-      res.end(JSON.stringify({ item: new URL(req.url, 'http://x').searchParams.get('item'), stock: 7 }));
-      return;
-    }
-    if (req.method === 'POST' && req.url === '/effects') {
-      const idem = req.headers['idempotency-key'];
-      if (typeof idem === 'string' && this.stored.has(idem)) {
-        res.end(this.stored.get(idem));
-        return;
-      }
-      const n = bump(this.effects);
-      const reply = JSON.stringify({ applied: JSON.parse(body || '{}') as unknown, effect: `${key}#${n}` });
-      if (typeof idem === 'string') this.stored.set(idem, reply);
-      res.end(reply);
-      return;
-    }
-    res.statusCode = 404;
-    res.end('{}');
-  }
-}
 
 /**
  * The approver: lists the tenant's pending approvals over the approvals API (`<prefix>.approvals.api`,

@@ -429,6 +429,7 @@ describe('NATS users and permissions', () => {
       'orchestrator-inbox': 'ratchet-orchestrator',
       'model-worker': 'ratchet-orchestrator',
       'tool-executor': 'ratchet-tool-executor',
+      'tool-executor-control': 'ratchet-tool-executor',
       approvals: 'ratchet-approvals',
     };
     expect(Object.keys(owner).sort()).toEqual([...CONSUMER_NAMES].sort());

@@ -1,5 +1,3 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import {
   ApiKeyRepository,
@@ -9,6 +7,7 @@ import {
   type Database,
 } from '@ratchet/adapters';
 import type { ApprovalDecisionMessage, ApprovalView, ThreadEvent } from '@ratchet/contracts';
+import { EffectService } from '@ratchet/testing';
 import { terminal, TestStack } from './stack';
 
 /*
@@ -20,39 +19,6 @@ import { terminal, TestStack } from './stack';
 
 const TENANT = 'acme';
 const AGENTS = path.resolve(__dirname, '../agents/approvals');
-
-/** The outside world: counts charges per idempotency key. */
-class EffectService {
-  readonly charges = new Map<string, number>();
-  private server!: Server;
-  url = '';
-
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/`;
-  }
-
-  stop(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((r) => this.server.close(() => r()));
-  }
-
-  count(keyPart: string): number {
-    let n = 0;
-    for (const [k, v] of this.charges) if (k.includes(keyPart)) n += v;
-    return n;
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    let body = '';
-    for await (const chunk of req) body += String(chunk);
-    const key = String(req.headers['x-effect-key'] ?? '');
-    this.charges.set(key, (this.charges.get(key) ?? 0) + 1);
-    res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ charged: JSON.parse(body || '{}') as unknown, key }));
-  }
-}
 
 interface Keys {
   runner: string;
@@ -143,7 +109,7 @@ describe('approvals, end to end', () => {
     const events = await stack.waitFor(TENANT, threadId, terminal(runId));
     expect(types(events)).not.toContain('approval.requested');
     expect(events.at(-1)?.type).toBe('run.completed');
-    expect(effects.count(runId)).toBe(1);
+    expect(effects.arrivalsFor(runId)).toBe(1);
   });
 
   it('waits for an approver while the sibling call finishes, then runs the approved call once', async () => {
@@ -161,7 +127,7 @@ describe('approvals, end to end', () => {
     // The weather call of the same super-step did not wait.
     const before = await stack.waitFor(TENANT, threadId, (ev) => types(ev).includes('tool.completed'));
     expect(types(before)).not.toContain('run.completed');
-    expect(effects.count(runId)).toBe(0);
+    expect(effects.arrivalsFor(runId)).toBe(0);
 
     const res = await decide(approval!.id, keys.approver, 'approve', 'looks right');
     expect(res.status).toBe(200);
@@ -169,7 +135,7 @@ describe('approvals, end to end', () => {
     const events = await stack.waitFor(TENANT, threadId, terminal(runId));
     expect(events.at(-1)?.type).toBe('run.completed');
     expect(types(events).filter((t) => t === 'approval.granted')).toHaveLength(1);
-    expect(effects.count(runId)).toBe(1);
+    expect(effects.arrivalsFor(runId)).toBe(1);
 
     const audit = await new ApprovalsRepository(approvalsDb.sql).auditOf(TENANT, approval!.id);
     expect(audit.map((a) => a.action)).toEqual(['requested', 'granted', 'used']);
@@ -187,7 +153,7 @@ describe('approvals, end to end', () => {
     expect(JSON.stringify(failed?.data)).toContain('too expensive');
     expect(events.at(-1)?.type).toBe('run.completed');
     expect(JSON.stringify(events.at(-1)?.data)).toContain('too expensive');
-    expect(effects.count(runId)).toBe(0);
+    expect(effects.arrivalsFor(runId)).toBe(0);
   });
 
   it('addresses several pending approvals of one super-step by their ids', async () => {
@@ -200,8 +166,8 @@ describe('approvals, end to end', () => {
     expect((await decide(a.id, keys.approver, 'approve')).status).toBe(200);
     const events = await stack.waitFor(TENANT, threadId, terminal(runId));
     expect(events.at(-1)?.type).toBe('run.completed');
-    expect(effects.count(`${runId}:1:call_1_1`)).toBe(1);
-    expect(effects.count(`${runId}:1:call_1_2`)).toBe(0);
+    expect(effects.arrivalsFor(`${runId}:1:call_1_1`)).toBe(1);
+    expect(effects.arrivalsFor(`${runId}:1:call_1_2`)).toBe(0);
   });
 
   it('refuses another tenant (404), a missing role (403) and the requester itself under four-eyes (403)', async () => {
@@ -225,13 +191,13 @@ describe('approvals, end to end', () => {
 
     // None of them decided anything: the approval still waits, and the charge has not happened.
     expect((await pending(threadId, 1))[0]?.status).toBe('pending');
-    expect(effects.count(runId)).toBe(0);
+    expect(effects.arrivalsFor(runId)).toBe(0);
     const audit = await new ApprovalsRepository(approvalsDb.sql).auditOf(TENANT, id);
     expect(audit.filter((a) => a.action === 'refused')).toHaveLength(2);
 
     expect((await decide(id, keys.approver, 'approve')).status).toBe(200);
     await stack.waitFor(TENANT, threadId, terminal(runId));
-    expect(effects.count(runId)).toBe(1);
+    expect(effects.arrivalsFor(runId)).toBe(1);
   });
 
   it('expires an approval nobody decided in time and tells the model', async () => {
@@ -245,7 +211,7 @@ describe('approvals, end to end', () => {
     expect(stored?.decision?.by).toBe('system:expiry');
     // Too late to decide now.
     expect((await decide(approvalId, keys.approver, 'approve')).status).toBe(409);
-    expect(effects.count(runId)).toBe(0);
+    expect(effects.arrivalsFor(runId)).toBe(0);
   });
 
   it("does not run an approved call when the requester's key was revoked before the decision is applied", async () => {
@@ -265,7 +231,7 @@ describe('approvals, end to end', () => {
     );
     // The run is told why, as the tool's result.
     expect(JSON.stringify(events.find((e) => e.type === 'tool.failed')?.data)).toContain('approval.revoked');
-    expect(effects.count(runId)).toBe(0);
+    expect(effects.arrivalsFor(runId)).toBe(0);
     const effectsOfThread = await threadEffects(toolsDb.sql, TENANT, threadId);
     expect(effectsOfThread.effects.filter((e) => e.tool === 'demo.effect.charge')).toHaveLength(0);
   });
@@ -306,7 +272,7 @@ describe('approvals, end to end', () => {
       (e) => e.type === 'tool.completed' && (e.data as { callId: string }).callId === approval!.callId,
     );
     expect(charges).toHaveLength(1);
-    expect(effects.count(runId)).toBe(1);
+    expect(effects.arrivalsFor(runId)).toBe(1);
     const ledger = await threadEffects(toolsDb.sql, TENANT, threadId);
     const charge = ledger.effects.filter((e) => e.tool === 'demo.effect.charge');
     expect(charge).toHaveLength(1);
@@ -322,7 +288,7 @@ describe('approvals, end to end', () => {
     await stack.start('approvals', { APPROVALS_SWEEP_INTERVAL_MS: '200' });
     expect((await decide(approval!.id, keys.approver, 'approve', 'after the crash')).status).toBe(200);
     await stack.services.get('approvals')?.kill('SIGKILL');
-    expect(effects.count(runId)).toBe(0);
+    expect(effects.arrivalsFor(runId)).toBe(0);
     await Promise.all([
       stack.start('orchestrator', { AGENTS_DIR: AGENTS }),
       stack.start('approvals', { APPROVALS_SWEEP_INTERVAL_MS: '200' }),
@@ -330,7 +296,7 @@ describe('approvals, end to end', () => {
     const events = await stack.waitFor(TENANT, threadId, terminal(runId), 60_000);
     expect(events.at(-1)?.type).toBe('run.completed');
     expect(types(events).filter((t) => t === 'approval.granted')).toHaveLength(1);
-    expect(effects.count(runId)).toBe(1);
+    expect(effects.arrivalsFor(runId)).toBe(1);
   });
   it('holds an uncertain effect as an escalation with its own choices, and the answer reaches the run', async () => {
     // An executor whose effect service is unreachable: the charge may have acted, so it is `uncertain`.

@@ -68,10 +68,18 @@ export class TestStack {
     return { stored, events, folded: foldEvents(initialThreadState(), events) };
   }
 
-  /** Publishes a run request the way another service would: on `<prefix>.requests.<tenant>`. */
-  async publishRequest(tenant: string, request: RunRequestInput): Promise<void> {
+  /**
+   * Publishes a run request the way another service would: on `<prefix>.requests.<tenant>`, with
+   * `Nats-Msg-Id` = `<tenant>:<requestId>` (JetStream drops a copy within its duplicate window) unless
+   * `msgId` says otherwise (a publisher sending the request again as a new message).
+   */
+  async publishRequest(
+    tenant: string,
+    request: RunRequestInput,
+    msgId = `${tenant}:${request.requestId}`,
+  ): Promise<void> {
     await this.nc.jetstream().publish(`${this.prefix.subject}.requests.${tenant}`, JSON.stringify(request), {
-      msgID: `${tenant}:${request.requestId}`,
+      msgID: msgId,
     });
   }
 

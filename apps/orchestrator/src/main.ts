@@ -25,7 +25,11 @@ runMain('orchestrator', async () => {
     consumers: [REQUESTS_CONSUMER, INBOX_CONSUMER, ...(config.MODEL_WORKER ? [MODEL_CONSUMER] : [])],
     config,
     healthPort: config.HEALTH_PORT,
-    maxMessages: { [INBOX_CONSUMER]: config.INBOX_CONCURRENCY, [MODEL_CONSUMER]: config.MODEL_CONCURRENCY },
+    maxMessages: {
+      [REQUESTS_CONSUMER]: config.REQUEST_CONCURRENCY,
+      [INBOX_CONSUMER]: config.INBOX_CONCURRENCY,
+      [MODEL_CONSUMER]: config.MODEL_CONCURRENCY,
+    },
     shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
     prepare: async (runtime) => {
       catalog = createCatalog(runtime, tools);

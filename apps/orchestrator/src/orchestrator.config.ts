@@ -14,14 +14,19 @@ export const orchestratorConfigSchema = extendConfig({
   /** How often the watchdog looks for runs with no progress, and the idle time before it looks at one. */
   WATCHDOG_INTERVAL_MS: envMillis().default(5_000),
   WATCHDOG_MIN_IDLE_MS: envMillis().default(10_000),
-  /** Model calls this process's model worker makes at once. */
-  MODEL_CONCURRENCY: envInt({ min: 1, max: 1000 }).default(16),
+  /**
+   * Model calls this process's model worker takes off the bus at once. A call waiting on a provider costs
+   * a socket and its prompt, not CPU, so the default serves thousands of runs in flight (docs/models.md).
+   */
+  MODEL_CONCURRENCY: envInt({ min: 1, max: 20_000 }).default(1000),
   /**
    * Model calls this process runs itself right after committing them, instead of sending them through the
    * bus (their outbox rows are leased to it; see ADR 0008); beyond this many at once, or with 0, model
    * calls go through the bus. Needs MODEL_WORKER.
    */
-  MODEL_LOCAL_CALLS: envInt({ min: 0, max: 1000 }).default(256),
+  MODEL_LOCAL_CALLS: envInt({ min: 0, max: 100_000 }).default(10_000),
+  /** Run requests decided at once (admission). */
+  REQUEST_CONCURRENCY: envInt({ min: 1, max: 1000 }).default(64),
   /**
    * Run `local` tools (pure, cheap, no I/O; see docs/tools.md) in this process, inside the decision that
    * calls them (ADR 0010). false: every tool call goes to the tool executor.

@@ -67,14 +67,18 @@ export class RunRequestController {
       new Date().toISOString(),
     );
     const traceparent = ctx.getTraceparent();
-    const outcome = await this.threads.handle(REQUESTS_CONSUMER, `${tenantId}:${request.requestId}`, command, {
+    // Claimed per stream message, not per request id: a redelivery of this message is decided once, while
+    // a request sent again (another message, even with the same request id) is decided too — answered with
+    // the run it started, or refused as a conflict when it asks something else; the decider starts no
+    // second run either way.
+    const messageId = `${tenantId}:${request.requestId}@${ctx.getStreamSeq()}`;
+    const outcome = await this.threads.handle(REQUESTS_CONSUMER, messageId, command, {
       correlationId: request.requestId,
       trace: traceparent ? { traceparent, tracestate: ctx.getTracestate() } : undefined,
       delivery: ctx.getDeliveryCount(),
       worker: this.runtime.config.SERVICE_INSTANCE_ID,
     });
-    if (outcome.status === 'duplicate')
-      this.runtime.logger.info({ messageId: `${tenantId}:${request.requestId}` }, 'duplicate message ignored');
+    if (outcome.status === 'duplicate') this.runtime.logger.info({ messageId }, 'duplicate message ignored');
   }
 
   /** Tells the requester (if it gave a reply subject) why its request was refused. */

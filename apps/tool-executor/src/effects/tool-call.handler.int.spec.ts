@@ -68,6 +68,28 @@ const pureRead = defineTool({
 /** A slow at-most-once call that waits for its signal (or 10 s), counting arrivals and aborts. */
 const slowStarts = new Map<string, number>();
 const slowAborts = new Map<string, number>();
+async function slowly(ctx: { idempotencyKey: string; signal: AbortSignal }, ms: number): Promise<void> {
+  slowStarts.set(ctx.idempotencyKey, (slowStarts.get(ctx.idempotencyKey) ?? 0) + 1);
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    ctx.signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      slowAborts.set(ctx.idempotencyKey, (slowAborts.get(ctx.idempotencyKey) ?? 0) + 1);
+      reject(new Error('aborted'));
+    });
+  });
+}
+const slowRead = defineTool({
+  name: 'test.slow-read',
+  description: 'A pure read that takes a while.',
+  kind: 'pure',
+  timeoutMs: 20_000,
+  input: z.object({}),
+  async execute(_args, ctx) {
+    await slowly(ctx, 10_000);
+    return { read: true };
+  },
+});
 const slowCharge = defineTool({
   name: 'test.slow-charge',
   description: 'An at-most-once effect that takes a while.',
@@ -75,15 +97,7 @@ const slowCharge = defineTool({
   timeoutMs: 20_000,
   input: z.object({}),
   async execute(_args, ctx) {
-    slowStarts.set(ctx.idempotencyKey, (slowStarts.get(ctx.idempotencyKey) ?? 0) + 1);
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(resolve, 10_000);
-      ctx.signal.addEventListener('abort', () => {
-        clearTimeout(timer);
-        slowAborts.set(ctx.idempotencyKey, (slowAborts.get(ctx.idempotencyKey) ?? 0) + 1);
-        reject(new Error('aborted'));
-      });
-    });
+    await slowly(ctx, 300);
     return { charged: true };
   },
 });
@@ -165,7 +179,7 @@ beforeAll(async () => {
     stops: new RunStops(nc, subs, logger),
     leases: new EffectLeases(new EffectLedgerRepository(db.sql), { holder, leaseMs: 60_000 }, logger),
   });
-  const tools = new ToolRegistry([pureRead, upsert, slowCharge] as AnyTool[]);
+  const tools = new ToolRegistry([pureRead, upsert, slowCharge, slowRead] as AnyTool[]);
   const quiet = { info: () => undefined, warn: () => undefined };
   [executorA, executorB] = (['executor-a', 'executor-b'] as const).map((holder) => {
     const c = control(holder);
@@ -322,15 +336,28 @@ describe('ToolCallHandler: a stopped run', () => {
     expect(runs.get(c.idempotencyKey)).toBeUndefined();
   });
 
-  it('aborts a call acting when its run stops, and records what may have happened (at-most-once: uncertain)', async () => {
+  it('lets a call with an effect that is acting finish when its run stops, and records its real outcome', async () => {
     const c = call('test.slow-charge');
+    const acting = executorA.handler.handle(c, {}, 1);
+    await waitFor(() => slowStarts.get(c.idempotencyKey) === 1);
+    // Interrupting an effect midway would make its outcome unknowable: it is not aborted.
+    expect(executorA.stops.stop(c.tenantId, c.runId, 'cancelled by alice')).toBe(0);
+    expect(await acting).toBe('executed');
+    expect(slowAborts.get(c.idempotencyKey)).toBeUndefined();
+    expect(await new EffectLedgerRepository(db.sql).get(c.idempotencyKey)).toMatchObject({ state: 'succeeded' });
+    expect(outcomesSent(c).map((p) => p.payload.outcome.status)).toEqual(['completed']);
+  });
+
+  it('aborts a pure call acting when its run stops (it has no effect to lose)', async () => {
+    const c = call('test.slow-read');
     const acting = executorA.handler.handle(c, {}, 1);
     await waitFor(() => slowStarts.get(c.idempotencyKey) === 1);
     expect(executorA.stops.stop(c.tenantId, c.runId, 'cancelled by alice')).toBe(1);
     expect(await acting).toBe('executed');
     expect(slowAborts.get(c.idempotencyKey)).toBe(1);
-    expect(await new EffectLedgerRepository(db.sql).get(c.idempotencyKey)).toMatchObject({ state: 'uncertain' });
-    expect(outcomesSent(c).map((p) => p.payload.outcome.status)).toEqual(['uncertain']);
+    expect(outcomesSent(c).map((p) => p.payload.outcome)).toEqual([
+      { status: 'failed', error: expect.objectContaining({ code: 'run.stopped' }) },
+    ]);
   });
 });
 
@@ -342,7 +369,6 @@ describe('ToolCallHandler: a call another executor is acting on', () => {
     // The watchdog re-sent the command: another executor gets it while the first still acts.
     expect(await executorB.handler.handle(c, {}, 1)).toBe('in-progress');
     expect(await executorB.handler.handle(c, {}, 2)).toBe('in-progress');
-    executorA.stops.stop(c.tenantId, c.runId, 'test over');
     await first;
     expect(slowStarts.get(c.idempotencyKey)).toBe(1);
     expect(outcomesSent(c)).toHaveLength(1);

@@ -18,6 +18,7 @@ import {
   prepareEffect,
   redactSecrets,
   type CommittedPublisher,
+  type EffectKind,
   type OutboxMessage,
 } from '@ratchet/domain';
 import { ATTR, currentTraceContext, LINK, linkActiveSpan, linkTo, type RunStops } from '@ratchet/platform';
@@ -265,7 +266,7 @@ export class ToolCallHandler {
   ): Promise<ToolCallResult> {
     const tool = this.tools.get(command.tool);
     const outcome: ToolRunOutcome = tool
-      ? await this.acting(command, pure === undefined, (stop) => runTool(tool, command, this.services, stop))
+      ? await this.acting(command, tool.kind, pure === undefined, (stop) => runTool(tool, command, this.services, stop))
       : {
           status: 'failed',
           error: { code: 'unknown_tool', message: `no tool named ${command.tool} is registered`, retryable: false },
@@ -298,22 +299,25 @@ export class ToolCallHandler {
   }
 
   /**
-   * Runs the tool with a signal that fires when the call's run stops, and (for a claimed effect) keeps
-   * its lease renewed while it acts, so another delivery meanwhile leaves it alone.
+   * Runs the tool, and (for a claimed effect) keeps its lease renewed while it acts, so another delivery
+   * meanwhile leaves it alone. A pure call is aborted when its run stops (nothing is lost: it has no
+   * effect). A call with an effect that is already acting is left to finish: interrupting an effect
+   * midway is what makes its outcome unknowable, and its real outcome is recorded after the run's end.
    */
   private async acting<T>(
     command: ToolCallCommand,
+    kind: EffectKind,
     claimed: boolean,
     run: (stop?: AbortSignal) => Promise<T>,
   ): Promise<T> {
     if (!this.control) return run();
     const controller = new AbortController();
-    const untrack = this.control.stops.track(command.tenantId, command.runId, controller);
+    const untrack = kind === 'pure' ? this.control.stops.track(command.tenantId, command.runId, controller) : undefined;
     const release = claimed ? this.control.leases.hold(command.idempotencyKey) : undefined;
     try {
-      return await run(controller.signal);
+      return await run(kind === 'pure' ? controller.signal : undefined);
     } finally {
-      untrack();
+      untrack?.();
       release?.();
     }
   }

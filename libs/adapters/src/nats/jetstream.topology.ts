@@ -57,6 +57,11 @@ export interface TopologyConfig {
   duplicateWindowMs?: number;
   /** Max unacked messages per consumer across all its clients. Default 1000. */
   maxAckPending?: number;
+  /**
+   * The same for the model workers: a model call holds its message for as long as the provider takes
+   * (seconds), so many more are in flight at once than on any other consumer. Default 20 000.
+   */
+  modelMaxAckPending?: number;
   /** `file` (default) or `memory` (tests that want speed over durability). */
   storage?: 'file' | 'memory';
   /** Replicas per stream; 1 on a single server. */
@@ -148,7 +153,7 @@ export function declareTopology(cfg: TopologyConfig): Topology {
       replay_policy: ReplayPolicy.Instant,
       ack_wait: nanos(cfg.ackWaitMs ?? 30_000),
       max_deliver: cfg.maxDeliver ?? 20,
-      max_ack_pending: cfg.maxAckPending ?? 1000,
+      max_ack_pending: name === 'model-worker' ? (cfg.modelMaxAckPending ?? 20_000) : (cfg.maxAckPending ?? 1000),
       ...(backoff ? { backoff } : {}),
       ...(filter ? { filter_subject: filter } : {}),
     },

@@ -1,0 +1,250 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * An OpenAI-compatible chat-completions server on loopback that behaves like a real provider where it
+ * matters to a harness: it takes its time (latency with jitter), rate-limits with 429 and Retry-After,
+ * sometimes answers garbage, notices when a client gives up on a request, and counts everything per
+ * conversation so a test can assert how often, and how many at once, the model was called.
+ *
+ * What it does is written in the latest user message (one run's input: a thread's later runs have their
+ * own), as bracketed directives; calls are counted per latest user message too:
+ *
+ *   [latency=5000] [jitter=2000]   answer after 5 s, ± up to 2 s (per call, deterministic per call number)
+ *   [rate_limit=3] [retry_after=1] the first 3 calls answer 429 with `Retry-After: 1`
+ *   [garbage=1]                    the first call answers 200 with a body that is not JSON
+ *   [call=demo.effect.charge] [item=apple] [parallel=2]
+ *                                  answer the user with (2 parallel) calls of that tool, args {item}
+ *   [slow_after_tools=ms]          latency of the answer that follows tool results (default: latency)
+ *
+ * After tool results it answers `done: <the tool results>`; without `call` it answers `echo: <input>`.
+ */
+export interface ConversationStats {
+  /** Requests received (each attempt the harness made). */
+  calls: number;
+  /** Requests answered (any status). */
+  answered: number;
+  /** Requests the client gave up on before the answer (aborted, timed out, its process died). */
+  aborted: number;
+  inFlight: number;
+  /** The most requests of this conversation at once. */
+  maxInFlight: number;
+  /** When each request arrived (ms since the server started). */
+  arrivals: number[];
+  /** The request bodies, oldest first (the last 50). */
+  bodies: unknown[];
+}
+
+interface Directives {
+  latency: number;
+  jitter: number;
+  rateLimit: number;
+  retryAfter: number | undefined;
+  garbage: number;
+  call: string | undefined;
+  item: string;
+  parallel: number;
+  afterTools: number | undefined;
+}
+
+const DIRECTIVE = /\[([a-z_]+)=([^\]\s]*)\]/g;
+
+export class FakeModelServer {
+  private server: Server | undefined;
+  private readonly stats = new Map<string, ConversationStats>();
+  private readonly started = Date.now();
+  private total = 0;
+  private totalInFlight = 0;
+  private maxTotalInFlight = 0;
+
+  /** Starts on `port` (0: any free one) and resolves with the base URL to give an agent (`…/v1`). */
+  async start(port = 0): Promise<string> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    this.server.keepAliveTimeout = 60_000;
+    this.server.maxHeadersCount = 0;
+    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
+    return this.url;
+  }
+
+  get url(): string {
+    const address = this.server?.address() as AddressInfo | null;
+    if (!address) throw new Error('the fake model server is not listening');
+    return `http://127.0.0.1:${address.port}/v1`;
+  }
+
+  async stop(): Promise<void> {
+    if (!this.server) return;
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server!.close(() => resolve()));
+    this.server = undefined;
+  }
+
+  /** What happened to the conversation whose latest user message contains `marker`. */
+  of(marker: string): ConversationStats {
+    const found = [...this.stats.entries()].filter(([key]) => key.includes(marker));
+    if (found.length > 1) throw new Error(`${found.length} conversations contain "${marker}"`);
+    return found[0]?.[1] ?? emptyStats();
+  }
+
+  /** Totals over every conversation. */
+  totals(): { calls: number; inFlight: number; maxInFlight: number; conversations: number } {
+    return {
+      calls: this.total,
+      inFlight: this.totalInFlight,
+      maxInFlight: this.maxTotalInFlight,
+      conversations: this.stats.size,
+    };
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.method === 'GET' && req.url === '/_stats') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ totals: this.totals(), conversations: Object.fromEntries(this.stats) }));
+      return;
+    }
+    if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({ error: { message: `no route ${req.method} ${req.url}`, type: 'invalid_request_error' } }),
+      );
+      return;
+    }
+    const body = JSON.parse(await readBody(req)) as { messages?: WireMessage[]; tools?: WireTool[]; model?: string };
+    const messages = body.messages ?? [];
+    const lastUser = messages.filter((m) => m.role === 'user').at(-1)?.content ?? '';
+    const key = typeof lastUser === 'string' ? lastUser : JSON.stringify(lastUser);
+    const d = directivesOf(key);
+    const s = this.statsOf(key);
+    const n = ++s.calls;
+    this.total++;
+    s.arrivals.push(Date.now() - this.started);
+    s.bodies.push(body);
+    if (s.bodies.length > 50) s.bodies.shift();
+    s.inFlight++;
+    s.maxInFlight = Math.max(s.maxInFlight, s.inFlight);
+    this.totalInFlight++;
+    this.maxTotalInFlight = Math.max(this.maxTotalInFlight, this.totalInFlight);
+    let done = false;
+    const finish = (aborted: boolean) => {
+      if (done) return;
+      done = true;
+      s.inFlight--;
+      this.totalInFlight--;
+      if (aborted) s.aborted++;
+      else s.answered++;
+    };
+    res.on('close', () => finish(!res.writableFinished));
+    const last = messages[messages.length - 1];
+    const afterTools = last?.role === 'tool';
+    const base = afterTools && d.afterTools !== undefined ? d.afterTools : d.latency;
+    // Deterministic jitter per call number: the same test sees the same timings.
+    const wait = base + (d.jitter > 0 ? Math.round((((n * 7919) % 1000) / 1000 - 0.5) * 2 * d.jitter) : 0);
+    if (wait > 0) await sleep(Math.max(0, wait));
+    if (done) return;
+    if (n <= d.rateLimit) {
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (d.retryAfter !== undefined) headers['retry-after'] = String(d.retryAfter);
+      res.writeHead(429, headers);
+      res.end(
+        JSON.stringify({
+          error: { message: 'Rate limit reached for requests', type: 'requests', code: 'rate_limit_exceeded' },
+        }),
+      );
+      return;
+    }
+    if (n <= d.rateLimit + d.garbage) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('<html><body>502 Bad Gateway</body></html>');
+      return;
+    }
+    const message = afterTools || !d.call ? textAnswer(messages, afterTools) : toolAnswer(d, body.tools ?? [], n);
+    const prompt = JSON.stringify(messages).length;
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(
+      JSON.stringify({
+        id: `chatcmpl-${n}`,
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model: body.model ?? 'fake',
+        choices: [{ index: 0, message, finish_reason: message.tool_calls ? 'tool_calls' : 'stop' }],
+        usage: { prompt_tokens: Math.ceil(prompt / 4), completion_tokens: 8, total_tokens: Math.ceil(prompt / 4) + 8 },
+      }),
+    );
+  }
+
+  private statsOf(key: string): ConversationStats {
+    let s = this.stats.get(key);
+    if (!s) this.stats.set(key, (s = emptyStats()));
+    return s;
+  }
+}
+
+interface WireMessage {
+  role: string;
+  content?: unknown;
+  tool_call_id?: string;
+}
+interface WireTool {
+  function?: { name?: string };
+}
+
+function emptyStats(): ConversationStats {
+  return { calls: 0, answered: 0, aborted: 0, inFlight: 0, maxInFlight: 0, arrivals: [], bodies: [] };
+}
+
+function directivesOf(text: string): Directives {
+  const found = new Map<string, string>();
+  for (const m of text.matchAll(DIRECTIVE)) found.set(m[1]!, m[2]!);
+  const num = (name: string, fallback: number) => {
+    const v = found.get(name);
+    return v === undefined || Number.isNaN(Number(v)) ? fallback : Number(v);
+  };
+  return {
+    latency: num('latency', 0),
+    jitter: num('jitter', 0),
+    rateLimit: num('rate_limit', 0),
+    retryAfter: found.has('retry_after') ? num('retry_after', 1) : undefined,
+    garbage: num('garbage', 0),
+    call: found.get('call'),
+    item: found.get('item') ?? 'item',
+    parallel: Math.max(1, num('parallel', 1)),
+    afterTools: found.has('slow_after_tools') ? num('slow_after_tools', 0) : undefined,
+  };
+}
+
+function textAnswer(messages: WireMessage[], afterTools: boolean): Record<string, unknown> {
+  if (afterTools) {
+    const results = messages.filter((m) => m.role === 'tool').map((m) => String(m.content));
+    return { role: 'assistant', content: `done: ${results.join(' | ')}` };
+  }
+  const user = messages.filter((m) => m.role === 'user').at(-1)?.content;
+  return { role: 'assistant', content: `echo: ${typeof user === 'string' ? user : JSON.stringify(user)}` };
+}
+
+function toolAnswer(d: Directives, tools: WireTool[], n: number): Record<string, unknown> {
+  const wire = d.call!.replaceAll('.', '__');
+  const name = tools.find((t) => t.function?.name === wire)?.function?.name;
+  if (!name) return { role: 'assistant', content: `no tool ${d.call} was offered` };
+  return {
+    role: 'assistant',
+    content: null,
+    tool_calls: Array.from({ length: d.parallel }, (_, i) => ({
+      id: `call_${n}_${i + 1}`,
+      type: 'function',
+      function: { name, arguments: JSON.stringify({ item: d.parallel > 1 ? `${d.item}-${i + 1}` : d.item }) },
+    })),
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
