@@ -5,13 +5,14 @@
  *   npm run bench -- --json            the same as JSON (stdout); progress goes to stderr
  *   npm run bench -- --repeat 3        each figure measured 3 times: median and spread (min–max)
  *   npm run bench -- --quick           fewer runs (a smoke test, not figures to publish)
- *   npm run bench -- --only agent-loop|resume|core
+ *   npm run bench -- --only agent-loop|resume|core|slow-model
+ *   npm run bench -- --only slow-model --slow-runs 1000,10000 --latency 1000
  *   npm run bench -- --compare <ref>   runs this bench against <ref> (a temp git worktree) and against
  *                                      this tree, back to back, and prints ratios per figure
  *
  * Workloads: "agent-loop" (the bench agent through the real services, NATS and Postgres), resume cost
- * (one handle() on threads with 10…10,000 prior events), and the core micro-benchmarks (pure decider,
- * durable appends/s).
+ * (one handle() on threads with 10…10,000 prior events), the core micro-benchmarks (pure decider,
+ * durable appends/s), and "slow-model" (N runs in flight on a model that takes L s per call, over HTTP).
  */
 import { execSync } from 'node:child_process';
 import os from 'node:os';
@@ -20,6 +21,7 @@ import { compare } from './compare';
 import { benchAppends, benchDecide } from './core.bench';
 import { DEFAULT_DATABASE_URL } from './harness';
 import { benchResume, type ResumeFigure } from './resume.bench';
+import { benchSlowModel, type SlowModelResult } from './slow-model.bench';
 import { figuresOf, spread, table, type Figure } from './stats';
 
 export interface BenchOutput {
@@ -28,6 +30,7 @@ export interface BenchOutput {
   agentLoop?: AgentLoopResult[];
   resume?: ResumeFigure[][];
   core?: { decide: ReturnType<typeof benchDecide>; appends: Awaited<ReturnType<typeof benchAppends>>[] };
+  slowModel?: SlowModelResult[][];
   figures: Record<string, Figure>;
 }
 
@@ -86,6 +89,16 @@ async function run(): Promise<BenchOutput> {
       decide: benchDecide(),
       appends: [await benchAppends(quick ? 200 : 1000, 1), await benchAppends(quick ? 800 : 4000, 16)],
     };
+  }
+  if (want('slow-model')) {
+    out.slowModel = [];
+    const sizes = (arg('--slow-runs') ?? (quick ? '200' : '1000,10000')).split(',').map(Number);
+    const latencyMs = Number(arg('--latency') ?? 1000);
+    for (let r = 0; r < repeats; r++) {
+      const round: SlowModelResult[] = [];
+      for (const runs of sizes) round.push(await benchSlowModel({ runs, latencyMs, jitterMs: latencyMs / 5 }, log));
+      out.slowModel.push(round);
+    }
   }
   out.machine.loadavg = os.loadavg().map((x) => Math.round(x * 100) / 100);
   out.figures = figuresOf(out);

@@ -60,6 +60,18 @@ interface FigureSource {
     decide: Summary;
     appends: Array<{ appendsPerSecond: number; concurrency: number }>;
   };
+  slowModel?: Array<
+    Array<{
+      runs: number;
+      latencyMs: number;
+      completed: number;
+      modelCallsPerStep: number;
+      overheadPerStepMs: Summary;
+      overheadPerStepFromStartMs: Summary;
+      peakMemoryMiB: Record<string, number>;
+      postgresConnections: number;
+    }>
+  >;
 }
 
 /** Flattens a bench output into named figures (median over repeats), the unit of comparison. */
@@ -152,6 +164,69 @@ export function figuresOf(out: FigureSource): Record<string, Figure> {
         'lower',
       );
     }
+  }
+  const sm = out.slowModel ?? [];
+  for (const n of sm[0]?.map((f) => f.runs) ?? []) {
+    const of = <T>(pick: (f: NonNullable<FigureSource['slowModel']>[number][number]) => T) =>
+      sm.map((round) => {
+        const f = round.find((x) => x.runs === n);
+        return f ? pick(f) : (NaN as T);
+      });
+    const l = sm[0]?.find((f) => f.runs === n)?.latencyMs ?? 0;
+    const name = `slow-model (${n} runs in flight, ${l / 1000} s model)`;
+    add(
+      `${name}: runs completed`,
+      of((f) => f.completed),
+      'runs',
+      'higher',
+      `${n}`,
+    );
+    add(
+      `${name}: model calls per step`,
+      of((f) => f.modelCallsPerStep),
+      'calls',
+      'lower',
+      '1.00',
+    );
+    add(
+      `${name}: overhead per step, p50`,
+      of((f) => f.overheadPerStepMs.median),
+      'ms',
+      'lower',
+    );
+    add(
+      `${name}: overhead per step, p99`,
+      of((f) => f.overheadPerStepMs.p99),
+      'ms',
+      'lower',
+      '≤ 20',
+    );
+    add(
+      `${name}: overhead per step from run start, p50`,
+      of((f) => f.overheadPerStepFromStartMs.median),
+      'ms',
+      'lower',
+    );
+    add(
+      `${name}: overhead per step from run start, p99`,
+      of((f) => f.overheadPerStepFromStartMs.p99),
+      'ms',
+      'lower',
+    );
+    for (const svc of Object.keys(sm[0]?.find((f) => f.runs === n)?.peakMemoryMiB ?? {}))
+      add(
+        `${name}: peak memory (VmHWM), ${svc}`,
+        of((f) => f.peakMemoryMiB[svc] ?? NaN),
+        'MiB',
+        'lower',
+        svc.startsWith('orchestrator') ? '≤ 1024' : undefined,
+      );
+    add(
+      `${name}: Postgres connections`,
+      of((f) => f.postgresConnections),
+      'connections',
+      'lower',
+    );
   }
   if (out.core) {
     add('decide (pure), median per decision', [out.core.decide.median], 'ms', 'lower');

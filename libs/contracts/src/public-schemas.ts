@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AgentDefinition } from './agent';
 import { EVENT_TYPES, EventData, ThreadEventSchema } from './thread-events';
-import { ModelCallCommand, RunOutcome, RunRequest, ThreadInboxMessage, ToolCallCommand } from './wire';
+import { ModelCallCommand, RunOutcome, RunRequest, RunStopNotice, ThreadInboxMessage, ToolCallCommand } from './wire';
 
 /** Every public message, by the name its JSON Schema file carries (`docs/schemas/<name>.schema.json`). */
 export const PUBLIC_MESSAGES: Readonly<Record<string, z.ZodType>> = {
@@ -11,6 +11,7 @@ export const PUBLIC_MESSAGES: Readonly<Record<string, z.ZodType>> = {
   ModelCallCommand,
   ToolCallCommand,
   ThreadInboxMessage,
+  RunStopNotice,
   AgentDefinition,
 };
 
@@ -56,8 +57,9 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
       runRequests: {
         address: '{prefix}.requests.{tenant}',
         description:
-          'Start a run. Captured by the REQUESTS stream. The same `requestId` starts at most one run, however often and late it is sent. ' +
-          'A request that cannot start (invalid, unknown agent, busy thread under `reject`) is answered on `replyTo` with status `rejected`.',
+          'Start a run. Captured by the REQUESTS stream. The same `requestId` starts at most one run, however often and late it is sent: ' +
+          'sent again with the same body it is answered with the run it started (its outcome, once it ended); with another body or thread it is refused with `request.conflict`. ' +
+          'A request that cannot start (invalid, unknown agent, busy thread under `reject`, conflict) is answered on `replyTo` with status `rejected`.',
         parameters: {
           prefix: { description: 'subject prefix' },
           tenant: { description: 'tenant id, bound by NATS permissions' },
@@ -73,7 +75,9 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
       },
       runOutcomes: {
         address: '{replyTo}',
-        description: 'The terminal outcome of a run (core NATS publish to the `replyTo` subject of its request).',
+        description:
+          'The terminal outcome of a run (core NATS publish to the `replyTo` subject of its request, after the commit that decided it). ' +
+          'It may be delivered more than once (a publisher that died before recording it, a resent request): every copy carries the same `outcomeId`; drop repeats by it.',
         parameters: { replyTo: { description: 'the subject the requester named' } },
         messages: { runOutcome: { name: 'RunOutcome', contentType: 'application/json', payload: ref('RunOutcome') } },
       },
@@ -89,6 +93,20 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
         },
         messages: {
           threadEvent: { name: 'ThreadEvent', contentType: 'application/json', payload: ref('ThreadEvent') },
+        },
+      },
+      runStops: {
+        address: '{prefix}.stop.{tenant}.{thread}',
+        description:
+          'A run stopped (cancelled, interrupted, out of time): core NATS broadcast after the commit that ended it, so every process working for the run aborts what it does. ' +
+          'The same notice goes durably to the tool executor on `{prefix}.cmd.control.{tenant}`. Best effort here; the guarantees rest on leases and the executor record.',
+        parameters: {
+          prefix: { description: 'subject prefix' },
+          tenant: { description: 'tenant id' },
+          thread: { description: 'thread id' },
+        },
+        messages: {
+          runStop: { name: 'RunStopNotice', contentType: 'application/json', payload: ref('RunStopNotice') },
         },
       },
     },
@@ -107,6 +125,11 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
         action: 'receive',
         channel: { $ref: '#/channels/threadEvents' },
         messages: [{ $ref: '#/channels/threadEvents/messages/threadEvent' }],
+      },
+      receiveRunStops: {
+        action: 'receive',
+        channel: { $ref: '#/channels/runStops' },
+        messages: [{ $ref: '#/channels/runStops/messages/runStop' }],
       },
     },
   };

@@ -13,8 +13,9 @@ import type { AddressInfo } from 'node:net';
  *   [latency=5000] [jitter=2000]   answer after 5 s, ± up to 2 s (per call, deterministic per call number)
  *   [rate_limit=3] [retry_after=1] the first 3 calls answer 429 with `Retry-After: 1`
  *   [garbage=1]                    the first call answers 200 with a body that is not JSON
- *   [call=demo.effect.charge] [item=apple] [parallel=2]
- *                                  answer the user with (2 parallel) calls of that tool, args {item}
+ *   [call=demo.effect.charge] [item=apple] [parallel=2] [rounds=2]
+ *                                  answer the user with (2 parallel) calls of that tool, args {item}, for
+ *                                  2 rounds (each after the previous round's results), then a final answer
  *   [slow_after_tools=ms]          latency of the answer that follows tool results (default: latency)
  *
  * After tool results it answers `done: <the tool results>`; without `call` it answers `echo: <input>`.
@@ -31,6 +32,8 @@ export interface ConversationStats {
   maxInFlight: number;
   /** When each request arrived (ms since the server started). */
   arrivals: number[];
+  /** How long each answered request took, ms (arrival to answer). */
+  durations: number[];
   /** The request bodies, oldest first (the last 50). */
   bodies: unknown[];
 }
@@ -44,6 +47,7 @@ interface Directives {
   call: string | undefined;
   item: string;
   parallel: number;
+  rounds: number;
   afterTools: number | undefined;
 }
 
@@ -86,6 +90,11 @@ export class FakeModelServer {
     return found[0]?.[1] ?? emptyStats();
   }
 
+  /** Every conversation's stats, by its latest user message. */
+  all(): ReadonlyMap<string, ConversationStats> {
+    return this.stats;
+  }
+
   /** Totals over every conversation. */
   totals(): { calls: number; inFlight: number; maxInFlight: number; conversations: number } {
     return {
@@ -99,7 +108,11 @@ export class FakeModelServer {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.method === 'GET' && req.url === '/_stats') {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ totals: this.totals(), conversations: Object.fromEntries(this.stats) }));
+      // Counts only (no request bodies): a benchmark's thousands of conversations stay a small answer.
+      const conversations = Object.fromEntries(
+        [...this.stats].map(([key, { bodies: _bodies, arrivals: _arrivals, ...counts }]) => [key, counts]),
+      );
+      res.end(JSON.stringify({ totals: this.totals(), conversations }));
       return;
     }
     if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
@@ -125,17 +138,26 @@ export class FakeModelServer {
     this.totalInFlight++;
     this.maxTotalInFlight = Math.max(this.maxTotalInFlight, this.totalInFlight);
     let done = false;
+    const arrived = Date.now();
     const finish = (aborted: boolean) => {
       if (done) return;
       done = true;
       s.inFlight--;
       this.totalInFlight--;
       if (aborted) s.aborted++;
-      else s.answered++;
+      else {
+        s.answered++;
+        s.durations.push(Date.now() - arrived);
+      }
     };
     res.on('close', () => finish(!res.writableFinished));
     const last = messages[messages.length - 1];
     const afterTools = last?.role === 'tool';
+    // Rounds of tool calls this run has had: assistant messages with tool calls since its user message.
+    const since = messages.slice(messages.map((m) => m.role).lastIndexOf('user'));
+    const rounds = since.filter(
+      (m) => m.role === 'assistant' && Array.isArray(m.tool_calls) && m.tool_calls.length > 0,
+    ).length;
     const base = afterTools && d.afterTools !== undefined ? d.afterTools : d.latency;
     // Deterministic jitter per call number: the same test sees the same timings.
     const wait = base + (d.jitter > 0 ? Math.round((((n * 7919) % 1000) / 1000 - 0.5) * 2 * d.jitter) : 0);
@@ -157,7 +179,8 @@ export class FakeModelServer {
       res.end('<html><body>502 Bad Gateway</body></html>');
       return;
     }
-    const message = afterTools || !d.call ? textAnswer(messages, afterTools) : toolAnswer(d, body.tools ?? [], n);
+    const message =
+      !d.call || rounds >= d.rounds ? textAnswer(messages, afterTools) : toolAnswer(d, body.tools ?? [], n);
     const prompt = JSON.stringify(messages).length;
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(
@@ -183,13 +206,14 @@ interface WireMessage {
   role: string;
   content?: unknown;
   tool_call_id?: string;
+  tool_calls?: unknown[];
 }
 interface WireTool {
   function?: { name?: string };
 }
 
 function emptyStats(): ConversationStats {
-  return { calls: 0, answered: 0, aborted: 0, inFlight: 0, maxInFlight: 0, arrivals: [], bodies: [] };
+  return { calls: 0, answered: 0, aborted: 0, inFlight: 0, maxInFlight: 0, arrivals: [], durations: [], bodies: [] };
 }
 
 function directivesOf(text: string): Directives {
@@ -208,6 +232,7 @@ function directivesOf(text: string): Directives {
     call: found.get('call'),
     item: found.get('item') ?? 'item',
     parallel: Math.max(1, num('parallel', 1)),
+    rounds: Math.max(1, num('rounds', 1)),
     afterTools: found.has('slow_after_tools') ? num('slow_after_tools', 0) : undefined,
   };
 }
