@@ -40,7 +40,11 @@ runMain('orchestrator', async () => {
       if (!catalog) throw new Error('agent catalog not prepared');
       return OrchestratorModule.create(runtime, catalog, tools, {
         modelWorker: config.MODEL_WORKER,
-        watchdog: { intervalMs: config.WATCHDOG_INTERVAL_MS, minIdleMs: config.WATCHDOG_MIN_IDLE_MS },
+        watchdog: {
+          intervalMs: config.WATCHDOG_INTERVAL_MS,
+          minIdleMs: config.WATCHDOG_MIN_IDLE_MS,
+          lostAfterMs: config.WATCHDOG_LOST_AFTER_MS,
+        },
         groupCommitMax: config.GROUP_COMMIT_MAX,
         localModelCalls: config.MODEL_LOCAL_CALLS,
         localTools: config.LOCAL_TOOLS,

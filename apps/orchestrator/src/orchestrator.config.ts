@@ -15,6 +15,12 @@ export const orchestratorConfigSchema = extendConfig({
   WATCHDOG_INTERVAL_MS: envMillis().default(5_000),
   WATCHDOG_MIN_IDLE_MS: envMillis().default(10_000),
   /**
+   * A published model call that no worker took for this long (and at least its agent's step budget) is
+   * presumed lost with its message: the watchdog fences it and commands the next attempt. Waiting behind
+   * busy workers is not a stall, so this is generous.
+   */
+  WATCHDOG_LOST_AFTER_MS: envMillis().default(600_000),
+  /**
    * Model calls this process's model worker takes off the bus at once. A call waiting on a provider costs
    * a socket and its prompt, not CPU, so the default serves thousands of runs in flight (docs/models.md).
    */

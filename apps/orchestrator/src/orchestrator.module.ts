@@ -37,7 +37,7 @@ export class OrchestratorModule {
     tools: ToolRegistry,
     options: {
       modelWorker: boolean;
-      watchdog: { intervalMs: number; minIdleMs: number };
+      watchdog: { intervalMs: number; minIdleMs: number; lostAfterMs: number };
       groupCommitMax?: number;
       /** Run committed model calls in this process (needs the model worker); at most this many at once. */
       localModelCalls?: number;

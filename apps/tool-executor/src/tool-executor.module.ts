@@ -9,8 +9,9 @@ import {
 import { EffectLedgerRepository, MemoryClient } from '@ratchet/adapters';
 import { RunStops, RuntimeModule, ServiceRuntime } from '@ratchet/platform';
 import { toolLogger, type ToolRegistry } from '@ratchet/tools';
+import { ControlGate } from './effects/control-gate';
 import { EffectLeases } from './effects/effect-leases';
-import { RunStopController } from './effects/run-stop.controller';
+import { CONTROL_CONSUMER, RunStopController } from './effects/run-stop.controller';
 import { ToolCallController } from './effects/tool-call.controller';
 import { ToolCallHandler } from './effects/tool-call.handler';
 
@@ -20,11 +21,13 @@ class RunControlLifecycle implements OnApplicationBootstrap, BeforeApplicationSh
   constructor(
     @Inject(RunStops) private readonly stops: RunStops,
     @Inject(EffectLeases) private readonly leases: EffectLeases,
+    @Inject(ControlGate) private readonly gate: ControlGate,
   ) {}
 
   onApplicationBootstrap(): void {
     this.stops.start();
     this.leases.start();
+    void this.gate.watch();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -45,6 +48,8 @@ export class ToolExecutorModule {
       { holder: runtime.config.SERVICE_INSTANCE_ID, leaseMs: runtime.config.RATCHET_ACK_WAIT_MS },
       logger,
     );
+    const commands = runtime.topology.streams.find((st) => st.role === 'commands')!.config.name;
+    const gate = new ControlGate(() => runtime.nc.jetstreamManager(), commands, CONTROL_CONSUMER, logger);
     return {
       module: ToolExecutorModule,
       imports: [RuntimeModule.forRuntime(runtime)],
@@ -52,6 +57,7 @@ export class ToolExecutorModule {
       providers: [
         { provide: RunStops, useValue: stops },
         { provide: EffectLeases, useValue: leases },
+        { provide: ControlGate, useValue: gate },
         RunControlLifecycle,
         {
           provide: ToolCallHandler,
@@ -69,7 +75,7 @@ export class ToolExecutorModule {
                   search: (request) => memory.search(tenantId, { ...request, principal }),
                 }),
               },
-              { stops, leases },
+              { stops, leases, ready: gate.ready },
             ),
         },
       ],

@@ -57,6 +57,23 @@ export class ServiceProcess {
     env: Record<string, string>,
     options: { waitReady?: boolean; timeoutMs?: number } = {},
   ): Promise<ServiceProcess> {
+    const chosen = env[name === 'gateway' ? 'GATEWAY_PORT' : 'HEALTH_PORT'] !== undefined;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await ServiceProcess.startOnce(name, env, options);
+      } catch (error) {
+        // A free port found here can be taken by another process before the service binds it (many
+        // services start at once on a busy machine): pick another one, unless the caller chose it.
+        if (chosen || attempt >= 3 || !/EADDRINUSE/.test(String(error))) throw error;
+      }
+    }
+  }
+
+  private static async startOnce(
+    name: ServiceName,
+    env: Record<string, string>,
+    options: { waitReady?: boolean; timeoutMs?: number },
+  ): Promise<ServiceProcess> {
     const port = Number(env[name === 'gateway' ? 'GATEWAY_PORT' : 'HEALTH_PORT'] ?? (await freePort()));
     const cmd = sourceCommand(`apps/${name}/src/main.ts`);
     const portVar =

@@ -51,7 +51,7 @@ const candidate = (events: NewEvent[], updatedAt = T0, modelCall?: RunCandidate[
   state: stateOf(events),
   ...(modelCall ? { modelCall } : {}),
 });
-const limits = { stepTimeoutMs: 60_000, runTimeoutMs: 3_600_000 };
+const limits = { stepTimeoutMs: 60_000, runTimeoutMs: 3_600_000, lostAfterMs: 0 };
 const at = (seconds: number) => new Date(Date.parse(T0) + seconds * 1000);
 
 describe('watchdog decisions', () => {
@@ -70,11 +70,20 @@ describe('watchdog decisions', () => {
     }
   });
 
-  it('leaves a call alone that waits to be published, or to be taken off the bus within a step budget', () => {
+  it('leaves a call alone that waits to be published, or to be taken off the bus within its limit', () => {
     const unsent = { sentAt: null, availableAt: null, leasedBy: null };
     expect(watchdogAction(candidate(started, T0, unsent), limits, at(600), 'w')).toBeUndefined();
     const queued = { sentAt: at(100).toISOString(), availableAt: null, leasedBy: null };
     expect(watchdogAction(candidate(started, T0, queued), limits, at(150), 'w')).toBeUndefined();
+    // Queued behind busy workers for longer than a step budget is still no stall within `lostAfterMs`.
+    expect(
+      watchdogAction(candidate(started, T0, queued), { ...limits, lostAfterMs: 600_000 }, at(600), 'w'),
+    ).toBeUndefined();
+    expect(
+      watchdogAction(candidate(started, T0, queued), { ...limits, lostAfterMs: 600_000 }, at(701), 'w'),
+    ).toMatchObject({
+      fence: { id: 'm1', idleMs: 600_000 },
+    });
   });
 
   it('fences and re-issues a call nobody held or took for longer than a step budget', () => {

@@ -23,6 +23,11 @@ export interface RunCandidate {
 export interface RunLimits {
   stepTimeoutMs: number;
   runTimeoutMs: number;
+  /**
+   * How long a published model call may wait for a worker to take it before it counts as lost (its
+   * message gone): at least the step budget. Waiting in a queue behind busy workers is not a stall.
+   */
+  lostAfterMs: number;
 }
 
 /** What the watchdog does: a command for the run, and for a lost model call, the row to fence first. */
@@ -34,7 +39,7 @@ export type WatchdogAction =
  * a clock):
  * - past its run budget it fails (its work in flight is stopped);
  * - in the model phase, progress means the call is alive, not that the thread changed: a call whose row
- *   is leased (a live worker renews it), waiting to be published, or published less than a step budget
+ *   is leased (a live worker renews it), waiting to be published, or published less than `lostAfterMs`
  *   ago (still queued for a worker) is left alone however long it takes; one that nobody holds or took
  *   for longer is lost: its row is fenced (nobody may take it any more) and the next attempt commanded;
  * - in the tool phase, after a step budget without a result, the calls are sent again under their
@@ -87,13 +92,14 @@ export function watchdogAction(
     const fenced = row.availableAt === 'infinity';
     const leased = !fenced && row.availableAt !== null && Date.parse(row.availableAt) > now.getTime();
     if (leased || (!fenced && row.sentAt === null)) return undefined; // alive, delayed, or to be published
-    const idleMs = fenced ? limits.stepTimeoutMs + 1 : now.getTime() - idleSince(row);
-    if (idleMs <= limits.stepTimeoutMs) return undefined;
+    const lostAfterMs = Math.max(limits.stepTimeoutMs, limits.lostAfterMs);
+    const idleMs = fenced ? lostAfterMs + 1 : now.getTime() - idleSince(row);
+    if (idleMs <= lostAfterMs) return undefined;
     return {
       command: resume(
-        `watchdog: model call ${active.modelCall.commandId} is lost: no worker held or took it for ${Math.round(idleMs / 1000)} s (${budget})`,
+        `watchdog: model call ${active.modelCall.commandId} is lost: no worker held or took it for ${Math.round(idleMs / 1000)} s (limit ${Math.round(lostAfterMs / 1000)} s)`,
       ),
-      fence: { id: active.modelCall.commandId, idleMs: limits.stepTimeoutMs },
+      fence: { id: active.modelCall.commandId, idleMs: lostAfterMs },
     };
   }
   const idleMs = now.getTime() - Date.parse(run.updatedAt);

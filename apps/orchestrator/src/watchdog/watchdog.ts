@@ -12,6 +12,8 @@ export interface WatchdogOptions {
   intervalMs: number;
   /** Threads idle for less than this are not even looked at. */
   minIdleMs: number;
+  /** A published model call no worker took for this long (at least the step budget) is lost. */
+  lostAfterMs: number;
   batch: number;
   worker: string;
 }
@@ -90,6 +92,7 @@ export class Watchdog {
       const limits = {
         stepTimeoutMs: (agent?.definition.stepTimeoutSeconds ?? DEFAULT_STEP_TIMEOUT_SECONDS) * 1000,
         runTimeoutMs: (agent?.definition.runTimeoutSeconds ?? 3600) * 1000,
+        lostAfterMs: this.options.lostAfterMs,
       };
       const candidate: RunCandidate = {
         tenantId: row.tenant_id,

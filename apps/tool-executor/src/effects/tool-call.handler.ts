@@ -60,6 +60,8 @@ export interface RunControl {
   stops: RunStops;
   /** The leases of the `started` effects this process acts on, renewed while the tools run. */
   leases: EffectLeases;
+  /** Resolves once the run-stop notices waiting at start were handled (see ControlGate). */
+  ready?: Promise<void>;
 }
 
 export class ToolCallHandler {
@@ -90,6 +92,7 @@ export class ToolCallHandler {
   ): Promise<ToolCallResult> {
     const tool = this.tools.get(command.tool);
     const kind = tool?.kind ?? 'pure';
+    if (this.control?.ready) await this.control.ready;
     await crashPoint('tools.before-started');
     // This attempt's span (telemetry on) or the command's context: what a later attempt links to.
     const traceparent = currentTraceContext()?.traceparent ?? traceHeaders[HEADERS.traceparent];
