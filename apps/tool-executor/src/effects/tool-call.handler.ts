@@ -17,6 +17,7 @@ import {
   decideEffect,
   prepareEffect,
   redactSecrets,
+  TransientError,
   type CommittedPublisher,
   type EffectKind,
   type OutboxMessage,
@@ -134,8 +135,7 @@ export class ToolCallHandler {
         return 'dedup';
       }
       case 'wait':
-        // Another executor acts on it now and will record and send its outcome: nothing to do here.
-        return 'in-progress';
+        return this.inProgress(existing, deliveryCount);
       case 'escalate': {
         await this.escalate(command, traceHeaders, existing);
         return 'escalated';
@@ -154,7 +154,7 @@ export class ToolCallHandler {
           return 'reconciled';
         }
         if ((await ledger.recordAttempt(command.idempotencyKey, traceparent, this.holder)) === undefined)
-          return 'in-progress';
+          return this.inProgress(await ledger.get(command.idempotencyKey, this.holder?.holder), deliveryCount);
         return this.execute(command, traceHeaders, undefined, 'reconciled');
       }
       case 'retry':
@@ -162,7 +162,7 @@ export class ToolCallHandler {
         if (preparation === 'look-up') return this.execute(command, traceHeaders, effect, 'retried');
         // Taken only if nobody else took it meanwhile: two deliveries never retry one effect at once.
         if ((await ledger.recordAttempt(command.idempotencyKey, traceparent, this.holder)) === undefined)
-          return 'in-progress';
+          return this.inProgress(await ledger.get(command.idempotencyKey, this.holder?.holder), deliveryCount);
         return this.execute(command, traceHeaders, undefined, 'retried');
       case 'execute':
         return this.execute(command, traceHeaders, preparation === 'look-up' ? effect : undefined, 'executed');
@@ -171,6 +171,23 @@ export class ToolCallHandler {
         return unknown;
       }
     }
+  }
+
+  /**
+   * Another executor holds the effect (its lease runs). A new message for the call (a command re-sent
+   * while the first still acts) is left to it: if that holder died, its own message comes back when the
+   * bus's ack wait runs out. A redelivered message, though, may be the dead holder's own: it comes back
+   * once the lease has run out, and is decided again then (finished: re-sent; still started: retried,
+   * reconciled or escalated).
+   */
+  private inProgress(existing: EffectRecord | undefined, deliveryCount: number): ToolCallResult {
+    if (deliveryCount <= 1) return 'in-progress';
+    const leaseLeftMs = existing?.leaseUntil ? Math.max(0, Date.parse(existing.leaseUntil) - Date.now()) : 0;
+    throw new TransientError(
+      `effect ${existing?.key ?? '?'} is held by ${existing?.leasedBy ?? 'another executor'}; looking again when its lease runs out`,
+      'tool.in_progress',
+      { retryAfterMs: leaseLeftMs + 500 },
+    );
   }
 
   /**

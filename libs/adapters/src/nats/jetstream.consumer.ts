@@ -234,7 +234,9 @@ export async function consume(opts: ConsumeOptions): Promise<ConsumerHandle> {
       // JetStream would silently stop delivering it: record the failure and remove it instead.
       return poison('max_deliver', outcome.error, data);
     }
-    msg.nak(retryDelay(deliveryCount, retry));
+    // A failure that knows when a new try can succeed (e.g. a lease that runs out then) says so.
+    const after = (outcome.error as { retryAfterMs?: unknown } | null)?.retryAfterMs;
+    msg.nak(typeof after === 'number' && after >= 0 ? after : retryDelay(deliveryCount, retry));
   };
 
   const dispatch = (msg: JsMsg) => {

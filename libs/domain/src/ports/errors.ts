@@ -31,9 +31,12 @@ export class ConcurrencyError extends RatchetError {
 export class TransientError extends RatchetError {
   readonly code: string;
   readonly retry = 'later';
-  constructor(message: string, code = 'transient', options?: { cause?: unknown }) {
+  /** When it is known: how long until a new try can succeed (the message is redelivered after it). */
+  readonly retryAfterMs: number | undefined;
+  constructor(message: string, code = 'transient', options?: { cause?: unknown; retryAfterMs?: number }) {
     super(message, options);
     this.code = code;
+    this.retryAfterMs = options?.retryAfterMs;
   }
 }
 
