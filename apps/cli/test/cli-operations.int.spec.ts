@@ -302,9 +302,9 @@ describe('fork', () => {
     const forked = await threadStore(db).readEvents(TENANT, 'th_CliOpsFork000000000001');
     expect(forked.map((e) => e.type)).toEqual([
       ...source.slice(0, 9).map((e) => e.type),
-      'tool.failed',
-      'tool.failed',
       'run.cancelled',
+      'tool.cancelled',
+      'tool.cancelled',
     ]);
     forked.slice(0, 9).forEach((e, i) => {
       expect(e.causationId).toBe(source[i]!.id);
@@ -312,7 +312,14 @@ describe('fork', () => {
       expect(e.threadId).toBe('th_CliOpsFork000000000001');
       expect(e.runId).toBe(i === 0 ? undefined : newRun);
     });
-    expect(forked[11]!.data).toEqual({ by: 'ratchet fork', reason: 'forked', closedCalls: ['call_1_1', 'call_1_2'] });
+    // The calls never go out from the fork: named as pending by the end, then closed as cancelled.
+    expect(forked[9]!.data).toEqual({
+      by: 'ratchet fork',
+      reason: 'forked',
+      closedCalls: [],
+      pendingCalls: ['call_1_1', 'call_1_2'],
+    });
+    expect(forked.slice(10).map((e) => (e.data as { callId: string }).callId)).toEqual(['call_1_1', 'call_1_2']);
     expect(JSON.stringify(forked)).not.toContain(A.run);
     expect(await ratchet(['replay', 'th_CliOpsFork000000000001', '--verify'], env)).toEqual(
       expect.objectContaining({ code: 0 }),
