@@ -20,6 +20,7 @@ import { KeyedSerializer } from './threads/keyed-serializer';
 import { LocalModelDispatch } from './models/local-model-dispatch';
 import { ModelCallsLifecycle } from './models/model-calls.lifecycle';
 import { ModelCalls } from './models/model-calls';
+import { TokenStream } from './models/token-stream';
 import { LocalTools } from './threads/local-tools';
 import { MemoryRecall, runPrincipalFromProjection } from './models/memory-recall';
 import { Watchdog } from './watchdog/watchdog';
@@ -49,17 +50,24 @@ export class OrchestratorModule {
   ): DynamicModule {
     const modelWorker = options.modelWorker;
     const serializer = new KeyedSerializer();
-    const worker = new ModelWorker(catalog, tools, {
-      scripted: new ScriptedModel(),
-      openai: new OpenAiCompatibleModel({
-        // API keys are read from the variable each agent names (`model.apiKeyEnv`), i.e. a mounted secret.
-        resolveSecret: (name) => process.env[name],
-        // One attempt is one request: every retry is the decider's (durable, in the log, with backoff, and
-        // bounded by the run's attempts), and each attempt ends by the agent's stepTimeoutSeconds.
-        maxRetries: 0,
-        timeoutMs: PROVIDER_REQUEST_BACKSTOP_MS,
-      }),
-    });
+    const conversations = new PgThreadStore(runtime.db, threadColumns);
+    const worker = new ModelWorker(
+      catalog,
+      tools,
+      {
+        scripted: new ScriptedModel(),
+        openai: new OpenAiCompatibleModel({
+          // API keys are read from the variable each agent names (`model.apiKeyEnv`), i.e. a mounted secret.
+          resolveSecret: (name) => process.env[name],
+          // One attempt is one request: every retry is the decider's (durable, in the log, with backoff, and
+          // bounded by the run's attempts), and each attempt ends by the agent's stepTimeoutSeconds.
+          maxRetries: 0,
+          timeoutMs: PROVIDER_REQUEST_BACKSTOP_MS,
+        }),
+      },
+      async (tenantId, threadId, count) => (await conversations.readMessages(tenantId, threadId)).slice(0, count),
+      new TokenStream(runtime.nc, runtime.subjects),
+    );
     const stops = new RunStops(runtime.nc, runtime.subjects, runtime.logger.child({ component: 'run-stops' }));
     // As long as a bus worker's ack wait: a crash mid-call is retried after the same delay either way.
     const calls = new ModelCalls(

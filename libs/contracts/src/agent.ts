@@ -49,6 +49,13 @@ export const ModelSpec = z.discriminatedUnion('provider', [
       provider: z.literal('scripted'),
       name: z.string().default('scripted'),
       script: z.array(ScriptRule).min(1),
+      tokenDelayMs: z
+        .number()
+        .int()
+        .nonnegative()
+        .max(10_000)
+        .optional()
+        .describe('Stream replies word by word, this long apart (demos, tests); absent = one piece'),
     })
     .strict(),
   z
@@ -58,6 +65,10 @@ export const ModelSpec = z.discriminatedUnion('provider', [
       baseUrl: z.url().optional(),
       apiKeyEnv: z.string().default('OPENAI_API_KEY').describe('Name of the variable (a secret) holding the key'),
       parameters: z.record(z.string(), Json).default({}),
+      stream: z
+        .boolean()
+        .default(true)
+        .describe('Ask the server to stream (tokens reach clients as they are written); false for servers that cannot'),
     })
     .strict(),
 ]);
@@ -166,7 +177,48 @@ export const AgentDefinition = z
       .max(20)
       .default(3)
       .describe('Attempts per model call of a step (errors, timeouts and lost workers count); past them the run fails'),
-    runTimeoutSeconds: z.number().int().positive().default(3600),
+    runTimeoutSeconds: z
+      .number()
+      .int()
+      .positive()
+      .default(3600)
+      .describe("The run's wall-time budget: past it the run fails with budget.exceeded"),
+    budget: z
+      .object({
+        modelCalls: z
+          .number()
+          .int()
+          .positive()
+          .max(100_000)
+          .optional()
+          .describe('Model calls per run, every attempt counted; default maxSteps × modelAttempts'),
+        tokens: z
+          .number()
+          .int()
+          .positive()
+          .default(2_000_000)
+          .describe('Tokens per run (input + output as the provider reports them)'),
+      })
+      .strict()
+      .default({ tokens: 2_000_000 }),
+    context: z
+      .object({
+        maxMessages: z
+          .number()
+          .int()
+          .positive()
+          .optional()
+          .describe('Send the model at most the last N messages of the conversation'),
+        maxTokens: z
+          .number()
+          .int()
+          .positive()
+          .optional()
+          .describe('Send the model at most about this many tokens of the conversation (4 characters a token)'),
+      })
+      .strict()
+      .default({})
+      .describe('What of the conversation the model is sent; the log keeps all of it'),
     memory: z
       .object({ recall: z.boolean().default(false) })
       .strict()

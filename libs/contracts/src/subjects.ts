@@ -29,6 +29,10 @@ export function subjects(prefix: string) {
     runStops: (tenant: string, thread: string) =>
       `${prefix}.stop.${token('tenant', tenant)}.${token('thread', thread)}`,
     runStopsAll: `${prefix}.stop.>`,
+    /** A model's answer as it is written (core NATS, not durable). */
+    tokens: (tenant: string, thread: string) =>
+      `${prefix}.tokens.${token('tenant', tenant)}.${token('thread', thread)}`,
+    tokensOfTenant: (tenant: string) => `${prefix}.tokens.${token('tenant', tenant)}.>`,
     commandsAll: `${prefix}.cmd.>`,
     events: (tenant: string, thread: string) =>
       `${prefix}.events.${token('tenant', tenant)}.${token('thread', thread)}`,

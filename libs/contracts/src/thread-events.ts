@@ -29,9 +29,21 @@ export const RunLimits = z
       .max(20)
       .optional()
       .describe('Attempts per model call of a step (first call and retries after errors, timeouts or a lost worker)'),
+    modelCalls: z.number().int().min(1).optional().describe('Budget: model calls of the whole run, attempts included'),
+    tokens: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe('Budget: tokens of the whole run (input + output, as the provider reports)'),
+    wallTimeSeconds: z.number().int().min(1).optional().describe("Budget: wall time from the run's start"),
   })
   .describe('RunLimits');
 export type RunLimits = z.infer<typeof RunLimits>;
+
+/** Which budget a run ran out of (`budget.exceeded`). */
+export const BudgetName = z.enum(['modelCalls', 'tokens', 'wallTime']);
+export type BudgetName = z.infer<typeof BudgetName>;
 
 /** What a result that arrived for something the thread no longer waits for was (see `result.ignored`). */
 export const IgnoredKind = z.enum(['model.result', 'tool.result', 'approval.decision', 'model.attempt']);
@@ -80,6 +92,12 @@ export const EventData = {
       .array(RecalledMemoryItem)
       .optional()
       .describe('Memory items recalled into the prompt (identity and version only); absent = no recall was made'),
+    context: z
+      .object({ sent: z.number().int().nonnegative(), of: z.number().int().nonnegative() })
+      .optional()
+      .describe(
+        "How many of the conversation's messages the model was sent (the agent bounds its context); absent = all",
+      ),
   }),
   'tool.requested': z.object({
     step: z.number().int().positive(),
@@ -112,6 +130,7 @@ export const EventData = {
   'run.completed': z.object({ output: z.string(), steps: z.number().int().nonnegative() }),
   'run.failed': z.object({
     error: Failure,
+    budget: BudgetName.optional().describe('With `budget.exceeded`: the budget the run ran out of'),
     pendingCalls: z
       .array(CallId)
       .optional()

@@ -46,7 +46,14 @@ export const ModelCallCommand = z.object({
   agentVersion: z.number().int().positive(),
   messages: z
     .array(ChatMessage)
+    .optional()
     .describe("The transcript; the model worker adds the pinned agent version's instructions and tools"),
+  transcript: z
+    .object({ messages: z.number().int().nonnegative() })
+    .optional()
+    .describe(
+      "Instead of `messages` when the transcript is large: the worker reads the first `messages` messages of the thread's conversation",
+    ),
   notBefore: z.iso
     .datetime({ offset: true })
     .optional()
@@ -145,6 +152,10 @@ export const ModelResultMessage = z.object({
     .describe(
       'Memory items the worker put into the prompt (identity and version, never content); absent = no recall was made',
     ),
+  context: z
+    .object({ sent: z.number().int().nonnegative(), of: z.number().int().nonnegative() })
+    .optional()
+    .describe("How many of the conversation's messages the model was sent (the agent bounds its context)"),
 });
 export const ToolResultMessage = z.object({
   kind: z.literal('tool.result'),
@@ -210,6 +221,35 @@ export type ThreadInboxMessage = z.infer<typeof ThreadInboxMessage>;
 export type ModelResultMessage = z.infer<typeof ModelResultMessage>;
 export type ToolResultMessage = z.infer<typeof ToolResultMessage>;
 export type CancelRunMessage = z.infer<typeof CancelRunMessage>;
+
+/**
+ * A model's answer as it is written, on core NATS `<prefix>.tokens.<tenant>.<thread>` (not durable: a
+ * client that misses some has the whole answer in `model.responded`). `reset` starts each attempt: a
+ * client drops what it had of the step's earlier attempts (a retry, a worker that died mid-stream). Text
+ * and tool-call deltas of one attempt are numbered from 1 (`seq`).
+ */
+export const TokenChunk = z.object({
+  kind: z.enum(['delta', 'reset']),
+  tenantId: TenantId,
+  threadId: ThreadId,
+  runId: RunId,
+  step: z.number().int().positive(),
+  attempt: z.number().int().positive(),
+  commandId: z.string(),
+  seq: z.number().int().nonnegative(),
+  text: z.string().optional().describe('Text the model wrote since the previous chunk'),
+  toolCalls: z
+    .array(
+      z.object({
+        index: z.number().int().nonnegative(),
+        id: z.string().optional(),
+        name: z.string().optional(),
+        args: z.string().optional().describe("More of the call's JSON arguments, as text"),
+      }),
+    )
+    .optional(),
+});
+export type TokenChunk = z.infer<typeof TokenChunk>;
 
 /**
  * The orchestrator → every process that may be working for a run: it stopped (cancelled, interrupted,

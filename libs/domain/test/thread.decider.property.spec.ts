@@ -21,7 +21,7 @@ import { AT, atEdge, envelop, TENANT, THREAD } from './decider.specification';
  * Each intent is interpreted against the current state, so sequences stay meaningful.
  */
 type Intent =
-  | { kind: 'request'; policy: 'reject' | 'enqueue' | 'interrupt'; maxSteps: number }
+  | { kind: 'request'; policy: 'reject' | 'enqueue' | 'interrupt'; maxSteps: number; budget: number | null }
   | { kind: 'model'; calls: number; fail: boolean; retryable: boolean; gated: number }
   | { kind: 'decide'; pick: number; decision: 'granted' | 'rejected' | 'expired' }
   | { kind: 'attempt'; delivery: number }
@@ -35,6 +35,7 @@ const intent: fc.Arbitrary<Intent> = fc.oneof(
     kind: fc.constant('request' as const),
     policy: fc.constantFrom('reject' as const, 'enqueue' as const, 'interrupt' as const),
     maxSteps: fc.integer({ min: 1, max: 4 }),
+    budget: fc.option(fc.integer({ min: 1, max: 5 })),
   }),
   fc.record({
     kind: fc.constant('model' as const),
@@ -77,6 +78,7 @@ function toCommand(record: ThreadRecord, i: Intent, n: number, history: ThreadCo
         principal: { id: 'p', roles: [] },
         concurrency: i.policy,
         metadata: {},
+        ...(i.budget !== null ? { limits: { modelCalls: i.budget, tokens: i.budget * 3 } } : {}),
       };
     case 'model':
       if (!run || run.phase !== 'model' || !run.modelCall) return undefined;

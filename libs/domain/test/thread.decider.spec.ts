@@ -367,8 +367,10 @@ describe('run timeout', () => {
       reason: 'run exceeded 3600 s',
     });
     expect(types(d.events)).toEqual(['run.failed']);
-    expect(d.events[0]).toMatchObject({ data: { error: { code: 'run.timeout' }, pendingCalls: ['b'] } });
-    expect(d.outgoing).toEqual([{ kind: 'run.stop', runId: 'r1', reason: 'run exceeded 3600 s' }]);
+    expect(d.events[0]).toMatchObject({
+      data: { error: { code: 'budget.exceeded' }, budget: 'wallTime', pendingCalls: ['b'] },
+    });
+    expect(d.outgoing).toEqual([expect.objectContaining({ kind: 'run.stop', runId: 'r1' })]);
     expect(d.after.active).toBeNull();
     expect(d.after.settling).toEqual([expect.objectContaining({ runId: 'r1', callId: 'b', status: 'requested' })]);
   });

@@ -127,9 +127,9 @@ export class MemoryRecall {
     private readonly limit = RECALL_LIMIT,
   ) {}
 
-  async recall(command: ModelCallCommand): Promise<Recall> {
+  async recall(command: ModelCallCommand, transcript: readonly ChatMessage[]): Promise<Recall> {
     const where = { tenant: command.tenantId, thread: command.threadId, run: command.runId, step: command.step };
-    const message = latestUserMessage(command.messages);
+    const message = latestUserMessage(transcript);
     const query = message === undefined ? undefined : recallQuery(message);
     if (query === undefined) return { messages: [], recalled: [] };
     let principalId: string | undefined;

@@ -1,10 +1,14 @@
 import type { ChatMessage, ModelCallCommand, ModelResultMessage } from '@ratchet/contracts';
-import type { ModelOutcome, ModelProvider } from '@ratchet/domain';
+import { boundContext, type ModelOutcome, type ModelProvider } from '@ratchet/domain';
 import type { ToolRegistry } from '@ratchet/tools';
 import { SpanKind } from '@opentelemetry/api';
 import { ATTR, contentCaptureEnabled, failpoint, inSpan, SPAN } from '@ratchet/platform';
 import type { AgentCatalog } from '../agents/agent-catalog';
 import type { MemoryRecall, Recall } from './memory-recall';
+import type { TokenStream } from './token-stream';
+
+/** Reads the first `count` messages of a thread's conversation (a command that references its transcript). */
+export type TranscriptReader = (tenantId: string, threadId: string, count: number) => Promise<ChatMessage[]>;
 
 /**
  * Calls the model for one model-call command and returns the result for the thread inbox. Holds no
@@ -18,7 +22,21 @@ export class ModelWorker {
     private readonly agents: AgentCatalog,
     private readonly tools: ToolRegistry,
     private readonly providers: Record<string, ModelProvider>,
+    private readonly transcripts?: TranscriptReader,
+    private readonly tokens?: TokenStream,
   ) {}
+
+  /** The conversation of a command: carried in it, or (a large one) read from the thread's messages. */
+  private async transcriptOf(command: ModelCallCommand): Promise<ChatMessage[]> {
+    if (command.messages) return command.messages;
+    const count = command.transcript?.messages ?? 0;
+    if (!this.transcripts)
+      throw new Error(`model call ${command.commandId} references its transcript; no reader is configured`);
+    const messages = await this.transcripts(command.tenantId, command.threadId, count);
+    if (messages.length < count)
+      throw new Error(`model call ${command.commandId}: ${count} messages referenced, ${messages.length} stored`);
+    return messages.slice(0, count);
+  }
 
   /**
    * With `recall` and an agent that asks for it (`memory.recall: true`), recalled memory items join the
@@ -29,6 +47,7 @@ export class ModelWorker {
     const stored = await this.agents.get(command.agent, command.agentVersion);
     let outcome: ModelOutcome;
     let recalled: Recall | undefined;
+    let context: { sent: number; of: number } | undefined;
     const agent = stored?.definition;
     const provider = agent && this.providers[agent.model.provider];
     if (!agent) {
@@ -51,12 +70,17 @@ export class ModelWorker {
         },
       };
     } else {
-      if (agent.memory.recall && recall) recalled = await recall.recall(command);
+      const transcript = await this.transcriptOf(command);
+      if (agent.memory.recall && recall) recalled = await recall.recall(command, transcript);
+      // The agent may bound what of the conversation the model is sent; the log keeps all of it.
+      const bounded = boundContext(transcript, agent.context);
+      context = { sent: bounded.sent, of: bounded.of };
       const messages: ChatMessage[] = [
         ...(agent.instructions ? [{ role: 'system' as const, content: agent.instructions }] : []),
         ...(recalled?.messages ?? []),
-        ...command.messages,
+        ...bounded.messages,
       ];
+      const sink = this.tokens?.open(command);
       const tools = this.tools.specs(agent.tools.map((t) => t.name));
       const modelName = agent.model.name;
       outcome = await inSpan(
@@ -75,13 +99,16 @@ export class ModelWorker {
           failpoint('orchestrator.model-call');
           const timeoutMs = agent.stepTimeoutSeconds * 1000;
           const deadline = AbortSignal.timeout(timeoutMs);
-          let result = await provider.complete({
-            agent,
-            messages,
-            tools,
-            step: command.step,
-            signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
-          });
+          let result = await provider
+            .complete({
+              agent,
+              messages,
+              tools,
+              step: command.step,
+              signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
+              ...(sink ? { onDelta: sink.delta } : {}),
+            })
+            .finally(() => sink?.close());
           if (deadline.aborted && !signal?.aborted && result.status === 'error') {
             // Aborted by this attempt's own deadline: a timeout, which a new attempt may get past.
             result = {
@@ -121,6 +148,7 @@ export class ModelWorker {
       step: command.step,
       outcome,
       ...(recalled?.recalled ? { recalled: recalled.recalled } : {}),
+      ...(context && context.sent < context.of ? { context: { sent: context.sent, of: context.of } } : {}),
     };
   }
 }

@@ -16,6 +16,16 @@ import type { Outgoing, OutboxMessage, ThreadState } from '@ratchet/domain';
 import { CORE_PUBLISH_HEADER } from '@ratchet/platform';
 import { argsDigest } from '../approvals/approval-policy';
 
+/** Whether a conversation is small enough to travel in a command (counted in UTF-16 units: ≤ 2 bytes each). */
+function fitsInline(transcript: readonly ChatMessage[]): boolean {
+  let size = 0;
+  for (const m of transcript) {
+    size += JSON.stringify(m).length;
+    if (size * 2 > INLINE_TRANSCRIPT_BYTES) return false;
+  }
+  return true;
+}
+
 function headersFor(id: string, type: string, tenantId: string, trace?: TraceContext): Record<string, string> {
   const h: Record<string, string> = { [HEADERS.msgId]: id, [HEADERS.messageType]: type, [HEADERS.tenant]: tenantId };
   if (trace) {
@@ -49,6 +59,13 @@ export type AgentToolConfigLookup = (
 export function escalationIdFor(tenantId: string, idempotencyKey: string): string {
   return `esc_${createHash('sha256').update(`${tenantId}\u0000${idempotencyKey}`).digest('base64url').slice(0, 22)}`;
 }
+
+/**
+ * A conversation larger than this (JSON) is not carried in the model-call command: the command names how
+ * many messages it has, and the worker reads them from the thread's conversation. The bus takes messages
+ * of 1 MB at most, and a model call of a long thread must still go through it.
+ */
+export const INLINE_TRANSCRIPT_BYTES = 256 * 1024;
 
 /** Where a decision's messages come from: its thread, the version after its events, the message it decided. */
 export interface OutgoingContext {
@@ -95,7 +112,7 @@ export function outgoingMessages(
           attempt: o.attempt,
           agent: run.agent,
           agentVersion: run.agentVersion,
-          messages: [...transcript],
+          ...(fitsInline(transcript) ? { messages: [...transcript] } : { transcript: { messages: transcript.length } }),
           ...(o.notBefore ? { notBefore: o.notBefore } : {}),
         };
         // A model call's command id names its attempt, and an attempt is commanded once: the row id is the

@@ -6,7 +6,7 @@ import { JetStreamContext, ServiceRuntime, runIdFor, threadIdFor } from '@ratche
 import { AgentCatalog } from '../agents/agent-catalog';
 import { KeyedSerializer } from './keyed-serializer';
 import { ThreadCommandHandler } from './thread-command.handler';
-import { requestToCommand } from './to-command';
+import { requestToCommand, runLimitsOf } from './to-command';
 
 export const REQUESTS_CONSUMER = 'orchestrator-requests';
 
@@ -62,7 +62,7 @@ export class RunRequestController {
         name: agent.name,
         version: agent.version,
         maxSteps: agent.definition.maxSteps,
-        modelAttempts: agent.definition.modelAttempts,
+        limits: runLimitsOf(agent.definition),
       },
       new Date().toISOString(),
     );

@@ -1,4 +1,10 @@
-import { requestDigest, type RunRequest, type ThreadInboxMessage } from '@ratchet/contracts';
+import {
+  requestDigest,
+  type AgentDefinition,
+  type RunLimits,
+  type RunRequest,
+  type ThreadInboxMessage,
+} from '@ratchet/contracts';
 import { redactSecrets, type RequestRun, type ThreadCommand } from '@ratchet/domain';
 import { runIdFor, threadIdFor } from '@ratchet/platform';
 
@@ -6,7 +12,7 @@ import { runIdFor, threadIdFor } from '@ratchet/platform';
 export function requestToCommand(
   tenantId: string,
   request: RunRequest,
-  agent: { name: string; version: number; maxSteps: number; modelAttempts: number },
+  agent: { name: string; version: number; maxSteps: number; limits: RunLimits },
   at: string,
 ): RequestRun {
   return {
@@ -27,7 +33,17 @@ export function requestToCommand(
     metadata: request.metadata,
     // Of the request as sent (before redaction): a resend must ask exactly the same.
     requestDigest: requestDigest(tenantId, request),
-    limits: { modelAttempts: agent.modelAttempts },
+    limits: agent.limits,
+  };
+}
+
+/** What an agent allows one run: attempts per model call, and the run's budgets (fixed on the run). */
+export function runLimitsOf(agent: AgentDefinition): RunLimits {
+  return {
+    modelAttempts: agent.modelAttempts,
+    modelCalls: agent.budget.modelCalls ?? agent.maxSteps * agent.modelAttempts,
+    tokens: agent.budget.tokens,
+    wallTimeSeconds: agent.runTimeoutSeconds,
   };
 }
 
@@ -44,6 +60,7 @@ export function inboxToCommand(message: ThreadInboxMessage, at: string): ThreadC
         ...(message.delivery ? { delivery: message.delivery } : {}),
         ...(message.worker ? { worker: message.worker } : {}),
         ...(message.recalled ? { recalled: message.recalled } : {}),
+        ...(message.context ? { context: message.context } : {}),
       };
     case 'tool.result':
       return {

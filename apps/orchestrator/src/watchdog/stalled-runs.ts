@@ -60,7 +60,7 @@ export function watchdogAction(
       command: {
         ...base,
         type: 'ExpireRun',
-        reason: `the run exceeded its time budget of ${Math.round(limits.runTimeoutMs / 1000)} s`,
+        reason: `the run has taken ${Math.round((now.getTime() - Date.parse(run.startedAt)) / 1000)} s, past its wall-time budget of ${Math.round(limits.runTimeoutMs / 1000)} s`,
       },
     };
   }

@@ -148,7 +148,7 @@ describe('local tools: run inside the decision that calls them (real Postgres)',
     const modelCalls = publisher.published.filter((m) => m.subject.includes('.cmd.model.'));
     const step2 = modelCalls.at(-1)!.payload as ModelCallCommand;
     expect(step2.step).toBe(2);
-    expect(step2.messages.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual([
+    expect(step2.messages!.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual([
       expect.stringContaining('"echo":"one"'),
       expect.stringContaining('"echo":"two"'),
     ]);

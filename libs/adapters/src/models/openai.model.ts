@@ -1,7 +1,8 @@
 import type { Failure } from '@ratchet/contracts';
 import type { ModelOutcome, ModelProvider, ModelRequest } from '@ratchet/domain';
 import { Agent, fetch as undiciFetch, type Dispatcher } from 'undici';
-import { buildRequestBody, buildToolNameTable, parseCompletion } from './openai.mapping';
+import { buildRequestBody, buildToolNameTable, parseCompletion, type ToolNameTable } from './openai.mapping';
+import { readChatStream } from './openai.stream';
 import { classifyFailure, parseRetryAfter, redact, retryDelayMs, sleep, type Exchange } from './openai.retry';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -23,6 +24,8 @@ export interface FetchResponseLike {
   status: number;
   headers: { get(name: string): string | null };
   text(): Promise<string>;
+  /** The body as it arrives (streamed responses). */
+  body?: AsyncIterable<Uint8Array> | null;
 }
 
 export interface OpenAiCompatibleModelOptions {
@@ -98,12 +101,16 @@ export class OpenAiCompatibleModel implements ModelProvider {
     if ('error' in tools) return { status: 'error', error: tools.error };
 
     const url = `${(spec.baseUrl ?? this.baseUrl).replace(/\/+$/, '')}/chat/completions`;
-    const body = JSON.stringify(buildRequestBody(spec.name, spec.parameters, request.messages, request.tools));
+    const wire = buildRequestBody(spec.name, spec.parameters, request.messages, request.tools);
+    // Streamed when someone listens (tokens go to clients live) and the agent does not say otherwise.
+    const stream = request.onDelta && spec.stream !== false ? { tools, onDelta: request.onDelta } : undefined;
+    if (stream) Object.assign(wire, { stream: true, stream_options: { include_usage: true } });
+    const body = JSON.stringify(wire);
     const signal = request.signal;
 
     for (let retry = 0; ; retry++) {
       if (signal?.aborted) return abortedOutcome();
-      const exchange = await this.exchange(url, apiKey, body, signal);
+      const exchange = await this.exchange(url, apiKey, body, signal, stream);
       if (exchange === 'aborted') return abortedOutcome();
       if (exchange.kind === 'response' && exchange.status >= 200 && exchange.status <= 299) {
         return parseCompletion(exchange.text, { tools, step: request.step, fallbackModel: spec.name });
@@ -126,12 +133,13 @@ export class OpenAiCompatibleModel implements ModelProvider {
     await this.ownedAgent?.close();
   }
 
-  /** One HTTP request under its own deadline; never throws. */
+  /** One HTTP request under its own deadline; never throws. A streamed answer is read as it arrives. */
   private async exchange(
     url: string,
     apiKey: string,
     body: string,
     signal: AbortSignal | undefined,
+    stream?: { tools: ToolNameTable; onDelta: NonNullable<ModelRequest['onDelta']> },
   ): Promise<Exchange | 'aborted'> {
     const controller = new AbortController();
     let timedOut = false;
@@ -147,7 +155,7 @@ export class OpenAiCompatibleModel implements ModelProvider {
         headers: {
           authorization: `Bearer ${apiKey}`,
           'content-type': 'application/json',
-          accept: 'application/json',
+          accept: stream ? 'text/event-stream' : 'application/json',
         },
         body,
         signal: controller.signal,
@@ -155,7 +163,12 @@ export class OpenAiCompatibleModel implements ModelProvider {
         redirect: 'manual',
         ...(this.dispatcher ? { dispatcher: this.dispatcher } : {}),
       });
-      const text = await response.text();
+      const ok = response.status >= 200 && response.status <= 299;
+      const streamed = stream && ok && response.body && /event-stream/.test(response.headers.get('content-type') ?? '');
+      // A server that answers a streamed request with plain JSON is read as plain JSON.
+      const text = streamed
+        ? await readChatStream(response.body!, stream.tools, stream.onDelta)
+        : await response.text();
       const retryAfterMs = parseRetryAfter((name) => response.headers.get(name));
       return { kind: 'response', status: response.status, text, retryAfterMs };
     } catch (err) {

@@ -3,7 +3,8 @@ import type { ModelOutcome, ModelProvider, ModelRequest } from '@ratchet/domain'
 
 /**
  * The offline default model: deterministic, driven by the rules in the agent definition. The first rule
- * whose `when` matches the transcript decides: tool calls (in parallel) or a final answer.
+ * whose `when` matches the transcript decides: tool calls (in parallel) or a final answer. With
+ * `tokenDelayMs` its answers stream word by word (offline demos, tests of streaming).
  */
 export class ScriptedModel implements ModelProvider {
   readonly name = 'scripted';
@@ -31,6 +32,20 @@ export class ScriptedModel implements ModelProvider {
         return { status: 'ok', content: null, toolCalls, usage, model: spec.name };
       }
       const content = render(rule.reply ?? '', vars);
+      if (request.onDelta && spec.tokenDelayMs !== undefined) {
+        // Streamed word by word, as a real model writes: each piece after `tokenDelayMs`.
+        for (const piece of content.match(/\S+\s*|\s+/g) ?? []) {
+          await sleep(spec.tokenDelayMs, request.signal);
+          if (request.signal?.aborted) break;
+          request.onDelta({ text: piece });
+        }
+      }
+      if (request.signal?.aborted) {
+        return {
+          status: 'error',
+          error: { code: 'aborted', message: 'the model call was aborted by the caller', retryable: true },
+        };
+      }
       return {
         status: 'ok',
         content,

@@ -6,3 +6,5 @@ export * from './thread.decider';
 export * from './projection.diff';
 export * from './thread.projection-rows';
 export * from './canonical-json';
+export * from './context-window';
+export * from './run.budget';

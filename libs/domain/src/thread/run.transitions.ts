@@ -1,5 +1,6 @@
 import type { Failure, RunOutcome } from '@ratchet/contracts';
 import { DecisionBuilder, modelCommandId, toolCommandId } from './decision.builder';
+import { beforeModelCall, type BudgetBreach } from './run.budget';
 import { ActiveRun, openCalls, PendingCall, RunTicket } from './thread.state';
 
 /** Transitions every rule of the run loop shares: start, ask the model, run a call, end. */
@@ -63,7 +64,43 @@ export function nextStep(d: DecisionBuilder, run: ActiveRun): void {
     });
     return;
   }
+  if (stopsOverBudget(d, run)) return;
   requestModel(d, run.runId, run.step + 1, 1);
+}
+
+/**
+ * Before a model call: fails the run (and stops its work) when one more call would exceed a budget.
+ * True when it did.
+ */
+export function stopsOverBudget(
+  d: DecisionBuilder,
+  run: ActiveRun,
+  breach = beforeModelCall(run, d.command.at),
+): boolean {
+  if (!breach) return false;
+  failOverBudget(d, run, breach);
+  return true;
+}
+
+/** The run ran out of a budget: it fails naming which, and every process working for it stops. */
+export function failOverBudget(
+  d: DecisionBuilder,
+  run: ActiveRun,
+  breach: BudgetBreach,
+  pending: readonly PendingCall[] = [],
+): void {
+  d.emit({
+    type: 'run.failed',
+    runId: run.runId,
+    data: {
+      error: breach.error,
+      budget: breach.budget,
+      ...(pending.length > 0 ? { pendingCalls: pending.map((c) => c.callId) } : {}),
+    },
+  });
+  d.send({ kind: 'run.stop', runId: run.runId, reason: breach.error.message });
+  reply(d, run.replyTo, { requestId: run.requestId, status: 'failed', runId: run.runId, error: breach.error });
+  startNext(d);
 }
 
 /**

@@ -1,6 +1,17 @@
 import type { CancelRun, ExpireRun, RecordModelAttempt, ResumeRun } from './thread.commands';
 import { DecisionBuilder } from './decision.builder';
-import { endByCancel, fail, reply, requestModel, sendToolCall, stoppingCalls, stopWork } from './run.transitions';
+import { wallTime } from './run.budget';
+import {
+  endByCancel,
+  fail,
+  failOverBudget,
+  reply,
+  requestModel,
+  sendToolCall,
+  stoppingCalls,
+  stopsOverBudget,
+  stopWork,
+} from './run.transitions';
 import { ActiveRun } from './thread.state';
 import { modelAttemptsOf } from './model-retry';
 
@@ -23,6 +34,8 @@ export function recordModelAttempt(d: DecisionBuilder, c: RecordModelAttempt): v
 export function redelivered(d: DecisionBuilder, run: ActiveRun, delivery: number, worker: string): void {
   const call = run.modelCall;
   if (!call || delivery <= (call.delivery ?? 1)) return;
+  // The redelivery is another call to the provider: it must fit the run's budgets too.
+  if (stopsOverBudget(d, run)) return;
   const max = modelAttemptsOf(run);
   if (call.attempt >= max) {
     fail(d, run, {
@@ -74,6 +87,8 @@ export function resumeRun(d: DecisionBuilder, c: ResumeRun): void {
       runId: run.runId,
       data: { fromVersion: c.fromVersion, reason: c.reason, worker: c.worker },
     });
+    const resumed = d.state.active;
+    if (resumed && stopsOverBudget(d, resumed)) return;
     requestModel(d, run.runId, run.step, run.modelCall.attempt + 1, `resumed: ${c.reason}`);
     return;
   }
@@ -102,13 +117,30 @@ export function resumeRun(d: DecisionBuilder, c: ResumeRun): void {
   }
 }
 
-/** The run exceeded its time budget: it fails, work in flight is stopped, calls still out settle later. */
+/**
+ * The run exceeded its wall-time budget (the watchdog saw it with nothing in flight to notice): it fails
+ * with `budget.exceeded`, work in flight is stopped, calls still out settle later.
+ */
 export function expireRun(d: DecisionBuilder, c: ExpireRun): void {
   const run = d.state.active;
   if (!run || run.runId !== c.runId) return;
   const { closed, pending } = stoppingCalls(run);
-  stopWork(d, run, closed, 'run.timeout', c.reason);
-  fail(d, run, { code: 'run.timeout', message: c.reason, retryable: false }, pending);
+  for (const call of closed) {
+    d.emit({
+      type: 'tool.failed',
+      runId: run.runId,
+      data: {
+        step: run.step,
+        callId: call.callId,
+        error: { code: 'budget.exceeded', message: `stopped: ${c.reason}`, retryable: false },
+      },
+    });
+  }
+  const breach = wallTime(run, c.at) ?? {
+    budget: 'wallTime' as const,
+    error: { code: 'budget.exceeded', message: `wall-time budget: ${c.reason}`, retryable: false },
+  };
+  failOverBudget(d, run, breach, pending);
 }
 
 export function cancelRun(d: DecisionBuilder, c: CancelRun): void {

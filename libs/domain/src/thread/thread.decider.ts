@@ -2,7 +2,19 @@ import type { Failure } from '@ratchet/contracts';
 import type { Decision, RecordModelResult, RecordToolResult, RequestRun, ThreadCommand } from './thread.commands';
 import { DecisionBuilder, idempotencyKeyOf } from './decision.builder';
 import { DEFAULT_MODEL_ATTEMPTS, later, modelAttemptsOf, modelRetryDelayMs } from './model-retry';
-import { complete, endByCancel, fail, nextStep, reply, requestModel, sendToolCall, startNext } from './run.transitions';
+import { afterSpending } from './run.budget';
+import {
+  complete,
+  endByCancel,
+  fail,
+  failOverBudget,
+  nextStep,
+  reply,
+  requestModel,
+  sendToolCall,
+  startNext,
+  stopsOverBudget,
+} from './run.transitions';
 import { recordApprovalDecision } from './thread.decider.approvals';
 import { cancelRun, expireRun, recordModelAttempt, redelivered, resumeRun } from './thread.decider.recovery';
 import { ignored, recordSettlingResult } from './thread.decider.settling';
@@ -168,6 +180,7 @@ function recordModelResult(d: DecisionBuilder, c: RecordModelResult): void {
     const attempt = run.modelCall.attempt;
     const max = modelAttemptsOf(run);
     if (o.error.retryable && attempt < max) {
+      if (stopsOverBudget(d, run)) return;
       const wait = modelRetryDelayMs(attempt, o.error.retryAfterMs, c.commandId);
       requestModel(
         d,
@@ -202,10 +215,37 @@ function recordModelResult(d: DecisionBuilder, c: RecordModelResult): void {
       usage: o.usage,
       model: o.model,
       ...(c.recalled ? { recalled: c.recalled } : {}),
+      ...(c.context ? { context: c.context } : {}),
     },
   });
   if (o.toolCalls.length === 0) {
     complete(d, run, o.content ?? '');
+    return;
+  }
+  // The answer is recorded (it was made and paid for); past a budget none of its calls is sent, and each
+  // is closed as such, so the conversation stays valid for the thread's next run.
+  const spent = d.state.active;
+  const over = spent && afterSpending(spent, c.at);
+  if (spent && over) {
+    for (const call of o.toolCalls) {
+      const idempotencyKey = idempotencyKeyOf(c.tenantId, c.threadId, spent.runId, spent.step, call.id);
+      d.emit({
+        type: 'tool.requested',
+        runId: spent.runId,
+        data: { step: spent.step, callId: call.id, tool: call.name, args: call.args, idempotencyKey },
+      });
+      d.emit({
+        type: 'tool.failed',
+        runId: spent.runId,
+        data: {
+          step: spent.step,
+          callId: call.id,
+          error: { ...over.error, message: `not sent: ${over.error.message}` },
+        },
+      });
+    }
+    const closed = d.state.active;
+    if (closed) failOverBudget(d, closed, over);
     return;
   }
   const ids = new Set<string>();

@@ -189,6 +189,8 @@ function transition(state: ThreadState, event: ThreadEvent): ThreadState {
           delivery: event.data.delivery,
           ...(event.data.notBefore ? { notBefore: event.data.notBefore } : {}),
         },
+        // Every attempt may be billed: each one counts against the model-call budget.
+        spent: { modelCalls: (run.spent?.modelCalls ?? 0) + 1, tokens: run.spent?.tokens ?? 0 },
         calls: event.data.step === run.step ? run.calls : [],
       }));
 
@@ -199,6 +201,10 @@ function transition(state: ThreadState, event: ThreadEvent): ThreadState {
         modelCall: null,
         calls: [],
         answered: event.data.step,
+        spent: {
+          modelCalls: run.spent?.modelCalls ?? 0,
+          tokens: (run.spent?.tokens ?? 0) + event.data.usage.inputTokens + event.data.usage.outputTokens,
+        },
       }));
 
     case 'tool.requested':

@@ -58,6 +58,8 @@ export interface ActiveRun extends RunTicket {
   startedAt: string;
   /** The last step the model answered (0 before its first answer), for its `runs` row. */
   answered: number;
+  /** What the run has spent against its budgets: model calls commanded (every attempt), tokens used. */
+  spent?: { modelCalls: number; tokens: number } | undefined;
 }
 
 /** How a run ended, as its requester is told: kept with its summary, so a resend is answered the same. */

@@ -1,0 +1,70 @@
+import type { BudgetName, Failure } from '@ratchet/contracts';
+import type { ActiveRun } from './thread.state';
+
+/**
+ * A run's budgets (fixed on the run when it was requested, `RunLimits`) against what it has spent (the
+ * fold of its log, `ActiveRun.spent`): pure, so a retry or a restart decides against the same numbers
+ * and a budget is never exceeded by a decision made again.
+ */
+export interface BudgetBreach {
+  budget: BudgetName;
+  error: Failure;
+}
+
+/** What the run has spent so far (absent on runs folded before budgets existed: nothing counted). */
+export function spentOf(run: ActiveRun): { modelCalls: number; tokens: number } {
+  return run.spent ?? { modelCalls: 0, tokens: 0 };
+}
+
+/** Whether one more model call stays within the run's budgets at `at` (else the breach). */
+export function beforeModelCall(run: ActiveRun, at: string): BudgetBreach | undefined {
+  const limit = run.limits?.modelCalls;
+  const made = spentOf(run).modelCalls;
+  if (limit !== undefined && made + 1 > limit) {
+    return breach('modelCalls', `the run made ${made} model calls, its budget (${limit}); it stops before another`);
+  }
+  return wallTime(run, at) ?? tokens(run);
+}
+
+/** Whether the run is still within its budgets after what it just spent. */
+export function afterSpending(run: ActiveRun, at: string): BudgetBreach | undefined {
+  return tokens(run) ?? wallTime(run, at);
+}
+
+/** The wall-time budget alone (the watchdog's check on a run with nothing in flight). */
+export function wallTime(run: ActiveRun, at: string): BudgetBreach | undefined {
+  const limit = run.limits?.wallTimeSeconds;
+  if (limit === undefined || !run.startedAt) return undefined;
+  const seconds = (Date.parse(at) - Date.parse(run.startedAt)) / 1000;
+  if (seconds <= limit) return undefined;
+  return breach('wallTime', `the run has taken ${Math.round(seconds)} s, past its wall-time budget of ${limit} s`);
+}
+
+function tokens(run: ActiveRun): BudgetBreach | undefined {
+  const limit = run.limits?.tokens;
+  const used = spentOf(run).tokens;
+  if (limit === undefined || used <= limit) return undefined;
+  return breach('tokens', `the run has used ${used} tokens, past its budget of ${limit}`);
+}
+
+function breach(budget: BudgetName, message: string): BudgetBreach {
+  return {
+    budget,
+    error: { code: 'budget.exceeded', message: `${budgetLabel(budget)}: ${message}`, retryable: false },
+  };
+}
+
+function budgetLabel(budget: BudgetName): string {
+  switch (budget) {
+    case 'modelCalls':
+      return 'model-call budget';
+    case 'tokens':
+      return 'token budget';
+    case 'wallTime':
+      return 'wall-time budget';
+    default: {
+      const unknown: never = budget;
+      return unknown;
+    }
+  }
+}
