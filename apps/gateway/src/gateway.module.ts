@@ -3,7 +3,8 @@ import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
 import { ApiKeyRepository, JetStreamPublisher, type Database, type MessagePublisher } from '@ratchet/adapters';
 import type { NatsConnection } from 'nats';
-import { AgentsController } from './agents/agents.controller';
+import { AgentsController, DeploymentAgentsController } from './agents/agents.controller';
+import { ToolsController } from './tools/tools.controller';
 import { ApprovalsClient } from './approvals/approvals.client';
 import { ApprovalsController } from './approvals/approvals.controller';
 import { AuthGuard } from './auth/auth.guard';
@@ -77,6 +78,8 @@ export class GatewayModule {
         ThreadsController,
         MemoryController,
         AgentsController,
+        DeploymentAgentsController,
+        ToolsController,
         HealthController,
         ApprovalsController,
       ],

@@ -9,6 +9,7 @@ import {
 import { RuntimeModule, ServiceRuntime } from '@ratchet/platform';
 import { BUILTIN_TOOLS, toolLogger, ToolRegistry } from '@ratchet/tools';
 import { AgentCatalog } from './agents/agent-catalog';
+import { CatalogTools } from './agents/catalog-tools';
 import { ModelWorker } from './models/model-worker';
 import { ModelWorkerController } from './models/model-worker.controller';
 import { RunRequestController } from './threads/run-request.controller';
@@ -33,6 +34,7 @@ export class OrchestratorModule {
     runtime: ServiceRuntime,
     catalog: AgentCatalog,
     tools: ToolRegistry,
+    catalogTools: CatalogTools,
     options: {
       modelWorker: boolean;
       watchdog: { intervalMs: number; minIdleMs: number };
@@ -47,7 +49,7 @@ export class OrchestratorModule {
   ): DynamicModule {
     const modelWorker = options.modelWorker;
     const serializer = new KeyedSerializer();
-    const worker = new ModelWorker(catalog, tools, {
+    const worker = new ModelWorker(catalog, catalogTools, {
       scripted: new ScriptedModel(),
       // API keys are read from the variable each agent names (`model.apiKeyEnv`), i.e. a mounted secret.
       openai: new OpenAiCompatibleModel({ resolveSecret: (name) => process.env[name] }),
@@ -116,8 +118,17 @@ export class OrchestratorModule {
 /** How long a recall waits for the memory service before the model is called without it. */
 export const RECALL_TIMEOUT_MS = 2000;
 
-export function createCatalog(runtime: ServiceRuntime, tools: ToolRegistry): AgentCatalog {
-  return new AgentCatalog(new AgentDefinitionsRepository(runtime.db.sql), tools);
+export function createCatalog(
+  runtime: ServiceRuntime,
+  tools: ToolRegistry,
+): { catalog: AgentCatalog; catalogTools: CatalogTools } {
+  const catalogTools = new CatalogTools(
+    tools,
+    runtime.nc,
+    runtime.subjects,
+    toolLogger(runtime.logger.child({ component: 'tool-catalog' })),
+  );
+  return { catalog: new AgentCatalog(new AgentDefinitionsRepository(runtime.db.sql), catalogTools), catalogTools };
 }
 
 export { BUILTIN_TOOLS };

@@ -11,3 +11,4 @@ export * from './request-ids';
 export * from './agents-api';
 export * from './threads-api';
 export * from './approvals-api';
+export * from './tools-api';
