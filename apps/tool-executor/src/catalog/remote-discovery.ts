@@ -21,6 +21,8 @@ export interface RemoteDiscoveryOptions {
   maxWaitMs?: number;
   /** How long a describe waits for its answer. */
   describeTimeoutMs?: number;
+  /** A miss right after a round does not start another within this time (default 250 ms). */
+  minRoundGapMs?: number;
 }
 
 /**
@@ -70,7 +72,7 @@ export class RemoteToolDiscovery implements DynamicToolSource {
   /** A round now (one at a time; a miss right after a round does not start another). */
   refresh(): Promise<void> {
     if (this.round) return this.round;
-    if (Date.now() - this.lastRoundAt < 250) return Promise.resolve();
+    if (Date.now() - this.lastRoundAt < (this.options.minRoundGapMs ?? 250)) return Promise.resolve();
     this.round = this.discover()
       .catch((error: unknown) => this.logger.warn('remote tool discovery failed', { error: String(error) }))
       .finally(() => {
