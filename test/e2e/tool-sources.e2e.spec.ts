@@ -32,7 +32,7 @@ describe('tools from every source in one run', () => {
     await model.start();
     stack = await TestStack.create();
     const mcpPort = await freePort();
-    const env = { NATS_URL: stack.env.NATS_URL, RATCHET_SUBJECT_PREFIX: stack.prefix.subject };
+    const env = { NATS_URL: stack.env['NATS_URL']!, RATCHET_SUBJECT_PREFIX: stack.prefix.subject };
     processes.push(
       ToolProcess.ts('crm (ts)', 'examples/remote-tool-service/main.ts', env),
       // Bound to tenant acme by its subjects: another tenant never sees it.

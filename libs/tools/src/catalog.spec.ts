@@ -4,7 +4,7 @@ import { ToolRegistry } from './registry';
 import { defineTool, type AnyTool } from './tool';
 
 const tool = (name: string, source: string): AnyTool => ({
-  ...defineTool({ name, description: name, kind: 'pure', input: z.object({}), execute: async () => ({}) }),
+  ...(defineTool({ name, description: name, kind: 'pure', input: z.object({}), execute: async () => ({}) }) as AnyTool),
   source,
 });
 const source = (id: string, offered: OfferedTool[]): DynamicToolSource => ({

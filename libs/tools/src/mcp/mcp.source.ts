@@ -63,6 +63,14 @@ export class McpToolSource implements DynamicToolSource {
     clearTimeout(timer);
   }
 
+  /**
+   * A call named a tool nobody offers: if a connection attempt is under way (a server coming back),
+   * its outcome is waited for. No new attempt starts here, so an unknown name never waits on a dead server.
+   */
+  async refresh(): Promise<void> {
+    await this.connecting?.catch(() => undefined);
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.retryTimer);
