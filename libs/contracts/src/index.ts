@@ -12,3 +12,4 @@ export * from './agents-api';
 export * from './threads-api';
 export * from './approvals-api';
 export * from './tools-api';
+export * from './remote-tools';

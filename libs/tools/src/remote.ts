@@ -1,56 +1,23 @@
 import { z } from 'zod';
-import { Failure, HEADERS, Json, type JsonObject } from '@ratchet/contracts';
+import {
+  Json,
+  REMOTE_TOOL_HEADERS,
+  RemoteReconcileResult,
+  RemoteToolDescription,
+  RemoteToolReply,
+  type JsonObject,
+} from '@ratchet/contracts';
 import { compileInputSchema, jsonSchemaInput, modelParameters } from './json-schema';
 import { defineTool, ToolError, type AnyTool, type ToolContext, type ToolKind } from './tool';
 
-/** Headers a remote tool receives with every request (see docs/tools.md). */
-export const REMOTE_TOOL_HEADERS = {
-  idempotencyKey: HEADERS.idempotencyKey,
-  tenant: HEADERS.tenant,
-  thread: 'Ratchet-Thread',
-  run: 'Ratchet-Run',
-  call: 'Ratchet-Call',
-  principal: 'Ratchet-Principal',
-  attempt: 'Ratchet-Attempt',
-  /** `describe`, `reconcile`, or absent (a call). */
-  op: 'Ratchet-Op',
-} as const;
-
-/** The request body: the arguments and the agent's config for the tool. */
-export const RemoteToolRequest = z.object({ args: z.record(z.string(), Json), config: z.record(z.string(), Json) });
-/** The reply body. `mayHaveActed` on an error: the effect may have happened anyway. */
-export const RemoteToolReply = z.discriminatedUnion('ok', [
-  z.object({ ok: z.literal(true), result: Json }),
-  z.object({ ok: z.literal(false), error: Failure.extend({ mayHaveActed: z.boolean().optional() }) }),
-]);
-export type RemoteToolReply = z.infer<typeof RemoteToolReply>;
-
-/** What a tool service answers to `Ratchet-Op: describe` on its tool's subject. */
-export const RemoteToolDescription = z
-  .object({
-    name: z
-      .string()
-      .regex(/^[a-z][a-z0-9_.-]*$/, 'lower-case tool name like "crm.create_ticket"')
-      .max(128),
-    description: z.string().min(1).max(4000).describe('What the model reads'),
-    inputSchema: z
-      .record(z.string(), Json)
-      .describe('JSON Schema (draft 2020-12, or draft-07 with $schema) of the arguments'),
-    kind: z.enum(['pure', 'idempotent', 'at-most-once']),
-    timeoutMs: z.number().int().positive().max(600_000).default(10_000),
-    reconcile: z
-      .boolean()
-      .default(false)
-      .describe('Answers `Ratchet-Op: reconcile` (did the effect with this key happen?)'),
-  })
-  .describe('RemoteToolDescription');
-export type RemoteToolDescription = z.infer<typeof RemoteToolDescription>;
-
-/** The answer to `Ratchet-Op: reconcile` (inside `{ ok: true, result }`). */
-export const RemoteReconcileResult = z.discriminatedUnion('happened', [
-  z.object({ happened: z.literal(true), result: Json }),
-  z.object({ happened: z.literal(false) }),
-]);
+// The contract itself (headers, bodies, the description) is part of the wire language: @ratchet/contracts.
+export {
+  REMOTE_TOOL_HEADERS,
+  RemoteReconcileResult,
+  RemoteToolDescription,
+  RemoteToolReply,
+  RemoteToolRequest,
+} from '@ratchet/contracts';
 
 /** How the executor reaches a remote tool: a NATS request on the tool's subject. */
 export interface RemoteToolTransport {
