@@ -43,7 +43,7 @@ export async function createKey({ config, out }: CommandContext, opts: KeysCreat
     out.jsonLine({ ...key, secret });
   } else {
     out.line(
-      `${out.style('green', '✔')} key ${key.id} ${operator ? 'for the deployment (operator)' : `for tenant ${key.tenantId}`} (${roles.join(', ')})${key.expiresAt ? `, expires ${key.expiresAt}` : ''}`,
+      `${out.style('green', '✔')} key ${key.id} ${operator ? 'for the deployment (operator)' : `for tenant ${key.tenantId} (${roles.join(', ')})`}${key.expiresAt ? `, expires ${key.expiresAt}` : ''}`,
     );
     out.line(secret);
     out.note(out.style('yellow', 'the secret above is shown once: store it now (only its hash is kept)'));

@@ -66,6 +66,29 @@ describe('agent definitions belong to a tenant or to the deployment', () => {
   });
 });
 
+describe('handing a shared agent to a tenant (after the migration)', () => {
+  it('moves every version to the tenant, which keeps resolving them; other tenants no longer see it', async () => {
+    await repo.register(SHARED_AGENT_OWNER, agent('legacy', 'v1'));
+    await repo.register(SHARED_AGENT_OWNER, agent('legacy', 'v2'));
+    expect(await repo.assignShared('legacy', 'acme')).toEqual({ moved: 2 });
+    expect(reply(await repo.get('acme', 'legacy', 1))).toBe('v1');
+    expect(await repo.latest('acme', 'legacy')).toMatchObject({ version: 2, scope: 'tenant' });
+    expect(await repo.latest('globex', 'legacy')).toBeUndefined();
+    expect(await repo.assignShared('legacy', 'globex')).toEqual({ refused: 'not_shared' });
+  });
+
+  it("is refused while another tenant's run in flight pinned it, or when the tenant owns the name", async () => {
+    await repo.register(SHARED_AGENT_OWNER, agent('busy', 'v1'));
+    await db.sql.run(
+      `insert into ${db.sql.table('runs')} (tenant_id, run_id, thread_id, request_id, agent, agent_version, principal_id, status, started_at, version)
+       values ('globex', 'run-busy', 'th-busy', 'req-busy', 'busy', 1, 'u', 'running', now(), 1)`,
+    );
+    expect(await repo.assignShared('busy', 'acme')).toEqual({ refused: 'in_use', tenants: ['globex'] });
+    // acme owns "support" and the deployment has a shared "support" too (from the tests above).
+    expect(await repo.assignShared('support', 'acme')).toEqual({ refused: 'tenant_owns_name' });
+  });
+});
+
 describe('migration: one catalog for every tenant → owners', () => {
   const SCHEMA = 'orchestrator_agents_legacy';
   it('keeps every existing version, as a shared agent each pinned run still resolves', async () => {

@@ -107,6 +107,31 @@ export class AgentDefinitionsRepository {
     return rows[0] && toStored(rows[0]);
   }
 
+  /**
+   * Hands every version of a shared agent to one tenant: after the migration made every old definition
+   * a shared one, an operator gives a tenant's agent back to it. Refused while another tenant has a run
+   * in flight that pinned it (its next step would not find the agent), or when the tenant already owns
+   * the name. Versions keep their numbers, so the tenant's pinned runs keep resolving.
+   */
+  async assignShared(
+    name: string,
+    tenant: string,
+  ): Promise<{ moved: number } | { refused: 'not_shared' | 'tenant_owns_name' | 'in_use'; tenants?: string[] }> {
+    const t = this.sql.table('agent_definitions');
+    if (!(await this.latestOf(SHARED_AGENT_OWNER, name))) return { refused: 'not_shared' };
+    if (await this.latestOf(tenant, name)) return { refused: 'tenant_owns_name' };
+    const users = await this.sql.query<{ tenant_id: string }>(
+      `select distinct tenant_id from ${this.sql.table('runs')} where agent = ? and tenant_id <> ? and ended_at is null`,
+      [name, tenant],
+    );
+    if (users.length > 0) return { refused: 'in_use', tenants: users.map((u) => u.tenant_id).sort() };
+    const moved = await this.sql.run(`update ${t} set owner = ? where owner = '${SHARED_AGENT_OWNER}' and name = ?`, [
+      tenant,
+      name,
+    ]);
+    return { moved };
+  }
+
   private async latestOf(owner: string, name: string): Promise<StoredAgent | undefined> {
     const rows = await this.sql.query<Row>(
       `select owner, name, version, digest, definition from ${this.sql.table('agent_definitions')}
