@@ -55,10 +55,7 @@ let counter = 0;
  * (one primary-key range read of its thread's log); the throughput phases skip that read, so the client
  * adds no database work to what it measures.
  */
-async function oneRun(
-  stack: Stack,
-  eventTimes = false,
-): Promise<{ clientMs: number; eventMs: number; ok: boolean }> {
+async function oneRun(stack: Stack, eventTimes = false): Promise<{ clientMs: number; eventMs: number; ok: boolean }> {
   const requestId = `bench-${process.pid}-${Date.now()}-${counter++}`;
   const threadId = `th-${requestId}`;
   const runId = runIdFor(TENANT, requestId);

@@ -84,10 +84,7 @@ async function run(): Promise<BenchOutput> {
     process.env['DATABASE_URL'] ??= DEFAULT_DATABASE_URL;
     out.core = {
       decide: benchDecide(),
-      appends: [
-        await benchAppends(quick ? 200 : 1000, 1),
-        await benchAppends(quick ? 800 : 4000, 16),
-      ],
+      appends: [await benchAppends(quick ? 200 : 1000, 1), await benchAppends(quick ? 800 : 4000, 16)],
     };
   }
   out.machine.loadavg = os.loadavg().map((x) => Math.round(x * 100) / 100);

@@ -122,7 +122,11 @@ describe('JetStreamPublisher', () => {
   it("surfaces a stream's refusal as a plain error, not a transient one", async () => {
     const publisher = new JetStreamPublisher(nc);
     const error = await publisher
-      .publish(`${prefix}.events.t1.th3`, {}, { msgId: 'm-refused', headers: { 'Nats-Expected-Last-Sequence': '999999' } })
+      .publish(
+        `${prefix}.events.t1.th3`,
+        {},
+        { msgId: 'm-refused', headers: { 'Nats-Expected-Last-Sequence': '999999' } },
+      )
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
     expect(error).not.toBeInstanceOf(TransientError);
@@ -153,7 +157,9 @@ authorization {
 }
 `,
     );
-    server = spawn(process.env['NATS_SERVER_BIN'] ?? 'nats-server', ['-c', path.join(dir, 'nats.conf')], { stdio: 'ignore' });
+    server = spawn(process.env['NATS_SERVER_BIN'] ?? 'nats-server', ['-c', path.join(dir, 'nats.conf')], {
+      stdio: 'ignore',
+    });
     for (let attempt = 0; ; attempt++) {
       try {
         nc = await connect({ servers: `nats://127.0.0.1:${port}`, user: 'pub', pass: 'secret', noAsyncTraces: true });
