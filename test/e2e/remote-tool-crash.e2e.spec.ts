@@ -94,6 +94,13 @@ describe('effect ledger: SIGKILL around remote and MCP tools never repeats an ef
     await far.stop();
   });
 
+  // A cell that failed half-way must not leave its executor running into the next cell.
+  afterEach(async () => {
+    await Promise.all(
+      [...stack.services.entries()].filter(([name]) => name.startsWith('executor-')).map(([, svc]) => svc.kill()),
+    );
+  });
+
   async function publish(label: string): Promise<Run[]> {
     const runs: Run[] = [];
     for (const { source, kind, agent } of CASES) {
@@ -188,10 +195,12 @@ describe('effect ledger: SIGKILL around remote and MCP tools never repeats an ef
     for (const r of safe) {
       completedOnce(done.get(r.threadId)!, r);
       oneEffectPerKey(r);
+      // Run again with the same key (a pure or idempotent call may repeat: more than once when a slow
+      // machine redelivers it meanwhile); the idempotent effect is applied once all the same.
       if (r.kind === 'idempotent') {
         expect(count(far.effects, r)).toBe(1);
-        expect(count(far.calls, r)).toBe(2);
-      } else expect(count(far.reads, r)).toBe(2);
+        expect(count(far.calls, r)).toBeGreaterThanOrEqual(2);
+      } else expect(count(far.reads, r)).toBeGreaterThanOrEqual(2);
     }
     await waitAll(once, escalated);
     for (const r of once) {
@@ -220,7 +229,7 @@ describe('effect ledger: SIGKILL around remote and MCP tools never repeats an ef
       const r = runs.find((o) => o.threadId === threadId)!;
       completedOnce(events, r);
       oneEffectPerKey(r);
-      if (r.kind === 'pure') expect(count(far.reads, r)).toBe(1);
+      if (r.kind === 'pure') expect(count(far.reads, r)).toBeGreaterThanOrEqual(1);
       else expect(count(far.effects, r)).toBe(1);
     }
     await executor.kill();
@@ -272,7 +281,9 @@ describe('effect ledger: SIGKILL around remote and MCP tools never repeats an ef
     for (const [threadId, events] of await waitAll(runs, ended)) {
       const r = runs.find((o) => o.threadId === threadId)!;
       completedOnce(events, r);
-      expect(r.kind === 'pure' ? count(far.reads, r) : count(far.calls, r)).toBe(1);
+      // The stored outcome is re-sent: a call with a ledger outcome never runs again.
+      if (r.kind === 'pure') expect(count(far.reads, r)).toBeGreaterThanOrEqual(1);
+      else expect(count(far.calls, r)).toBe(1);
     }
     await executor.kill();
   }, 300_000);
