@@ -1,62 +1,143 @@
 /**
- * A remote tool for Ratchet in plain nats.js: `crm.create_ticket` (at-most-once on Ratchet's side,
- * made safe here by deduplicating on the idempotency key). Run it next to a tool executor started with
- * `REMOTE_TOOLS=crm.create_ticket:idempotent:5000` (see docs/tools.md):
+ * A remote tool service in plain nats.js (no Ratchet code): a NATS micro service (`$SRV` discovery)
+ * with two tools, which describe themselves to Ratchet's tool executor on their own subjects.
  *
  *   NATS_URL=nats://127.0.0.1:4222 RATCHET_SUBJECT_PREFIX=ratchet \
  *     node --conditions=ratchet-src -r @swc-node/register examples/remote-tool-service/main.ts
+ *
+ * `RATCHET_TENANT=acme` serves the tools to tenant acme only (`<prefix>.tenants.acme.toolsvc.<tool>`);
+ * without it, to every tenant (`<prefix>.toolsvc.<tool>`). The contract: docs/tools.md#remote-tool-services.
  */
-import { connect, headers as natsHeaders, type Msg } from 'nats';
+import { connect, headers as natsHeaders, type Msg, type MsgHdrs } from 'nats';
 
 const prefix = process.env['RATCHET_SUBJECT_PREFIX'] ?? 'ratchet';
-const TOOL = 'crm.create_ticket';
+const tenant = process.env['RATCHET_TENANT'];
+const subjectOf = (tool: string) =>
+  tenant ? `${prefix}.tenants.${tenant}.toolsvc.${tool}` : `${prefix}.toolsvc.${tool}`;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** Stand-in for the CRM's own table: key -> the ticket created for it. Use a database in real life. */
-const ticketsByKey = new Map<string, { ticketId: string; title: string }>();
+interface Ticket {
+  ticketId: string;
+  title: string;
+  priority: string;
+}
+/** Stand-in for the CRM's own table: (tenant, idempotency key) -> the ticket made for it. Use a database. */
+const ticketsByKey = new Map<string, Ticket>();
 
-function reply(msg: Msg, body: unknown): void {
+type Reply =
+  { ok: true; result: unknown } | { ok: false; error: { code: string; message: string; retryable?: boolean } };
+
+interface Tool {
+  description: Record<string, unknown>;
+  call(args: Record<string, unknown>, scope: string): Reply;
+  reconcile?(scope: string): Reply;
+}
+
+const TOOLS: Record<string, Tool> = {
+  'crm.create_ticket': {
+    description: {
+      name: 'crm.create_ticket',
+      description: 'Open a support ticket in the CRM. Returns the ticket id.',
+      // The real schema: the model sees it, and Ratchet checks the arguments against it before sending.
+      inputSchema: {
+        type: 'object',
+        properties: {
+          title: { type: 'string', minLength: 1, maxLength: 200, description: 'One-line summary' },
+          priority: { type: 'string', enum: ['low', 'normal', 'high'], default: 'normal' },
+        },
+        required: ['title'],
+        additionalProperties: false,
+      },
+      // The CRM dedups by the idempotency key, so a repeat after a crash is safe.
+      kind: 'idempotent',
+      timeoutMs: 5000,
+      reconcile: true,
+    },
+    call(args, scope) {
+      const existing = ticketsByKey.get(scope);
+      if (existing) return { ok: true, result: { ...existing, deduplicated: true } };
+      const ticket = {
+        ticketId: `T-${ticketsByKey.size + 1}`,
+        title: String(args['title']),
+        priority: String(args['priority'] ?? 'normal'),
+      };
+      ticketsByKey.set(scope, ticket);
+      return { ok: true, result: ticket };
+    },
+    reconcile(scope) {
+      const ticket = ticketsByKey.get(scope);
+      return { ok: true, result: ticket ? { happened: true, result: ticket } : { happened: false } };
+    },
+  },
+  'crm.count_tickets': {
+    description: {
+      name: 'crm.count_tickets',
+      description: 'How many tickets the CRM holds.',
+      inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+      kind: 'pure',
+      timeoutMs: 2000,
+    },
+    call: () => ({ ok: true, result: { tickets: ticketsByKey.size } }),
+  },
+};
+
+function respond(msg: Msg, body: Reply): void {
   const h = natsHeaders();
   h.set('Content-Type', 'application/json');
   msg.respond(encoder.encode(JSON.stringify(body)), { headers: h });
 }
 
-async function main(): Promise<void> {
-  const nc = await connect({ servers: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222', name: TOOL });
-  // A queue group: several replicas share the load, each request is answered once.
-  const sub = nc.subscribe(`${prefix}.toolsvc.${TOOL}`, { queue: TOOL });
-  console.log(`serving ${TOOL} on ${sub.getSubject()}`);
-  for await (const msg of sub) {
-    const key = msg.headers?.get('Ratchet-Idempotency-Key');
-    const tenant = msg.headers?.get('Ratchet-Tenant');
-    if (!key || !tenant) {
-      reply(msg, { ok: false, error: { code: 'bad_request', message: 'missing Ratchet headers', retryable: false } });
-      continue;
-    }
-    let args: { title?: unknown };
-    try {
-      args = (JSON.parse(decoder.decode(msg.data)) as { args: { title?: unknown } }).args;
-    } catch {
-      reply(msg, { ok: false, error: { code: 'bad_request', message: 'body is not JSON', retryable: false } });
-      continue;
-    }
-    if (typeof args.title !== 'string' || args.title.length === 0) {
-      // Goes back to the model as a tool error it can read and correct.
-      reply(msg, { ok: false, error: { code: 'invalid_arguments', message: 'title: a non-empty string is required' } });
-      continue;
-    }
-    // The key identifies the logical call: a repeat (after an executor crash) gets the same ticket back.
-    const scoped = `${tenant}/${key}`;
-    const existing = ticketsByKey.get(scoped);
-    if (existing) {
-      reply(msg, { ok: true, result: { ...existing, deduplicated: true } });
-      continue;
-    }
-    const ticket = { ticketId: `T-${ticketsByKey.size + 1}`, title: args.title };
-    ticketsByKey.set(scoped, ticket);
-    reply(msg, { ok: true, result: ticket });
+function handle(tool: Tool, msg: Msg): void {
+  const h: MsgHdrs | undefined = msg.headers;
+  const op = h?.get('Ratchet-Op') ?? '';
+  if (op === 'describe') return respond(msg, { ok: true, result: tool.description });
+  const key = h?.get('Ratchet-Idempotency-Key');
+  const callTenant = h?.get('Ratchet-Tenant');
+  if (!key || !callTenant)
+    return respond(msg, { ok: false, error: { code: 'bad_request', message: 'missing Ratchet headers' } });
+  // The key names the logical call; scoped by tenant, so two tenants never share a ticket.
+  const scope = `${callTenant}/${key}`;
+  if (op === 'reconcile') {
+    return respond(
+      msg,
+      tool.reconcile?.(scope) ?? { ok: false, error: { code: 'unsupported', message: 'no reconcile' } },
+    );
   }
+  let args: Record<string, unknown>;
+  try {
+    args = (JSON.parse(decoder.decode(msg.data)) as { args: Record<string, unknown> }).args;
+  } catch {
+    return respond(msg, { ok: false, error: { code: 'bad_request', message: 'body is not JSON' } });
+  }
+  respond(msg, tool.call(args, scope));
+}
+
+async function main(): Promise<void> {
+  const nc = await connect({ servers: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222', name: 'crm-tools' });
+  // One NATS micro service: `nats micro ls` / `nats micro info crm-tools` show it; Ratchet finds it by `$SRV.INFO`.
+  const service = await nc.services.add({
+    name: 'crm-tools',
+    version: '1.0.0',
+    description: 'CRM tools for Ratchet',
+    queue: 'crm-tools',
+  });
+  for (const [name, tool] of Object.entries(TOOLS)) {
+    service.addEndpoint(name.replace(/\./g, '_'), {
+      subject: subjectOf(name),
+      handler: (error, msg) => {
+        if (!error) handle(tool, msg);
+      },
+    });
+  }
+  console.log(`serving ${Object.keys(TOOLS).join(', ')} on ${subjectOf('<tool>')}`);
+  const stop = () =>
+    void service
+      .stop()
+      .then(() => nc.drain())
+      .then(() => process.exit(0));
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
 }
 
 main().catch((error: unknown) => {

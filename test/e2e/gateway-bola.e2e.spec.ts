@@ -12,6 +12,7 @@ import { createLogger } from '@ratchet/gateway/src/logging/logger';
 // eslint-disable-next-line no-restricted-imports -- the app itself, not a library
 import { listRoutes, type RouteInfo } from '@ratchet/gateway/src/openapi/routes';
 import { terminal, TestStack } from './stack';
+import { catalogOf, ToolProcess } from './tool-processes';
 
 /*
  * The BOLA sweep (ARCHITECTURE §8, issue #8). Routes are enumerated from the application itself, so a
@@ -21,7 +22,8 @@ import { terminal, TestStack } from './stack';
  *  - tenant A's credential with tenant B's ids → 404, exactly (type, title, detail) as for an id that
  *    does not exist, and tenant B's thread, runs and memory are unchanged afterwards.
  * The orchestrator, tool-executor, memory and approvals run as processes; the gateway in-process,
- * because the sweep needs its router.
+ * because the sweep needs its router. Tenant B also owns an agent and a tool service (bound to B by
+ * its subjects); deployment-level routes take only an operator credential, which no tenant route takes.
  */
 
 const A = 'tenanta';
@@ -34,6 +36,7 @@ interface Ids {
   namespace: string;
   key: string;
   approvalId: string;
+  agent: string;
 }
 
 interface Case {
@@ -91,17 +94,29 @@ const CASES: Record<string, Case> = {
     crossTenant: 200,
     mustNotContain: (i) => [i.key],
   },
-  'GET /v1/agents': { path: () => '/v1/agents', crossTenant: 200, why: 'agent definitions are deployment-wide' },
-  'GET /v1/agents/:name': {
-    path: () => '/v1/agents/demo',
-    crossTenant: 200,
-    why: 'agent definitions are deployment-wide',
-  },
+  'GET /v1/agents': { path: () => '/v1/agents', crossTenant: 200, mustNotContain: (i) => [i.agent] },
+  'GET /v1/agents/:name': { path: (i) => `/v1/agents/${i.agent}` },
   'POST /v1/agents': {
     path: () => '/v1/agents',
-    body: { name: 'Not A Valid Name' },
-    crossTenant: 400,
-    why: 'agent definitions are deployment-wide (admin only); an invalid one changes nothing',
+    body: (i: Ids) => ({ name: i.agent, model: { provider: 'scripted', script: [{ reply: 'overwritten by A' }] } }),
+    crossTenant: 201,
+    why: "an agent name is a name within the caller's tenant: this registers A's own agent of that name; B's is unchanged",
+  },
+  'GET /v1/deployment/agents': {
+    path: () => '/v1/deployment/agents',
+    crossTenant: 403,
+    why: 'deployment-level: a tenant credential is refused whatever its roles',
+  },
+  'POST /v1/deployment/agents': {
+    path: () => '/v1/deployment/agents',
+    body: { name: 'demo', model: { provider: 'scripted', script: [{ reply: 'hijacked' }] } },
+    crossTenant: 403,
+    why: 'deployment-level: a tenant admin cannot change what every tenant runs',
+  },
+  'GET /v1/tools': {
+    path: () => '/v1/tools',
+    crossTenant: 200,
+    mustNotContain: () => ['units.convert', 'notes.append'],
   },
   'GET /v1/approvals': {
     path: (i) => `/v1/approvals?threadId=${i.threadId}`,
@@ -139,11 +154,19 @@ describe('gateway: BOLA sweep over every route', () => {
       signal: AbortSignal.timeout(20_000),
     });
 
+  let bTools: ToolProcess;
   beforeAll(async () => {
     stack = await TestStack.create();
+    // Tenant B's own tool service (Python, bound to B by its subjects).
+    bTools = ToolProcess.spawn('b tools', 'python3', ['examples/remote-tool-service-python/tool_service.py'], {
+      NATS_URL: stack.env['NATS_URL']!,
+      RATCHET_SUBJECT_PREFIX: stack.prefix.subject,
+      RATCHET_TENANT: B,
+    });
+    await bTools.waitForLog('serving');
     await Promise.all([
       stack.start('orchestrator'),
-      stack.start('tool-executor'),
+      stack.start('tool-executor', { REMOTE_DISCOVERY_INTERVAL_MS: '500' }),
       stack.start('memory'),
       stack.start('approvals'),
     ]);
@@ -161,6 +184,9 @@ describe('gateway: BOLA sweep over every route', () => {
     await make('b-all', B, ALL);
     for (const role of ALL) await make(`a-${role}`, A, [role]);
     await make('a-none', A, []);
+    // A deployment operator credential (ratchet keys create --operator), and a tenant key that claims the role.
+    await make('operator', '*', ['operator']);
+    await make('a-claims-operator', A, ['admin', 'operator']);
 
     const appDb = await openDatabase({ url: stack.testDb.url, schema: 'gateway', migrations: GATEWAY_MIGRATIONS });
     const nc = await connectNats({ url: config.NATS_URL, name: 'gateway-bola' });
@@ -179,6 +205,15 @@ describe('gateway: BOLA sweep over every route', () => {
     expect(started.status).toBe(202);
     const run = (await started.json()) as { runId: string; threadId: string };
     await stack.waitFor(B, run.threadId, terminal(run.runId));
+    // Tenant B's own agent, using B's own tool.
+    await catalogOf(stack.nc, stack.prefix.subject, B, (c) => c.tools.some((t) => t.name === 'units.convert'));
+    const agent = await call('POST', '/v1/agents', secrets['b-all'], {
+      name: 'b-private',
+      instructions: 'bolasecret instructions',
+      model: { provider: 'scripted', script: [{ reply: 'b only' }] },
+      tools: [{ name: 'units.convert' }],
+    });
+    expect(agent.status).toBe(201);
     const put = await call('PUT', `/v1/memory/items/${enc('users/bob')}/favourite`, secrets['b-all'], {
       value: { colour: 'teal' },
       text: 'bolasecret teal',
@@ -190,6 +225,7 @@ describe('gateway: BOLA sweep over every route', () => {
       namespace: 'users/bob',
       key: 'favourite',
       approvalId: 'apr_bola_b',
+      agent: 'b-private',
     };
     missing = {
       threadId: 'th_missing0000000000000',
@@ -197,6 +233,7 @@ describe('gateway: BOLA sweep over every route', () => {
       namespace: 'users/nobody',
       key: 'nothing',
       approvalId: 'apr_missing',
+      agent: 'no-such-agent',
     };
   });
 
@@ -204,6 +241,7 @@ describe('gateway: BOLA sweep over every route', () => {
     await app?.close();
     await db?.close();
     await stack?.stop();
+    await bTools?.kill();
   });
 
   /** Tenant B's state, to prove the sweep changed nothing. */
@@ -213,7 +251,9 @@ describe('gateway: BOLA sweep over every route', () => {
       await call('GET', `/v1/memory/items/${enc(bIds.namespace)}/${bIds.key}`, secrets['b-all'])
     ).json();
     const threads = await (await call('GET', '/v1/threads', secrets['b-all'])).json();
-    return { events: events.map((e) => `${e.version}:${e.type}`), item, threads };
+    const agents = await (await call('GET', '/v1/agents', secrets['b-all'])).json();
+    const tools = await (await call('GET', '/v1/tools', secrets['b-all'])).json();
+    return { events: events.map((e) => `${e.version}:${e.type}`), item, threads, agents, tools };
   };
 
   it('has a sweep case for every route the application serves (and the router serves nothing else)', () => {
@@ -251,7 +291,7 @@ describe('gateway: BOLA sweep over every route', () => {
   });
 
   it('answers 403 on every role-restricted route to a credential without the role', async () => {
-    const restricted = routes.filter((r) => r.roles.length > 0 || r.anyRole);
+    const restricted = routes.filter((r) => !r.operator && (r.roles.length > 0 || r.anyRole));
     expect(restricted.length).toBeGreaterThan(10);
     for (const route of restricted) {
       const wrong = ['viewer', 'runner', 'approver', 'admin', 'none'].find((role) => {
@@ -277,7 +317,7 @@ describe('gateway: BOLA sweep over every route', () => {
     const before = await snapshotB();
     // Routes that create something under a name (A's own thread named like B's) go last, so the reads
     // before them see A without any such thread.
-    const creates = (r: RouteInfo) => (CASES[keyOf(r)]!.crossTenant ?? 404) === 202;
+    const creates = (r: RouteInfo) => [201, 202].includes(CASES[keyOf(r)]!.crossTenant ?? 404);
     for (const route of [...routes.filter((r) => !creates(r)), ...routes.filter(creates)]) {
       const c = CASES[keyOf(route)]!;
       const expected = c.crossTenant ?? 404;
@@ -298,6 +338,72 @@ describe('gateway: BOLA sweep over every route', () => {
       }
     }
     expect(await snapshotB()).toEqual(before);
+  });
+
+  it("rejects a run of tenant A naming tenant B's agent as unknown, exactly like a name nobody has", async () => {
+    const outcomeOf = async (agent: string, requestId: string) => {
+      const replyTo = `${stack.prefix.subject}.test.bola.${requestId}`;
+      const sub = stack.nc.subscribe(replyTo, { max: 1 });
+      await stack.publishRequest(A, {
+        requestId,
+        agent,
+        input: [{ role: 'user', content: 'hi' }],
+        principal: { id: 'mallory', roles: ['runner'] },
+        replyTo,
+      });
+      for await (const m of sub) return m.json<{ status: string; error?: { code: string; message: string } }>();
+      throw new Error('no outcome');
+    };
+    // (The sweep gave A an agent of its own named like B's first one: B registers another here.)
+    const created = await call('POST', '/v1/agents', secrets['b-all'], {
+      name: 'b-second',
+      model: { provider: 'scripted', script: [{ reply: 'b only' }] },
+    });
+    expect(created.status).toBe(201);
+    const borrowed = await outcomeOf('b-second', 'bola-borrow');
+    const nobody = await outcomeOf('b-nobody', 'bola-nobody');
+    expect(borrowed).toMatchObject({ status: 'rejected', error: { code: 'agent.unknown' } });
+    expect(nobody).toMatchObject({ status: 'rejected', error: { code: 'agent.unknown' } });
+    expect(borrowed.error!.message.replace('b-second', '?')).toBe(nobody.error!.message.replace('b-nobody', '?'));
+  });
+
+  it('takes an operator credential on deployment routes only, and no tenant credential there', async () => {
+    const operatorRoutes = routes.filter((r) => r.operator);
+    expect(operatorRoutes.map(keyOf)).toEqual(['GET /v1/deployment/agents', 'POST /v1/deployment/agents']);
+    for (const route of routes.filter((r) => !r.public && !r.operator)) {
+      const c = CASES[keyOf(route)]!;
+      const res = await call(route.method, c.path(bIds), secrets['operator'], bodyOf(c, bIds));
+      await readSome(res);
+      expect([keyOf(route), res.status]).toEqual([keyOf(route), 403]);
+    }
+    for (const secret of ['a-all', 'a-claims-operator', 'b-all']) {
+      const res = await call(
+        'POST',
+        '/v1/deployment/agents',
+        secrets[secret],
+        CASES['POST /v1/deployment/agents']!.body,
+      );
+      expect([secret, res.status]).toEqual([secret, 403]);
+    }
+    const shared = await call('POST', '/v1/deployment/agents', secrets['operator'], {
+      name: 'concierge',
+      model: { provider: 'scripted', script: [{ reply: 'shared' }] },
+    });
+    expect(shared.status).toBe(201);
+    const listed = (await (await call('GET', '/v1/deployment/agents', secrets['operator'])).json()) as {
+      agents: { name: string; scope: string }[];
+    };
+    const names = listed.agents.map((a) => `${a.name}:${a.scope}`);
+    expect(names).toEqual(expect.arrayContaining(['concierge:shared', 'demo:shared']));
+    expect(names.filter((n) => !n.endsWith(':shared'))).toEqual([]);
+    expect(names).not.toContain('b-private:shared');
+    // Every tenant is offered it; neither tenant's own agents are among the shared ones.
+    for (const secret of ['a-all', 'b-all']) {
+      const res = (await (await call('GET', '/v1/agents/concierge', secrets[secret])).json()) as {
+        agent: { scope: string };
+      };
+      expect(res.agent.scope).toBe('shared');
+    }
   });
 });
 

@@ -38,4 +38,36 @@ describe('start-up errors name the problem', () => {
     expect(result.stderr).toContain('nats://127.0.0.1:1');
     expect(result.stderr).toContain('docker compose up -d nats postgres');
   });
+
+  it('a tool module that cannot be used stops the executor and the orchestrator (78), naming the module and the tool', async () => {
+    const executor = sourceCommand('apps/tool-executor/src/main.ts');
+    const env = {
+      LOG_LEVEL: 'error',
+      HEALTH_PORT: String(await freePort()),
+      TOOL_MODULES: './examples/tool-module/shop.tools.ts,./libs/tools/test/fixtures/modules/bad-kind.tools.ts',
+    };
+    const result = await runProcess(executor.command, executor.args, { ...executor.env, ...env });
+    expect(result.code).toBe(78);
+    expect(result.stderr).toContain(
+      'TOOL_MODULES: tool module ./libs/tools/test/fixtures/modules/bad-kind.tools.ts: tool fixture.risky: kind must be pure, idempotent or at-most-once',
+    );
+    // A name clash with a built-in tool, in the orchestrator (which loads modules for local tools).
+    const clash = await run({ TOOL_MODULES: './libs/tools/test/fixtures/modules/builtin-clash.tools.ts' });
+    expect(clash.code).toBe(78);
+    expect(clash.stderr).toContain(
+      'tool module ./libs/tools/test/fixtures/modules/builtin-clash.tools.ts: tool demo.weather: the name is already taken by the built-in tools',
+    );
+  });
+
+  it('a malformed MCP_SERVERS names the entry and the field', async () => {
+    const executor = sourceCommand('apps/tool-executor/src/main.ts');
+    const result = await runProcess(executor.command, executor.args, {
+      ...executor.env,
+      LOG_LEVEL: 'error',
+      HEALTH_PORT: String(await freePort()),
+      MCP_SERVERS: JSON.stringify([{ name: 'crm', url: 'ftp://x', command: 'y' }]),
+    });
+    expect(result.code).toBe(78);
+    expect(result.stderr).toMatch(/MCP_SERVERS: .*\[0\.url\]/);
+  });
 });

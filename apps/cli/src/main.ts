@@ -13,6 +13,7 @@ import { forkCommand } from './commands/fork.command';
 import { importCommand } from './commands/import.command';
 import { inboxCommand } from './commands/inbox.command';
 import { keysCommand } from './commands/keys.command';
+import { agentsCommand } from './commands/agents.command';
 import { migrateCommand } from './commands/migrate.command';
 import { outboxCommand } from './commands/outbox.command';
 import { rebuildCommand } from './commands/rebuild.command';
@@ -77,6 +78,7 @@ Examples:
     retentionCommand(),
     eraseCommand(),
     keysCommand(),
+    agentsCommand(),
     demoCommand(),
   ]) {
     program.addCommand(command);

@@ -9,7 +9,8 @@ import {
   type MessagePublisher,
 } from '@ratchet/adapters';
 import type { NatsConnection } from 'nats';
-import { AgentsController } from './agents/agents.controller';
+import { AgentsController, DeploymentAgentsController } from './agents/agents.controller';
+import { ToolsController } from './tools/tools.controller';
 import { ApprovalsClient } from './approvals/approvals.client';
 import { ApprovalsController } from './approvals/approvals.controller';
 import { AuthGuard } from './auth/auth.guard';
@@ -84,6 +85,8 @@ export class GatewayModule {
         ThreadsController,
         MemoryController,
         AgentsController,
+        DeploymentAgentsController,
+        ToolsController,
         HealthController,
         ApprovalsController,
       ],

@@ -1,8 +1,10 @@
 import 'reflect-metadata';
 import { ORCHESTRATOR_MIGRATIONS } from '@ratchet/adapters';
-import { loadConfig, runMain, startService } from '@ratchet/platform';
-import { BUILTIN_TOOLS, parseRemoteTools, remoteTool, ToolRegistry } from '@ratchet/tools';
+import { TransientError } from '@ratchet/domain';
+import { ConfigError, loadConfig, runMain, startService } from '@ratchet/platform';
+import { BUILTIN_TOOLS, loadToolModules, parseToolModuleList, ToolModuleError, ToolRegistry } from '@ratchet/tools';
 import type { AgentCatalog } from './agents/agent-catalog';
+import type { CatalogTools } from './agents/catalog-tools';
 import { MODEL_CONSUMER } from './models/model-worker.controller';
 import { orchestratorConfigSchema } from './orchestrator.config';
 import { createCatalog, OrchestratorModule } from './orchestrator.module';
@@ -11,13 +13,21 @@ import { INBOX_CONSUMER } from './threads/thread-inbox.controller';
 
 runMain('orchestrator', async () => {
   const config = loadConfig(orchestratorConfigSchema, process.env, 'orchestrator');
-  // The orchestrator needs only the specs of remote tools (what the model sees); the executor calls them.
-  const noTransport = { request: () => Promise.reject(new Error('remote tools are called by the tool executor')) };
-  const tools = new ToolRegistry([
-    ...BUILTIN_TOOLS,
-    ...parseRemoteTools(config.REMOTE_TOOLS).map((d) => remoteTool(d, noTransport)),
-  ]);
+  // Its own tools: the built-in ones and the tool modules (for `local` tools, which run here). Every
+  // other tool (remote services, MCP servers) is the tool executor's: its catalog answers for them.
+  let modules;
+  try {
+    modules = await loadToolModules(parseToolModuleList(config.TOOL_MODULES), {
+      taken: new Map(BUILTIN_TOOLS.map((t) => [t.name, 'the built-in tools'])),
+    });
+  } catch (error) {
+    if (error instanceof ToolModuleError)
+      throw new ConfigError('orchestrator', [{ variable: 'TOOL_MODULES', expected: error.message }]);
+    throw error;
+  }
+  const tools = new ToolRegistry([...BUILTIN_TOOLS, ...modules]);
   let catalog: AgentCatalog | undefined;
+  let catalogTools: CatalogTools | undefined;
   await startService({
     service: 'orchestrator',
     schema: 'orchestrator',
@@ -32,13 +42,17 @@ runMain('orchestrator', async () => {
     },
     shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
     prepare: async (runtime) => {
-      catalog = createCatalog(runtime, tools);
-      const agents = await catalog.registerDirectory(config.AGENTS_DIR);
-      runtime.logger.info({ agents: agents.map((a) => `${a.name}@${a.version}`) }, 'agents registered');
+      if (config.REMOTE_TOOLS)
+        runtime.logger.warn(
+          'REMOTE_TOOLS is read by the tool executor only now: agents see the tools its catalog offers (docs/tools.md)',
+        );
+      ({ catalog, catalogTools } = createCatalog(runtime, tools));
+      const agents = await registerAtStart(catalog, config.AGENTS_DIR, config.AGENTS_TOOLS_WAIT_MS);
+      runtime.logger.info({ agents: agents.map((a) => `${a.name}@${a.version}`) }, 'shared agents registered');
     },
     module: (runtime) => {
-      if (!catalog) throw new Error('agent catalog not prepared');
-      return OrchestratorModule.create(runtime, catalog, tools, {
+      if (!catalog || !catalogTools) throw new Error('agent catalog not prepared');
+      return OrchestratorModule.create(runtime, catalog, tools, catalogTools, {
         modelWorker: config.MODEL_WORKER,
         watchdog: {
           intervalMs: config.WATCHDOG_INTERVAL_MS,
@@ -53,3 +67,19 @@ runMain('orchestrator', async () => {
     },
   });
 });
+
+/**
+ * AGENTS_DIR's agents are the deployment's shared ones. One that lists a tool of the executor's
+ * catalog (a remote service, an MCP server) waits for the executor to answer, a bounded time.
+ */
+async function registerAtStart(catalog: AgentCatalog, dir: string, waitMs: number) {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      return await catalog.registerDirectory(dir);
+    } catch (error) {
+      if (!(error instanceof TransientError) || Date.now() > deadline) throw error;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}

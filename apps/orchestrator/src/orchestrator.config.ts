@@ -9,8 +9,12 @@ export const orchestratorConfigSchema = extendConfig({
   AGENTS_DIR: envString().default(path.resolve(__dirname, '../../../agents')),
   /** Each orchestrator process also runs a model worker unless this is false. */
   MODEL_WORKER: envBoolean().default(true),
-  /** Tools other services serve (`name:kind[:timeoutMs],...`): agents may list them; the executor calls them. */
+  /** No longer read here (the tool executor's catalog answers for remote tools); a warning if set. */
   REMOTE_TOOLS: z.string().default(''),
+  /** Modules exporting `defineTool` tools (the same list as the tool executor's): their `local` tools run here. */
+  TOOL_MODULES: z.string().default(''),
+  /** At start, how long AGENTS_DIR agents that list the executor's tools wait for its catalog to answer. */
+  AGENTS_TOOLS_WAIT_MS: envMillis().default(30_000),
   /** How often the watchdog looks for runs with no progress, and the idle time before it looks at one. */
   WATCHDOG_INTERVAL_MS: envMillis().default(5_000),
   WATCHDOG_MIN_IDLE_MS: envMillis().default(10_000),

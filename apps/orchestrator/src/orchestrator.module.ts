@@ -10,6 +10,7 @@ import {
 import { RunStops, RuntimeModule, ServiceRuntime } from '@ratchet/platform';
 import { BUILTIN_TOOLS, toolLogger, ToolRegistry } from '@ratchet/tools';
 import { AgentCatalog } from './agents/agent-catalog';
+import { CatalogTools } from './agents/catalog-tools';
 import { ModelWorker } from './models/model-worker';
 import { ModelWorkerController } from './models/model-worker.controller';
 import { RunRequestController } from './threads/run-request.controller';
@@ -36,6 +37,7 @@ export class OrchestratorModule {
     runtime: ServiceRuntime,
     catalog: AgentCatalog,
     tools: ToolRegistry,
+    catalogTools: CatalogTools,
     options: {
       modelWorker: boolean;
       watchdog: { intervalMs: number; minIdleMs: number; lostAfterMs: number };
@@ -53,7 +55,7 @@ export class OrchestratorModule {
     const conversations = new PgThreadStore(runtime.db, threadColumns);
     const worker = new ModelWorker(
       catalog,
-      tools,
+      catalogTools,
       {
         scripted: new ScriptedModel(),
         openai: new OpenAiCompatibleModel({
@@ -155,8 +157,17 @@ const PROVIDER_REQUEST_BACKSTOP_MS = 60 * 60_000;
 /** How long a recall waits for the memory service before the model is called without it. */
 export const RECALL_TIMEOUT_MS = 2000;
 
-export function createCatalog(runtime: ServiceRuntime, tools: ToolRegistry): AgentCatalog {
-  return new AgentCatalog(new AgentDefinitionsRepository(runtime.db.sql), tools);
+export function createCatalog(
+  runtime: ServiceRuntime,
+  tools: ToolRegistry,
+): { catalog: AgentCatalog; catalogTools: CatalogTools } {
+  const catalogTools = new CatalogTools(
+    tools,
+    runtime.nc,
+    runtime.subjects,
+    toolLogger(runtime.logger.child({ component: 'tool-catalog' })),
+  );
+  return { catalog: new AgentCatalog(new AgentDefinitionsRepository(runtime.db.sql), catalogTools), catalogTools };
 }
 
 export { BUILTIN_TOOLS };

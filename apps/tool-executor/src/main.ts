@@ -1,7 +1,21 @@
 import 'reflect-metadata';
 import { TOOLS_MIGRATIONS } from '@ratchet/adapters';
-import { loadConfig, runMain, startService } from '@ratchet/platform';
-import { BUILTIN_TOOLS, parseRemoteTools, remoteTool, ToolRegistry } from '@ratchet/tools';
+import { ConfigError, loadConfig, runMain, startService } from '@ratchet/platform';
+import {
+  BUILTIN_TOOLS,
+  loadToolModules,
+  McpToolSource,
+  parseRemoteTools,
+  parseToolModuleList,
+  remoteTool,
+  ToolCatalog,
+  toolLogger,
+  ToolModuleError,
+  ToolRegistry,
+  type DynamicToolSource,
+} from '@ratchet/tools';
+import { subjects as subjectsOf } from '@ratchet/contracts';
+import { RemoteToolDiscovery } from './catalog/remote-discovery';
 import { natsToolTransport } from './effects/remote-transport';
 import { CONTROL_CONSUMER } from './effects/run-stop.controller';
 import { TOOL_CONSUMER } from './effects/tool-call.controller';
@@ -10,7 +24,14 @@ import { ToolExecutorModule } from './tool-executor.module';
 
 runMain('tool-executor', async () => {
   const config = loadConfig(toolExecutorConfigSchema, process.env, 'tool-executor');
-  const remote = parseRemoteTools(config.REMOTE_TOOLS);
+  let remote;
+  try {
+    remote = parseRemoteTools(config.REMOTE_TOOLS);
+  } catch (error) {
+    throw new ConfigError('tool-executor', [{ variable: 'REMOTE_TOOLS', expected: (error as Error).message }]);
+  }
+  const modules = await loadModules(config.TOOL_MODULES, 'tool-executor');
+  const sources: (DynamicToolSource & { start(): Promise<void>; stop(): void | Promise<void> })[] = [];
   await startService({
     service: 'tool-executor',
     schema: 'tools',
@@ -21,9 +42,36 @@ runMain('tool-executor', async () => {
     shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
     maxMessages: { [TOOL_CONSUMER]: config.TOOL_CONCURRENCY, [CONTROL_CONSUMER]: 8 },
     module: (runtime) => {
-      const transport = natsToolTransport(runtime.nc, runtime.subjects);
-      const tools = new ToolRegistry([...BUILTIN_TOOLS, ...remote.map((d) => remoteTool(d, transport))]);
-      return ToolExecutorModule.create(runtime, tools);
+      const transport = natsToolTransport(runtime.nc);
+      const subjects = subjectsOf(runtime.subjects.prefix);
+      const registry = new ToolRegistry([
+        ...BUILTIN_TOOLS,
+        ...modules,
+        ...remote.map((d) => remoteTool(d, transport, subjects.toolService(d.name))),
+      ]);
+      const logger = toolLogger(runtime.logger.child({ component: 'tool-sources' }));
+      if (config.REMOTE_DISCOVERY)
+        sources.push(
+          new RemoteToolDiscovery(runtime.nc, transport, logger, {
+            prefix: runtime.subjects.prefix,
+            intervalMs: config.REMOTE_DISCOVERY_INTERVAL_MS,
+          }),
+        );
+      for (const server of config.MCP_SERVERS) sources.push(new McpToolSource(server, logger));
+      return ToolExecutorModule.create(runtime, new ToolCatalog(registry, sources), sources);
     },
   });
 });
+
+/** Tool modules, loaded once at start; a module that cannot be used stops the service (exit 78). */
+export async function loadModules(spec: string, service: string) {
+  try {
+    return await loadToolModules(parseToolModuleList(spec), {
+      taken: new Map(BUILTIN_TOOLS.map((t) => [t.name, 'the built-in tools'])),
+    });
+  } catch (error) {
+    if (error instanceof ToolModuleError)
+      throw new ConfigError(service, [{ variable: 'TOOL_MODULES', expected: error.message }]);
+    throw error;
+  }
+}

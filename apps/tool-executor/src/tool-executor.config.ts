@@ -1,11 +1,42 @@
 import { z } from 'zod';
-import { envInt, envPort, extendConfig } from '@ratchet/platform';
+import { envBoolean, envInt, envMillis, envPort, extendConfig } from '@ratchet/platform';
+import { McpServersConfig } from '@ratchet/tools';
+
+/** `MCP_SERVERS`: a JSON list of MCP servers; every problem is named with its place in the list. */
+const mcpServers = z
+  .string()
+  .default('[]')
+  .transform((text, ctx) => {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'expected a JSON list of MCP servers ([{"name":..., "url"|"command":...}])',
+      });
+      return z.NEVER;
+    }
+    const parsed = McpServersConfig.safeParse(raw);
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues)
+      ctx.addIssue({ code: 'custom', message: `[${issue.path.join('.') || 'list'}]: ${issue.message}` });
+    return z.NEVER;
+  });
 
 export const toolExecutorConfigSchema = extendConfig({
   HEALTH_PORT: envPort().default(9092),
   /** Tool calls handled at once. */
   TOOL_CONCURRENCY: envInt({ min: 1, max: 1000 }).default(8),
-  /** Tools served by other services: `name:kind[:timeoutMs],...` (docs/tools.md). */
+  /** Tools served by other services, declared here: `name:kind[:timeoutMs],...` (docs/tools.md). */
   REMOTE_TOOLS: z.string().default(''),
+  /** Modules exporting `defineTool` tools: comma-separated paths or package names (docs/tools.md). */
+  TOOL_MODULES: z.string().default(''),
+  /** Find remote tool services that describe themselves (NATS service discovery, `$SRV`). */
+  REMOTE_DISCOVERY: envBoolean().default(true),
+  /** How often discovery looks again (a service gone for two rounds leaves the catalog). */
+  REMOTE_DISCOVERY_INTERVAL_MS: envMillis().default(5_000),
+  /** MCP servers to connect to: a JSON list (docs/tools.md#mcp-servers). */
+  MCP_SERVERS: mcpServers,
 });
 export type ToolExecutorConfig = z.output<typeof toolExecutorConfigSchema>;

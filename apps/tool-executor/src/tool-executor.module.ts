@@ -8,12 +8,28 @@ import {
 } from '@nestjs/common';
 import { EffectLedgerRepository, MemoryClient } from '@ratchet/adapters';
 import { RunStops, RuntimeModule, ServiceRuntime } from '@ratchet/platform';
-import { toolLogger, type ToolRegistry } from '@ratchet/tools';
+import { toolLogger, ToolCatalog, type DynamicToolSource } from '@ratchet/tools';
+import { ToolsResponder } from './catalog/tools.responder';
 import { ControlGate } from './effects/control-gate';
 import { EffectLeases } from './effects/effect-leases';
 import { CONTROL_CONSUMER, RunStopController } from './effects/run-stop.controller';
 import { ToolCallController } from './effects/tool-call.controller';
 import { ToolCallHandler } from './effects/tool-call.handler';
+
+export type StartableSource = DynamicToolSource & { start(): Promise<void>; stop(): void | Promise<void> };
+const TOOL_SOURCES = Symbol('TOOL_SOURCES');
+
+/** Starts the dynamic tool sources with the service (first look before it is ready) and stops them with it. */
+@Injectable()
+class ToolSourcesLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  constructor(@Inject(TOOL_SOURCES) private readonly sources: readonly StartableSource[]) {}
+  async onApplicationBootstrap(): Promise<void> {
+    await Promise.all(this.sources.map((s) => s.start()));
+  }
+  async beforeApplicationShutdown(): Promise<void> {
+    await Promise.all(this.sources.map((s) => s.stop()));
+  }
+}
 
 /** Starts listening for run stops and renewing effect leases with the app; stops both after the drain. */
 @Injectable()
@@ -38,7 +54,11 @@ class RunControlLifecycle implements OnApplicationBootstrap, BeforeApplicationSh
 
 @Module({})
 export class ToolExecutorModule {
-  static create(runtime: ServiceRuntime, tools: ToolRegistry): DynamicModule {
+  static create(
+    runtime: ServiceRuntime,
+    catalog: ToolCatalog,
+    sources: readonly StartableSource[] = [],
+  ): DynamicModule {
     const logger = runtime.logger.child({ component: 'tools' });
     const memory = new MemoryClient(runtime.nc, { subjectPrefix: runtime.subjects.prefix });
     const stops = new RunStops(runtime.nc, runtime.subjects, runtime.logger.child({ component: 'run-stops' }));
@@ -55,6 +75,10 @@ export class ToolExecutorModule {
       imports: [RuntimeModule.forRuntime(runtime)],
       controllers: [ToolCallController, RunStopController],
       providers: [
+        { provide: ToolCatalog, useValue: catalog },
+        { provide: TOOL_SOURCES, useValue: sources },
+        ToolSourcesLifecycle,
+        ToolsResponder,
         { provide: RunStops, useValue: stops },
         { provide: EffectLeases, useValue: leases },
         { provide: ControlGate, useValue: gate },
@@ -64,7 +88,7 @@ export class ToolExecutorModule {
           useFactory: () =>
             new ToolCallHandler(
               runtime.db,
-              tools,
+              catalog,
               runtime.relay,
               runtime.subjects,
               toolLogger(logger),

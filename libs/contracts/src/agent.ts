@@ -82,6 +82,12 @@ export const AgentToolConfig = z
       .max(256)
       .optional()
       .describe('http.request: hosts this agent may reach ("api.example.com", or "*.example.com" for subdomains)'),
+    honoursIdempotencyKey: z
+      .boolean()
+      .optional()
+      .describe(
+        'http.request: the allowed hosts deduplicate by the Idempotency-Key header, so a POST/PUT/PATCH/DELETE may be retried (idempotent); otherwise it is at-most-once',
+      ),
   })
   .strict();
 export type AgentToolConfig = z.infer<typeof AgentToolConfig>;

@@ -11,3 +11,5 @@ export * from './request-ids';
 export * from './agents-api';
 export * from './threads-api';
 export * from './approvals-api';
+export * from './tools-api';
+export * from './remote-tools';

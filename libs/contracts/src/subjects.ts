@@ -38,12 +38,60 @@ export function subjects(prefix: string) {
       `${prefix}.events.${token('tenant', tenant)}.${token('thread', thread)}`,
     eventsOfTenant: (tenant: string) => `${prefix}.events.${token('tenant', tenant)}.>`,
     eventsAll: `${prefix}.events.>`,
+    /** A deployment-level remote tool, offered to every tenant. */
     toolService: (tool: string) => `${prefix}.toolsvc.${tool}`,
-    agents: (op: string) => `${prefix}.agents.${op}`,
-    agentsAll: `${prefix}.agents.*`,
+    /** A remote tool that only `tenant`'s runs see and call (NATS permissions bind who may serve it). */
+    tenantToolService: (tenant: string, tool: string) => `${prefix}.tenants.${token('tenant', tenant)}.toolsvc.${tool}`,
+    /** A tenant's agent catalog (the tenant is the subject's). */
+    agents: (tenant: string, op: string) => `${prefix}.agents.${token('tenant', tenant)}.${op}`,
+    agentsAll: `${prefix}.agents.*.*`,
+    /** The deployment's shared agents (operator credential only). */
+    deploymentAgents: (op: string) => `${prefix}.deployment.agents.${op}`,
+    deploymentAgentsAll: `${prefix}.deployment.agents.*`,
+    /** The tool catalog a tenant's runs see (served by the tool executor). */
+    tools: (tenant: string, op: string) => `${prefix}.tools.${token('tenant', tenant)}.${op}`,
+    toolsAll: `${prefix}.tools.*.*`,
+    /** The tools every tenant is offered (what shared agents may list). */
+    deploymentTools: (op: string) => `${prefix}.deployment.tools.${op}`,
   };
 }
 export type Subjects = ReturnType<typeof subjects>;
+
+/** The tenant and op of `<prefix>.<root>.<tenant>.<op>` (agents, tools), or undefined. */
+export function tenantOpOfSubject(
+  prefix: string,
+  root: string,
+  subject: string,
+): { tenant: string; op: string } | undefined {
+  const head = `${prefix}.${root}.`;
+  if (!subject.startsWith(head)) return undefined;
+  const [tenant, op, ...rest] = subject.slice(head.length).split('.');
+  if (rest.length > 0 || !tenant || !op || !SubjectToken.safeParse(tenant).success) return undefined;
+  return { tenant, op };
+}
+
+/**
+ * The tool a remote tool service's subject serves, and the tenant it is bound to (undefined: every
+ * tenant): `<prefix>.toolsvc.<tool>` or `<prefix>.tenants.<tenant>.toolsvc.<tool>`. Undefined when the
+ * subject is neither or the tool name is not a valid one.
+ */
+export function parseToolServiceSubject(
+  prefix: string,
+  subject: string,
+): { tool: string; tenant?: string } | undefined {
+  const shared = `${prefix}.toolsvc.`;
+  const tenants = `${prefix}.tenants.`;
+  const valid = (tool: string) => /^[a-z][a-z0-9_.-]*$/.test(tool) && tool.length <= 128 && !tool.endsWith('.');
+  if (subject.startsWith(shared)) {
+    const tool = subject.slice(shared.length);
+    return valid(tool) ? { tool } : undefined;
+  }
+  if (!subject.startsWith(tenants)) return undefined;
+  const [tenant, root, ...rest] = subject.slice(tenants.length).split('.');
+  const tool = rest.join('.');
+  if (!tenant || root !== 'toolsvc' || !SubjectToken.safeParse(tenant).success || !valid(tool)) return undefined;
+  return { tool, tenant };
+}
 
 /** The tenant a request subject binds, or undefined if the subject is not a request subject. */
 export function tenantOfRequestSubject(prefix: string, subject: string): string | undefined {

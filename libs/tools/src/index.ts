@@ -6,3 +6,8 @@ export * from './builtin/http.tools';
 export * from './builtin/memory.tools';
 export * from './builtin/effect-demo.tools';
 export * from './run-tool';
+export * from './catalog';
+export * from './json-schema';
+export * from './modules';
+export * from './mcp/mcp.config';
+export * from './mcp/mcp.source';

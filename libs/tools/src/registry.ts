@@ -19,6 +19,11 @@ export class ToolRegistry {
     return this.tools.get(name);
   }
 
+  /** The same tools for every tenant (a `ToolLookup`, e.g. for a tool executor without dynamic sources). */
+  resolve(_tenantId: string, name: string): Promise<AnyTool | undefined> {
+    return Promise.resolve(this.tools.get(name));
+  }
+
   names(): string[] {
     return [...this.tools.keys()].sort();
   }

@@ -1,31 +1,28 @@
 import { z } from 'zod';
-import { Failure, HEADERS, Json, type JsonObject } from '@ratchet/contracts';
+import {
+  Json,
+  REMOTE_TOOL_HEADERS,
+  RemoteReconcileResult,
+  RemoteToolDescription,
+  RemoteToolReply,
+  type JsonObject,
+} from '@ratchet/contracts';
+import { compileInputSchema, jsonSchemaInput, modelParameters } from './json-schema';
 import { defineTool, ToolError, type AnyTool, type ToolContext, type ToolKind } from './tool';
 
-/** Headers a remote tool receives with every request (see docs/tools.md). */
-export const REMOTE_TOOL_HEADERS = {
-  idempotencyKey: HEADERS.idempotencyKey,
-  tenant: HEADERS.tenant,
-  thread: 'Ratchet-Thread',
-  run: 'Ratchet-Run',
-  call: 'Ratchet-Call',
-  principal: 'Ratchet-Principal',
-  attempt: 'Ratchet-Attempt',
-} as const;
+// The contract itself (headers, bodies, the description) is part of the wire language: @ratchet/contracts.
+export {
+  REMOTE_TOOL_HEADERS,
+  RemoteReconcileResult,
+  RemoteToolDescription,
+  RemoteToolReply,
+  RemoteToolRequest,
+} from '@ratchet/contracts';
 
-/** The request body: the arguments and the agent's config for the tool. */
-export const RemoteToolRequest = z.object({ args: z.record(z.string(), Json), config: z.record(z.string(), Json) });
-/** The reply body. `mayHaveActed` on an error: the effect may have happened anyway. */
-export const RemoteToolReply = z.discriminatedUnion('ok', [
-  z.object({ ok: z.literal(true), result: Json }),
-  z.object({ ok: z.literal(false), error: Failure.extend({ mayHaveActed: z.boolean().optional() }) }),
-]);
-export type RemoteToolReply = z.infer<typeof RemoteToolReply>;
-
-/** How the executor reaches a remote tool: a NATS request on `<prefix>.toolsvc.<name>`. */
+/** How the executor reaches a remote tool: a NATS request on the tool's subject. */
 export interface RemoteToolTransport {
   request(
-    tool: string,
+    subject: string,
     body: string,
     headers: Record<string, string>,
     timeoutMs: number,
@@ -64,13 +61,14 @@ export function parseRemoteTools(spec: string | undefined): RemoteToolDeclaratio
 }
 
 /**
- * A tool served by another service. The executor treats it like a local tool: same ledger, same
- * retries; the key travels in `Ratchet-Idempotency-Key`. The model sees an open object schema unless
- * an input schema is given.
+ * A tool served by another service, declared by configuration (`REMOTE_TOOLS`). The executor treats it
+ * like any tool: same ledger, same retries; the key travels in `Ratchet-Idempotency-Key`. The model
+ * sees an open object schema (a service that describes itself gives its real one: `describedRemoteTool`).
  */
 export function remoteTool(
   decl: RemoteToolDeclaration & { input?: z.ZodType<JsonObject> },
   transport: RemoteToolTransport,
+  subject: string,
 ): AnyTool {
   const timeoutMs = decl.timeoutMs ?? 10_000;
   return {
@@ -79,21 +77,125 @@ export function remoteTool(
       description: decl.description ?? `Remote tool ${decl.name}.`,
       kind: decl.kind,
       timeoutMs: timeoutMs + 1000,
-      retry: decl.kind === 'at-most-once' ? { attempts: 1, backoffMs: 0 } : { attempts: 3, backoffMs: 200 },
+      retry: retryFor(decl.kind),
       input: decl.input ?? z.record(z.string(), Json),
-      execute: (args, ctx) => callRemote(decl.name, decl.kind, args, ctx, transport, timeoutMs),
+      execute: (args, ctx) => callRemote(subject, decl.name, decl.kind, args, ctx, transport, timeoutMs),
     }),
     remote: true,
+    source: `remote:${subject}`,
   };
 }
 
-async function callRemote(
+/** A described remote tool that cannot be offered: the description or its schema is not acceptable. */
+export class RemoteDescriptionError extends Error {
+  constructor(
+    readonly code: 'remote.bad_description' | 'remote.invalid_schema' | 'remote.name_mismatch',
+    readonly subject: string,
+    message: string,
+  ) {
+    super(`${subject}: ${message}`);
+    this.name = 'RemoteDescriptionError';
+  }
+}
+
+/** Checks a `describe` answer for the tool served on `subject` (whose last tokens are `expectedName`). */
+export function parseRemoteDescription(subject: string, expectedName: string, raw: unknown): RemoteToolDescription {
+  const reply = RemoteToolReply.safeParse(raw);
+  if (!reply.success || !reply.data.ok)
+    throw new RemoteDescriptionError(
+      'remote.bad_description',
+      subject,
+      reply.success && !reply.data.ok
+        ? `describe failed: ${reply.data.error.code}: ${reply.data.error.message}`
+        : 'the describe answer is not { ok, result }',
+    );
+  const parsed = RemoteToolDescription.safeParse(reply.data.result);
+  if (!parsed.success)
+    throw new RemoteDescriptionError(
+      'remote.bad_description',
+      subject,
+      `invalid description: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`,
+    );
+  if (parsed.data.name !== expectedName)
+    throw new RemoteDescriptionError(
+      'remote.name_mismatch',
+      subject,
+      `describes a tool named ${parsed.data.name} on the subject of ${expectedName}`,
+    );
+  const compiled = compileInputSchema(parsed.data.inputSchema);
+  if (!compiled.ok)
+    throw new RemoteDescriptionError('remote.invalid_schema', subject, `inputSchema: ${compiled.problem}`);
+  return parsed.data;
+}
+
+/**
+ * A tool a service described itself (`Ratchet-Op: describe`): the model sees its input schema, and
+ * arguments are validated against it before anything is sent. With `reconcile`, a call that died
+ * mid-effect asks the service (`Ratchet-Op: reconcile`) whether the effect with its key happened.
+ */
+export function describedRemoteTool(
+  description: RemoteToolDescription,
+  subject: string,
+  transport: RemoteToolTransport,
+): AnyTool {
+  const compiled = compileInputSchema(description.inputSchema);
+  if (!compiled.ok)
+    throw new RemoteDescriptionError('remote.invalid_schema', subject, `inputSchema: ${compiled.problem}`);
+  const { name, kind, timeoutMs } = description;
+  const tool: AnyTool = {
+    ...defineTool({
+      name,
+      description: description.description,
+      kind,
+      timeoutMs: timeoutMs + 1000,
+      retry: retryFor(kind),
+      input: jsonSchemaInput(compiled.validate),
+      execute: (args, ctx) => callRemote(subject, name, kind, args, ctx, transport, timeoutMs),
+    }),
+    parameters: modelParameters(description.inputSchema),
+    remote: true,
+    source: `remote:${subject}`,
+  };
+  if (description.reconcile) {
+    tool.reconcile = async (args, ctx) => {
+      const answer = await requestRemote(subject, name, 'reconcile', args, ctx, transport, timeoutMs);
+      const parsed = RemoteReconcileResult.safeParse(answer);
+      // An answer that says nothing clear is no proof either way: the call escalates.
+      if (!parsed.success)
+        throw new ToolError('remote.bad_reconcile', `${name} answered reconcile with an invalid result`, false, {
+          mayHaveActed: true,
+        });
+      return parsed.data;
+    };
+  }
+  return tool;
+}
+
+function retryFor(kind: ToolKind) {
+  return kind === 'at-most-once' ? { attempts: 1, backoffMs: 0 } : { attempts: 3, backoffMs: 200 };
+}
+
+function callRemote(
+  subject: string,
   name: string,
   kind: ToolKind,
   args: JsonObject,
   ctx: ToolContext,
   transport: RemoteToolTransport,
   timeoutMs: number,
+): Promise<Json> {
+  return requestRemote(subject, name, undefined, args, ctx, transport, timeoutMs, kind);
+}
+
+async function requestRemote(
+  subject: string,
+  name: string,
+  op: 'reconcile' | undefined,
+  args: JsonObject,
+  ctx: ToolContext,
+  transport: RemoteToolTransport,
+  timeoutMs: number,
+  kind: ToolKind = 'at-most-once',
 ): Promise<Json> {
   const headers: Record<string, string> = {
     [REMOTE_TOOL_HEADERS.idempotencyKey]: ctx.idempotencyKey,
@@ -103,9 +205,10 @@ async function callRemote(
     [REMOTE_TOOL_HEADERS.call]: ctx.callId,
     [REMOTE_TOOL_HEADERS.principal]: ctx.principal.id,
     [REMOTE_TOOL_HEADERS.attempt]: String(ctx.attempt),
+    ...(op ? { [REMOTE_TOOL_HEADERS.op]: op } : {}),
   };
   const body = JSON.stringify({ args, config: ctx.config });
-  const answer = await transport.request(name, body, headers, timeoutMs);
+  const answer = await transport.request(subject, body, headers, timeoutMs);
   if (!answer.ok) {
     // No responder: the request reached nobody, so nothing happened. A timeout: it may have.
     const mayHaveActed = answer.reason !== 'no_responders';

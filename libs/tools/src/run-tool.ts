@@ -1,6 +1,6 @@
 import type { AgentToolConfig, Json, ToolCallCommand } from '@ratchet/contracts';
 import { TransientError } from '@ratchet/domain';
-import { ToolError, type AnyTool, type ToolContext, type ToolLogger, type ToolMemory } from './tool';
+import { callKind, ToolError, type AnyTool, type ToolContext, type ToolLogger, type ToolMemory } from './tool';
 
 export type ToolRunOutcome =
   | { status: 'completed'; result: Json }
@@ -62,7 +62,7 @@ export async function runTool(
       error: { code: 'invalid_arguments', message: `invalid arguments for ${tool.name}: ${issues}`, retryable: false },
     };
   }
-  const once = tool.kind === 'at-most-once';
+  const once = callKind(tool, command.args, command.toolConfig) === 'at-most-once';
   const attempts = Math.max(1, tool.retry.attempts);
   for (let attempt = 1; ; attempt++) {
     const controller = new AbortController();

@@ -75,6 +75,19 @@ export interface ToolDefinition<I extends z.ZodType<JsonObject> = z.ZodType<Json
   /** Result fields redacted before the result is stored or sent on (secret-looking values always are). */
   sensitive?: readonly string[];
   execute(args: z.infer<I>, ctx: ToolContext): Promise<Json>;
+  /**
+   * The JSON Schema the model sees, when the tool's source gave one (a remote tool service, an MCP
+   * server): then `input` validates against exactly that schema. Without it, the schema is `input`'s.
+   */
+  parameters?: JsonObject;
+  /**
+   * The kind of one call when it depends on the arguments or the agent's config (e.g. `http.request`: a
+   * POST is at-most-once unless the agent says the target honours `Idempotency-Key`). Never more
+   * lenient than `kind` says for the call's arguments; the ledger records the kind it used.
+   */
+  kindOf?: (args: JsonObject, config: AgentToolConfig) => ToolKind;
+  /** Where the tool comes from, for listings and errors: `builtin`, `module:<spec>`, `remote:<subject>`, `mcp:<server>`. */
+  source?: string;
   /** Served by another service over NATS (`<prefix>.toolsvc.<name>`); see docs/tools.md. */
   remote?: boolean;
   /**
@@ -109,8 +122,14 @@ export function defineTool<I extends z.ZodType<JsonObject>>(
   return { timeoutMs, retry: { attempts: 3, backoffMs: 200 }, ...def };
 }
 
+/** The kind that governs one call of `tool` (its `kindOf`, else its declared kind). */
+export function callKind(tool: AnyTool, args: JsonObject, config: AgentToolConfig | undefined): ToolKind {
+  return tool.kindOf ? tool.kindOf(args, config ?? {}) : tool.kind;
+}
+
 /** The JSON Schema of a tool's arguments: what the model sees. */
 export function toolSpec(tool: AnyTool): ToolSpec {
+  if (tool.parameters) return { name: tool.name, description: tool.description, parameters: tool.parameters };
   const schema = z.toJSONSchema(tool.input, { target: 'draft-2020-12', io: 'input' }) as Record<string, Json>;
   delete schema['$schema'];
   return { name: tool.name, description: tool.description, parameters: schema };

@@ -5,29 +5,45 @@ import { CliError, UsageError } from '../cli.errors';
 import { parseDuration, table } from '../cli.parse';
 
 export interface KeysCreateOptions {
-  tenant: string;
+  tenant?: string;
+  /** A deployment operator credential: changes shared agents, acts for no tenant. */
+  operator?: boolean;
   roles: string;
   name: string;
   expiresIn?: number;
 }
 
 /** Creates a key; the secret is printed this once and is not recoverable (only its SHA-256 is stored). */
+/** The tenant id of operator keys (the gateway's OPERATOR_TENANT): no tenant can have it. */
+const OPERATOR_TENANT = '*';
+
 export async function createKey({ config, out }: CommandContext, opts: KeysCreateOptions) {
-  assertToken('tenant', opts.tenant);
-  const roles = opts.roles
-    .split(',')
-    .map((r) => r.trim())
-    .filter((r) => r !== '');
+  const operator = opts.operator === true;
+  if (operator && opts.tenant !== undefined)
+    throw new UsageError('--operator keys act for no tenant: leave out --tenant');
+  if (!operator) {
+    if (opts.tenant === undefined) throw new UsageError('--tenant is required (or --operator for a deployment key)');
+    assertToken('tenant', opts.tenant);
+  }
+  const roles = operator
+    ? ['operator']
+    : opts.roles
+        .split(',')
+        .map((r) => r.trim())
+        .filter((r) => r !== '');
   if (roles.length === 0) throw new UsageError('--roles needs at least one role, e.g. --roles runner,viewer');
+  if (!operator && roles.includes('operator'))
+    throw new UsageError('the operator role comes only with --operator (a deployment key, not a tenant key)');
+  const tenantId = operator ? OPERATOR_TENANT : opts.tenant!;
   const expiresAt = opts.expiresIn === undefined ? null : new Date(Date.now() + opts.expiresIn);
   const { key, secret } = await withSchema(config, 'gateway', (db) =>
-    new ApiKeyRepository(db.sql).create({ tenantId: opts.tenant, name: opts.name, roles, expiresAt }),
+    new ApiKeyRepository(db.sql).create({ tenantId, name: opts.name, roles, expiresAt }),
   );
   if (out.json) {
     out.jsonLine({ ...key, secret });
   } else {
     out.line(
-      `${out.style('green', '✔')} key ${key.id} for tenant ${key.tenantId} (${roles.join(', ')})${key.expiresAt ? `, expires ${key.expiresAt}` : ''}`,
+      `${out.style('green', '✔')} key ${key.id} ${operator ? 'for the deployment (operator)' : `for tenant ${key.tenantId} (${roles.join(', ')})`}${key.expiresAt ? `, expires ${key.expiresAt}` : ''}`,
     );
     out.line(secret);
     out.note(out.style('yellow', 'the secret above is shown once: store it now (only its hash is kept)'));
@@ -67,13 +83,14 @@ export function keysCommand(): Command {
   keys
     .command('create')
     .description('create an API key and print its secret once')
-    .requiredOption('--tenant <tenant>', 'the tenant the key acts for')
-    .option('--roles <roles>', 'comma-separated roles', 'runner')
+    .option('--tenant <tenant>', 'the tenant the key acts for')
+    .option('--operator', 'a deployment operator key: changes the shared agents, acts for no tenant')
+    .option('--roles <roles>', 'comma-separated roles (runner, viewer, approver, admin)', 'runner')
     .option('--name <name>', 'a label to recognise the key by', 'cli')
     .option('--expires-in <duration>', 'e.g. 30d, 12h (default: never)', parseDuration)
     .addHelpText(
       'after',
-      '\nExamples:\n  $ ratchet keys create --tenant acme --roles runner,viewer --name ci --expires-in 30d',
+      '\nExamples:\n  $ ratchet keys create --tenant acme --roles runner,viewer --name ci --expires-in 30d\n  $ ratchet keys create --operator --name platform-team --expires-in 90d',
     )
     .action(async (opts: KeysCreateOptions, cmd: Command) => {
       await createKey(commandContext(cmd), opts);

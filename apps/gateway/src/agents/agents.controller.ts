@@ -4,7 +4,7 @@ import { StoredAgentView, type AgentsReply } from '@ratchet/contracts';
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { CurrentPrincipal, type AuthenticatedPrincipal } from '../auth/principal';
-import { READ_ROLES, RequireAnyRole, RequireRoles } from '../auth/roles.decorator';
+import { OperatorOnly, READ_ROLES, RequireAnyRole, RequireRoles } from '../auth/roles.decorator';
 import { Backends } from '../backends/backends';
 import { backendProblem } from '../http/backend-errors';
 import { parseRequest } from '../http/problem-details';
@@ -12,12 +12,13 @@ import { ApiJsonResponse, ApiProblems } from '../openapi/zod-schemas';
 
 const NameParam = z.object({ name: z.string().min(1).max(128) });
 const GetQuery = z.object({ version: z.coerce.number().int().positive().optional() });
-const AgentList = z.object({ agents: z.array(StoredAgentView) });
-const AgentReply = z.object({ agent: StoredAgentView, created: z.boolean().optional() });
+export const AgentList = z.object({ agents: z.array(StoredAgentView) });
+export const AgentReply = z.object({ agent: StoredAgentView, created: z.boolean().optional() });
 
 /**
- * Agent definitions, relayed to the orchestrator's agents API (`<prefix>.agents.<op>`). Definitions
- * are shared by every tenant of a deployment, which is why registering one needs `admin`.
+ * A tenant's agent definitions, relayed to the orchestrator (`<prefix>.agents.<tenant>.<op>`; the
+ * tenant is the credential's). The tenant sees its own agents and the deployment's shared ones
+ * (`scope`); its admin registers its own. Another tenant's agents answer 404, as if they did not exist.
  */
 @ApiTags('agents')
 @Controller('v1/agents')
@@ -26,10 +27,13 @@ export class AgentsController {
 
   @Get()
   @RequireAnyRole(...READ_ROLES)
-  @ApiOperation({ summary: 'List agent definitions (every version)' })
+  @ApiOperation({ summary: "List the tenant's agents and the shared ones (latest versions)" })
   @ApiJsonResponse(200, 'The definitions', 'AgentList', AgentList)
   async list(@CurrentPrincipal() principal: AuthenticatedPrincipal) {
-    const reply = await this.backends.agents({ op: 'list', principal: asPrincipal(principal) });
+    const reply = await this.backends.agents(
+      { tenant: principal.tenantId },
+      { op: 'list', principal: asPrincipal(principal) },
+    );
     return { agents: ok(reply, 'agents').agents };
   }
 
@@ -39,7 +43,7 @@ export class AgentsController {
   @ApiParam({ name: 'name' })
   @ApiQuery({ name: 'version', required: false, schema: { type: 'integer', minimum: 1 } })
   @ApiJsonResponse(200, 'The definition', 'AgentReply', AgentReply)
-  @ApiProblems({ 404: 'No such agent (version)' })
+  @ApiProblems({ 404: "No such agent (version) for this tenant (another tenant's agents are not found)" })
   async get(
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Param() rawParams: unknown,
@@ -47,21 +51,67 @@ export class AgentsController {
   ) {
     const { name } = parseRequest(NameParam, rawParams, { in: 'path' });
     const { version } = parseRequest(GetQuery, rawQuery, { in: 'query' });
-    const reply = await this.backends.agents({
-      op: 'get',
-      principal: asPrincipal(principal),
-      name,
-      ...(version === undefined ? {} : { version }),
-    });
+    const reply = await this.backends.agents(
+      { tenant: principal.tenantId },
+      { op: 'get', principal: asPrincipal(principal), name, ...(version === undefined ? {} : { version }) },
+    );
     return { agent: ok(reply, 'agent').agent };
   }
 
   @Post()
   @RequireRoles('admin')
   @ApiOperation({
-    summary: 'Register an agent definition',
+    summary: "Register one of the tenant's agent definitions",
     description:
-      'A new version only when the content changed: 201 with `created: true`, else 200 with the latest version.',
+      'A new version only when the content changed: 201 with `created: true`, else 200 with the latest version. ' +
+      "Its tools must be in the tenant's catalog (GET /v1/tools). A name the deployment offers as a shared agent is refused (409).",
+  })
+  @ApiBody({ description: 'An agent definition (agents/*.yaml as JSON)', schema: { type: 'object' } })
+  @ApiJsonResponse(201, 'A new version', 'AgentReply', AgentReply)
+  @ApiJsonResponse(200, 'Unchanged: the latest version', 'AgentReply', AgentReply)
+  @ApiProblems({ 400: 'Invalid definition (every problem listed)', 409: 'The name is a shared agent' })
+  async register(
+    @CurrentPrincipal() principal: AuthenticatedPrincipal,
+    @Body() definition: unknown,
+    @Res({ passthrough: true }) res: ServerResponse,
+  ) {
+    const reply = ok(
+      await this.backends.agents(
+        { tenant: principal.tenantId },
+        { op: 'register', principal: asPrincipal(principal), definition },
+      ),
+      'agent',
+    );
+    res.statusCode = reply.created ? 201 : 200;
+    return { agent: reply.agent, created: reply.created ?? false };
+  }
+}
+
+/**
+ * The deployment's shared agents, offered to every tenant (`<prefix>.deployment.agents.<op>`). Only a
+ * deployment operator credential (`ratchet keys create --operator`) reaches these routes; a tenant's
+ * admin is refused (403), whatever its roles.
+ */
+@ApiTags('deployment')
+@Controller('v1/deployment/agents')
+export class DeploymentAgentsController {
+  constructor(private readonly backends: Backends) {}
+
+  @Get()
+  @OperatorOnly()
+  @ApiOperation({ summary: 'List the shared agents (operator credential)' })
+  @ApiJsonResponse(200, 'The shared definitions', 'AgentList', AgentList)
+  async list(@CurrentPrincipal() principal: AuthenticatedPrincipal) {
+    const reply = await this.backends.agents('deployment', { op: 'list', principal: asPrincipal(principal) });
+    return { agents: ok(reply, 'agents').agents };
+  }
+
+  @Post()
+  @OperatorOnly()
+  @ApiOperation({
+    summary: 'Register a shared agent definition (operator credential)',
+    description:
+      'Offered to every tenant (a tenant that owns an agent of the same name keeps using its own). Its tools must be offered to every tenant.',
   })
   @ApiBody({ description: 'An agent definition (agents/*.yaml as JSON)', schema: { type: 'object' } })
   @ApiJsonResponse(201, 'A new version', 'AgentReply', AgentReply)
@@ -73,7 +123,7 @@ export class AgentsController {
     @Res({ passthrough: true }) res: ServerResponse,
   ) {
     const reply = ok(
-      await this.backends.agents({ op: 'register', principal: asPrincipal(principal), definition }),
+      await this.backends.agents('deployment', { op: 'register', principal: asPrincipal(principal), definition }),
       'agent',
     );
     res.statusCode = reply.created ? 201 : 200;

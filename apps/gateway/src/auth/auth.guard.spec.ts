@@ -7,7 +7,7 @@ import { AuthGuard } from './auth.guard';
 import { InvalidTokenError, type JwtVerifier } from './jwt.verifier';
 import type { AuthenticatedRequest } from './principal';
 import { RateLimiter } from './rate-limiter';
-import { Public, RequireAnyRole, RequireRoles } from './roles.decorator';
+import { OperatorOnly, Public, RequireAnyRole, RequireRoles } from './roles.decorator';
 
 class Routes {
   @RequireRoles('runner')
@@ -17,6 +17,8 @@ class Routes {
   @Public()
   open(): void {}
   any(): void {}
+  @OperatorOnly()
+  deployment(): void {}
 }
 
 const key: ApiKeyRecord = {
@@ -105,6 +107,34 @@ describe('AuthGuard', () => {
     expect(await statusOf(jwtGuard.canActivate(contextFor('run', { authorization: `Bearer ${JWT}x` }).ctx))).toBe(401);
     // Without a verifier, a JWT is just an unknown API key.
     expect(await statusOf(guard.canActivate(contextFor('any', { authorization: `Bearer ${JWT}` }).ctx))).toBe(401);
+  });
+
+  it('takes an operator key on operator routes only; a tenant key or a JWT never carries the operator role', async () => {
+    const operatorKey = { ...key, id: 'op', tenantId: '*', roles: ['operator'] };
+    const claims = { ...key, roles: ['admin', 'operator'] };
+    const keys = guardWith(async (hash) =>
+      hash === hashApiKey('op') ? operatorKey : hash === hashApiKey('claims') ? claims : undefined,
+    );
+    const { ctx, req } = contextFor('deployment', { authorization: 'Bearer op' });
+    await expect(keys.canActivate(ctx)).resolves.toBe(true);
+    expect(req.principal).toEqual({ tenantId: '*', principalId: 'key:op', roles: ['operator'], operator: true });
+    // An operator acts for no tenant: every tenant route refuses it.
+    expect(await statusOf(keys.canActivate(contextFor('any', { authorization: 'Bearer op' }).ctx))).toBe(403);
+    // A tenant key that lists the role, and a token that claims it, are tenant credentials without it.
+    const claimed = contextFor('any', { authorization: 'Bearer claims' });
+    await expect(keys.canActivate(claimed.ctx)).resolves.toBe(true);
+    expect(claimed.req.principal?.roles).toEqual(['admin']);
+    expect(await statusOf(keys.canActivate(contextFor('deployment', { authorization: 'Bearer claims' }).ctx))).toBe(
+      403,
+    );
+    const verify = async () => ({ tenantId: 'globex', principalId: 'jwt:u', roles: ['admin', 'operator'] });
+    const jwtGuard = guardWith(async () => undefined, { jwt: { verify } as unknown as JwtVerifier });
+    expect(await statusOf(jwtGuard.canActivate(contextFor('deployment', { authorization: `Bearer ${JWT}` }).ctx))).toBe(
+      403,
+    );
+    const jwt = contextFor('any', { authorization: `Bearer ${JWT}` });
+    await expect(jwtGuard.canActivate(jwt.ctx)).resolves.toBe(true);
+    expect(jwt.req.principal?.roles).toEqual(['admin']);
   });
 
   it('answers 429 with Retry-After once a credential exceeds its rate', async () => {

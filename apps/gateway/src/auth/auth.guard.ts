@@ -8,7 +8,8 @@ import { presentedCredential } from './credentials';
 import { InvalidTokenError, looksLikeJwt, type JwtVerifier } from './jwt.verifier';
 import type { AuthenticatedPrincipal, AuthenticatedRequest, Role } from './principal';
 import type { RateLimiter } from './rate-limiter';
-import { ANY_ROLE_KEY, PUBLIC_KEY, ROLES_KEY } from './roles.decorator';
+import { OPERATOR_TENANT } from './principal';
+import { ANY_ROLE_KEY, OPERATOR_KEY, PUBLIC_KEY, ROLES_KEY } from './roles.decorator';
 
 /** RFC 6750 §3: a 401 names the scheme the client should use. */
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="ratchet"' };
@@ -49,6 +50,14 @@ export class AuthGuard implements CanActivate {
       );
     }
 
+    const operatorRoute = this.reflector.getAllAndOverride<boolean>(OPERATOR_KEY, targets) === true;
+    if (operatorRoute && !principal.operator)
+      throw forbidden(
+        'This operation changes what every tenant is offered: it needs a deployment operator credential.',
+      );
+    if (!operatorRoute && principal.operator)
+      throw forbidden('An operator credential acts on the deployment, not for a tenant; use a tenant credential.');
+
     const required = this.reflector.getAllAndOverride<Role[] | undefined>(ROLES_KEY, targets) ?? [];
     const missing = required.filter((role) => !principal.roles.includes(role));
     if (missing.length > 0) throw forbidden(`This operation requires the role(s): ${missing.join(', ')}.`);
@@ -66,7 +75,7 @@ export class AuthGuard implements CanActivate {
 
     if (this.jwt && credential.via === 'authorization' && looksLikeJwt(credential.secret)) {
       try {
-        return await this.jwt.verify(credential.secret);
+        return withoutOperator(await this.jwt.verify(credential.secret));
       } catch (error) {
         if (error instanceof InvalidTokenError) throw unauthenticated(error.message);
         throw error;
@@ -74,7 +83,9 @@ export class AuthGuard implements CanActivate {
     }
     const key = await this.lookup(hashApiKey(credential.secret));
     if (!key) throw unauthenticated('The credential is not valid.');
-    return { tenantId: key.tenantId, principalId: `key:${key.id}`, roles: key.roles };
+    if (key.tenantId === OPERATOR_TENANT)
+      return { tenantId: OPERATOR_TENANT, principalId: `key:${key.id}`, roles: ['operator'], operator: true };
+    return withoutOperator({ tenantId: key.tenantId, principalId: `key:${key.id}`, roles: key.roles });
   }
 
   private async lookup(keyHash: string): Promise<ApiKeyRecord | undefined> {
@@ -85,6 +96,16 @@ export class AuthGuard implements CanActivate {
       throw new TransientError('api key lookup failed', 'database.unavailable', { cause: error });
     }
   }
+}
+
+/**
+ * The operator role comes only with an operator credential: a tenant's key or a token from an identity
+ * provider a tenant may administer never carries it, whatever its claims say.
+ */
+function withoutOperator(principal: AuthenticatedPrincipal): AuthenticatedPrincipal {
+  return principal.roles.includes('operator')
+    ? { ...principal, roles: principal.roles.filter((r) => r !== 'operator') }
+    : principal;
 }
 
 function forbidden(detail: string): ProblemException {

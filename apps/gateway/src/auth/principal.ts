@@ -7,9 +7,17 @@ export interface AuthenticatedPrincipal {
   /** `key:<api key id>` for API keys, `jwt:<sub>` for JWT bearer tokens. */
   readonly principalId: string;
   readonly roles: readonly string[];
+  /**
+   * A deployment operator credential (`ratchet keys create --operator`): it changes what every tenant
+   * is offered (shared agents) and acts for no tenant — its `tenantId` is `*`, which is no tenant.
+   */
+  readonly operator?: boolean;
 }
 
-export type Role = 'runner' | 'viewer' | 'approver' | 'admin';
+export type Role = 'runner' | 'viewer' | 'approver' | 'admin' | 'operator';
+
+/** The tenant id of an operator credential: not a valid tenant id, so no tenant-scoped lookup can match it. */
+export const OPERATOR_TENANT = '*';
 
 /** What the guard attaches the principal to. */
 export interface AuthenticatedRequest extends IncomingMessage {

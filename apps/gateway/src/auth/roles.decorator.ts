@@ -4,6 +4,7 @@ import type { Role } from './principal';
 export const ROLES_KEY = 'ratchet:roles';
 export const ANY_ROLE_KEY = 'ratchet:any-role';
 export const PUBLIC_KEY = 'ratchet:public';
+export const OPERATOR_KEY = 'ratchet:operator';
 
 /** The caller must hold every listed role (403 otherwise). */
 export const RequireRoles = (...roles: Role[]) => SetMetadata(ROLES_KEY, roles);
@@ -15,6 +16,12 @@ export const RequireAnyRole = (...roles: Role[]) => SetMetadata(ANY_ROLE_KEY, ro
 export const READ_ROLES: Role[] = ['viewer', 'runner', 'approver', 'admin'];
 /** Who may write memory items (the memory service then checks ownership). */
 export const WRITE_ROLES: Role[] = ['runner', 'admin'];
+
+/**
+ * A deployment-level route: only an operator credential may call it, and an operator credential may
+ * call nothing else (it acts for no tenant). A tenant's admin never reaches it.
+ */
+export const OperatorOnly = () => SetMetadata(OPERATOR_KEY, true);
 
 /**
  * Opts a route out of authentication (health probes). The guard is global, so forgetting a decorator

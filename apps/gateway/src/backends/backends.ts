@@ -2,7 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { MemoryClient } from '@ratchet/adapters';
 import {
   AgentsReply,
+  subjects as subjectsOf,
   THREADS_CONTRACTS,
+  ToolsReply,
   threadsSubject,
   type AgentsRequest,
   type ThreadsOp,
@@ -16,7 +18,8 @@ import { GATEWAY_CONFIG, NATS_CONNECTION } from '../gateway.tokens';
 
 /**
  * The services behind the HTTP API, over NATS request/reply: thread/run/event queries (orchestrator,
- * `<prefix>.threads.<tenant>.<op>`), agent definitions (orchestrator, `<prefix>.agents.<op>`) and
+ * `<prefix>.threads.<tenant>.<op>`), agent definitions (orchestrator, `<prefix>.agents.<tenant>.<op>`),
+ * the tool catalog (tool executor, `<prefix>.tools.<tenant>.list`) and
  * memory (memory service, `<prefix>.memory.<tenant>.<op>`). The tenant always comes from the verified
  * principal. No answer in time is a TransientError: 503 + Retry-After to the client.
  */
@@ -40,9 +43,17 @@ export class Backends {
     return THREADS_CONTRACTS[op].reply.parse(raw) as ThreadsReply<O>;
   }
 
-  async agents(request: AgentsRequest): Promise<AgentsReply> {
-    const raw = await this.request(`${this.prefix}.agents.${request.op}`, request, `agents ${request.op}`);
-    return AgentsReply.parse(raw);
+  /** A tenant's agents (`<prefix>.agents.<tenant>.<op>`), or the deployment's shared ones. */
+  async agents(scope: { tenant: string } | 'deployment', request: AgentsRequest): Promise<AgentsReply> {
+    const s = subjectsOf(this.prefix);
+    const subject = scope === 'deployment' ? s.deploymentAgents(request.op) : s.agents(scope.tenant, request.op);
+    return AgentsReply.parse(await this.request(subject, request, `agents ${request.op}`));
+  }
+
+  /** The tools a tenant's runs may call (the tool executor's catalog, `<prefix>.tools.<tenant>.list`). */
+  async tools(tenant: string): Promise<ToolsReply> {
+    const raw = await this.request(subjectsOf(this.prefix).tools(tenant, 'list'), { op: 'list' }, 'tools list');
+    return ToolsReply.parse(raw);
   }
 
   private async request(subject: string, body: unknown, what: string): Promise<unknown> {

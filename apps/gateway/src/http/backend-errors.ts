@@ -23,6 +23,7 @@ export function backendProblem(
         detail: error.message,
       });
     case 'version_conflict':
+    case 'conflict':
       return conflict(error.message);
     case 'too_large':
       return new ProblemException({

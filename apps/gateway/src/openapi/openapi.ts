@@ -76,8 +76,16 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       op['security'] = [];
     } else {
       op['security'] = [{ bearer: [] }, { apiKey: [] }];
-      op['x-ratchet-roles'] = { all: route.roles, ...(route.anyRole ? { any: route.anyRole } : {}) };
+      op['x-ratchet-roles'] = {
+        all: route.roles,
+        ...(route.anyRole ? { any: route.anyRole } : {}),
+        ...(route.operator ? { operator: true } : {}),
+      };
       responses['401'] ??= problem('No credential, or not a valid one');
+      // An operator credential is refused everywhere else, and only it is accepted here.
+      responses['403'] ??= route.operator
+        ? problem('Not a deployment operator credential (a tenant credential, whatever its roles)')
+        : problem('An operator credential, which acts for no tenant');
       if (route.roles.length > 0 || route.anyRole) {
         const need = [
           ...(route.roles.length > 0 ? [`all of: ${route.roles.join(', ')}`] : []),

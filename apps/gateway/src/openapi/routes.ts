@@ -1,7 +1,7 @@
 import { RequestMethod, type INestApplication, type Type } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer } from '@nestjs/core';
-import { ANY_ROLE_KEY, PUBLIC_KEY, ROLES_KEY } from '../auth/roles.decorator';
+import { ANY_ROLE_KEY, OPERATOR_KEY, PUBLIC_KEY, ROLES_KEY } from '../auth/roles.decorator';
 
 export interface RouteInfo {
   /** Upper-case HTTP method. */
@@ -13,6 +13,8 @@ export interface RouteInfo {
   roles: string[];
   /** Roles a caller must hold one of (undefined: no such rule). */
   anyRole: string[] | undefined;
+  /** Deployment-level: only an operator credential may call it (and it may call nothing else). */
+  operator: boolean;
   controller: string;
   handler: string;
 }
@@ -47,6 +49,7 @@ export function listRoutes(app: INestApplication): RouteInfo[] {
               public: meta<boolean>(PUBLIC_KEY) === true,
               roles: meta<string[]>(ROLES_KEY) ?? [],
               anyRole: meta<string[]>(ANY_ROLE_KEY),
+              operator: meta<boolean>(OPERATOR_KEY) === true,
               controller: controller.name,
               handler: name,
             });

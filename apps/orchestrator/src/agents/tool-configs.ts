@@ -9,8 +9,8 @@ export function toolConfigsOf(
 ): (state: ThreadState) => Promise<AgentToolConfigLookup | undefined> {
   return async (state) => {
     const run = state.active;
-    if (!run) return undefined;
-    const agent = await catalog.get(run.agent, run.agentVersion);
+    if (!run || !state.tenantId) return undefined;
+    const agent = await catalog.get(state.tenantId, run.agent, run.agentVersion);
     if (!agent) return undefined;
     return (name, version, tool) =>
       name === agent.name && version === agent.version

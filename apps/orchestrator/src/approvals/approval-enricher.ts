@@ -14,7 +14,7 @@ export function approvalEnricher(catalog: AgentCatalog): CommandEnricher {
     }
     const run = state.active;
     if (!run || run.runId !== command.runId) return command;
-    const agent = await catalog.get(run.agent, run.agentVersion);
+    const agent = await catalog.get(command.tenantId, run.agent, run.agentVersion);
     if (!agent) return command;
     const approvals = approvalNeeds(agent.definition, run.runId, command.step, command.outcome.toolCalls, command.at);
     return Object.keys(approvals).length > 0 ? { ...command, approvals } : command;

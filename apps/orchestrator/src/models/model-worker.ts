@@ -1,9 +1,9 @@
 import type { ChatMessage, ModelCallCommand, ModelResultMessage } from '@ratchet/contracts';
 import { boundContext, type ModelOutcome, type ModelProvider } from '@ratchet/domain';
-import type { ToolRegistry } from '@ratchet/tools';
 import { SpanKind } from '@opentelemetry/api';
 import { ATTR, contentCaptureEnabled, failpoint, inSpan, SPAN } from '@ratchet/platform';
 import type { AgentCatalog } from '../agents/agent-catalog';
+import type { ToolSpecs } from '../agents/catalog-tools';
 import type { MemoryRecall, Recall } from './memory-recall';
 import type { TokenStream } from './token-stream';
 
@@ -20,7 +20,7 @@ export type TranscriptReader = (tenantId: string, threadId: string, count: numbe
 export class ModelWorker {
   constructor(
     private readonly agents: AgentCatalog,
-    private readonly tools: ToolRegistry,
+    private readonly tools: ToolSpecs,
     private readonly providers: Record<string, ModelProvider>,
     private readonly transcripts?: TranscriptReader,
     private readonly tokens?: TokenStream,
@@ -44,7 +44,7 @@ export class ModelWorker {
    * names the items (namespace, key, version) in `recalled` so the log says what was used, not what it said.
    */
   async call(command: ModelCallCommand, signal?: AbortSignal, recall?: MemoryRecall): Promise<ModelResultMessage> {
-    const stored = await this.agents.get(command.agent, command.agentVersion);
+    const stored = await this.agents.get(command.tenantId, command.agent, command.agentVersion);
     let outcome: ModelOutcome;
     let recalled: Recall | undefined;
     let context: { sent: number; of: number } | undefined;
@@ -80,8 +80,12 @@ export class ModelWorker {
         ...(recalled?.messages ?? []),
         ...bounded.messages,
       ];
+      // The schemas the tenant's catalog has now: a remote service's or MCP server's own.
+      const tools = await this.tools.specs(
+        command.tenantId,
+        agent.tools.map((t) => t.name),
+      );
       const sink = this.tokens?.open(command);
-      const tools = this.tools.specs(agent.tools.map((t) => t.name));
       const modelName = agent.model.name;
       outcome = await inSpan(
         SPAN.modelCall(modelName),

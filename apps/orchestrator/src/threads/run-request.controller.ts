@@ -49,8 +49,9 @@ export class RunRequestController {
       throw new PoisonMessageError(`invalid run request: ${detail}`, 'request.invalid');
     }
     const request = parsed.data;
-    const agent = await this.agents.latest(request.agent);
+    const agent = await this.agents.latest(tenantId, request.agent);
     if (!agent) {
+      // Another tenant's agent is unknown here, exactly like a name nobody registered.
       const message = `unknown agent "${request.agent}"`;
       await this.refuse(tenantId, request, 'agent.unknown', message);
       throw new PoisonMessageError(message, 'agent.unknown');

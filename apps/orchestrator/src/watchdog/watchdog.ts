@@ -88,7 +88,7 @@ export class Watchdog {
     );
     let acted = 0;
     for (const row of rows) {
-      const agent = await this.agents.get(row.agent, row.agent_version);
+      const agent = await this.agents.get(row.tenant_id, row.agent, row.agent_version);
       const limits = {
         stepTimeoutMs: (agent?.definition.stepTimeoutSeconds ?? DEFAULT_STEP_TIMEOUT_SECONDS) * 1000,
         runTimeoutMs: (agent?.definition.runTimeoutSeconds ?? 3600) * 1000,

@@ -1,17 +1,16 @@
 import { ErrorCode, headers as natsHeaders, type NatsConnection, type NatsError } from 'nats';
-import type { Subjects } from '@ratchet/contracts';
 import type { RemoteToolTransport } from '@ratchet/tools';
 
-/** Remote tools over core NATS request/reply on `<prefix>.toolsvc.<name>`. */
-export function natsToolTransport(nc: NatsConnection, subjects: Subjects): RemoteToolTransport {
+/** Remote tools over core NATS request/reply on each tool's subject. */
+export function natsToolTransport(nc: NatsConnection): RemoteToolTransport {
   const encoder = new TextEncoder();
   const decoder = new TextDecoder();
   return {
-    async request(tool, body, headers, timeoutMs) {
+    async request(subject, body, headers, timeoutMs) {
       const h = natsHeaders();
       for (const [k, v] of Object.entries(headers)) h.set(k, v);
       try {
-        const msg = await nc.request(subjects.toolService(tool), encoder.encode(body), {
+        const msg = await nc.request(subject, encoder.encode(body), {
           timeout: timeoutMs,
           headers: h,
         });

@@ -401,3 +401,30 @@ async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<vo
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+describe('ToolCallHandler: a tool that no source offers any more', () => {
+  it('escalates a started idempotent or at-most-once call instead of failing it (an earlier attempt may have acted)', async () => {
+    for (const kind of ['idempotent', 'at-most-once'] as const) {
+      // An earlier executor claimed the key for a remote tool, then died; its service is gone now.
+      const c = call('svc.gone');
+      const ledger = new EffectLedgerRepository(db.sql);
+      await ledger.recordStarted({ ...c, key: c.idempotencyKey, kind, command: c, traceparent: undefined });
+      expect(await handler.handle(c, {}, 2)).toBe('escalated');
+      expect(await ledger.get(c.idempotencyKey)).toMatchObject({ state: 'uncertain', kind });
+      expect(outcomesSent(c).map((m) => m.payload.outcome)).toEqual([
+        expect.objectContaining({ status: 'uncertain', reason: expect.stringContaining('no source offers svc.gone') }),
+      ]);
+    }
+  });
+
+  it('fails a first call of a tool nobody offers, which never acted', async () => {
+    const c = call('svc.unknown');
+    expect(await handler.handle(c, {}, 1)).toBe('executed');
+    expect(outcomesSent(c).map((m) => m.payload.outcome)).toEqual([
+      {
+        status: 'failed',
+        error: { code: 'unknown_tool', message: 'no tool named svc.unknown is registered', retryable: false },
+      },
+    ]);
+  });
+});

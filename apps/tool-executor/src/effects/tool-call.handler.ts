@@ -24,10 +24,12 @@ import {
 } from '@ratchet/domain';
 import { ATTR, currentTraceContext, LINK, linkActiveSpan, linkTo, type RunStops } from '@ratchet/platform';
 import {
+  callKind,
   runTool,
   toolContext,
+  type AnyTool,
   type ToolLogger,
-  type ToolRegistry,
+  type ToolLookup,
   type ToolRunOutcome,
   type ToolServices,
 } from '@ratchet/tools';
@@ -71,7 +73,8 @@ export class ToolCallHandler {
 
   constructor(
     private readonly db: Database,
-    private readonly tools: ToolRegistry,
+    /** Per tenant: built-in tools, tool modules, remote tool services and MCP servers (ToolCatalog). */
+    private readonly tools: ToolLookup,
     private readonly relay: CommittedPublisher,
     private readonly subjects: Subjects,
     logger: ToolLogger,
@@ -91,9 +94,11 @@ export class ToolCallHandler {
     traceHeaders: Record<string, string>,
     deliveryCount = 1,
   ): Promise<ToolCallResult> {
-    const tool = this.tools.get(command.tool);
-    const kind = tool?.kind ?? 'pure';
     if (this.control?.ready) await this.control.ready;
+    const tool = await this.tools.resolve(command.tenantId, command.tool);
+    // The kind of this call (a tool may decide it from the arguments, e.g. http.request's method).
+    // A tool no source offers any more is looked up in the ledger below: an earlier attempt's kind rules.
+    const kind = tool ? callKind(tool, command.args, command.toolConfig) : 'pure';
     await crashPoint('tools.before-started');
     // This attempt's span (telemetry on) or the command's context: what a later attempt links to.
     const traceparent = currentTraceContext()?.traceparent ?? traceHeaders[HEADERS.traceparent];
@@ -114,7 +119,7 @@ export class ToolCallHandler {
     if (this.control?.stops.wasStopped(command.tenantId, command.runId))
       return this.cancel(command, traceHeaders, effect);
     // A pure call on its first delivery: nothing before it runs; outcome + message in one statement after.
-    if (preparation === 'run') return this.execute(command, traceHeaders, effect, 'executed');
+    if (preparation === 'run') return this.execute(command, traceHeaders, effect, 'executed', tool);
     // A pure call delivered again: read what an earlier delivery recorded (nothing is written before it runs).
     // Any other call: claim the key (committed on its own: the claim must be durable before anything
     // acts; one statement, so no transaction around it: autocommit makes it durable before the tool acts).
@@ -126,7 +131,19 @@ export class ToolCallHandler {
     if (found === 'stopped') return this.cancel(command, traceHeaders, effect);
     const existing: EffectRecord | undefined = found === 'inserted' ? undefined : found;
     this.checkTenant(command, existing);
-    const action = decideEffect(existing?.state, kind, tool?.reconcile !== undefined, existing?.heldElsewhere);
+    if (!tool && existing?.state === 'started' && existing.kind !== 'pure' && !existing.heldElsewhere) {
+      // An earlier attempt may have acted, and no source offers the tool now (its service went away):
+      // nothing can retry or reconcile it, so a human decides — never a failure the model would redo.
+      await this.escalate(command, traceHeaders, existing, `no source offers ${command.tool} any more`);
+      return 'escalated';
+    }
+    // What an earlier attempt recorded rules: a source that changed its tool's kind since cannot loosen it.
+    const action = decideEffect(
+      existing?.state,
+      recordedKind(existing) ?? kind,
+      tool?.reconcile !== undefined,
+      existing?.heldElsewhere,
+    );
     if (existing) this.linkToClaim(existing);
 
     switch (action) {
@@ -155,17 +172,17 @@ export class ToolCallHandler {
         }
         if ((await ledger.recordAttempt(command.idempotencyKey, traceparent, this.holder)) === undefined)
           return this.inProgress(await ledger.get(command.idempotencyKey, this.holder?.holder), deliveryCount);
-        return this.execute(command, traceHeaders, undefined, 'reconciled');
+        return this.execute(command, traceHeaders, undefined, 'reconciled', tool);
       }
       case 'retry':
         // A pure call's attempt is counted when its outcome is recorded (nothing is written before it runs).
-        if (preparation === 'look-up') return this.execute(command, traceHeaders, effect, 'retried');
+        if (preparation === 'look-up') return this.execute(command, traceHeaders, effect, 'retried', tool);
         // Taken only if nobody else took it meanwhile: two deliveries never retry one effect at once.
         if ((await ledger.recordAttempt(command.idempotencyKey, traceparent, this.holder)) === undefined)
           return this.inProgress(await ledger.get(command.idempotencyKey, this.holder?.holder), deliveryCount);
-        return this.execute(command, traceHeaders, undefined, 'retried');
+        return this.execute(command, traceHeaders, undefined, 'retried', tool);
       case 'execute':
-        return this.execute(command, traceHeaders, preparation === 'look-up' ? effect : undefined, 'executed');
+        return this.execute(command, traceHeaders, preparation === 'look-up' ? effect : undefined, 'executed', tool);
       default: {
         const unknown: never = action;
         return unknown;
@@ -241,7 +258,13 @@ export class ToolCallHandler {
       );
       if (!ok) return 'not-uncertain';
       // Back to `started` with one more attempt, committed before it runs again: a crash now escalates again.
-      await this.execute(call.data, traceHeaders, undefined, 'retried');
+      await this.execute(
+        call.data,
+        traceHeaders,
+        undefined,
+        'retried',
+        await this.tools.resolve(command.tenantId, record.tool),
+      );
       return 'retried';
     }
     const outcome: Outcome =
@@ -283,10 +306,12 @@ export class ToolCallHandler {
     traceHeaders: Record<string, string>,
     pure: StartEffect | undefined,
     result: ToolCallResult,
+    tool: AnyTool | undefined,
   ): Promise<ToolCallResult> {
-    const tool = this.tools.get(command.tool);
     const outcome: ToolRunOutcome = tool
-      ? await this.acting(command, tool.kind, pure === undefined, (stop) => runTool(tool, command, this.services, stop))
+      ? await this.acting(command, callKind(tool, command.args, command.toolConfig), pure === undefined, (stop) =>
+          runTool(tool, command, this.services, stop),
+        )
       : {
           status: 'failed',
           error: { code: 'unknown_tool', message: `no tool named ${command.tool} is registered`, retryable: false },
@@ -295,10 +320,10 @@ export class ToolCallHandler {
     let recorded: 'recorded' | EffectRecord;
     if (outcome.status === 'uncertain') {
       this.services.logger.warn('effect uncertain: escalated', { key: command.idempotencyKey, tool: command.tool });
-      recorded = await this.finish(command, traceHeaders, 'uncertain', uncertain(command, outcome.reason), pure);
+      recorded = await this.finish(command, traceHeaders, 'uncertain', uncertain(command, outcome.reason), pure, tool);
     } else {
       const state = outcome.status === 'completed' ? 'succeeded' : 'failed';
-      recorded = await this.finish(command, traceHeaders, state, outcome, pure);
+      recorded = await this.finish(command, traceHeaders, state, outcome, pure, tool);
     }
     if (recorded === 'recorded') return result;
     // Another delivery of this pure call recorded its outcome first: re-send that one.
@@ -347,12 +372,13 @@ export class ToolCallHandler {
     command: ToolCallCommand,
     traceHeaders: Record<string, string>,
     existing: EffectRecord | undefined,
+    why = `${command.tool} (${existing?.kind ?? 'at-most-once'}) cannot be repeated`,
   ): Promise<void> {
     await this.finish(
       command,
       traceHeaders,
       existing?.state === 'uncertain' ? 'resend' : 'uncertain',
-      uncertain(command, `an earlier attempt of ${command.tool} (at-most-once) stopped after it may have acted`),
+      uncertain(command, `an earlier attempt of ${command.tool} stopped after it may have acted; ${why}`),
     );
   }
 
@@ -383,9 +409,10 @@ export class ToolCallHandler {
     record: 'succeeded' | 'failed' | 'uncertain' | 'dedup' | 'resend',
     raw: Outcome,
     pure?: StartEffect,
+    tool?: AnyTool,
   ): Promise<'recorded' | EffectRecord> {
     // Secret-looking values (and fields the tool marks sensitive) never reach the ledger or the thread.
-    const outcome = redactSecrets(raw, this.tools.get(command.tool)?.sensitive ?? []);
+    const outcome = redactSecrets(raw, tool?.sensitive ?? []);
     const repeat = record === 'dedup' || record === 'resend';
     const row = this.resultRow(command, traceHeaders, outcome, repeat);
     if (record === 'dedup' || record === 'resend') {
@@ -438,6 +465,11 @@ export class ToolCallHandler {
       headers: { ...traceHeaders, [HEADERS.messageType]: 'tool.result', [HEADERS.tenant]: command.tenantId },
     };
   }
+}
+
+function recordedKind(existing: EffectRecord | undefined): EffectKind | undefined {
+  const k = existing?.kind;
+  return k === 'pure' || k === 'idempotent' || k === 'at-most-once' ? k : undefined;
 }
 
 function uncertain(command: ToolCallCommand, reason: string): Outcome {

@@ -10,7 +10,6 @@ import {
   sendToolCall,
   stoppingCalls,
   stopsOverBudget,
-  stopWork,
 } from './run.transitions';
 import { ActiveRun } from './thread.state';
 import { modelAttemptsOf } from './model-retry';

@@ -17,17 +17,26 @@ export function hostAllowed(host: string, allow: readonly string[] | undefined):
   });
 }
 
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
 /**
  * An HTTP request to a host the calling agent allows (`tools[].config.allowHosts`; none = every host
- * refused). `idempotent`: it sends `Idempotency-Key` = the ledger key, so a repeat after a crash is
- * deduplicated by any server that honours the header. Redirects are not followed (a redirect could
- * leave the allowlist); 429 and 5xx are retried with backoff; other statuses go back to the model.
+ * refused). It always sends `Idempotency-Key` = the ledger key. GET and HEAD are idempotent. A
+ * mutating method (POST/PUT/PATCH/DELETE) is at-most-once — never repeated after a crash or a lost
+ * answer, escalated instead — unless the agent's config says its hosts honour the header
+ * (`honoursIdempotencyKey: true`): only then is it retried with the same key. Redirects are not
+ * followed (a redirect could leave the allowlist); 429 and 5xx are retried with backoff where the kind
+ * allows; other statuses go back to the model.
  */
 export const httpRequest = defineTool({
   name: 'http.request',
   description:
     'Make an HTTP request to an allowed host. Returns status, selected headers and the body as text (truncated at a size cap).',
   kind: 'idempotent',
+  kindOf: (args, config) =>
+    MUTATING.has(String(args['method'] ?? 'GET').toUpperCase()) && config.honoursIdempotencyKey !== true
+      ? 'at-most-once'
+      : 'idempotent',
   timeoutMs: HTTP_MAX_TIMEOUT_MS + 1000,
   retry: { attempts: 3, backoffMs: 250 },
   input: z.object({
@@ -72,9 +81,12 @@ export const httpRequest = defineTool({
         bodyTimeout: args.timeoutMs,
       });
     } catch (error) {
-      // The request may have reached the server: retrying is safe only because the key goes with it.
+      // Refused or unresolved: nothing reached the server. Anything else may have (retried only when
+      // the call is idempotent: the key goes with it).
+      const code = (error as { code?: string }).code ?? '';
+      const notSent = code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN';
       throw new ToolError('http.unreachable', `${args.method} ${url.host}: ${(error as Error).message}`, true, {
-        mayHaveActed: true,
+        mayHaveActed: !notSent,
         cause: error,
       });
     }
@@ -98,9 +110,8 @@ export const httpRequest = defineTool({
         'http.status_' + res.statusCode,
         `${args.method} ${url.host} answered ${res.statusCode}`,
         true,
-        {
-          mayHaveActed: true,
-        },
+        // 429: refused, not acted. A 5xx may have acted (a mutating call without the header is then uncertain).
+        { mayHaveActed: res.statusCode !== 429 },
       );
     }
     const picked: Record<string, Json> = {};

@@ -9,6 +9,7 @@ import { Migration20261201000000_memory_items } from './memory/Migration20261201
 import { Migration20261130000000_orchestrator_init } from './orchestrator/Migration20261130000000_init';
 import { Migration20261231000000_orchestrator_retention } from './orchestrator/Migration20261231000000_retention';
 import { Migration20270201000000_orchestrator_thread_messages } from './orchestrator/Migration20270201000000_thread_messages';
+import { Migration20270301000000_orchestrator_agent_owners } from './orchestrator/Migration20270301000000_agent_owners';
 import { Migration20270301000001_orchestrator_run_requests } from './orchestrator/Migration20270301000001_run_requests';
 import { Migration20261130000000_tools_init } from './tools/Migration20261130000000_init';
 import { Migration20261210000000_tools_ledger_resolution } from './tools/Migration20261210000000_ledger_resolution';
@@ -35,6 +36,7 @@ export const ORCHESTRATOR_MIGRATIONS: readonly MigrationClass[] = [
   Migration20261231000000_orchestrator_retention,
   Migration20270120000000_orchestrator_outbox_lease,
   Migration20270201000000_orchestrator_thread_messages,
+  Migration20270301000000_orchestrator_agent_owners,
   Migration20270301000000_orchestrator_outbox_leased_by,
   Migration20270301000001_orchestrator_run_requests,
 ];

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { Failure, Json } from './messages';
+import { HEADERS } from './subjects';
+
+/**
+ * The remote-tool contract (docs/tools.md#remote-tool-services, ADR 0016): a service serves each tool
+ * on `<prefix>.toolsvc.<tool>` (every tenant) or `<prefix>.tenants.<tenant>.toolsvc.<tool>` (one
+ * tenant), is found by NATS service discovery (`$SRV.INFO`), and answers three operations on that
+ * subject, told apart by the `Ratchet-Op` header: `describe`, a call (no header), `reconcile`. These
+ * are the headers every request carries.
+ */
+export const REMOTE_TOOL_HEADERS = {
+  idempotencyKey: HEADERS.idempotencyKey,
+  tenant: HEADERS.tenant,
+  thread: 'Ratchet-Thread',
+  run: 'Ratchet-Run',
+  call: 'Ratchet-Call',
+  principal: 'Ratchet-Principal',
+  attempt: 'Ratchet-Attempt',
+  /** `describe`, `reconcile`, or absent (a call). */
+  op: 'Ratchet-Op',
+} as const;
+
+/** The request body: the arguments and the agent's config for the tool. */
+export const RemoteToolRequest = z
+  .object({
+    args: z.record(z.string(), Json).describe('The arguments, already checked against the described input schema'),
+    config: z.record(z.string(), Json).describe("The calling agent's settings for this tool (tools[].config)"),
+  })
+  .describe('RemoteToolRequest');
+/** The reply body. `mayHaveActed` on an error: the effect may have happened anyway. */
+export const RemoteToolReply = z
+  .discriminatedUnion('ok', [
+    z.object({ ok: z.literal(true), result: Json }),
+    z.object({ ok: z.literal(false), error: Failure.extend({ mayHaveActed: z.boolean().optional() }) }),
+  ])
+  .describe('RemoteToolReply');
+export type RemoteToolReply = z.infer<typeof RemoteToolReply>;
+export type RemoteToolRequest = z.infer<typeof RemoteToolRequest>;
+
+/** What a tool service answers to `Ratchet-Op: describe` on its tool's subject. */
+export const RemoteToolDescription = z
+  .object({
+    name: z
+      .string()
+      .regex(/^[a-z][a-z0-9_.-]*$/, 'lower-case tool name like "crm.create_ticket"')
+      .max(128),
+    description: z.string().min(1).max(4000).describe('What the model reads'),
+    inputSchema: z
+      .record(z.string(), Json)
+      .describe('JSON Schema (draft 2020-12, or draft-07 with $schema) of the arguments'),
+    kind: z.enum(['pure', 'idempotent', 'at-most-once']),
+    timeoutMs: z.number().int().positive().max(600_000).default(10_000),
+    reconcile: z
+      .boolean()
+      .default(false)
+      .describe('Answers `Ratchet-Op: reconcile` (did the effect with this key happen?)'),
+  })
+  .describe('RemoteToolDescription');
+export type RemoteToolDescription = z.infer<typeof RemoteToolDescription>;
+
+/** The answer to `Ratchet-Op: reconcile` (inside `{ ok: true, result }`). */
+export const RemoteReconcileResult = z
+  .discriminatedUnion('happened', [
+    z.object({ happened: z.literal(true), result: Json.describe('What the call returned') }),
+    z.object({ happened: z.literal(false) }),
+  ])
+  .describe('RemoteReconcileResult');
