@@ -21,6 +21,9 @@ const common = {
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],
 };
 module.exports = {
+  // A test that failed half-way may leave a child service's pipes open; the run must still end (CI has a
+  // time limit) — the failure is reported either way.
+  forceExit: true,
   reporters: ['default', '<rootDir>/test/jest/summary-reporter.js'],
   projects: [
     {

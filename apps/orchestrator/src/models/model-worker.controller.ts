@@ -36,10 +36,14 @@ export class ModelWorkerController {
     const command = ModelCallCommand.parse(data);
     const log = this.runtime.logger;
     const row = ctx.getHeader(HEADERS.msgId) ?? command.commandId;
+    // A command whose lease ran out was taken by an orchestrator that died in the call (it ran the call
+    // itself, see LocalModelDispatch): this delivery is its retry.
+    const delivery = ctx.getDeliveryCount() + (ctx.getHeader(HEADERS.leaseExpired) ? 1 : 0);
     const claim = await this.leases.claim(
       { id: row, tenantId: command.tenantId, threadId: command.threadId, commandId: command.commandId },
       this.calls.holder,
       this.calls.leaseMs,
+      { redelivery: delivery > 1 },
     );
     if (claim === 'stale' || claim === 'held') {
       log.info({ commandId: command.commandId, claim }, 'model call not made: the thread no longer waits for it here');
@@ -50,9 +54,6 @@ export class ModelWorkerController {
     const traceparent = currentTraceContext()?.traceparent ?? ctx.getTraceparent();
     if (traceparent) headers[HEADERS.traceparent] = traceparent;
     const inbox = this.runtime.subjects.inbox(command.tenantId, command.threadId);
-    // A command whose lease ran out was taken by an orchestrator that died in the call (it ran the call
-    // itself, see LocalModelDispatch): this delivery is its retry.
-    const delivery = ctx.getDeliveryCount() + (ctx.getHeader(HEADERS.leaseExpired) ? 1 : 0);
     if (delivery > 1) {
       // An earlier worker took this command and never answered: the thread's log shows the new attempt.
       const attempt: ModelAttemptMessage = {
@@ -70,6 +71,11 @@ export class ModelWorkerController {
         headers: { ...headers, [HEADERS.messageType]: 'model.attempt' },
       });
     }
+    if (claim === 'over-budget') {
+      // No call: the notice above makes the decider fail the run on its model-call budget.
+      log.info({ commandId: command.commandId }, 'model call not made: the run has no model calls left in its budget');
+      return;
+    }
     const owner = {
       tenantId: command.tenantId,
       runId: command.runId,
@@ -78,7 +84,7 @@ export class ModelWorkerController {
     const result = await this.calls
       .run(owner, async (signal) => {
         await waitUntil(command.notBefore, signal);
-        const answer = await this.worker.call(command, signal, this.recall);
+        const answer = await this.worker.call(command, signal, this.recall, delivery);
         return signal.reason instanceof LeaseLostError ? undefined : answer;
       })
       .catch((error: unknown) => {

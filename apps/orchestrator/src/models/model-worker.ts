@@ -1,5 +1,5 @@
 import type { ChatMessage, ModelCallCommand, ModelResultMessage } from '@ratchet/contracts';
-import { boundContext, type ModelOutcome, type ModelProvider } from '@ratchet/domain';
+import { boundContext, TransientError, type ModelOutcome, type ModelProvider } from '@ratchet/domain';
 import { SpanKind } from '@opentelemetry/api';
 import { ATTR, contentCaptureEnabled, failpoint, inSpan, SPAN } from '@ratchet/platform';
 import type { AgentCatalog } from '../agents/agent-catalog';
@@ -43,7 +43,13 @@ export class ModelWorker {
    * prompt as a system message after the instructions. That message lives only in this call; the result
    * names the items (namespace, key, version) in `recalled` so the log says what was used, not what it said.
    */
-  async call(command: ModelCallCommand, signal?: AbortSignal, recall?: MemoryRecall): Promise<ModelResultMessage> {
+  async call(
+    command: ModelCallCommand,
+    signal?: AbortSignal,
+    recall?: MemoryRecall,
+    /** The command's delivery (> 1: an earlier worker died in it; the log counts this as a later attempt). */
+    delivery = 1,
+  ): Promise<ModelResultMessage> {
     const stored = await this.agents.get(command.tenantId, command.agent, command.agentVersion);
     let outcome: ModelOutcome;
     let recalled: Recall | undefined;
@@ -80,12 +86,32 @@ export class ModelWorker {
         ...(recalled?.messages ?? []),
         ...bounded.messages,
       ];
-      // The schemas the tenant's catalog has now: a remote service's or MCP server's own.
-      const tools = await this.tools.specs(
-        command.tenantId,
-        agent.tools.map((t) => t.name),
+      // The attempt's budget starts now: waiting for the tool catalog counts, the model is asked within it.
+      const timeoutMs = agent.stepTimeoutSeconds * 1000;
+      const deadline = AbortSignal.timeout(timeoutMs);
+      const within = signal ? AbortSignal.any([signal, deadline]) : deadline;
+      // The schemas the tenant's catalog has now: a remote service's or MCP server's own. A catalog that
+      // does not answer (the executor restarting) is asked again within the attempt: no model call was
+      // made, so it costs no attempt unless it outlasts the step's budget.
+      const names = agent.tools.map((t) => t.name);
+      const tools = await untilAnswered(() => this.tools.specs(command.tenantId, names), within).catch(
+        (error: unknown) => {
+          if (deadline.aborted && !signal?.aborted && error instanceof TransientError) return error;
+          throw error;
+        },
       );
-      const sink = this.tokens?.open(command);
+      if (tools instanceof TransientError) {
+        outcome = {
+          status: 'error',
+          error: {
+            code: 'timeout',
+            message: `${tools.message} within ${agent.stepTimeoutSeconds} s (the agent's stepTimeoutSeconds); the model was not called`,
+            retryable: true,
+          },
+        };
+        return this.resultOf(command, outcome, recalled, context);
+      }
+      const sink = this.tokens?.open(command, command.attempt + Math.max(0, delivery - 1));
       const modelName = agent.model.name;
       outcome = await inSpan(
         SPAN.modelCall(modelName),
@@ -101,15 +127,13 @@ export class ModelWorker {
         },
         async (span) => {
           failpoint('orchestrator.model-call');
-          const timeoutMs = agent.stepTimeoutSeconds * 1000;
-          const deadline = AbortSignal.timeout(timeoutMs);
           let result = await provider
             .complete({
               agent,
               messages,
               tools,
               step: command.step,
-              signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
+              signal: within,
               ...(sink ? { onDelta: sink.delta } : {}),
             })
             .finally(() => sink?.close());
@@ -142,6 +166,15 @@ export class ModelWorker {
         { kind: SpanKind.CLIENT },
       );
     }
+    return this.resultOf(command, outcome, recalled, context);
+  }
+
+  private resultOf(
+    command: ModelCallCommand,
+    outcome: ModelOutcome,
+    recalled: Recall | undefined,
+    context: { sent: number; of: number } | undefined,
+  ): ModelResultMessage {
     return {
       kind: 'model.result',
       messageId: `${command.commandId}:result`,
@@ -155,4 +188,32 @@ export class ModelWorker {
       ...(context && context.sent < context.of ? { context: { sent: context.sent, of: context.of } } : {}),
     };
   }
+}
+
+/** Calls `ask` until it does not fail transiently, backing off from 250 ms to 2 s; stops when `signal` aborts. */
+async function untilAnswered<T>(ask: () => Promise<T>, signal: AbortSignal): Promise<T> {
+  for (let wait = 250; ; wait = Math.min(wait * 2, 2_000)) {
+    try {
+      return await ask();
+    } catch (error) {
+      if (!(error instanceof TransientError) || signal.aborted) throw error;
+      await pause(wait, signal).catch(() => {
+        throw error;
+      });
+    }
+  }
+}
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason as Error);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }

@@ -20,14 +20,14 @@ export class TokenStream {
   ) {}
 
   /** The sink for one attempt of one model call. `close()` sends what is still gathered. */
-  open(command: ModelCallCommand): { delta: (d: ModelDelta) => void; close: () => void } {
+  open(command: ModelCallCommand, attempt = command.attempt): { delta: (d: ModelDelta) => void; close: () => void } {
     const subject = this.subjects.tokens(command.tenantId, command.threadId);
     const base = {
       tenantId: command.tenantId,
       threadId: command.threadId,
       runId: command.runId,
       step: command.step,
-      attempt: command.attempt,
+      attempt,
       commandId: command.commandId,
     };
     let seq = 0;

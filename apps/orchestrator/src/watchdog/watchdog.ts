@@ -80,9 +80,13 @@ export class Watchdog {
          from ${t('threads')} th join ${t('runs')} r on r.tenant_id = th.tenant_id and r.run_id = th.active_run_id
          left join ${t('outbox')} o on o.id = th.state->'active'->'modelCall'->>'commandId'
         where th.status = 'running' and th.updated_at < now() - (? * interval '1 millisecond')
-          -- A model call a live worker holds, or still to be published, is progress: not even a candidate.
-          and not coalesce(o.available_at > now() and o.available_at <> 'infinity', false)
-          and not coalesce(o.sent_at is null and o.available_at is null, false)
+          and (
+            -- A model call a live worker holds, or still to be published, is progress: not a candidate,
+            (not coalesce(o.available_at > now() and o.available_at <> 'infinity', false)
+              and not coalesce(o.sent_at is null and o.available_at is null, false))
+            -- unless the run is past its wall-time budget: then its work is stopped whatever it does.
+            or r.started_at < now() - coalesce((th.state->'active'->'limits'->>'wallTimeSeconds')::int, 2147483647)
+                                        * interval '1 second')
         order by th.updated_at limit ?`,
       [this.options.minIdleMs, this.options.batch],
     );

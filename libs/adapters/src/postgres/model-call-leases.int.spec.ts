@@ -79,6 +79,27 @@ describe('model-call leases', () => {
     expect(await leases.renew([expired.id], 'w1', 60_000)).toEqual(new Set([expired.id]));
   });
 
+  it("refuses a redelivery the run's model-call budget has no room for", async () => {
+    const call = await callOf('m1');
+    const state = {
+      active: {
+        runId: 'r1',
+        phase: 'model',
+        modelCall: { commandId: 'm1', attempt: 2 },
+        spent: { modelCalls: 2, tokens: 0 },
+        limits: { modelCalls: 2 },
+      },
+    };
+    await db.sql.run(`update ${db.sql.table('threads')} set state = ?::jsonb where tenant_id = ? and thread_id = ?`, [
+      JSON.stringify(state),
+      call.tenantId,
+      call.threadId,
+    ]);
+    expect(await leases.claim(call, 'w1', 60_000, { redelivery: true })).toBe('over-budget');
+    // The first delivery of the call was counted when it was commanded: it is within the budget.
+    expect(await leases.claim(call, 'w1', 60_000)).toBe('claimed');
+  });
+
   it('runs a current call whose row is gone without a lease', async () => {
     const call = await callOf('m1');
     await db.sql.run(`delete from ${db.sql.table('outbox')} where id = ?`, [call.id]);

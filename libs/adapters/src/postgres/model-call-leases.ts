@@ -25,7 +25,9 @@ export type ModelCallClaim =
   /** Another live worker holds it, or it was fenced. */
   | 'held'
   /** No row (pruned long after it was sent): the call is current, run it without a lease. */
-  | 'unleased';
+  | 'unleased'
+  /** A redelivery the run's model-call budget has no room for: do not call; the decider fails the run. */
+  | 'over-budget';
 
 export interface ModelCallRef {
   /** The outbox row id (= the command id). */
@@ -46,24 +48,38 @@ export class ModelCallLeases {
    * and the call is still the thread's current one. One statement; concurrent claims and fences of one
    * row are serialised by its row lock, so at most one of them wins.
    */
-  async claim(call: ModelCallRef, holder: string, leaseMs: number): Promise<ModelCallClaim> {
-    const rows = await this.sql.query<{ current: boolean; found: boolean; claimed: boolean }>(
+  async claim(
+    call: ModelCallRef,
+    holder: string,
+    leaseMs: number,
+    options: { redelivery?: boolean } = {},
+  ): Promise<ModelCallClaim> {
+    // A redelivery is one more call to the provider than the log has counted: it needs room in the
+    // run's model-call budget (spent and limits as the thread's state has them).
+    const room = options.redelivery
+      ? `coalesce((t.state->'active'->'spent'->>'modelCalls')::int, 0) + 1
+           <= coalesce((t.state->'active'->'limits'->>'modelCalls')::int, 2147483647)`
+      : 'true';
+    const rows = await this.sql.query<{ current: boolean; room: boolean; found: boolean; claimed: boolean }>(
       `with cur as (
-         select exists (select 1 from ${this.sql.table('threads')} t
-                         where t.tenant_id = ? and t.thread_id = ? and ${CURRENT('t', '?')}) as current),
+         select t.tenant_id is not null as current, coalesce(${room}, true) as room
+           from (select 1) one
+           left join ${this.sql.table('threads')} t
+             on t.tenant_id = ? and t.thread_id = ? and ${CURRENT('t', '?')}),
        claimed as (
          update ${this.sql.table('outbox')} o
             set available_at = now() + ?::float8 * interval '1 millisecond', leased_by = ?
-          where o.id = ? and (select current from cur)
+          where o.id = ? and (select current and room from cur)
             and (o.available_at is null or o.available_at <= now())
          returning 1)
-       select (select current from cur) as current,
+       select (select current from cur) as current, (select room from cur) as room,
               exists (select 1 from ${this.sql.table('outbox')} where id = ?) as found,
               exists (select 1 from claimed) as claimed`,
       [call.tenantId, call.threadId, call.commandId, leaseMs, holder, call.id, call.id],
     );
     const row = rows[0];
     if (!row?.current) return 'stale';
+    if (!row.room) return 'over-budget';
     if (row.claimed) return 'claimed';
     return row.found ? 'held' : 'unleased';
   }
