@@ -5,14 +5,15 @@
  *   npm run bench -- --json            the same as JSON (stdout); progress goes to stderr
  *   npm run bench -- --repeat 3        each figure measured 3 times: median and spread (min–max)
  *   npm run bench -- --quick           fewer runs (a smoke test, not figures to publish)
- *   npm run bench -- --only agent-loop|resume|core|slow-model
+ *   npm run bench -- --only agent-loop|resume|core|slow-model|first-token
  *   npm run bench -- --only slow-model --slow-runs 1000,10000 --latency 1000
  *   npm run bench -- --compare <ref>   runs this bench against <ref> (a temp git worktree) and against
  *                                      this tree, back to back, and prints ratios per figure
  *
  * Workloads: "agent-loop" (the bench agent through the real services, NATS and Postgres), resume cost
  * (one handle() on threads with 10…10,000 prior events), the core micro-benchmarks (pure decider,
- * durable appends/s), and "slow-model" (N runs in flight on a model that takes L s per call, over HTTP).
+ * durable appends/s), "slow-model" (N runs in flight on a model that takes L s per call, over HTTP) and
+ * "first-token" (a streamed answer's first token, from the model server to a client of the gateway's SSE).
  */
 import { execSync } from 'node:child_process';
 import os from 'node:os';
@@ -22,6 +23,7 @@ import { benchAppends, benchDecide } from './core.bench';
 import { DEFAULT_DATABASE_URL } from './harness';
 import { benchResume, type ResumeFigure } from './resume.bench';
 import { benchSlowModel, type SlowModelResult } from './slow-model.bench';
+import { benchFirstToken, type FirstTokenResult } from './streaming.bench';
 import { figuresOf, spread, table, type Figure } from './stats';
 
 export interface BenchOutput {
@@ -31,6 +33,7 @@ export interface BenchOutput {
   resume?: ResumeFigure[][];
   core?: { decide: ReturnType<typeof benchDecide>; appends: Awaited<ReturnType<typeof benchAppends>>[] };
   slowModel?: SlowModelResult[][];
+  firstToken?: FirstTokenResult[];
   figures: Record<string, Figure>;
 }
 
@@ -99,6 +102,11 @@ async function run(): Promise<BenchOutput> {
       for (const runs of sizes) round.push(await benchSlowModel({ runs, latencyMs, jitterMs: latencyMs / 5 }, log));
       out.slowModel.push(round);
     }
+  }
+  if (want('first-token')) {
+    out.firstToken = [];
+    for (let r = 0; r < repeats; r++)
+      out.firstToken.push(await benchFirstToken({ runs: quick ? 10 : 50, latencyMs: 200, tokenMs: 20 }, log));
   }
   out.machine.loadavg = os.loadavg().map((x) => Math.round(x * 100) / 100);
   out.figures = figuresOf(out);

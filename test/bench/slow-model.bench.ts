@@ -41,7 +41,7 @@ export interface SlowModelResult {
   postgresConnections: number;
 }
 
-class ModelProcess {
+export class ModelProcess {
   private constructor(
     private readonly child: ChildProcess,
     readonly url: string,
@@ -64,7 +64,10 @@ class ModelProcess {
     return new ModelProcess(child, url);
   }
 
-  async stats(): Promise<{ totals: { calls: number }; conversations: Record<string, { durations: number[] }> }> {
+  async stats(): Promise<{
+    totals: { calls: number };
+    conversations: Record<string, { durations: number[]; firstTokens: number[] }>;
+  }> {
     const res = await fetch(`${this.url.replace(/\/v1$/, '')}/_stats`);
     return (await res.json()) as never;
   }

@@ -72,6 +72,7 @@ interface FigureSource {
       postgresConnections: number;
     }>
   >;
+  firstToken?: Array<{ runs: number; firstTokenMs: Summary; fromRequestMs: Summary; tokensPerRun: number }>;
 }
 
 /** Flattens a bench output into named figures (median over repeats), the unit of comparison. */
@@ -226,6 +227,34 @@ export function figuresOf(out: FigureSource): Record<string, Figure> {
       of((f) => f.postgresConnections),
       'connections',
       'lower',
+    );
+  }
+  const ft = out.firstToken ?? [];
+  if (ft.length > 0) {
+    const name = 'first-token (model server → gateway SSE client)';
+    add(
+      `${name}: p50`,
+      ft.map((f) => f.firstTokenMs.median),
+      'ms',
+      'lower',
+    );
+    add(
+      `${name}: p99`,
+      ft.map((f) => f.firstTokenMs.p99),
+      'ms',
+      'lower',
+    );
+    add(
+      'first-token (request published → SSE client, 200 ms model): p50',
+      ft.map((f) => f.fromRequestMs.median),
+      'ms',
+      'lower',
+    );
+    add(
+      'first-token: token frames per run (15 words, 20 ms apart; pieces gather for 20 ms)',
+      ft.map((f) => f.tokensPerRun),
+      'frames',
+      'higher',
     );
   }
   if (out.core) {

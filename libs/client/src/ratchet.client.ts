@@ -7,6 +7,7 @@ import {
   subjects,
   TERMINAL_RUN_EVENTS,
   threadIdFor,
+  TokenChunk,
   type RunRequestInput,
   type Subjects,
   type ThreadEvent,
@@ -121,11 +122,98 @@ export class RatchetClient {
     }
   }
 
+  /**
+   * A thread live: the model's answers as they are written (`token`, and `reset` when an attempt starts)
+   * together with its events (`event`, in order, from `fromVersion`), until the run `untilRunEnds` ends.
+   * Tokens are not durable (core NATS): only those written after this call are seen; the events are
+   * all there. Feed everything to a `StreamedAnswers` to have each step's text, ending as the log says.
+   */
+  async *follow(
+    threadId: string,
+    options: { fromVersion?: number; untilRunEnds?: string } = {},
+  ): AsyncGenerator<FollowItem> {
+    const queue: FollowItem[] = [];
+    let wake: (() => void) | undefined;
+    let ended = false;
+    let failure: unknown;
+    const push = (item: FollowItem) => {
+      queue.push(item);
+      wake?.();
+    };
+    const tokens = this.nc.subscribe(this.subjects.tokens(this.options.tenant, threadId), {
+      callback: (error, msg) => {
+        if (error) return;
+        const chunk = TokenChunk.safeParse(msg.json());
+        if (chunk.success) push({ type: chunk.data.kind === 'reset' ? 'reset' : 'token', chunk: chunk.data });
+      },
+    });
+    const events = (async () => {
+      for await (const event of this.events(threadId, options)) push({ type: 'event', event });
+    })().then(
+      () => (ended = true),
+      (error: unknown) => {
+        failure = error;
+        ended = true;
+      },
+    );
+    try {
+      for (;;) {
+        while (queue.length > 0) yield queue.shift()!;
+        if (ended) break;
+        await Promise.race([new Promise<void>((resolve) => (wake = resolve)), events]);
+        wake = undefined;
+      }
+      while (queue.length > 0) yield queue.shift()!;
+      if (failure) throw failure;
+    } finally {
+      tokens.unsubscribe();
+    }
+  }
+
   idsOf(requestId: string, threadId?: string): StartedRun {
     return {
       requestId,
       runId: runIdFor(this.options.tenant, requestId),
       threadId: threadId ?? threadIdFor(this.options.tenant, requestId),
     };
+  }
+}
+
+/** What `follow` yields: a piece of an answer as written, the start of an attempt, or an event of the log. */
+export type FollowItem =
+  { type: 'token'; chunk: TokenChunk } | { type: 'reset'; chunk: TokenChunk } | { type: 'event'; event: ThreadEvent };
+
+/**
+ * Each step's answer text as it is written, by run and step: a `reset` (a new attempt) drops what the
+ * step had, a token adds to it, and the step's `model.responded` event replaces it with the text of
+ * record — so the text always ends exactly as the log holds it, whatever the stream missed or repeated.
+ */
+export class StreamedAnswers {
+  private readonly texts = new Map<string, string>();
+  private readonly final = new Set<string>();
+
+  add(item: FollowItem): void {
+    if (item.type === 'event') {
+      const e = item.event;
+      if (e.type !== 'model.responded' || !e.runId) return;
+      const key = `${e.runId}/${e.data.step}`;
+      this.texts.set(key, e.data.content ?? '');
+      this.final.add(key);
+      return;
+    }
+    const key = `${item.chunk.runId}/${item.chunk.step}`;
+    if (this.final.has(key)) return;
+    if (item.type === 'reset') this.texts.set(key, '');
+    else this.texts.set(key, (this.texts.get(key) ?? '') + (item.chunk.text ?? ''));
+  }
+
+  /** The step's text so far (final once its `model.responded` arrived). */
+  text(runId: string, step: number): string {
+    return this.texts.get(`${runId}/${step}`) ?? '';
+  }
+
+  /** Whether the step's text is the one of record. */
+  isFinal(runId: string, step: number): boolean {
+    return this.final.has(`${runId}/${step}`);
   }
 }

@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import { AgentDefinition } from './agent';
 import { EVENT_TYPES, EventData, ThreadEventSchema } from './thread-events';
-import { ModelCallCommand, RunOutcome, RunRequest, RunStopNotice, ThreadInboxMessage, ToolCallCommand } from './wire';
+import {
+  ModelCallCommand,
+  RunOutcome,
+  RunRequest,
+  RunStopNotice,
+  ThreadInboxMessage,
+  TokenChunk,
+  ToolCallCommand,
+} from './wire';
 import { RemoteReconcileResult, RemoteToolDescription, RemoteToolReply, RemoteToolRequest } from './remote-tools';
 
 /** Every public message, by the name its JSON Schema file carries (`docs/schemas/<name>.schema.json`). */
@@ -13,6 +21,7 @@ export const PUBLIC_MESSAGES: Readonly<Record<string, z.ZodType>> = {
   ToolCallCommand,
   ThreadInboxMessage,
   RunStopNotice,
+  TokenChunk,
   AgentDefinition,
   RemoteToolDescription,
   RemoteToolRequest,
@@ -114,6 +123,21 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
           runStop: { name: 'RunStopNotice', contentType: 'application/json', payload: ref('RunStopNotice') },
         },
       },
+      threadTokens: {
+        address: '{prefix}.tokens.{tenant}.{thread}',
+        description:
+          "The model's answers as they are written (core NATS, not durable: only what is written while you are subscribed). " +
+          '`kind: delta` carries a piece (`text`, `toolCalls` deltas) with `seq` per attempt; `kind: reset` opens an attempt: drop what you had of that run and step (a retry, a worker that stopped mid-answer). ' +
+          'The text of record is the `model.responded` event on the thread events channel; the gateway serves this feed as `GET /v1/threads/{id}/stream?mode=messages`.',
+        parameters: {
+          prefix: { description: 'subject prefix' },
+          tenant: { description: 'tenant id' },
+          thread: { description: 'thread id' },
+        },
+        messages: {
+          tokenChunk: { name: 'TokenChunk', contentType: 'application/json', payload: ref('TokenChunk') },
+        },
+      },
       ...remoteToolChannels(ref),
     },
     operations: {
@@ -132,6 +156,11 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
         action: 'receive',
         channel: { $ref: '#/channels/threadEvents' },
         messages: [{ $ref: '#/channels/threadEvents/messages/threadEvent' }],
+      },
+      followThreadTokens: {
+        action: 'receive',
+        channel: { $ref: '#/channels/threadTokens' },
+        messages: [{ $ref: '#/channels/threadTokens/messages/tokenChunk' }],
       },
       receiveRunStops: {
         action: 'receive',

@@ -17,6 +17,10 @@ import type { AddressInfo } from 'node:net';
  *                                  answer the user with (2 parallel) calls of that tool, args {item}, for
  *                                  2 rounds (each after the previous round's results), then a final answer
  *   [slow_after_tools=ms]          latency of the answer that follows tool results (default: latency)
+ *   [token_ms=100]                 a streamed request (`stream: true`) gets its answer word by word, this
+ *                                  long apart (tool-call arguments in pieces too); without it, in one piece
+ *   [answer=words_of_text]         the final answer's text (`_` for spaces) instead of echo/done
+ *   [usage=5000]                   report this many prompt tokens
  *
  * After tool results it answers `done: <the tool results>`; without `call` it answers `echo: <input>`.
  */
@@ -34,6 +38,8 @@ export interface ConversationStats {
   arrivals: number[];
   /** How long each answered request took, ms (arrival to answer). */
   durations: number[];
+  /** Streamed answers: when (epoch ms) the first piece of text or of a tool call was written, per request. */
+  firstTokens: number[];
   /** The request bodies, oldest first (the last 50). */
   bodies: unknown[];
 }
@@ -49,6 +55,9 @@ interface Directives {
   parallel: number;
   rounds: number;
   afterTools: number | undefined;
+  tokenMs: number;
+  answer: string | undefined;
+  usage: number | undefined;
 }
 
 const DIRECTIVE = /\[([a-z_]+)=([^\]\s]*)\]/g;
@@ -122,7 +131,12 @@ export class FakeModelServer {
       );
       return;
     }
-    const body = JSON.parse(await readBody(req)) as { messages?: WireMessage[]; tools?: WireTool[]; model?: string };
+    const body = JSON.parse(await readBody(req)) as {
+      messages?: WireMessage[];
+      tools?: WireTool[];
+      model?: string;
+      stream?: boolean;
+    };
     const messages = body.messages ?? [];
     const lastUser = messages.filter((m) => m.role === 'user').at(-1)?.content ?? '';
     const key = typeof lastUser === 'string' ? lastUser : JSON.stringify(lastUser);
@@ -179,9 +193,27 @@ export class FakeModelServer {
       res.end('<html><body>502 Bad Gateway</body></html>');
       return;
     }
-    const message =
-      !d.call || rounds >= d.rounds ? textAnswer(messages, afterTools) : toolAnswer(d, body.tools ?? [], n);
-    const prompt = JSON.stringify(messages).length;
+    const message: Record<string, unknown> =
+      !d.call || rounds >= d.rounds
+        ? d.answer !== undefined
+          ? { role: 'assistant', content: d.answer }
+          : textAnswer(messages, afterTools)
+        : toolAnswer(d, body.tools ?? [], n);
+    const promptTokens = d.usage ?? Math.ceil(JSON.stringify(messages).length / 4);
+    const usage = { prompt_tokens: promptTokens, completion_tokens: 8, total_tokens: promptTokens + 8 };
+    if (body.stream) {
+      await this.streamAnswer(
+        res,
+        message,
+        body.model ?? 'fake',
+        n,
+        usage,
+        d.tokenMs,
+        () => done,
+        (at) => s.firstTokens.push(at),
+      );
+      return;
+    }
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(
       JSON.stringify({
@@ -189,10 +221,52 @@ export class FakeModelServer {
         object: 'chat.completion',
         created: Math.floor(Date.now() / 1000),
         model: body.model ?? 'fake',
-        choices: [{ index: 0, message, finish_reason: message.tool_calls ? 'tool_calls' : 'stop' }],
-        usage: { prompt_tokens: Math.ceil(prompt / 4), completion_tokens: 8, total_tokens: Math.ceil(prompt / 4) + 8 },
+        choices: [{ index: 0, message, finish_reason: message['tool_calls'] ? 'tool_calls' : 'stop' }],
+        usage,
       }),
     );
+  }
+
+  /** A streamed answer as OpenAI sends it: `data:` chunks of deltas, usage last, then `[DONE]`. */
+  private async streamAnswer(
+    res: ServerResponse,
+    message: Record<string, unknown>,
+    model: string,
+    n: number,
+    usage: Record<string, number>,
+    tokenMs: number,
+    gone: () => boolean,
+    firstToken: (at: number) => void,
+  ): Promise<void> {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const frame = (body: Record<string, unknown>) =>
+      `data: ${JSON.stringify({ id: `chatcmpl-${n}`, object: 'chat.completion.chunk', model, ...body })}\n\n`;
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+      frame({ choices: [{ index: 0, delta, finish_reason: finish }] });
+    const pieces: string[] = [chunk({ role: 'assistant' })];
+    const text = typeof message['content'] === 'string' ? message['content'] : '';
+    for (const word of text.match(/\S+\s*|\s+/g) ?? []) pieces.push(chunk({ content: word }));
+    const calls = (message['tool_calls'] ?? []) as Array<{ id: string; function: { name: string; arguments: string } }>;
+    calls.forEach((c, index) => {
+      pieces.push(
+        chunk({
+          tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.function.name, arguments: '' } }],
+        }),
+      );
+      const args = c.function.arguments;
+      for (let i = 0; i < args.length; i += 8)
+        pieces.push(chunk({ tool_calls: [{ index, function: { arguments: args.slice(i, i + 8) } }] }));
+    });
+    pieces.push(chunk({}, calls.length > 0 ? 'tool_calls' : 'stop'));
+    pieces.push(frame({ choices: [], usage }));
+    pieces.push('data: [DONE]\n\n');
+    for (const [i, piece] of pieces.entries()) {
+      if (gone()) return;
+      res.write(piece);
+      if (i === 1) firstToken(Date.now());
+      if (tokenMs > 0) await sleep(tokenMs);
+    }
+    res.end();
   }
 
   private statsOf(key: string): ConversationStats {
@@ -213,7 +287,17 @@ interface WireTool {
 }
 
 function emptyStats(): ConversationStats {
-  return { calls: 0, answered: 0, aborted: 0, inFlight: 0, maxInFlight: 0, arrivals: [], durations: [], bodies: [] };
+  return {
+    calls: 0,
+    answered: 0,
+    aborted: 0,
+    inFlight: 0,
+    maxInFlight: 0,
+    arrivals: [],
+    durations: [],
+    firstTokens: [],
+    bodies: [],
+  };
 }
 
 function directivesOf(text: string): Directives {
@@ -234,6 +318,9 @@ function directivesOf(text: string): Directives {
     parallel: Math.max(1, num('parallel', 1)),
     rounds: Math.max(1, num('rounds', 1)),
     afterTools: found.has('slow_after_tools') ? num('slow_after_tools', 0) : undefined,
+    tokenMs: num('token_ms', 0),
+    answer: found.get('answer')?.replaceAll('_', ' '),
+    usage: found.has('usage') ? num('usage', 0) : undefined,
   };
 }
 

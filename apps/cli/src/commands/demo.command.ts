@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Command, InvalidArgumentError } from 'commander';
 import { connectNats } from '@ratchet/adapters';
-import { subjects, type ThreadEvent } from '@ratchet/contracts';
+import { subjects, TokenChunk, type ThreadEvent } from '@ratchet/contracts';
 import { DEFAULT_TENANT, LOCAL_DEMO_API_KEY, loadCliConfig, type CliConfig, type GlobalOptions } from '../cli.config';
 import { CliError, EXIT, UsageError } from '../cli.errors';
 import { processOutput, type Output } from '../cli.output';
@@ -61,10 +61,21 @@ export async function runDemo(config: CliConfig, options: DemoOptions, out: Outp
   const subject = subjects(config.RATCHET_SUBJECT_PREFIX).events(tenantId, threadId);
   const nc = await connectNats({ url: config.NATS_URL, name: 'ratchet-cli-demo', timeoutMs: 5_000 });
   const progress = liveProgress(out);
+  const answers = liveAnswers(out);
+  // The answers as the model writes them (core NATS, not durable): shown while the run goes on.
+  const tokens = nc.subscribe(subjects(config.RATCHET_SUBJECT_PREFIX).tokens(tenantId, threadId), {
+    callback: (error, msg) => {
+      if (error) return;
+      const chunk = TokenChunk.safeParse(msg.json());
+      if (chunk.success) answers.add(chunk.data);
+    },
+  });
   let wait;
   try {
     wait = await waitForRunEnd({ nc, subject, runId, timeoutMs: options.timeout * 1000, onEvent: progress.update });
   } finally {
+    tokens.unsubscribe();
+    answers.done();
     progress.done();
     await nc.close().catch(() => undefined);
   }
@@ -121,6 +132,28 @@ export async function runDemo(config: CliConfig, options: DemoOptions, out: Outp
       : `${out.style('red', '✖')} run ${runId} ${result.status} in ${durationMs} ms: ${result.error?.code}: ${result.error?.message}`,
   );
   return result;
+}
+
+/**
+ * On a terminal, the model's text as it is written, on stderr (`model ▸ …` per attempt of a step); what
+ * is printed afterwards from the log is the text of record. Nothing in JSON mode or without a terminal.
+ */
+function liveAnswers(out: Output): { add: (chunk: TokenChunk) => void; done: () => void } {
+  if (out.json || !process.stderr.isTTY) return { add: () => undefined, done: () => undefined };
+  let open = false;
+  return {
+    add: (chunk) => {
+      if (chunk.kind === 'reset') {
+        process.stderr.write(`\r\x1b[K${open ? '\n' : ''}${out.style('dim', `  model ▸ step ${chunk.step}: `)}`);
+        open = true;
+      } else if (chunk.text) {
+        process.stderr.write(chunk.text);
+      }
+    },
+    done: () => {
+      if (open) process.stderr.write('\n');
+    },
+  };
 }
 
 /** On a terminal, one self-updating stderr line with the latest event; nothing otherwise. */

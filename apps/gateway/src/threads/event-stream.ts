@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { decodeThreadEvent, subjects, type Subjects, type ThreadEvent } from '@ratchet/contracts';
+import { decodeThreadEvent, subjects, TokenChunk, type Subjects, type ThreadEvent } from '@ratchet/contracts';
 import type { NatsConnection } from 'nats';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Backends } from '../backends/backends';
@@ -14,11 +14,22 @@ const THREAD_APPEAR_MS = 5_000;
 const PAGE = 500;
 const HEARTBEAT_MS = 15_000;
 
+/** What a stream carries: the thread's events (durable, with ids), the model's answers as written, or both. */
+export interface StreamModes {
+  events: boolean;
+  messages: boolean;
+}
+
 /**
  * A thread's log as Server-Sent Events: the stored events after `after` (from the orchestrator), then
  * the live feed `<prefix>.events.<tenant>.<thread>`. The feed is subscribed to before the log is read,
  * events are deduplicated by version, and a version gap in the feed is filled from the log, so a
  * client that reconnects with `Last-Event-ID` (= the version it saw last) misses nothing.
+ *
+ * With `messages`, the model's answers as they are written come too (`event: token` with text and
+ * tool-call pieces, `event: reset` when an attempt starts: drop what you had of that step), from
+ * `<prefix>.tokens.<tenant>.<thread>`. They carry no id (they are not durable): the text of record is
+ * the `model.responded` event that follows.
  */
 @Injectable()
 export class EventStreamer {
@@ -39,8 +50,29 @@ export class EventStreamer {
     after: number,
     req: IncomingMessage,
     res: ServerResponse,
+    modes: StreamModes = { events: true, messages: false },
   ): Promise<void> {
+    // Tokens that arrive before the stream's headers are written wait for them (they are short-lived).
+    let ready = false;
+    const early: string[] = [];
+    const writeToken = (frame: string) => (ready ? res.write(frame) : early.push(frame));
+    const tokens = modes.messages
+      ? this.nc.subscribe(this.subjects.tokens(tenant, threadId), {
+          callback: (error, msg) => {
+            if (error) return;
+            try {
+              const chunk = TokenChunk.parse(msg.json());
+              if (chunk.tenantId !== tenant || chunk.threadId !== threadId) return;
+              const { tenantId: _t, threadId: _th, kind, ...data } = chunk;
+              writeToken(`event: ${kind === 'reset' ? 'reset' : 'token'}\ndata: ${JSON.stringify(data)}\n\n`);
+            } catch {
+              // not a token chunk: nothing for the client
+            }
+          },
+        })
+      : undefined;
     const sub = this.nc.subscribe(this.subjects.events(tenant, threadId));
+    if (!modes.events) sub.unsubscribe();
     let last = after;
     const readStored = async (): Promise<ThreadEvent[]> => {
       const out: ThreadEvent[] = [];
@@ -70,6 +102,7 @@ export class EventStreamer {
         const missing = (error as { getStatus?: () => number }).getStatus?.() === 404;
         if (!missing || Date.now() >= deadline || req.destroyed) {
           sub.unsubscribe();
+          tokens?.unsubscribe();
           throw error;
         }
         await new Promise((r) => setTimeout(r, 200));
@@ -85,12 +118,28 @@ export class EventStreamer {
     res.write('retry: 2000\n\n');
     const send = (event: ThreadEvent) =>
       res.write(`id: ${event.version}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
-    first.forEach(send);
+    if (modes.events) first.forEach(send);
+    ready = true;
+    early.splice(0).forEach((frame) => res.write(frame));
 
     const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
-    const stop = () => sub.unsubscribe();
+    const stop = () => {
+      sub.unsubscribe();
+      tokens?.unsubscribe();
+    };
     req.on('close', stop);
     res.on('close', stop);
+    if (!modes.events) {
+      // Tokens only: the connection lasts until the client goes.
+      await new Promise<void>((resolve) => {
+        req.on('close', resolve);
+        res.on('close', resolve);
+      });
+      clearInterval(heartbeat);
+      stop();
+      if (!res.writableEnded) res.end();
+      return;
+    }
     try {
       for await (const msg of sub) {
         let event: ThreadEvent;
@@ -112,7 +161,7 @@ export class EventStreamer {
       this.logger.warn({ err: error, tenant, threadId }, 'event stream ended with an error; the client resumes');
     } finally {
       clearInterval(heartbeat);
-      sub.unsubscribe();
+      stop();
       if (!res.writableEnded) res.end();
     }
   }

@@ -24,6 +24,7 @@ import {
   EventsQuery,
   LastEventId,
   ListThreadsQuery,
+  StreamModesQuery,
   StreamQuery,
   ThreadIdParam,
 } from './threads.schemas';
@@ -178,5 +179,47 @@ export class ThreadsController {
         ? parseRequest(LastEventId, lastEventId.trim(), { in: 'header', name: 'Last-Event-ID' })
         : (query.after ?? 0);
     await this.streamer.stream(principal.tenantId, threadId, after, req, res);
+  }
+
+  @Get(':threadId/stream')
+  @RequireAnyRole(...READ_ROLES)
+  @ApiOperation({
+    summary: "Follow the thread live: the model's answers as written, and its events (Server-Sent Events)",
+    description:
+      '`mode` (comma-separated, default `messages,events`): `events` are the stored and live events of the thread, as on `/events/stream` (`id` = version; reconnect with `Last-Event-ID`); `messages` are the answers as the model writes them: `event: token` (`text`, `toolCalls` pieces, `runId`, `step`, `attempt`, `seq`) and `event: reset` when an attempt starts (drop what you had of that step: a retry, a worker that stopped mid-answer). Tokens have no id and are not replayed; the `model.responded` event that follows holds the text of record.',
+  })
+  @ApiParam({ name: 'threadId' })
+  @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'The last version received; wins over `after`' })
+  @ApiQuery({ name: 'after', required: false, schema: { type: 'integer', minimum: 0 } })
+  @ApiQuery({
+    name: 'mode',
+    required: false,
+    schema: { type: 'string', default: 'messages,events', example: 'messages,events' },
+  })
+  @ApiProduces('text/event-stream')
+  @ApiResponse({
+    status: 200,
+    description: 'An event stream of `token`, `reset` and thread-event messages; `: keep-alive` comments every 15 s',
+    content: { 'text/event-stream': { schema: { type: 'string' } } },
+  })
+  @ApiProblems({ 400: 'An unknown mode', 404: 'No such thread in your tenant' })
+  async live(
+    @CurrentPrincipal() principal: AuthenticatedPrincipal,
+    @Param() rawParams: unknown,
+    @Query() rawQuery: unknown,
+    @Headers('last-event-id') lastEventId: string | undefined,
+    @Req() req: IncomingMessage,
+    @Res() res: ServerResponse,
+  ): Promise<void> {
+    const { threadId } = parseRequest(ThreadIdParam, rawParams, { in: 'path' });
+    const query = parseRequest(StreamModesQuery, rawQuery, { in: 'query' });
+    const after =
+      lastEventId !== undefined && lastEventId.trim() !== ''
+        ? parseRequest(LastEventId, lastEventId.trim(), { in: 'header', name: 'Last-Event-ID' })
+        : (query.after ?? 0);
+    await this.streamer.stream(principal.tenantId, threadId, after, req, res, {
+      events: query.mode.includes('events'),
+      messages: query.mode.includes('messages'),
+    });
   }
 }

@@ -23,6 +23,20 @@ export const EventsQuery = z.object({
 });
 
 export const StreamQuery = z.object({ after: int(0, 2 ** 31 - 1).optional() });
+
+/** `mode`: what a stream carries, comma-separated: `events` (the log, durable), `messages` (answers as written). */
+export const StreamModesQuery = z.object({
+  after: int(0, 2 ** 31 - 1).optional(),
+  mode: z
+    .string()
+    .default('messages,events')
+    .transform((v) => v.split(',').map((m) => m.trim()))
+    .pipe(
+      z
+        .array(z.enum(['messages', 'events'], { error: 'each mode must be "messages" or "events"' }))
+        .min(1, { error: 'name at least one mode' }),
+    ),
+});
 export const LastEventId = z.coerce
   .number()
   .int()

@@ -2,7 +2,7 @@ import type { ModelCallCommand, Subjects, TokenChunk } from '@ratchet/contracts'
 import type { ModelDelta } from '@ratchet/domain';
 import type { NatsConnection } from 'nats';
 
-/** How long deltas gather before they go out as one chunk: fewer messages, still live to a reader. */
+/** How long deltas after the first gather before they go out as one chunk: fewer messages, still live to a reader. */
 const FLUSH_MS = 20;
 const FLUSH_CHARS = 512;
 
@@ -54,7 +54,8 @@ export class TokenStream {
         if (seq === 0 && text === '' && calls.length === 0) send({ ...base, kind: 'reset', seq: 0 });
         if (d.text) text += d.text;
         if (d.toolCalls) calls.push(...d.toolCalls);
-        if (text.length >= FLUSH_CHARS) flush();
+        // The first piece goes at once (what a reader waits for most); later ones gather for FLUSH_MS.
+        if (seq === 0 || text.length >= FLUSH_CHARS) flush();
         else timer ??= setTimeout(flush, FLUSH_MS);
       },
       close: flush,
