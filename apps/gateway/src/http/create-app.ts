@@ -5,6 +5,7 @@ import { SwaggerModule } from '@nestjs/swagger';
 import { GatewayModule, type GatewayResources } from '../gateway.module';
 import { PinoNestLogger } from '../logging/logger';
 import { buildOpenApiDocument } from '../openapi/openapi';
+import { storableRequest } from './storable-request';
 
 /**
  * Builds the HTTP app around already-open resources, without listening. main.ts and the integration
@@ -20,6 +21,8 @@ export async function createGatewayApp(resources: GatewayResources): Promise<Nes
   });
   // Oversized bodies are refused while streaming in (413, via the problem filter), never buffered whole.
   app.useBodyParser('json', { limit: resources.config.GATEWAY_BODY_LIMIT_BYTES });
+  // After the parser, before any route: what Postgres cannot store is refused here, with the field named.
+  app.use(storableRequest);
   app.disable('x-powered-by');
   // The API reference, unauthenticated: Swagger UI at /docs, the document at /docs/openapi.json.
   SwaggerModule.setup('docs', app, buildOpenApiDocument(app), {
