@@ -56,6 +56,7 @@ beforeAll(async () => {
       RATCHET_STREAM_PREFIX: prefix.stream,
       GATEWAY_BODY_LIMIT_BYTES: String(BODY_LIMIT),
       GATEWAY_PUBLISH_TIMEOUT_MS: '2000',
+      GATEWAY_AUTH_FAILURES_PER_MINUTE: '10',
     },
     'gateway',
   );
@@ -313,5 +314,20 @@ describe('health', () => {
       checks: { nats: { status: 'down' }, postgres: { status: 'up' } },
     });
     expect((await fetch(`${base}/health/live`)).status).toBe(200);
+  });
+});
+
+// Last in this file: it uses up the failed-authentication allowance of 127.0.0.1, where every request comes from.
+describe('repeated bad credentials', () => {
+  it('answer 429 with Retry-After for the source address, a good key from it included, never more 401s', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++)
+      statuses.push((await postRun({ agent: 'a', input: 'x' }, { authorization: `Bearer rk_guess-${i}` })).status);
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(10);
+    expect(statuses.at(-1)).toBe(429);
+    const good = await postRun({ agent: 'a', input: 'x' });
+    const problem = await expectProblem(good, 429);
+    expect(good.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(problem).toMatchObject({ type: 'urn:ratchet:problem:rate-limited', limit: 'source' });
   });
 });

@@ -24,6 +24,9 @@ export async function createGatewayApp(resources: GatewayResources): Promise<Nes
   // After the parser, before any route: what Postgres cannot store is refused here, with the field named.
   app.use(storableRequest);
   app.disable('x-powered-by');
+  // The source address failed authentications are counted by: the client's, not the balancer's.
+  const trust = resources.config.GATEWAY_TRUST_PROXY;
+  if (trust !== undefined) app.set('trust proxy', /^\d+$/.test(trust) ? Number(trust) : trust);
   // The API reference, unauthenticated: Swagger UI at /docs, the document at /docs/openapi.json.
   SwaggerModule.setup('docs', app, buildOpenApiDocument(app), {
     jsonDocumentUrl: 'docs/openapi.json',
