@@ -176,9 +176,7 @@ describe('memory service', () => {
         value: 'marzipan secret',
       }),
     );
-    ok(
-      await memory.put('acme', { principal: erin, namespace: 'scratch/erin', key: 'd2', value: 'marzipan scratch' }),
-    );
+    ok(await memory.put('acme', { principal: erin, namespace: 'scratch/erin', key: 'd2', value: 'marzipan scratch' }));
     const daveTree = 'users/jwt.dave_40example.com/notes';
     ok(await memory.put('acme', { principal: dave, namespace: daveTree, key: 'n', value: 'marzipan dave' }));
 

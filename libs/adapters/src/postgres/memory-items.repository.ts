@@ -78,11 +78,7 @@ function scopeFilter(scope: ReadScope | undefined): { sql: string; params: strin
   const unclassified = `(split_part(namespace, '/', 1) not in (${treeList}) and (owner = ? or subject = ?))`;
   return {
     sql: `(${[...trees.map((t) => t.sql), unclassified].join(' or ')})`,
-    params: [
-      ...trees.flatMap((t) => t.params),
-      scope.unclassifiedOwnedBy,
-      scope.unclassifiedOwnedBy,
-    ],
+    params: [...trees.flatMap((t) => t.params), scope.unclassifiedOwnedBy, scope.unclassifiedOwnedBy],
   };
 }
 

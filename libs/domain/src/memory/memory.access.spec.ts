@@ -16,7 +16,7 @@ describe('principalSegment', () => {
 });
 
 describe('mayUseNamespace', () => {
-  it("gives a principal its own user tree only, the mapped one for credentials; an admin every tree", () => {
+  it('gives a principal its own user tree only, the mapped one for credentials; an admin every tree', () => {
     expect(mayUseNamespace(p('alice'), 'users/alice/prefs', 'read')).toBe(true);
     expect(mayUseNamespace(p('bob'), 'users/alice/prefs', 'read')).toBe(false);
     expect(mayUseNamespace(p('bob'), 'users/alice', 'write')).toBe(false);
@@ -39,7 +39,11 @@ describe('mayUseNamespace', () => {
 describe('mayRead and readScope', () => {
   it('outside the shared trees, an item is its owner’s and its subject’s', () => {
     const item = { namespace: 'sessions/s1', owner: 'alice', subject: 'carol' };
-    expect([mayRead(p('alice'), item), mayRead(p('carol'), item), mayRead(p('bob'), item)]).toEqual([true, true, false]);
+    expect([mayRead(p('alice'), item), mayRead(p('carol'), item), mayRead(p('bob'), item)]).toEqual([
+      true,
+      true,
+      false,
+    ]);
   });
 
   it("lists the trees a principal may read, for the store's query", () => {

@@ -135,9 +135,11 @@ describe('memory get', () => {
       ok: false,
       error: { code: 'forbidden', message: expect.stringContaining('users/alice/preferences') },
     });
-    expect(decideGet(item, { principal: admin, namespace: item.namespace, key: item.key }, later, rules)).toMatchObject({
-      ok: true,
-    });
+    expect(decideGet(item, { principal: admin, namespace: item.namespace, key: item.key }, later, rules)).toMatchObject(
+      {
+        ok: true,
+      },
+    );
   });
 
   it("given alice's item outside the shared trees, when bob reads it, then it is not found (its existence is not revealed)", () => {
@@ -147,7 +149,9 @@ describe('memory get', () => {
       error: { code: 'not_found' },
     });
     const about = stored({ namespace: 'notes/alice', subject: 'bob' });
-    expect(decideGet(about, { principal: bob, namespace: about.namespace, key: about.key }, later, rules)).toMatchObject({
+    expect(
+      decideGet(about, { principal: bob, namespace: about.namespace, key: about.key }, later, rules),
+    ).toMatchObject({
       ok: true,
     });
   });
