@@ -134,6 +134,46 @@ describe('the run loop, end to end', () => {
     expect(Number(threads[0]?.n)).toBe(0);
   });
 
+  it('keeps secrets in metadata and in refused requests out of every orchestrator table', async () => {
+    const KEY = 'sk-live-canaryQ7x9Zp2Lm4Nb8Vc1';
+    const replyTo = `${stack.prefix.subject}-replies.canary`;
+    const sub = stack.nc.subscribe(replyTo, { max: 2 });
+    await stack.publishRequest(
+      TENANT,
+      ask('canary-meta', 'demo', { metadata: { note: `key ${KEY}`, password: 'canary-hunter2' }, replyTo }),
+    );
+    await stack.publishRequest(TENANT, {
+      ...ask('canary-refused', 'no-such-agent'),
+      input: [{ role: 'user', content: `use ${KEY}` }],
+      metadata: { password: 'canary-hunter2' },
+      replyTo,
+    });
+    const outcomes: RunOutcome[] = [];
+    for await (const m of sub) outcomes.push(m.json<RunOutcome>());
+    expect(outcomes.map((o) => o.status).sort()).toEqual(['completed', 'rejected']);
+    const sql = stack.orchestratorDb.sql;
+    let failures: unknown[] = [];
+    for (let i = 0; i < 50 && !JSON.stringify(failures).includes('no-such-agent'); i++) {
+      failures = await sql.query(`select * from ${sql.table('failed_messages')} where reason like '%no-such-agent%'`);
+      if (failures.length === 0) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(failures.length).toBeGreaterThan(0);
+    const tables = await sql.query<{ table_name: string }>(
+      `select table_name from information_schema.tables where table_schema = ?`,
+      ['orchestrator'],
+    );
+    expect(tables.length).toBeGreaterThan(3);
+    for (const { table_name } of tables) {
+      const rows = await sql.query(`select * from ${sql.table(table_name)}`);
+      const text = JSON.stringify(rows);
+      expect([table_name, text.includes('canaryQ7x9'), text.includes('canary-hunter2')]).toEqual([
+        table_name,
+        false,
+        false,
+      ]);
+    }
+  });
+
   it('sends the terminal outcome to replyTo', async () => {
     const replyTo = `${stack.prefix.subject}-replies.done`;
     const sub = stack.nc.subscribe(replyTo, { max: 1 });
