@@ -6,7 +6,7 @@
  *   npm run bench -- --repeat 3        each figure measured 3 times: median and spread (min–max)
  *   npm run bench -- --quick           fewer runs (a smoke test, not figures to publish)
  *   npm run bench -- --only agent-loop|resume|core|slow-model|first-token
- *   npm run bench -- --only slow-model --slow-runs 1000,10000 --latency 1000
+ *   npm run bench -- --only slow-model --slow-runs 1000,10000 --latency 1000 [--no-stream]
  *   npm run bench -- --compare <ref>   runs this bench against <ref> (a temp git worktree) and against
  *                                      this tree, back to back, and prints ratios per figure
  *
@@ -99,7 +99,13 @@ async function run(): Promise<BenchOutput> {
     const latencyMs = Number(arg('--latency') ?? 1000);
     for (let r = 0; r < repeats; r++) {
       const round: SlowModelResult[] = [];
-      for (const runs of sizes) round.push(await benchSlowModel({ runs, latencyMs, jitterMs: latencyMs / 5 }, log));
+      for (const runs of sizes)
+        round.push(
+          await benchSlowModel(
+            { runs, latencyMs, jitterMs: latencyMs / 5, stream: !process.argv.includes('--no-stream') },
+            log,
+          ),
+        );
       out.slowModel.push(round);
     }
   }
