@@ -15,7 +15,7 @@ import { terminal, TestStack } from './stack';
 import { catalogOf, ToolProcess } from './tool-processes';
 
 /*
- * The BOLA sweep (ARCHITECTURE §8, issue #8). Routes are enumerated from the application itself, so a
+ * The BOLA sweep (architecture §8, issue #8). Routes are enumerated from the application itself, so a
  * new endpoint cannot escape: a route without a case below fails the test. For every route:
  *  - no credential → 401 (unless @Public);
  *  - a credential without the role the route requires → 403;

@@ -36,7 +36,7 @@ interface AfterCommit {
 export const EXPIRY_ACTOR = 'system:expiry';
 
 /**
- * The approvals service's rules (ARCHITECTURE §7). Each state change is one transaction: the approval
+ * The approvals service's rules (architecture §7). Each state change is one transaction: the approval
  * row, its one decision, the audit rows and the outbox row of the message it causes; the relay publishes
  * after commit. The tenant of every read and write is the one the caller was verified for.
  */
