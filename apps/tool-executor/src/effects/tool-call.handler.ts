@@ -329,17 +329,28 @@ export class ToolCallHandler {
     // Another delivery of this pure call recorded its outcome first: re-send that one.
     this.checkTenant(command, recorded);
     this.linkToClaim(recorded);
-    switch (decideEffect(recorded.state, 'pure', false)) {
+    const action = decideEffect(recorded.state, 'pure', false);
+    switch (action) {
       case 'resend':
         await this.finish(command, traceHeaders, 'dedup', storedOutcome(recorded));
         return 'dedup';
       case 'escalate':
         await this.escalate(command, traceHeaders, recorded);
         return 'escalated';
-      default:
-        // Not reachable (the statement finishes a `started` row of this tenant); if it were, the
-        // message is redelivered and its look-up decides again.
-        throw new Error(`effect ${command.idempotencyKey} is still ${recorded.state} after recording its outcome`);
+      // Not reachable (the statement finishes a `started` row of this tenant); if it were, the message is
+      // redelivered and its look-up decides again.
+      case 'execute':
+      case 'wait':
+      case 'retry':
+      case 'reconcile':
+        throw new TransientError(
+          `effect ${command.idempotencyKey} is still ${recorded.state} after recording its outcome`,
+          'effect.unsettled',
+        );
+      default: {
+        const unknown: never = action;
+        throw new Error(`unknown effect action ${String(unknown)}`);
+      }
     }
   }
 
