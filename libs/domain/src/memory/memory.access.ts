@@ -53,7 +53,7 @@ export type MemoryAccess = 'read' | 'write';
  */
 export function mayUseNamespace(principal: Principal, namespace: string, access: MemoryAccess): boolean {
   if (isAdmin(principal)) return true;
-  const [tree, second] = namespace.split('/');
+  const [tree = '', second] = namespace.split('/');
   switch (tree) {
     case 'users':
       return second !== undefined && second === principalSegment(principal.id);
