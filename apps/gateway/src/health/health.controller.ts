@@ -1,4 +1,5 @@
 import { Controller, Get, Inject, ServiceUnavailableException } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, type HealthCheckResult } from '@nestjs/terminus';
 import { Public } from '../auth/roles.decorator';
 import { LOGGER } from '../gateway.tokens';
@@ -7,6 +8,7 @@ import type { Logger } from '../logging/logger';
 import { ReadinessIndicators } from './readiness.indicators';
 
 /** Kubernetes probes. Unauthenticated: they reveal only up/down and which dependency is down. */
+@ApiTags('health')
 @Controller('health')
 @Public()
 export class HealthController {
@@ -18,6 +20,7 @@ export class HealthController {
 
   /** The process serves HTTP. Nothing else: a dependency outage must not get the pod restarted. */
   @Get('live')
+  @ApiOperation({ summary: 'Liveness: the process serves HTTP' })
   @HealthCheck()
   live(): Promise<HealthCheckResult> {
     return this.health.check([]);
@@ -25,6 +28,7 @@ export class HealthController {
 
   /** Postgres answers, migrations are applied and NATS is connected: safe to route traffic here. */
   @Get('ready')
+  @ApiOperation({ summary: 'Readiness: Postgres answers, migrations are applied, NATS is connected' })
   @HealthCheck()
   async ready(): Promise<HealthCheckResult> {
     try {
