@@ -180,9 +180,7 @@ describe('operator actions: the CLI and the web console, through a validating pr
     expect(search.code).toBe(0);
     const byRun = new Map(jsonLines<{ runId: string; status: string }>(search.stdout).map((r) => [r.runId, r.status]));
     expect([byRun.get(decided.runId), byRun.get(cancelled.runId)]).toEqual(['completed', 'cancelled']);
-    const failedOnly = await ratchet(['runs', 'list', '--tenant', TENANT, '--status', 'cancelled', '--json'], {
-      DATABASE_URL: stack.testDb.url,
-    });
+  });
     expect(jsonLines<{ runId: string }>(failedOnly.stdout).map((r) => r.runId)).toEqual([cancelled.runId]);
   });
 
@@ -224,6 +222,36 @@ describe('operator actions: the CLI and the web console, through a validating pr
     await viewer.goto(`${proxy.url}/console/#/agents`);
     await viewer.locator('td', { hasText: 'pay' }).first().waitFor();
     await shot(viewer, 'agents');
+  });
+
+  it('settles an uncertain effect by its ledger key from the CLI', async () => {
+    // An executor whose effect service is unreachable: the charge may have acted, so it is `uncertain`.
+    await stack.services.get('tool-executor')?.kill('SIGKILL');
+    await stack.start('tool-executor', { RATCHET_DEMO_EFFECT_URL: 'http://127.0.0.1:1/' });
+    const { runId, threadId } = await startRun('cli-escalation', 'small vase');
+    const escalation = await pending(threadId);
+    expect(escalation).toMatchObject({ kind: 'escalation', idempotencyKey: expect.stringContaining(runId) });
+
+    const viewer = await cli(['effects', 'resolve', escalation.idempotencyKey!, '--did-not-happen'], keys.viewer);
+    expect([viewer.code, viewer.stderr]).toEqual([1, expect.stringMatching(/403/)]);
+    const resolved = await cli(
+      [
+        'effects',
+        'resolve',
+        escalation.idempotencyKey!,
+        '--did-not-happen',
+        '--reason',
+        'no charge at the provider',
+        '--json',
+      ],
+      keys.approver,
+    );
+    expect(resolved.code).toBe(0);
+    expect(jsonLines<ApprovalView>(resolved.stdout)[0]).toMatchObject({ id: escalation.id, status: 'resolved' });
+    const events = await stack.waitFor(TENANT, threadId, terminal(runId));
+    expect(events.find((e) => e.type === 'tool.failed')?.data).toMatchObject({
+      error: { code: 'effect.failed_by_human' },
+    });
   });
 
   it('sent every request and got every answer as docs/openapi.json describes them', async () => {
