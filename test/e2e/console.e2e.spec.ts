@@ -252,6 +252,22 @@ describe('operator actions: the CLI and the web console, through a validating pr
     });
   });
 
+  it('serves Prometheus metrics on every service', async () => {
+    const scrape = async (name: string) => {
+      const res = await fetch(`http://127.0.0.1:${stack.services.get(name)!.port}/metrics`);
+      expect([name, res.status, res.headers.get('content-type')]).toEqual([
+        name,
+        200,
+        expect.stringMatching(/^text\/plain/),
+      ]);
+      return res.text();
+    };
+    expect(await scrape('orchestrator')).toMatch(/^ratchet_runs_total\{.*\} \d+/m);
+    expect(await scrape('tool-executor')).toMatch(/^ratchet_tool_duration_bucket\{/m);
+    expect(await scrape('approvals')).toMatch(/^ratchet_approvals_pending\b/m);
+    expect(await scrape('gateway')).toMatch(/^# HELP target_info/m);
+  });
+
   it('sent every request and got every answer as docs/openapi.json describes them', async () => {
     const found = (await (await fetch(`${proxy.url}/__openapi-proxy`)).json()) as {
       violations: string[];

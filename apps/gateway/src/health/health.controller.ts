@@ -1,5 +1,7 @@
-import { Controller, Get, Inject, ServiceUnavailableException } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Inject, Req, Res, ServiceUnavailableException } from '@nestjs/common';
+import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { serveMetrics } from '@ratchet/platform';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HealthCheck, HealthCheckService, type HealthCheckResult } from '@nestjs/terminus';
 import { Public } from '../auth/roles.decorator';
 import { LOGGER } from '../gateway.tokens';
@@ -50,5 +52,23 @@ export class HealthController {
         checks: result.details ?? {},
       });
     }
+  }
+}
+
+/** Prometheus scrapes `GET /metrics`. Unauthenticated like the probes: counts and durations, no content. */
+@ApiTags('health')
+@Controller('metrics')
+@Public()
+export class MetricsController {
+  @Get()
+  @ApiOperation({ summary: "Prometheus metrics: the gateway's OpenTelemetry instruments in the text format" })
+  @ApiProduces('text/plain')
+  @ApiResponse({
+    status: 200,
+    description: 'Prometheus text exposition format 0.0.4',
+    content: { 'text/plain': { schema: { type: 'string' } } },
+  })
+  scrape(@Req() request: IncomingMessage, @Res() response: ServerResponse): void {
+    serveMetrics(request, response);
   }
 }
