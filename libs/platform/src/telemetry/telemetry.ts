@@ -58,13 +58,14 @@ let prometheus: PrometheusExporter | undefined;
 
 /**
  * Answers a Prometheus scrape (text exposition format) with the service's metrics: the OpenTelemetry
- * instruments (`meter()`), named the Prometheus way (`ratchet_tool_duration_seconds_bucket` …). 503
+ * instruments (`meter()`), named the Prometheus way (`ratchet_tool_duration_bucket` …); no series
  * before telemetry is started.
  */
 export function serveMetrics(request: IncomingMessage, response: ServerResponse): void {
   if (!prometheus) {
-    response.statusCode = 503;
-    response.end('# telemetry not started\n');
+    // A process that never started telemetry (an app embedded in a test) has no series: an empty scrape.
+    response.setHeader('content-type', 'text/plain; version=0.0.4; charset=utf-8');
+    response.end('# telemetry not started in this process: no metrics\n');
     return;
   }
   prometheus.getMetricsRequestHandler(request, response);
