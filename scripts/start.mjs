@@ -7,6 +7,7 @@
 import net from 'node:net';
 import readline from 'node:readline';
 import pg from 'pg';
+import { buildConsole } from './build-console.mjs';
 import { spawnTs } from './run-ts.mjs';
 
 const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/ratchet';
@@ -182,6 +183,8 @@ const [pgError, natsError] = await Promise.all([probe(databaseUrl, 5432), probe(
 if (pgError) fail(`Postgres is not reachable at ${shown(databaseUrl)} (${pgError}). Start it, or run: ${COMPOSE_HINT}`);
 if (natsError) fail(`NATS is not reachable at ${shown(natsUrl)} (${natsError}). Start it, or run: ${COMPOSE_HINT}`);
 await ensureDatabase(databaseUrl);
+// The services run from source; the web console they serve is built here (under a second).
+await buildConsole({ quiet: true });
 
 const childEnv = {
   ...env,
@@ -198,7 +201,7 @@ for (const name of SERVICES) {
 }
 
 if (await waitForGateway()) {
-  say(`Ratchet is up: gateway listening on ${gatewayUrl} — try: npm run demo`);
+  say(`Ratchet is up: gateway listening on ${gatewayUrl} (console: ${gatewayUrl}/console/) — try: npm run demo`);
   if (demo && !stopping) {
     start(
       'demo',

@@ -55,6 +55,7 @@ const enc = encodeURIComponent;
 const CASES: Record<string, Case> = {
   'GET /health/live': { path: () => '/health/live', crossTenant: 200, why: 'public probe' },
   'GET /health/ready': { path: () => '/health/ready', crossTenant: 200, why: 'public probe' },
+  'GET /metrics': { path: () => '/metrics', crossTenant: 200, why: 'public Prometheus scrape (no tenant data)' },
   'POST /v1/runs': {
     path: () => '/v1/runs',
     body: (ids: Ids) => ({ agent: 'demo', input: 'hi', threadId: ids.threadId }),

@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { ConfigError } from '@ratchet/platform';
 import { globalOptions } from './cli.config';
 import { CliError, EXIT } from './cli.errors';
@@ -14,6 +16,9 @@ import { importCommand } from './commands/import.command';
 import { inboxCommand } from './commands/inbox.command';
 import { keysCommand } from './commands/keys.command';
 import { agentsCommand } from './commands/agents.command';
+import { approvalsCommand } from './commands/approvals.command';
+import { completionCommand } from './commands/completion.command';
+import { runsCommand } from './commands/runs.command';
 import { migrateCommand } from './commands/migrate.command';
 import { outboxCommand } from './commands/outbox.command';
 import { rebuildCommand } from './commands/rebuild.command';
@@ -29,8 +34,15 @@ class ParseExit extends Error {
   }
 }
 
+/** The CLI's version: its package's (apps/cli/package.json, next to src/ and dist/). */
+export function cliVersion(): string {
+  const pkg = JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
 export function buildProgram(): Command {
   const program = new Command('ratchet')
+    .version(cliVersion(), '-V, --version', 'print the version')
     .description(
       'Operate Ratchet, the durable agent harness: what happened to a thread, and is the stored state right?',
     )
@@ -59,14 +71,18 @@ Examples:
   $ npm run ratchet -- doctor
   $ npm run ratchet -- replay --all --verify && npm run ratchet -- stream-check --all
   $ npm run ratchet -- threads --status running --json
+  $ npx ratchet runs search --status failed --since 1d
+  $ npx ratchet approvals list --status pending
   $ RATCHET_SUBJECT_PREFIX=staging npm run ratchet -- migrate --service orchestrator`,
   );
   for (const command of [
     migrateCommand(),
     doctorCommand(),
     threadsCommand(),
+    runsCommand(),
     eventsCommand(),
     effectsCommand(),
+    approvalsCommand(),
     replayCommand(),
     rebuildCommand(),
     streamCheckCommand(),
@@ -80,6 +96,7 @@ Examples:
     keysCommand(),
     agentsCommand(),
     demoCommand(),
+    completionCommand(buildProgram),
   ]) {
     program.addCommand(command);
   }
@@ -151,7 +168,8 @@ function describeError(error: unknown): { code: string; exitCode: number; messag
   };
 }
 
-if (require.main === module) {
+/** The `ratchet` executable: runs the CLI on the process's arguments and exits with its code. */
+export function main(): void {
   // `ratchet … | head` closes the pipe early: that is the reader's choice, not an error.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(EXIT.ok);
@@ -162,3 +180,5 @@ if (require.main === module) {
     setTimeout(() => process.exit(code), 2_000).unref();
   });
 }
+
+if (require.main === module) main();

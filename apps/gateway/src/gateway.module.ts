@@ -29,7 +29,7 @@ import {
   NATS_CONNECTION,
   RATE_LIMITER,
 } from './gateway.tokens';
-import { HealthController } from './health/health.controller';
+import { HealthController, MetricsController } from './health/health.controller';
 import { ReadinessIndicators } from './health/readiness.indicators';
 import { ProblemDetailsFilter } from './http/problem-details.filter';
 import type { Logger } from './logging/logger';
@@ -88,6 +88,7 @@ export class GatewayModule {
         DeploymentAgentsController,
         ToolsController,
         HealthController,
+        MetricsController,
         ApprovalsController,
       ],
       providers: [

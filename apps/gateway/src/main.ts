@@ -7,7 +7,7 @@ import {
   openDatabase,
   type Database,
 } from '@ratchet/adapters';
-import { exitOnConfigError, loadConfig, topologyFromConfig } from '@ratchet/platform';
+import { exitOnConfigError, loadConfig, RATCHET_VERSION, startTelemetry, topologyFromConfig } from '@ratchet/platform';
 import type { NatsConnection } from 'nats';
 import { ensureBootstrapKey } from './bootstrap/bootstrap-key';
 import { BOOTSTRAP_KEY_ROLES, gatewayConfigSchema, type GatewayConfig } from './gateway.config';
@@ -21,6 +21,8 @@ import { createLogger, type Logger } from './logging/logger';
 async function main(): Promise<void> {
   const config = loadConfig(gatewayConfigSchema, process.env, 'gateway');
   const logger = createLogger({ level: config.LOG_LEVEL, instance: config.SERVICE_INSTANCE_ID });
+  // OTLP when configured; `GET /metrics` for Prometheus either way.
+  startTelemetry('gateway', RATCHET_VERSION, config.SERVICE_INSTANCE_ID);
 
   let db: Database | undefined;
   let nc: NatsConnection | undefined;

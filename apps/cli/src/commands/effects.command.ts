@@ -2,7 +2,10 @@ import { Command } from 'commander';
 import { EffectLedgerRepository, type EffectRecord } from '@ratchet/adapters';
 import type { ThreadEvent } from '@ratchet/contracts';
 import { commandContext, plural, resolveTenant, withSchema, type CommandContext } from '../cli.context';
+import { CliError, UsageError } from '../cli.errors';
 import { table } from '../cli.parse';
+import { gatewayRequest, gatewayTarget, withGatewayOptions, type GatewayOptions } from '../gateway-api';
+import { decideApproval } from './approvals.command';
 import { threadStore } from '../ops/thread-projection';
 
 export interface EffectsOptions {
@@ -96,8 +99,78 @@ export async function showEffects({ config, out }: CommandContext, threadId: str
   return views;
 }
 
+export interface ResolveOptions extends GatewayOptions {
+  happened?: boolean;
+  didNotHappen?: boolean;
+  retry?: boolean;
+  result?: string;
+  reason?: string;
+}
+
+/**
+ * Settles an uncertain effect by its ledger key: finds the pending escalation for the key (the
+ * approvals the credential may see) and decides it — `happened` (with the result the outside system
+ * shows), or it did not happen: `fail` (the model sees a failure) or, with --retry, `retry` (the tool
+ * runs again under the same key).
+ */
+export async function resolveEffect(ctx: CommandContext, key: string, opts: ResolveOptions) {
+  if (opts.happened === opts.didNotHappen)
+    throw new UsageError('say what the outside system shows: --happened or --did-not-happen');
+  if (opts.retry && !opts.didNotHappen) throw new UsageError('--retry goes with --did-not-happen');
+  if (opts.result !== undefined && !opts.happened) throw new UsageError('--result goes with --happened');
+  let result: unknown;
+  if (opts.result !== undefined) {
+    try {
+      result = JSON.parse(opts.result) as unknown;
+    } catch {
+      throw new UsageError(`invalid --result: not JSON (${opts.result.slice(0, 80)})`);
+    }
+  }
+  const { body } = await gatewayRequest(
+    gatewayTarget(ctx.config, opts),
+    'GET',
+    '/v1/approvals?status=pending&limit=500',
+  );
+  const approvals = (body as { approvals: { id: string; kind: string; idempotencyKey: string | null }[] }).approvals;
+  const escalation = approvals.find((a) => a.kind === 'escalation' && a.idempotencyKey === key);
+  if (!escalation)
+    throw new CliError(
+      `no pending escalation for ${key} that this credential may see (ratchet approvals list --status pending)`,
+      undefined,
+      'effect.no_escalation',
+    );
+  const decision = opts.happened ? 'happened' : opts.retry ? 'retry' : 'fail';
+  return decideApproval(ctx, escalation.id, decision, {
+    ...opts,
+    ...(result !== undefined ? { result } : {}),
+  });
+}
+
 export function effectsCommand(): Command {
-  return new Command('effects')
+  const effects = new Command('effects');
+  effects.addCommand(
+    withGatewayOptions(
+      new Command('resolve')
+        .description('settle an uncertain effect by its ledger key, through the gateway (the escalation role applies)')
+        .argument('<key>', 'the idempotency key of the ledger row (ratchet effects <threadId>)')
+        .option('--happened', 'the outside system shows the effect happened')
+        .option('--did-not-happen', 'the outside system shows it did not happen (the call fails)')
+        .option('--retry', 'with --did-not-happen: run the tool again under the same key instead')
+        .option('--result <json>', 'with --happened: the result to record for the call')
+        .option('--reason <text>', 'why (kept in the audit trail)'),
+    )
+      .addHelpText(
+        'after',
+        `
+Examples:
+  $ ratchet effects resolve acme:th_…:run_…:2:call_1 --happened --result '{"charged":true}'
+  $ ratchet effects resolve acme:th_…:run_…:2:call_1 --did-not-happen --reason "no charge in the PSP"`,
+      )
+      .action(async (key: string, opts: ResolveOptions, cmd: Command) => {
+        await resolveEffect(commandContext(cmd), key, opts);
+      }),
+  );
+  return effects
     .description("a thread's effect-ledger rows (key, tool, kind, state, attempts, started/finished) next to its log")
     .argument('<threadId>', 'the thread')
     .option('--tenant <tenant>', "the thread's tenant (found from the id when unique)")

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { StoredAgentView, type AgentsReply } from '@ratchet/contracts';
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
@@ -8,7 +8,7 @@ import { OperatorOnly, READ_ROLES, RequireAnyRole, RequireRoles } from '../auth/
 import { Backends } from '../backends/backends';
 import { backendProblem } from '../http/backend-errors';
 import { parseRequest } from '../http/problem-details';
-import { ApiJsonResponse, ApiProblems } from '../openapi/zod-schemas';
+import { ApiJsonResponse, ApiPathParams, ApiProblems, ApiQueryParams } from '../openapi/zod-schemas';
 
 const NameParam = z.object({ name: z.string().min(1).max(128) });
 const GetQuery = z.object({ version: z.coerce.number().int().positive().optional() });
@@ -40,8 +40,8 @@ export class AgentsController {
   @Get(':name')
   @RequireAnyRole(...READ_ROLES)
   @ApiOperation({ summary: 'An agent definition: the latest version, or `version`' })
-  @ApiParam({ name: 'name' })
-  @ApiQuery({ name: 'version', required: false, schema: { type: 'integer', minimum: 1 } })
+  @ApiPathParams(NameParam)
+  @ApiQueryParams(GetQuery, { version: 'A version; omitted: the latest' })
   @ApiJsonResponse(200, 'The definition', 'AgentReply', AgentReply)
   @ApiProblems({ 404: "No such agent (version) for this tenant (another tenant's agents are not found)" })
   async get(

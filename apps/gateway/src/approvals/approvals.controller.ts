@@ -1,7 +1,10 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import type { ApprovalView } from '@ratchet/contracts';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApprovalView } from '@ratchet/contracts';
+import { z } from 'zod';
 import { CurrentPrincipal, type AuthenticatedPrincipal } from '../auth/principal';
 import { parseRequest } from '../http/problem-details';
+import { ApiJsonBody, ApiJsonResponse, ApiPathParams, ApiProblems, ApiQueryParams } from '../openapi/zod-schemas';
 import { ApprovalsClient } from './approvals.client';
 import { ApprovalIdParam, DecisionBody, ListApprovalsQuery, parseParams, problemFor } from './approvals.http';
 
@@ -10,11 +13,27 @@ import { ApprovalIdParam, DecisionBody, ListApprovalsQuery, parseParams, problem
  * service answers with what that principal may see and decide (the approval's role, four-eyes). The tenant
  * is the credential's, never the request's: another tenant's approval id answers 404.
  */
+const ApprovalList = z.object({ approvals: z.array(ApprovalView) });
+const ApprovalPath = z.object({ id: ApprovalIdParam });
+
+@ApiTags('approvals')
 @Controller('v1/approvals')
 export class ApprovalsController {
   constructor(private readonly approvals: ApprovalsClient) {}
 
   @Get()
+  @ApiOperation({
+    summary: 'The approvals and escalations you may see, newest first',
+    description:
+      'Each one says whether you may decide it (`canDecide`: the approval names a role you hold, and you did not start the run when it asks for four eyes).',
+  })
+  @ApiQueryParams(ListApprovalsQuery, {
+    threadId: 'Only approvals of this thread',
+    agent: 'Only approvals of runs of this agent',
+    olderThan: 'Only approvals requested at least this long ago: seconds, or 30s, 5m, 2h, 1d',
+    limit: 'At most this many',
+  })
+  @ApiJsonResponse(200, 'The approvals', 'ApprovalList', ApprovalList)
   async list(
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Query() rawQuery: Record<string, unknown>,
@@ -36,6 +55,10 @@ export class ApprovalsController {
   }
 
   @Get(':id')
+  @ApiOperation({ summary: 'An approval or escalation' })
+  @ApiPathParams(ApprovalPath, { id: 'The approval id' })
+  @ApiJsonResponse(200, 'The approval', 'ApprovalView', ApprovalView)
+  @ApiProblems({ 404: 'No such approval in your tenant', 403: 'The approval is hidden from your roles' })
   async get(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Param('id') rawId: string): Promise<ApprovalView> {
     const approvalId = parseParams(ApprovalIdParam, rawId, 'path');
     const reply = await this.approvals.call({
@@ -52,6 +75,19 @@ export class ApprovalsController {
   /** Approve or reject (escalations: happened / retry / fail). Recorded once; deciding again answers 409. */
   @Post(':id/decision')
   @HttpCode(200)
+  @ApiOperation({
+    summary: 'Decide an approval (approve / reject) or an escalation (happened / retry / fail)',
+    description:
+      'Recorded once, atomically with the event the run waits for. The approval must name a role you hold; with four eyes, whoever started the run cannot decide it.',
+  })
+  @ApiPathParams(ApprovalPath, { id: 'The approval id' })
+  @ApiJsonBody('ApprovalDecisionBody', DecisionBody)
+  @ApiJsonResponse(200, 'The decided approval', 'ApprovalView', ApprovalView)
+  @ApiProblems({
+    403: 'You may not decide it (a role it names is missing, or four eyes and you started the run)',
+    404: 'No such approval in your tenant',
+    409: 'Already decided, or expired; the body names the decision of record',
+  })
   async decide(
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Param('id') rawId: string,

@@ -2,6 +2,8 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { GatewayModule, type GatewayResources } from '../gateway.module';
 import { PinoNestLogger } from '../logging/logger';
 import { buildOpenApiDocument } from '../openapi/openapi';
@@ -32,5 +34,33 @@ export async function createGatewayApp(resources: GatewayResources): Promise<Nes
     jsonDocumentUrl: 'docs/openapi.json',
     yamlDocumentUrl: 'docs/openapi.yaml',
   });
+  serveConsole(app, resources);
   return app;
+}
+
+/** Where `npm run build` puts the web console: apps/gateway/console/dist (from src/http or dist/http). */
+export const CONSOLE_DIR = path.resolve(__dirname, '..', '..', 'console', 'dist');
+
+/**
+ * The web console at /console: static files, no credential needed to load them; every API call the
+ * page makes carries the signed-in credential and is checked like any other. Same origin only (CSP).
+ */
+function serveConsole(app: NestExpressApplication, resources: GatewayResources): void {
+  if (!existsSync(path.join(CONSOLE_DIR, 'index.html'))) {
+    resources.logger.warn({ dir: CONSOLE_DIR }, 'the console is not built (npm run build); /console answers 404');
+    return;
+  }
+  app.useStaticAssets(CONSOLE_DIR, {
+    prefix: '/console/',
+    index: 'index.html',
+    fallthrough: true,
+    setHeaders: (res) => {
+      res.setHeader(
+        'Content-Security-Policy',
+        "default-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'",
+      );
+      res.setHeader('X-Content-Type-Options', 'nosniff');
+      res.setHeader('Cache-Control', 'no-cache');
+    },
+  });
 }

@@ -55,6 +55,18 @@ describe('toProblem', () => {
     ]);
   });
 
+  it("reports a value of one alternative's shape against that alternative (string or messages input)", () => {
+    const input = z.union([z.string().min(1), z.array(z.object({ content: z.string() })).min(1)]);
+    const schema = z.strictObject({ input });
+    const pointers = (body: unknown) =>
+      toProblem(new InvalidRequestError(issuesOf(schema, body), { in: 'body' }), '/v1/runs').problem.errors?.map(
+        (e) => [e.pointer, e.code],
+      );
+    expect(pointers({ input: [{ content: 1 }] })).toEqual([['#/input/0/content', 'invalid_type']]);
+    expect(pointers({ input: '' })).toEqual([['#/input', 'too_small']]);
+    expect(pointers({ input: 5 })).toEqual([['#/input', 'invalid_union']]);
+  });
+
   it('names the header for header issues', () => {
     const error = new InvalidRequestError(issuesOf(z.string().max(2), 'abc'), {
       in: 'header',

@@ -165,6 +165,15 @@ export function toProblem(error: unknown, instance: string): MappedProblem {
 }
 
 function toIssues(issue: z.core.$ZodIssue, part: RequestPart): ProblemIssue[] {
+  // A value of one alternative's shape (a string `input`, or a list of messages) is reported against
+  // that alternative, not as "matches none of them".
+  if (issue.code === 'invalid_union') {
+    const shaped = issue.errors.filter(
+      (branch) => !branch.some((i) => i.code === 'invalid_type' && i.path.length === 0),
+    );
+    if (shaped.length === 1)
+      return shaped[0]!.flatMap((inner) => toIssues({ ...inner, path: [...issue.path, ...inner.path] }, part));
+  }
   if (part.in === 'header') return [{ header: part.name, detail: issue.message, code: issue.code }];
   // Query and path parameters are named, not pointed at: `parameter: "limit"`.
   if (part.in === 'query' || part.in === 'path')

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, Param, Put, Query, Res } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { MemoryItem, MemoryKey, MemoryNamespace, MemoryNamespacePrefix, MemoryPutRequest } from '@ratchet/contracts';
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
@@ -8,7 +8,7 @@ import { READ_ROLES, RequireAnyRole, WRITE_ROLES } from '../auth/roles.decorator
 import { Backends } from '../backends/backends';
 import { backendProblem } from '../http/backend-errors';
 import { parseRequest } from '../http/problem-details';
-import { ApiJsonBody, ApiJsonResponse, ApiProblems } from '../openapi/zod-schemas';
+import { ApiJsonBody, ApiJsonResponse, ApiPathParams, ApiProblems, ApiQueryParams } from '../openapi/zod-schemas';
 
 /** Path `/v1/memory/items/{namespace}/{key}`: the namespace is one URL-encoded segment (`users%2Falice`). */
 const ItemParams = z.object({ namespace: MemoryNamespace, key: MemoryKey.pipe(z.string().max(1024)) });
@@ -58,8 +58,7 @@ export class MemoryController {
     description:
       '201 when created, 200 when replaced. `expectedVersion` makes it conditional (409 when it does not match).',
   })
-  @ApiParam({ name: 'namespace', description: 'URL-encoded, e.g. users%2Falice%2Fpreferences' })
-  @ApiParam({ name: 'key' })
+  @ApiPathParams(ItemParams, { namespace: 'URL-encoded, e.g. users%2Falice%2Fpreferences' })
   @ApiJsonBody('PutMemoryItemBody', PutItemBody)
   @ApiJsonResponse(200, 'Replaced', 'MemoryItemReply', ItemReply)
   @ApiJsonResponse(201, 'Created', 'MemoryItemReply', ItemReply)
@@ -90,8 +89,7 @@ export class MemoryController {
   @Get('items/:namespace/:key')
   @RequireAnyRole(...READ_ROLES)
   @ApiOperation({ summary: 'Read a memory item' })
-  @ApiParam({ name: 'namespace', description: 'URL-encoded, e.g. users%2Falice%2Fpreferences' })
-  @ApiParam({ name: 'key' })
+  @ApiPathParams(ItemParams, { namespace: 'URL-encoded, e.g. users%2Falice%2Fpreferences' })
   @ApiJsonResponse(200, 'The item', 'MemoryItemReply', ItemReply)
   @ApiProblems({ 404: 'No such item in your tenant' })
   async get(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Param() rawParams: unknown) {
@@ -108,9 +106,8 @@ export class MemoryController {
   @Delete('items/:namespace/:key')
   @RequireAnyRole(...WRITE_ROLES)
   @ApiOperation({ summary: 'Delete a memory item' })
-  @ApiParam({ name: 'namespace', description: 'URL-encoded, e.g. users%2Falice%2Fpreferences' })
-  @ApiParam({ name: 'key' })
-  @ApiQuery({ name: 'expectedVersion', required: false, schema: { type: 'integer', minimum: 1 } })
+  @ApiPathParams(ItemParams, { namespace: 'URL-encoded, e.g. users%2Falice%2Fpreferences' })
+  @ApiQueryParams(DeleteQuery, { expectedVersion: 'Delete only this version (409 otherwise)' })
   @ApiJsonResponse(200, 'Deleted', 'MemoryDeleteReply', DeleteReply)
   @ApiProblems({
     403: 'The item belongs to another principal',
@@ -137,9 +134,10 @@ export class MemoryController {
   @Get('items')
   @RequireAnyRole(...READ_ROLES)
   @ApiOperation({ summary: 'List memory items under a namespace prefix' })
-  @ApiQuery({ name: 'prefix', required: false, description: '`users/alice` matches `users/alice` and `users/alice/x`' })
-  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 } })
-  @ApiQuery({ name: 'cursor', required: false })
+  @ApiQueryParams(ListQuery, {
+    prefix: '`users/alice` matches `users/alice` and `users/alice/x`',
+    cursor: 'nextCursor of the previous page',
+  })
   @ApiJsonResponse(200, 'A page of items', 'MemoryListReply', ListReply)
   async list(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Query() rawQuery: unknown) {
     const query = parseRequest(ListQuery, rawQuery, { in: 'query' });
@@ -156,9 +154,10 @@ export class MemoryController {
   @Get('search')
   @RequireAnyRole(...READ_ROLES)
   @ApiOperation({ summary: 'Full-text search over memory items' })
-  @ApiQuery({ name: 'q', required: true, description: 'Web-search syntax: words, "quoted phrases", -excluded, or' })
-  @ApiQuery({ name: 'prefix', required: false })
-  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 10 } })
+  @ApiQueryParams(SearchQuery, {
+    q: 'Web-search syntax: words, "quoted phrases", -excluded, or',
+    prefix: '`users/alice` matches `users/alice` and `users/alice/x`',
+  })
   @ApiJsonResponse(200, 'Best matches first', 'MemorySearchReply', SearchReply)
   async search(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Query() rawQuery: unknown) {
     const query = parseRequest(SearchQuery, rawQuery, { in: 'query' });

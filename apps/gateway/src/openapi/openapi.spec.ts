@@ -17,7 +17,7 @@ describe('docs/openapi.json', () => {
     }
     for (const [path, item] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(item as Record<string, { security?: unknown[] }>)) {
-        const open = path.startsWith('/health/');
+        const open = path.startsWith('/health/') || path === '/metrics';
         expect([`${method} ${path}`, (op.security ?? []).length > 0]).toEqual([`${method} ${path}`, !open]);
       }
     }

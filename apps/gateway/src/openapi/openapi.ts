@@ -56,6 +56,12 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setTitle('Ratchet gateway')
     .setDescription(DESCRIPTION)
     .setVersion(API_VERSION)
+    .setLicense('Apache-2.0', 'https://www.apache.org/licenses/LICENSE-2.0')
+    .addServer('/', 'The gateway that serves this document (`/docs/openapi.json`)')
+    .addServer('{scheme}://{host}', 'A gateway by address (`npm start` listens on localhost:8080)', {
+      scheme: { default: 'http', enum: ['http', 'https'] },
+      host: { default: 'localhost:8080', description: 'Host and port of the gateway' },
+    })
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An API key (rk_…) or a JWT' }, 'bearer')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'x-api-key', description: 'An API key' }, 'apiKey')
     .build();
@@ -100,7 +106,25 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     op['responses'] = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
   }
   doc.paths = Object.fromEntries(Object.entries(doc.paths).sort(([a], [b]) => a.localeCompare(b)));
+  assertDescribed(doc);
   return doc;
+}
+
+/** What a client generator or a validating proxy needs of each operation; a gap is a build error. */
+function assertDescribed(doc: OpenAPIObject): void {
+  const gaps: string[] = [];
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(item as Record<string, Record<string, unknown>>)) {
+      const at = `${method.toUpperCase()} ${path}`;
+      for (const p of (op['parameters'] ?? []) as { name: string; schema?: object }[])
+        if (!p.schema || Object.keys(p.schema).length === 0) gaps.push(`${at}: parameter ${p.name} has no schema`);
+      for (const [status, response] of Object.entries((op['responses'] ?? {}) as Record<string, { content?: object }>))
+        if (/^2\d\d$/.test(status) && status !== '204' && !response.content)
+          gaps.push(`${at}: response ${status} has no content`);
+      if (!op['operationId'] || !op['summary']) gaps.push(`${at}: no operationId or summary`);
+    }
+  }
+  if (gaps.length > 0) throw new Error(`The OpenAPI document is incomplete:\n${gaps.join('\n')}`);
 }
 
 /**

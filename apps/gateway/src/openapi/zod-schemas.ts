@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiBody, ApiResponse } from '@nestjs/swagger';
+import { ApiBody, ApiParam, ApiQuery, ApiResponse } from '@nestjs/swagger';
+import { Json } from '@ratchet/contracts';
 import { z } from 'zod';
 
 /*
@@ -34,6 +35,42 @@ export function ApiJsonResponse(status: number, description: string, id: string,
   return ApiResponse({ status, description, schema: ref(id) });
 }
 
+/** One field of a parameter object as an OpenAPI schema (as clients send it). */
+export function parameterSchema(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _s, ...rest } = z.toJSONSchema(schema, {
+    target: 'openapi-3.0',
+    io: 'input',
+    unrepresentable: 'any',
+  }) as Record<string, unknown>;
+  return rest;
+}
+
+type ParamObject = z.ZodObject<Record<string, z.ZodType>>;
+
+function paramDecorators(where: 'path' | 'query', schema: ParamObject, descriptions: Record<string, string>) {
+  return Object.entries(schema.shape).map(([name, field]) => {
+    const described = parameterSchema(field);
+    const description = descriptions[name] ?? (described['description'] as string | undefined);
+    const options = {
+      name,
+      required: where === 'path' || !field.safeParse(undefined).success,
+      schema: described,
+      ...(description ? { description } : {}),
+    };
+    return where === 'path' ? ApiParam(options) : ApiQuery(options);
+  });
+}
+
+/** The path parameters of an operation, from the zod object the handler parses them with. */
+export function ApiPathParams(schema: ParamObject, descriptions: Record<string, string> = {}) {
+  return applyDecorators(...paramDecorators('path', schema, descriptions));
+}
+
+/** The query parameters of an operation, from the zod object the handler parses them with. */
+export function ApiQueryParams(schema: ParamObject, descriptions: Record<string, string> = {}) {
+  return applyDecorators(...paramDecorators('query', schema, descriptions));
+}
+
 /** Problem responses an operation may give besides the ones every authenticated route gives. */
 export function ApiProblems(problems: Record<number, string>) {
   return applyDecorators(
@@ -49,6 +86,9 @@ export function ApiProblems(problems: Record<number, string>) {
 
 /** Both registries as OpenAPI component schemas (inputs win on a name clash: there should be none). */
 export function componentSchemas(): Record<string, unknown> {
+  // Shared by many schemas; a name of its own instead of a generated `schema0`.
+  register(inputSchemas, 'JsonValue', Json);
+  register(outputSchemas, 'JsonValue', Json);
   const out: Record<string, unknown> = {};
   for (const [registry, io] of [
     [outputSchemas, 'output'],

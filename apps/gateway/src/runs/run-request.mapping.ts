@@ -12,10 +12,17 @@ import { parseRequest } from '../http/problem-details';
 export const CreateRunBody = z.strictObject({
   agent: RunRequest.shape.agent,
   /** A plain string is shorthand for one user message. */
-  input: z.preprocess(
-    (value) => (typeof value === 'string' ? [{ role: 'user', content: value }] : value),
-    RunRequest.shape.input,
-  ),
+  input: z
+    .union([
+      z
+        .string()
+        .min(1)
+        .max(100_000)
+        .describe('Shorthand for one user message')
+        .transform((content) => [{ role: 'user' as const, content }]),
+      RunRequest.shape.input,
+    ])
+    .describe('The input: a string (one user message), or the user messages'),
   threadId: RunRequest.shape.threadId,
   metadata: RunRequest.shape.metadata,
   concurrency: RunRequest.shape.concurrency,

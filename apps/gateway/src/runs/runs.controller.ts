@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { IdempotencyKeysRepository } from '@ratchet/adapters';
 import { requestDigest, RunId, RunView, subjects, type CancelRunMessage } from '@ratchet/contracts';
 import { newId } from '@ratchet/platform';
@@ -13,7 +13,7 @@ import type { GatewayConfig } from '../gateway.config';
 import { GATEWAY_CONFIG, IDEMPOTENCY_KEYS, NATS_CONNECTION } from '../gateway.tokens';
 import { backendProblem } from '../http/backend-errors';
 import { conflict, parseRequest } from '../http/problem-details';
-import { ApiJsonBody, ApiJsonResponse, ApiProblems } from '../openapi/zod-schemas';
+import { ApiJsonBody, ApiJsonResponse, ApiPathParams, ApiProblems, ApiQueryParams } from '../openapi/zod-schemas';
 import { RunRequestPublisher } from './run-request.publisher';
 import {
   CreateRunBody,
@@ -106,7 +106,7 @@ export class RunsController {
   @Get(':runId')
   @RequireAnyRole(...READ_ROLES)
   @ApiOperation({ summary: 'A run: status, steps and, once it ended, its outcome' })
-  @ApiParam({ name: 'runId' })
+  @ApiPathParams(RunIdParam)
   @ApiJsonResponse(200, 'The run', 'RunView', RunView)
   @ApiProblems({ 404: 'No such run in your tenant (or its request was not processed yet)' })
   async get(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Param() rawParams: unknown) {
@@ -122,7 +122,7 @@ export class RunsController {
     description:
       'Publishes `run.cancel` to the thread inbox; the run ends with `run.cancelled` (open tool calls are closed with explicit results). 409 when the run already ended.',
   })
-  @ApiParam({ name: 'runId' })
+  @ApiPathParams(RunIdParam)
   @ApiHeader({ name: IDEMPOTENCY_KEY_HEADER, required: false })
   @ApiJsonBody('CancelRunBody', CancelBody)
   @ApiJsonResponse(202, 'The cancel is on the thread inbox', 'CancelAccepted', CancelAccepted)
@@ -165,8 +165,8 @@ export class RunsController {
     description:
       'Answers 200 with `done: true` as soon as the run has ended, or 202 with `done: false` when `waitSeconds` pass first (ask again).',
   })
-  @ApiParam({ name: 'runId' })
-  @ApiQuery({ name: 'waitSeconds', required: false, schema: { type: 'integer', minimum: 0, maximum: 60, default: 30 } })
+  @ApiPathParams(RunIdParam)
+  @ApiQueryParams(OutcomeQuery, { waitSeconds: 'How long to wait for the run to end' })
   @ApiJsonResponse(200, 'The run ended', 'RunOutcomeView', RunOutcomeView)
   @ApiJsonResponse(202, 'Still running when the wait ended', 'RunOutcomeView', RunOutcomeView)
   @ApiProblems({ 404: 'No such run in your tenant' })

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiHeader, ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiHeader, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ThreadsEventsReply, ThreadSummary, ThreadView } from '@ratchet/contracts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
@@ -8,7 +8,7 @@ import { READ_ROLES, RequireAnyRole, RequireRoles } from '../auth/roles.decorato
 import { Backends } from '../backends/backends';
 import { backendProblem } from '../http/backend-errors';
 import { PROBLEM_TYPES, ProblemException, parseRequest } from '../http/problem-details';
-import { ApiJsonBody, ApiJsonResponse, ApiProblems } from '../openapi/zod-schemas';
+import { ApiJsonBody, ApiJsonResponse, ApiPathParams, ApiProblems, ApiQueryParams } from '../openapi/zod-schemas';
 import { RunRequestPublisher } from '../runs/run-request.publisher';
 import {
   IDEMPOTENCY_KEY_HEADER,
@@ -75,10 +75,10 @@ export class ThreadsController {
   @Get()
   @RequireAnyRole(...READ_ROLES)
   @ApiOperation({ summary: "List the tenant's threads, newest first" })
-  @ApiQuery({ name: 'status', required: false, enum: ['idle', 'running', 'queued'] })
-  @ApiQuery({ name: 'agent', required: false, description: 'Threads with a run of this agent' })
-  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 } })
-  @ApiQuery({ name: 'cursor', required: false, description: 'nextCursor of the previous page' })
+  @ApiQueryParams(ListThreadsQuery, {
+    agent: 'Threads with a run of this agent',
+    cursor: 'nextCursor of the previous page',
+  })
   @ApiJsonResponse(200, 'A page of threads', 'ThreadList', ThreadList)
   async list(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Query() rawQuery: unknown) {
     const query = parseRequest(ListThreadsQuery, rawQuery, { in: 'query' });
@@ -90,7 +90,7 @@ export class ThreadsController {
   @Get(':threadId')
   @RequireAnyRole(...READ_ROLES)
   @ApiOperation({ summary: "A thread's state and its runs" })
-  @ApiParam({ name: 'threadId' })
+  @ApiPathParams(ThreadIdParam)
   @ApiJsonResponse(200, 'The thread', 'ThreadView', ThreadView)
   @ApiProblems({ 404: 'No such thread in your tenant' })
   async get(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Param() rawParams: unknown) {
@@ -107,7 +107,8 @@ export class ThreadsController {
     description:
       'Erasure of a thread (log, projections, effects, approvals) lands with the erase command; until then this answers 501 for an existing thread and 404 otherwise.',
   })
-  @ApiParam({ name: 'threadId' })
+  @ApiPathParams(ThreadIdParam)
+  @ApiResponse({ status: 204, description: 'Erased (once erasure lands; today an existing thread answers 501)' })
   @ApiProblems({ 404: 'No such thread in your tenant', 501: 'Erasure is not available yet' })
   async remove(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Param() rawParams: unknown): Promise<never> {
     const { threadId } = parseRequest(ThreadIdParam, rawParams, { in: 'path' });
@@ -124,9 +125,8 @@ export class ThreadsController {
   @Get(':threadId/events')
   @RequireAnyRole(...READ_ROLES)
   @ApiOperation({ summary: "A page of the thread's event log, in version order" })
-  @ApiParam({ name: 'threadId' })
-  @ApiQuery({ name: 'after', required: false, schema: { type: 'integer', minimum: 0, default: 0 } })
-  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } })
+  @ApiPathParams(ThreadIdParam)
+  @ApiQueryParams(EventsQuery, { after: 'Events with a version above this one' })
   @ApiJsonResponse(200, 'Events with a version above `after`', 'EventPage', EventPage)
   @ApiProblems({ 404: 'No such thread in your tenant' })
   async events(
@@ -153,9 +153,9 @@ export class ThreadsController {
     description:
       'Stored events after `Last-Event-ID` (or `after`), then live ones. Each message has `id` = the event version, `event` = its type and `data` = the event JSON. Reconnect with `Last-Event-ID` to resume without a gap; events are never repeated within a connection.',
   })
-  @ApiParam({ name: 'threadId' })
+  @ApiPathParams(ThreadIdParam)
   @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'The last version received; wins over `after`' })
-  @ApiQuery({ name: 'after', required: false, schema: { type: 'integer', minimum: 0 } })
+  @ApiQueryParams(StreamQuery, { after: 'Events with a version above this one' })
   @ApiProduces('text/event-stream')
   @ApiResponse({
     status: 200,
@@ -188,13 +188,11 @@ export class ThreadsController {
     description:
       '`mode` (comma-separated, default `messages,events`): `events` are the stored and live events of the thread, as on `/events/stream` (`id` = version; reconnect with `Last-Event-ID`); `messages` are the answers as the model writes them: `event: token` (`text`, `toolCalls` pieces, `runId`, `step`, `attempt`, `seq`) and `event: reset` when an attempt starts (drop what you had of that step: a retry, a worker that stopped mid-answer). Tokens have no id and are not replayed; the `model.responded` event that follows holds the text of record.',
   })
-  @ApiParam({ name: 'threadId' })
+  @ApiPathParams(ThreadIdParam)
   @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'The last version received; wins over `after`' })
-  @ApiQuery({ name: 'after', required: false, schema: { type: 'integer', minimum: 0 } })
-  @ApiQuery({
-    name: 'mode',
-    required: false,
-    schema: { type: 'string', default: 'messages,events', example: 'messages,events' },
+  @ApiQueryParams(StreamModesQuery, {
+    after: 'Events with a version above this one',
+    mode: 'Comma-separated: `messages`, `events` or both',
   })
   @ApiProduces('text/event-stream')
   @ApiResponse({

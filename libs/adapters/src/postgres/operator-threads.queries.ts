@@ -167,3 +167,83 @@ export async function readThreadColumns(
   const r = rows[0];
   return r && { status: r.status, agent: r.agent, activeRunId: r.active_run_id };
 }
+
+export interface RunListFilter {
+  tenantId?: string | undefined;
+  threadId?: string | undefined;
+  status?: string | undefined;
+  agent?: string | undefined;
+  /** Only runs started at or after this time. */
+  since?: Date | undefined;
+  /** Only runs started before this time. */
+  until?: Date | undefined;
+  limit?: number | undefined;
+}
+
+export interface RunListRow {
+  tenantId: string;
+  runId: string;
+  threadId: string;
+  agent: string;
+  agentVersion: number;
+  principalId: string;
+  status: string;
+  steps: number;
+  startedAt: string | null;
+  endedAt: string | null;
+}
+
+/** The `runs` projection, newest first (by start; runs not started yet first). */
+export async function searchRuns(sql: SqlExecutor, filter: RunListFilter = {}): Promise<RunListRow[]> {
+  const where: string[] = ['true'];
+  const params: unknown[] = [];
+  const eq = (column: string, value: string | undefined) => {
+    if (value === undefined) return;
+    where.push(`${column} = ?`);
+    params.push(value);
+  };
+  eq('tenant_id', filter.tenantId);
+  eq('thread_id', filter.threadId);
+  eq('status', filter.status);
+  eq('agent', filter.agent);
+  if (filter.since !== undefined) {
+    where.push('started_at >= ?::timestamptz');
+    params.push(filter.since.toISOString());
+  }
+  if (filter.until !== undefined) {
+    where.push('started_at < ?::timestamptz');
+    params.push(filter.until.toISOString());
+  }
+  params.push(filter.limit ?? 100);
+  const rows = await sql.query<{
+    tenant_id: string;
+    run_id: string;
+    thread_id: string;
+    agent: string;
+    agent_version: number;
+    principal_id: string;
+    status: string;
+    steps: number;
+    started_at: string | null;
+    ended_at: string | null;
+  }>(
+    `select tenant_id, run_id, thread_id, agent, agent_version, principal_id, status, steps,
+       ${isoColumn('started_at', 'started_at')}, ${isoColumn('ended_at', 'ended_at')}
+     from ${sql.table('runs')}
+     where ${where.join(' and ')}
+     order by started_at desc nulls first, tenant_id, run_id limit ?`,
+    params,
+  );
+  return rows.map((r) => ({
+    tenantId: r.tenant_id,
+    runId: r.run_id,
+    threadId: r.thread_id,
+    agent: r.agent,
+    agentVersion: r.agent_version,
+    principalId: r.principal_id,
+    status: r.status,
+    steps: r.steps,
+    startedAt: r.started_at,
+    endedAt: r.ended_at,
+  }));
+}

@@ -1,4 +1,6 @@
-import { Controller, Get, Inject } from '@nestjs/common';
+import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { serveMetrics } from '../telemetry';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import { ServiceRuntime } from './service-runtime';
 
@@ -48,5 +50,14 @@ export class HealthController {
         return this.readiness.consumersBound ? s.up() : s.down('not bound yet');
       },
     ]);
+  }
+}
+
+/** Prometheus scrapes `GET /metrics` on the health port, next to the probes. */
+@Controller('metrics')
+export class MetricsController {
+  @Get()
+  scrape(@Req() request: IncomingMessage, @Res() response: ServerResponse): void {
+    serveMetrics(request, response);
   }
 }

@@ -1,6 +1,6 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
-import { HealthController, Readiness } from './health.controller';
+import { HealthController, MetricsController, Readiness } from './health.controller';
 import { ServiceRuntime } from './service-runtime';
 
 /** Makes the service runtime (database, NATS, relay, logger) injectable and serves the health probes. */
@@ -11,7 +11,7 @@ export class RuntimeModule {
     return {
       module: RuntimeModule,
       imports: [TerminusModule.forRoot({ logger: false })],
-      controllers: [HealthController],
+      controllers: [HealthController, MetricsController],
       providers: [
         { provide: ServiceRuntime, useValue: runtime },
         { provide: Readiness, useValue: new Readiness() },

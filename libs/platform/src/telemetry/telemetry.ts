@@ -2,7 +2,9 @@ import { metrics, trace, type Histogram, type Meter, type Tracer } from '@opente
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
+import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 
@@ -23,23 +25,50 @@ export function startTelemetry(
   env: NodeJS.ProcessEnv = process.env,
 ): TelemetryHandle {
   const endpoint = env['OTEL_EXPORTER_OTLP_ENDPOINT'] ?? env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'];
-  if (!endpoint || env['OTEL_SDK_DISABLED'] === 'true') return { enabled: false, shutdown: async () => undefined };
+  const resource = resourceFromAttributes({
+    [ATTR_SERVICE_NAME]: env['OTEL_SERVICE_NAME'] ?? `ratchet-${service}`,
+    [ATTR_SERVICE_VERSION]: version,
+    'service.instance.id': instance,
+    'service.namespace': 'ratchet',
+  });
+  // The same instruments, read by Prometheus at `GET /metrics` whether or not OTLP is configured.
+  prometheus = new PrometheusExporter({ preventServerStart: true });
+  if (!endpoint || env['OTEL_SDK_DISABLED'] === 'true') {
+    const provider = new MeterProvider({ resource, readers: [prometheus] });
+    metrics.setGlobalMeterProvider(provider);
+    return { enabled: false, shutdown: () => provider.shutdown() };
+  }
   const sdk = new NodeSDK({
-    resource: resourceFromAttributes({
-      [ATTR_SERVICE_NAME]: env['OTEL_SERVICE_NAME'] ?? `ratchet-${service}`,
-      [ATTR_SERVICE_VERSION]: version,
-      'service.instance.id': instance,
-      'service.namespace': 'ratchet',
-    }),
+    resource,
     traceExporter: new OTLPTraceExporter(),
-    metricReader: new PeriodicExportingMetricReader({
-      exporter: new OTLPMetricExporter(),
-      exportIntervalMillis: Number(env['OTEL_METRIC_EXPORT_INTERVAL'] ?? 10_000),
-    }),
+    metricReaders: [
+      new PeriodicExportingMetricReader({
+        exporter: new OTLPMetricExporter(),
+        exportIntervalMillis: Number(env['OTEL_METRIC_EXPORT_INTERVAL'] ?? 10_000),
+      }),
+      prometheus,
+    ],
     instrumentations: [],
   });
   sdk.start();
   return { enabled: true, shutdown: () => sdk.shutdown() };
+}
+
+let prometheus: PrometheusExporter | undefined;
+
+/**
+ * Answers a Prometheus scrape (text exposition format) with the service's metrics: the OpenTelemetry
+ * instruments (`meter()`), named the Prometheus way (`ratchet_tool_duration_bucket` …); no series
+ * before telemetry is started.
+ */
+export function serveMetrics(request: IncomingMessage, response: ServerResponse): void {
+  if (!prometheus) {
+    // A process that never started telemetry (an app embedded in a test) has no series: an empty scrape.
+    response.setHeader('content-type', 'text/plain; version=0.0.4; charset=utf-8');
+    response.end('# telemetry not started in this process: no metrics\n');
+    return;
+  }
+  prometheus.getMetricsRequestHandler(request, response);
 }
 
 export function tracer(): Tracer {

@@ -1,0 +1,522 @@
+import { render } from 'preact';
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { api, credential, follow, signIn, signOut } from './api';
+import { buildTimeline, type CallView, type LogEvent, type RunTimeline } from './timeline';
+
+/* The Ratchet console: threads, a thread's timeline (live), the approvals inbox, the agent catalog. */
+
+interface ThreadSummary {
+  threadId: string;
+  status: string;
+  agent: string | null;
+  version: number;
+  runCount: number;
+  updatedAt?: string;
+  createdAt?: string;
+}
+
+interface Approval {
+  id: string;
+  kind: 'tool' | 'escalation';
+  status: string;
+  threadId: string;
+  runId: string;
+  tool: string;
+  agent: string;
+  args: unknown;
+  role: string;
+  fourEyes: boolean;
+  requestedBy: string;
+  requestedAt: string;
+  choices: string[];
+  idempotencyKey: string | null;
+  reason: string | null;
+  decision: { decision: string; by: string; reason: string } | null;
+}
+
+const TRACE_URL_KEY = 'ratchet.traceUrl';
+
+function useRoute(): string {
+  const [hash, setHash] = useState(location.hash || '#/threads');
+  useEffect(() => {
+    const on = () => setHash(location.hash || '#/threads');
+    addEventListener('hashchange', on);
+    return () => removeEventListener('hashchange', on);
+  }, []);
+  return hash;
+}
+
+function Problem({ error }: { error: unknown }) {
+  if (!error) return null;
+  return (
+    <p class="problem" role="alert">
+      {error instanceof Error ? error.message : String(error)}
+    </p>
+  );
+}
+
+function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
+  const [value, setValue] = useState('');
+  const [trace, setTrace] = useState(localStorage.getItem(TRACE_URL_KEY) ?? '');
+  const [error, setError] = useState<unknown>(null);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    signIn(value);
+    try {
+      await api('/v1/threads?limit=1');
+      if (trace) localStorage.setItem(TRACE_URL_KEY, trace);
+      else localStorage.removeItem(TRACE_URL_KEY);
+      onSignedIn();
+    } catch (err) {
+      signOut();
+      setError(err);
+    }
+  };
+  return (
+    <form class="signin" onSubmit={submit}>
+      <h1>Ratchet console</h1>
+      <label>
+        API key or JWT
+        <input
+          name="credential"
+          type="password"
+          autocomplete="off"
+          value={value}
+          onInput={(e) => setValue(e.currentTarget.value)}
+          required
+        />
+      </label>
+      <label>
+        Trace UI link (optional; <code>{'{traceId}'}</code> is replaced)
+        <input
+          name="traceUrl"
+          placeholder="http://localhost:16686/trace/{traceId}"
+          value={trace}
+          onInput={(e) => setTrace(e.currentTarget.value)}
+        />
+      </label>
+      <button type="submit">Sign in</button>
+      <Problem error={error} />
+      <p class="hint">The console acts with this credential only: its tenant, its roles.</p>
+    </form>
+  );
+}
+
+function Threads() {
+  const [status, setStatus] = useState('');
+  const [agent, setAgent] = useState('');
+  const [cursors, setCursors] = useState<string[]>([]);
+  const [page, setPage] = useState<{ threads: ThreadSummary[]; nextCursor?: string } | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const cursor = cursors.at(-1);
+  useEffect(() => {
+    const q = new URLSearchParams({ limit: '20' });
+    if (status) q.set('status', status);
+    if (agent) q.set('agent', agent);
+    if (cursor) q.set('cursor', cursor);
+    api<{ threads: ThreadSummary[]; nextCursor?: string }>(`/v1/threads?${q}`).then(setPage, setError);
+  }, [status, agent, cursor]);
+  return (
+    <section>
+      <h2>Threads</h2>
+      <div class="filters">
+        <label>
+          Status
+          <select name="status" value={status} onChange={(e) => (setCursors([]), setStatus(e.currentTarget.value))}>
+            <option value="">any</option>
+            <option value="running">running</option>
+            <option value="queued">queued</option>
+            <option value="idle">idle</option>
+          </select>
+        </label>
+        <label>
+          Agent
+          <input name="agent" value={agent} onChange={(e) => (setCursors([]), setAgent(e.currentTarget.value))} />
+        </label>
+      </div>
+      <Problem error={error} />
+      <table>
+        <thead>
+          <tr>
+            <th>Thread</th>
+            <th>Status</th>
+            <th>Agent</th>
+            <th>Runs</th>
+            <th>Version</th>
+            <th>Updated</th>
+          </tr>
+        </thead>
+        <tbody>
+          {page?.threads.map((t) => (
+            <tr key={t.threadId}>
+              <td>
+                <a href={`#/threads/${t.threadId}`}>{t.threadId}</a>
+              </td>
+              <td>
+                <span class={`status ${t.status}`}>{t.status}</span>
+              </td>
+              <td>{t.agent ?? '-'}</td>
+              <td>{t.runCount}</td>
+              <td>v{t.version}</td>
+              <td>{t.updatedAt ?? '-'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {page && page.threads.length === 0 && <p class="hint">No threads match.</p>}
+      <div class="paging">
+        <button disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
+          Previous
+        </button>
+        <button
+          disabled={!page?.nextCursor}
+          onClick={() => page?.nextCursor && setCursors([...cursors, page.nextCursor])}
+        >
+          Next
+        </button>
+      </div>
+    </section>
+  );
+}
+
+function Decide({ approval, onDecided }: { approval: Approval; onDecided: () => void }) {
+  const [reason, setReason] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const decide = async (decision: string) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await api(`/v1/approvals/${approval.id}/decision`, { method: 'POST', body: { decision, reason } });
+      onDecided();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const choices = approval.kind === 'tool' ? ['approve', 'reject'] : ['happened', 'retry', 'fail'];
+  return (
+    <div class="decide" data-approval={approval.id}>
+      <input placeholder="reason" value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
+      {choices.map((c) => (
+        <button
+          key={c}
+          class={`choice ${c}`}
+          disabled={busy}
+          onClick={() => decide(c)}
+          title={approval.choices.includes(c) ? '' : 'Your roles may not decide this; the gateway will say why'}
+        >
+          {c}
+        </button>
+      ))}
+      <Problem error={error} />
+    </div>
+  );
+}
+
+function CallCard({
+  call,
+  approvals,
+  onDecided,
+}: {
+  call: CallView;
+  approvals: Map<string, Approval>;
+  onDecided: () => void;
+}) {
+  const pending = call.approval && call.approval.status === 'pending' ? approvals.get(call.approval.id) : undefined;
+  return (
+    <div class={`call ${call.state.replace(/ /g, '-')}`}>
+      <div class="call-head">
+        <strong>{call.tool}</strong> <span class="state">{call.state}</span>
+      </div>
+      <code class="args">{JSON.stringify(call.args)}</code>
+      <div class="key" title="effect-ledger key">
+        key {call.idempotencyKey}
+      </div>
+      {call.detail && <div class="detail">{call.detail}</div>}
+      {call.approval && (
+        <div class={`approval ${call.approval.status}`}>
+          approval {call.approval.status} (role {call.approval.role}){call.approval.by ? ` by ${call.approval.by}` : ''}
+        </div>
+      )}
+      {pending && <Decide approval={pending} onDecided={onDecided} />}
+    </div>
+  );
+}
+
+function RunCard({
+  run,
+  approvals,
+  live,
+  onDecided,
+}: {
+  run: RunTimeline;
+  approvals: Map<string, Approval>;
+  live: Record<string, string>;
+  onDecided: () => void;
+}) {
+  const traceUrl = localStorage.getItem(TRACE_URL_KEY);
+  return (
+    <article class={`run ${run.status}`} data-run={run.runId}>
+      <header>
+        <h3>
+          {run.runId} <span class={`status ${run.status}`}>{run.status}</span>
+        </h3>
+        <div class="meta">
+          agent {run.agent ?? '?'} · trace{' '}
+          {run.traceId ? (
+            traceUrl ? (
+              <a href={traceUrl.replace('{traceId}', run.traceId)} target="_blank" rel="noreferrer">
+                {run.traceId}
+              </a>
+            ) : (
+              <code class="trace">{run.traceId}</code>
+            )
+          ) : (
+            '-'
+          )}
+        </div>
+      </header>
+      {run.resumes.map((r) => (
+        <div class="resume highlight" key={r.at}>
+          resumed at {r.at} by {r.worker}: {r.reason}
+        </div>
+      ))}
+      {run.steps.map((s) => (
+        <section class="step" key={s.step}>
+          <h4>Step {s.step}</h4>
+          <div class="attempts">
+            {s.attempts.map((a) => (
+              <span key={a.attempt} class={`attempt${a.retry ? ' retry highlight' : ''}`} title={a.reason ?? ''}>
+                model attempt {a.attempt}
+                {a.retry ? ` (${a.reason ?? (a.delivery ? `delivery ${a.delivery}` : 'retry')})` : ''}
+              </span>
+            ))}
+          </div>
+          {live[`${run.runId}:${s.step}`] !== undefined && !s.answer && (
+            <p class="answer live">{live[`${run.runId}:${s.step}`]}</p>
+          )}
+          {s.answer?.content && <p class="answer">{s.answer.content}</p>}
+          {s.calls.length > 0 && (
+            <div class="calls">
+              {s.calls.map((c) => (
+                <CallCard key={c.callId} call={c} approvals={approvals} onDecided={onDecided} />
+              ))}
+            </div>
+          )}
+        </section>
+      ))}
+      {run.outcome !== undefined && <p class="outcome">{run.outcome}</p>}
+    </article>
+  );
+}
+
+function Thread({ threadId }: { threadId: string }) {
+  const [events, setEvents] = useState<LogEvent[]>([]);
+  const [approvals, setApprovals] = useState<Map<string, Approval>>(new Map());
+  const [live, setLive] = useState<Record<string, string>>({});
+  const [error, setError] = useState<unknown>(null);
+  const [connected, setConnected] = useState(false);
+  const loadApprovals = useCallback(() => {
+    api<{ approvals: Approval[] }>(`/v1/approvals?threadId=${threadId}&status=pending`).then(
+      (r) => setApprovals(new Map(r.approvals.map((a) => [a.id, a]))),
+      setError,
+    );
+  }, [threadId]);
+  useEffect(() => {
+    let stop = () => {};
+    let cancelled = false;
+    (async () => {
+      const all: LogEvent[] = [];
+      let after = 0;
+      for (;;) {
+        const page = await api<{ events: LogEvent[]; hasMore: boolean; nextAfter: number }>(
+          `/v1/threads/${threadId}/events?after=${after}&limit=1000`,
+        );
+        all.push(...page.events);
+        after = page.nextAfter;
+        if (!page.hasMore) break;
+      }
+      if (cancelled) return;
+      setEvents(all);
+      loadApprovals();
+      stop = follow(threadId, after, {
+        onEvent: (e) => {
+          setConnected(true);
+          const ev = e as LogEvent;
+          setEvents((prev) => (prev.some((p) => p.version === ev.version) ? prev : [...prev, ev]));
+          if (ev.type.startsWith('approval.')) loadApprovals();
+        },
+        onToken: (t) => {
+          setConnected(true);
+          setLive((prev) => ({
+            ...prev,
+            [`${t.runId}:${t.step}`]: (prev[`${t.runId}:${t.step}`] ?? '') + (t.text ?? ''),
+          }));
+        },
+        onReset: (r) => setLive((prev) => ({ ...prev, [`${r.runId}:${r.step}`]: '' })),
+        onError: (err) => (setConnected(false), setError(err)),
+      });
+      setConnected(true);
+    })().catch(setError);
+    return () => {
+      cancelled = true;
+      stop();
+    };
+  }, [threadId, loadApprovals]);
+  const runs = buildTimeline(events);
+  return (
+    <section>
+      <h2>
+        Thread {threadId} <span class={`live-dot ${connected ? 'on' : 'off'}`}>{connected ? 'live' : 'offline'}</span>
+      </h2>
+      <p class="hint">{events.length} events · newest run last</p>
+      <Problem error={error} />
+      {runs.map((r) => (
+        <RunCard key={r.runId} run={r} approvals={approvals} live={live} onDecided={loadApprovals} />
+      ))}
+    </section>
+  );
+}
+
+function Inbox() {
+  const [status, setStatus] = useState('pending');
+  const [list, setList] = useState<Approval[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const load = useCallback(() => {
+    api<{ approvals: Approval[] }>(`/v1/approvals?${status ? `status=${status}` : ''}`).then(
+      (r) => setList(r.approvals),
+      setError,
+    );
+  }, [status]);
+  useEffect(load, [load]);
+  return (
+    <section>
+      <h2>Approvals and escalations</h2>
+      <div class="filters">
+        <label>
+          Status
+          <select name="status" value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
+            <option value="pending">pending</option>
+            <option value="">any</option>
+            <option value="granted">granted</option>
+            <option value="rejected">rejected</option>
+            <option value="expired">expired</option>
+            <option value="resolved">resolved</option>
+          </select>
+        </label>
+      </div>
+      <Problem error={error} />
+      {list?.length === 0 && <p class="hint">Nothing waits for a human.</p>}
+      {list?.map((a) => (
+        <article class={`inbox-item ${a.kind}`} key={a.id} data-approval={a.id}>
+          <header>
+            <strong>{a.kind === 'escalation' ? 'Uncertain effect' : 'Tool call'}</strong> {a.tool} · {a.agent} ·{' '}
+            <a href={`#/threads/${a.threadId}`}>{a.threadId}</a> · <span class={`status ${a.status}`}>{a.status}</span>
+          </header>
+          <code class="args">{JSON.stringify(a.args)}</code>
+          <div class="meta">
+            role {a.role}
+            {a.fourEyes ? ' · four eyes' : ''} · asked by {a.requestedBy} at {a.requestedAt}
+            {a.idempotencyKey ? ` · key ${a.idempotencyKey}` : ''}
+            {a.reason ? ` · ${a.reason}` : ''}
+          </div>
+          {a.decision && (
+            <div class="meta">
+              {a.decision.decision} by {a.decision.by}
+              {a.decision.reason ? `: ${a.decision.reason}` : ''}
+            </div>
+          )}
+          {a.status === 'pending' && <Decide approval={a} onDecided={load} />}
+        </article>
+      ))}
+    </section>
+  );
+}
+
+interface Agent {
+  name: string;
+  version: number;
+  scope?: string;
+  digest?: string;
+  definition?: { model?: { provider?: string; name?: string; model?: string }; tools?: { name: string }[] };
+}
+
+function Agents() {
+  const [agents, setAgents] = useState<Agent[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    api<{ agents: Agent[] }>('/v1/agents').then((r) => setAgents(r.agents), setError);
+  }, []);
+  return (
+    <section>
+      <h2>Agents</h2>
+      <Problem error={error} />
+      <table>
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th>Version</th>
+            <th>Scope</th>
+            <th>Model</th>
+            <th>Tools</th>
+          </tr>
+        </thead>
+        <tbody>
+          {agents?.map((a) => (
+            <tr key={`${a.name}@${a.version}`}>
+              <td>{a.name}</td>
+              <td>v{a.version}</td>
+              <td>{a.scope ?? '-'}</td>
+              <td>
+                {a.definition?.model
+                  ? `${a.definition.model.provider ?? ''} ${a.definition.model.model ?? a.definition.model.name ?? ''}`
+                  : '-'}
+              </td>
+              <td>{a.definition?.tools?.map((t) => t.name).join(', ') ?? '-'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+function App() {
+  const route = useRoute();
+  const [signedIn, setSignedIn] = useState(credential() !== null);
+  if (!signedIn) return <SignIn onSignedIn={() => setSignedIn(true)} />;
+  const thread = /^#\/threads\/([A-Za-z0-9_-]+)$/.exec(route)?.[1];
+  const page = thread ? (
+    <Thread threadId={thread} />
+  ) : route.startsWith('#/approvals') ? (
+    <Inbox />
+  ) : route.startsWith('#/agents') ? (
+    <Agents />
+  ) : (
+    <Threads />
+  );
+  return (
+    <>
+      <nav>
+        <strong>Ratchet</strong>
+        <a href="#/threads" class={route.startsWith('#/threads') ? 'active' : ''}>
+          Threads
+        </a>
+        <a href="#/approvals" class={route.startsWith('#/approvals') ? 'active' : ''}>
+          Approvals
+        </a>
+        <a href="#/agents" class={route.startsWith('#/agents') ? 'active' : ''}>
+          Agents
+        </a>
+        <button class="signout" onClick={() => (signOut(), setSignedIn(false))}>
+          Sign out
+        </button>
+      </nav>
+      <main>{page}</main>
+    </>
+  );
+}
+
+render(<App />, document.getElementById('app')!);

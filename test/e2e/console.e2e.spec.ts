@@ -1,0 +1,289 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { ApiKeyRepository, openServiceDatabase, type Database } from '@ratchet/adapters';
+import type { ApprovalView } from '@ratchet/contracts';
+import { EffectService, runProcess, sourceCommand } from '@ratchet/testing';
+import { terminal, TestStack } from './stack';
+
+/*
+ * The operator's path end to end, with every API call going through a proxy that validates it against
+ * docs/openapi.json: the CLI lists, refuses and decides approvals and cancels a run; the web console
+ * (Debian's Chromium driven by Playwright) shows a run waiting for approval, approves it and follows the
+ * run to its end live; a viewer sees the same timeline but cannot decide.
+ * RATCHET_SCREENSHOTS=1 also writes the pages' screenshots to docs/console/.
+ */
+
+const TENANT = 'acme';
+const AGENTS = path.resolve(__dirname, '../agents/approvals');
+const ROOT = path.resolve(__dirname, '../..');
+const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+/** The validating proxy (openapi-proxy.ts) as a child process in front of the gateway. */
+async function startProxy(target: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(
+    process.execPath,
+    ['--conditions=ratchet-src', '-r', '@swc-node/register', path.join(__dirname, 'openapi-proxy.ts'), target],
+    {
+      cwd: ROOT,
+      env: { ...process.env, SWC_NODE_PROJECT: path.join(ROOT, 'tsconfig.json') },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /listening (\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`the OpenAPI proxy exited ${code}`)));
+  });
+  return { url, child };
+}
+
+const cliCommand = sourceCommand('apps/cli/src/main.ts');
+const ratchet = (args: string[], env: Record<string, string>) =>
+  runProcess(cliCommand.command, [...cliCommand.args, ...args], { ...cliCommand.env, ...env });
+const jsonLines = <T = Record<string, unknown>>(text: string) =>
+  text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as T);
+
+const SHOTS = process.env['RATCHET_SCREENSHOTS'] === '1' ? path.join(ROOT, 'docs/console') : undefined;
+
+describe('operator actions: the CLI and the web console, through a validating proxy', () => {
+  let stack: TestStack;
+  let gatewayDb: Database;
+  let proxy: { url: string; child: ChildProcess };
+  let browser: Browser;
+  const effects = new EffectService();
+  const keys = { runner: '', approver: '', viewer: '' };
+
+  const http = async (method: string, url: string, key: string, body?: unknown, extra: Record<string, string> = {}) => {
+    const res = await fetch(`${proxy.url}${url}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...extra,
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    return { status: res.status, body: (text ? JSON.parse(text) : undefined) as Record<string, unknown> };
+  };
+  const startRun = async (requestId: string, input: string) => {
+    const res = await http('POST', '/v1/runs', keys.runner, { agent: 'pay', input }, { 'Idempotency-Key': requestId });
+    expect(res.status).toBe(202);
+    return res.body as { runId: string; threadId: string };
+  };
+  const pending = async (threadId: string): Promise<ApprovalView> => {
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      const res = await http('GET', `/v1/approvals?status=pending&threadId=${threadId}`, keys.approver);
+      const [first] = (res.body as { approvals: ApprovalView[] }).approvals;
+      if (first) return first;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`no pending approval on ${threadId}`);
+  };
+  const cli = (args: string[], key: string) =>
+    ratchet([...args, '--gateway', proxy.url, '--api-key', key], { DATABASE_URL: stack.testDb.url });
+  const signIn = async (key: string): Promise<Page> => {
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
+    await page.goto(`${proxy.url}/console/`);
+    await page.fill('input[name=credential]', key);
+    await page.click('button[type=submit]');
+    await page.waitForSelector('nav');
+    return page;
+  };
+  const shot = async (page: Page, name: string) => {
+    if (SHOTS) await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+  };
+
+  beforeAll(async () => {
+    execFileSync(process.execPath, [path.join(ROOT, 'scripts/build-console.mjs')], { stdio: 'ignore' });
+    if (SHOTS) mkdirSync(SHOTS, { recursive: true });
+    stack = await TestStack.create();
+    await effects.start();
+    gatewayDb = await openServiceDatabase(stack.testDb.url, 'gateway');
+    const repo = new ApiKeyRepository(gatewayDb.sql);
+    keys.runner = (await repo.create({ tenantId: TENANT, name: 'runner', roles: ['runner'] })).secret;
+    keys.approver = (await repo.create({ tenantId: TENANT, name: 'approver', roles: ['approver'] })).secret;
+    keys.viewer = (await repo.create({ tenantId: TENANT, name: 'viewer', roles: ['viewer'] })).secret;
+    const [, , , launched] = await Promise.all([
+      stack.start('orchestrator', { AGENTS_DIR: AGENTS }),
+      stack.start('tool-executor', { RATCHET_DEMO_EFFECT_URL: effects.url }),
+      stack.start('approvals'),
+      chromium.launch({
+        executablePath: CHROMIUM,
+        args: [
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-quic',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+        ],
+      }),
+    ]);
+    browser = launched;
+    const gateway = await stack.start('gateway');
+    proxy = await startProxy(`http://127.0.0.1:${gateway.port}`);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    proxy?.child.kill('SIGTERM');
+    await stack?.stop();
+    await gatewayDb?.close();
+    await effects.stop();
+  });
+
+  it('lists, refuses and decides approvals, searches and cancels runs from the CLI', async () => {
+    const decided = await startRun('cli-decided', 'big car');
+    const approval = await pending(decided.threadId);
+
+    const listed = await cli(
+      ['approvals', 'list', '--status', 'pending', '--thread', decided.threadId, '--json'],
+      keys.approver,
+    );
+    expect(listed.code).toBe(0);
+    expect(jsonLines<ApprovalView>(listed.stdout).map((a) => [a.id, a.tool])).toEqual([
+      [approval.id, 'demo.effect.charge'],
+    ]);
+
+    const refused = await cli(['approvals', 'approve', approval.id], keys.viewer);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/403.*needs the role approver/);
+
+    const approved = await cli(['approvals', 'approve', approval.id, '--reason', 'checked', '--json'], keys.approver);
+    expect(approved.code).toBe(0);
+    expect(jsonLines<ApprovalView>(approved.stdout)[0]).toMatchObject({ status: 'granted' });
+    const again = await cli(['approvals', 'reject', approval.id], keys.approver);
+    expect([again.code, again.stderr]).toEqual([1, expect.stringMatching(/409/)]);
+    expect((await stack.waitFor(TENANT, decided.threadId, terminal(decided.runId))).at(-1)?.type).toBe('run.completed');
+
+    const cancelled = await startRun('cli-cancelled', 'big boat');
+    await pending(cancelled.threadId);
+    const cancel = await cli(['runs', 'cancel', cancelled.runId, '--reason', 'wrong boat'], keys.runner);
+    expect(cancel.code).toBe(0);
+    const events = await stack.waitFor(TENANT, cancelled.threadId, terminal(cancelled.runId));
+    expect(events.at(-1)).toMatchObject({ type: 'run.cancelled', data: { reason: 'wrong boat' } });
+
+    const search = await ratchet(['runs', 'search', '--tenant', TENANT, '--agent', 'pay', '--since', '1h', '--json'], {
+      DATABASE_URL: stack.testDb.url,
+    });
+    expect(search.code).toBe(0);
+    const byRun = new Map(jsonLines<{ runId: string; status: string }>(search.stdout).map((r) => [r.runId, r.status]));
+    expect([byRun.get(decided.runId), byRun.get(cancelled.runId)]).toEqual(['completed', 'cancelled']);
+  });
+
+  it('shows the waiting run in the console, approves it there and follows it to the end; a viewer cannot decide', async () => {
+    const { runId, threadId } = await startRun('console', 'big piano');
+    const approval = await pending(threadId);
+
+    const viewer = await signIn(keys.viewer);
+    await viewer.goto(`${proxy.url}/console/#/threads/${threadId}`);
+    await viewer.waitForSelector('.call.waiting-for-approval');
+    await viewer.click(`.decide[data-approval="${approval.id}"] button.approve`);
+    await expect(viewer.locator('.decide .problem').textContent()).resolves.toMatch(
+      /403 Forbidden: deciding this approval needs the role approver/,
+    );
+
+    const page = await signIn(keys.approver);
+    await shot(page, 'threads');
+    await page.goto(`${proxy.url}/console/#/threads/${threadId}`);
+    const run = page.locator(`.run[data-run="${runId}"]`);
+    await run.locator('.call.waiting-for-approval').waitFor();
+    // The parallel call of the same step ran while the charge waited.
+    await run.locator('.call.completed', { hasText: 'demo.weather' }).waitFor();
+    expect(await run.locator('.step').first().locator('.call').count()).toBe(2);
+    await expect(run.locator('.meta .trace, .meta a').textContent()).resolves.toMatch(/^[0-9a-f]{32}$/);
+    await shot(page, 'timeline-waiting');
+
+    await page.goto(`${proxy.url}/console/#/approvals`);
+    await page.locator(`.inbox-item[data-approval="${approval.id}"]`).waitFor();
+    await shot(page, 'approvals');
+    await page.goto(`${proxy.url}/console/#/threads/${threadId}`);
+    await run.locator(`.decide[data-approval="${approval.id}"] button.approve`).click();
+    // Live: the grant, the charge and the answer arrive over the stream, without a reload.
+    await run.locator('.status.completed').first().waitFor({ timeout: 30_000 });
+    await expect(run.locator('.approval.granted').textContent()).resolves.toMatch(/granted .* by key:/);
+    await expect(run.locator('.outcome').textContent()).resolves.toMatch(/^done:/);
+    await shot(page, 'timeline-completed');
+    expect(effects.arrivalsFor(runId)).toBe(1);
+
+    await viewer.goto(`${proxy.url}/console/#/agents`);
+    await viewer.locator('td', { hasText: 'pay' }).first().waitFor();
+    await shot(viewer, 'agents');
+  });
+
+  it('settles an uncertain effect by its ledger key from the CLI', async () => {
+    // An executor whose effect service is unreachable: the charge may have acted, so it is `uncertain`.
+    await stack.services.get('tool-executor')?.kill('SIGKILL');
+    await stack.start('tool-executor', { RATCHET_DEMO_EFFECT_URL: 'http://127.0.0.1:1/' });
+    const { runId, threadId } = await startRun('cli-escalation', 'small vase');
+    const escalation = await pending(threadId);
+    expect(escalation).toMatchObject({ kind: 'escalation', idempotencyKey: expect.stringContaining(runId) });
+
+    const viewer = await cli(['effects', 'resolve', escalation.idempotencyKey!, '--did-not-happen'], keys.viewer);
+    expect([viewer.code, viewer.stderr]).toEqual([1, expect.stringMatching(/403/)]);
+    const resolved = await cli(
+      [
+        'effects',
+        'resolve',
+        escalation.idempotencyKey!,
+        '--did-not-happen',
+        '--reason',
+        'no charge at the provider',
+        '--json',
+      ],
+      keys.approver,
+    );
+    expect(resolved.code).toBe(0);
+    expect(jsonLines<ApprovalView>(resolved.stdout)[0]).toMatchObject({ id: escalation.id, status: 'resolved' });
+    const events = await stack.waitFor(TENANT, threadId, terminal(runId));
+    expect(events.find((e) => e.type === 'tool.failed')?.data).toMatchObject({
+      error: { code: 'effect.failed_by_human' },
+    });
+  });
+
+  it('serves Prometheus metrics on every service', async () => {
+    const scrape = async (name: string) => {
+      const res = await fetch(`http://127.0.0.1:${stack.services.get(name)!.port}/metrics`);
+      expect([name, res.status, res.headers.get('content-type')]).toEqual([
+        name,
+        200,
+        expect.stringMatching(/^text\/plain/),
+      ]);
+      return res.text();
+    };
+    expect(await scrape('orchestrator')).toMatch(/^ratchet_runs_total\{.*\} \d+/m);
+    expect(await scrape('tool-executor')).toMatch(/^ratchet_tool_duration_bucket\{/m);
+    expect(await scrape('approvals')).toMatch(/^ratchet_approvals_pending\b/m);
+    expect(await scrape('gateway')).toMatch(/^# HELP target_info/m);
+  });
+
+  it('sent every request and got every answer as docs/openapi.json describes them', async () => {
+    const found = (await (await fetch(`${proxy.url}/__openapi-proxy`)).json()) as {
+      violations: string[];
+      seen: string[];
+    };
+    expect(found.violations).toEqual([]);
+    for (const op of [
+      'Runs_create 202',
+      'Approvals_list 200',
+      'Approvals_decide 200',
+      'Approvals_decide 403',
+      'Approvals_decide 409',
+      'Runs_cancel 202',
+      'Threads_events 200',
+      'Agents_list 200',
+    ])
+      expect([op, found.seen.includes(op)]).toEqual([op, true]);
+  });
+});
