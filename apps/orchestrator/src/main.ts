@@ -63,6 +63,12 @@ runMain('orchestrator', async () => {
         localModelCalls: config.MODEL_LOCAL_CALLS,
         localTools: config.LOCAL_TOOLS,
         shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
+        schedules: {
+          intervalMs: config.SCHEDULES_TICK_MS,
+          graceMs: config.SCHEDULES_GRACE_MS,
+          clockOffsetMs: config.RATCHET_TEST_CLOCK_OFFSET_MS,
+        },
+        webhooks: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
       });
     },
   });

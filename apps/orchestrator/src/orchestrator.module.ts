@@ -30,6 +30,10 @@ import { AgentsResponder } from './agents/agents.responder';
 import { toolConfigsOf } from './agents/tool-configs';
 import { ThreadsQueryResponder } from './queries/threads.responder';
 import { WatchdogLifecycle } from './watchdog/watchdog.lifecycle';
+import { systemClock } from './schedules/clock';
+import { ScheduleTicker } from './schedules/schedule-ticker';
+import { SchedulesLifecycle } from './schedules/schedules.lifecycle';
+import { SCHEDULE_CLOCK, SchedulesResponder, WEBHOOK_POLICY } from './schedules/schedules.responder';
 
 @Module({})
 export class OrchestratorModule {
@@ -48,6 +52,10 @@ export class OrchestratorModule {
       localTools?: boolean;
       /** How long a graceful stop waits for local model calls. */
       shutdownGraceMs?: number;
+      /** The schedule ticker (intervalMs 0: off in this process). */
+      schedules?: { intervalMs: number; graceMs: number; clockOffsetMs?: number };
+      /** Which webhook addresses may be called. */
+      webhooks?: { allowPrivate: boolean };
     },
   ): DynamicModule {
     const modelWorker = options.modelWorker;
@@ -114,6 +122,21 @@ export class OrchestratorModule {
     );
     const inbox = new ThreadInbox(handler, serializer, runtime.logger, runtime.config.SERVICE_INSTANCE_ID);
     local?.deliverTo(inbox);
+    const schedules = options.schedules ?? { intervalMs: 1000, graceMs: 60_000 };
+    const clock = systemClock(schedules.clockOffsetMs ?? 0);
+    const ticker = new ScheduleTicker(
+      runtime.db,
+      runtime.relay,
+      runtime.subjects,
+      clock,
+      runtime.logger.child({ component: 'schedules' }),
+      {
+        intervalMs: schedules.intervalMs,
+        graceMs: schedules.graceMs,
+        batch: 50,
+        worker: runtime.config.SERVICE_INSTANCE_ID,
+      },
+    );
     return {
       module: OrchestratorModule,
       imports: [RuntimeModule.forRuntime(runtime)],
@@ -140,6 +163,11 @@ export class OrchestratorModule {
             }),
         },
         WatchdogLifecycle,
+        { provide: ScheduleTicker, useValue: ticker },
+        { provide: SCHEDULE_CLOCK, useValue: clock },
+        { provide: WEBHOOK_POLICY, useValue: options.webhooks ?? { allowPrivate: false } },
+        ...(schedules.intervalMs > 0 ? [SchedulesLifecycle] : []),
+        SchedulesResponder,
         AgentsResponder,
         ThreadsQueryResponder,
         { provide: ModelWorker, useValue: worker },

@@ -13,3 +13,4 @@ export * from './threads-api';
 export * from './approvals-api';
 export * from './tools-api';
 export * from './remote-tools';
+export * from './schedules-api';

@@ -48,6 +48,9 @@ export function subjects(prefix: string) {
     /** The deployment's shared agents (operator credential only). */
     deploymentAgents: (op: string) => `${prefix}.deployment.agents.${op}`,
     deploymentAgentsAll: `${prefix}.deployment.agents.*`,
+    /** A tenant's schedules (the tenant is the subject's), served by the orchestrator. */
+    schedules: (tenant: string, op: string) => `${prefix}.schedules.${token('tenant', tenant)}.${op}`,
+    schedulesAll: `${prefix}.schedules.*.*`,
     /** The tool catalog a tenant's runs see (served by the tool executor). */
     tools: (tenant: string, op: string) => `${prefix}.tools.${token('tenant', tenant)}.${op}`,
     toolsAll: `${prefix}.tools.*.*`,

@@ -4,6 +4,17 @@ import { ChatMessage, Failure, Json, JsonObject, Usage, ToolCall } from './messa
 import { ConcurrencyPolicy, RecalledMemoryItem } from './thread-events';
 import { AgentToolConfig } from './agent';
 
+/** Where a run's outcome is POSTed when it ends. */
+export const WebhookTarget = z
+  .object({
+    url: z
+      .url({ protocol: /^https?$/ })
+      .max(2048)
+      .describe('http(s) URL'),
+  })
+  .describe('WebhookTarget');
+export type WebhookTarget = z.infer<typeof WebhookTarget>;
+
 /**
  * A run request, published by the gateway or by any service on `<prefix>.requests.<tenant>`.
  * The tenant comes from the subject (bound by NATS permissions), never from this body.
@@ -21,6 +32,9 @@ export const RunRequest = z
     metadata: z.record(z.string().max(128), z.string().max(1024)).default({}),
     concurrency: ConcurrencyPolicy.default('reject'),
     replyTo: z.string().max(256).optional().describe('NATS subject that receives the terminal outcome'),
+    webhook: WebhookTarget.optional().describe(
+      'An HTTP endpoint that receives the outcome when the run ends (signed; see docs/webhooks.md)',
+    ),
   })
   .describe('RunRequest');
 export type RunRequest = z.infer<typeof RunRequest>;

@@ -150,3 +150,11 @@ function decideTick(schedule: Schedule, at: Date, active: TickContext['activeRun
     }
   }
 }
+
+/**
+ * The cursor of a schedule that starts (or resumes) at `now`: nothing before it is caught up — a pause
+ * is not downtime — and it is next due at its first tick after `now`.
+ */
+export function freshCursor(schedule: Schedule, now: string): { decidedThrough: string; nextDueAt: string | null } {
+  return { decidedThrough: now, nextDueAt: decideTicks(schedule, { decidedThrough: now, now, graceMs: 0 }).nextDueAt };
+}
