@@ -37,6 +37,7 @@ interface Ids {
   key: string;
   approvalId: string;
   agent: string;
+  scheduleId: string;
 }
 
 interface Case {
@@ -118,6 +119,16 @@ const CASES: Record<string, Case> = {
     crossTenant: 200,
     mustNotContain: () => ['units.convert', 'notes.append'],
   },
+  'GET /v1/schedules': { path: () => '/v1/schedules', crossTenant: 200, mustNotContain: (i) => [i.scheduleId] },
+  'POST /v1/schedules': {
+    path: () => '/v1/schedules',
+    body: (i: Ids) => ({ id: i.scheduleId, agent: 'demo', input: 'by A', everySeconds: 3600, paused: true }),
+    crossTenant: 201,
+    why: "a schedule id is a name within the caller's tenant: this creates A's own schedule of that name; B's is unchanged",
+  },
+  'GET /v1/schedules/:id': { path: (i) => `/v1/schedules/${i.scheduleId}` },
+  'PATCH /v1/schedules/:id': { path: (i) => `/v1/schedules/${i.scheduleId}`, body: { paused: false } },
+  'DELETE /v1/schedules/:id': { path: (i) => `/v1/schedules/${i.scheduleId}` },
   'GET /v1/approvals': {
     path: (i) => `/v1/approvals?threadId=${i.threadId}`,
     crossTenant: 200,
@@ -219,6 +230,16 @@ describe('gateway: BOLA sweep over every route', () => {
       text: 'bolasecret teal',
     });
     expect(put.status).toBe(201);
+    // Tenant B's schedule (paused: it never ticks during the sweep).
+    const schedule = await call('POST', '/v1/schedules', secrets['b-all'], {
+      id: 'b-nightly',
+      agent: 'b-private',
+      input: 'bolasecret nightly',
+      cron: '0 2 * * *',
+      timezone: 'Europe/Oslo',
+      paused: true,
+    });
+    expect(schedule.status).toBe(201);
     bIds = {
       threadId: run.threadId,
       runId: run.runId,
@@ -226,6 +247,7 @@ describe('gateway: BOLA sweep over every route', () => {
       key: 'favourite',
       approvalId: 'apr_bola_b',
       agent: 'b-private',
+      scheduleId: 'b-nightly',
     };
     missing = {
       threadId: 'th_missing0000000000000',
@@ -234,6 +256,7 @@ describe('gateway: BOLA sweep over every route', () => {
       key: 'nothing',
       approvalId: 'apr_missing',
       agent: 'no-such-agent',
+      scheduleId: 'no-such-schedule',
     };
   });
 
@@ -253,7 +276,8 @@ describe('gateway: BOLA sweep over every route', () => {
     const threads = await (await call('GET', '/v1/threads', secrets['b-all'])).json();
     const agents = await (await call('GET', '/v1/agents', secrets['b-all'])).json();
     const tools = await (await call('GET', '/v1/tools', secrets['b-all'])).json();
-    return { events: events.map((e) => `${e.version}:${e.type}`), item, threads, agents, tools };
+    const schedules = await (await call('GET', '/v1/schedules', secrets['b-all'])).json();
+    return { events: events.map((e) => `${e.version}:${e.type}`), item, threads, agents, tools, schedules };
   };
 
   it('has a sweep case for every route the application serves (and the router serves nothing else)', () => {

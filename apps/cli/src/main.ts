@@ -14,6 +14,7 @@ import { importCommand } from './commands/import.command';
 import { inboxCommand } from './commands/inbox.command';
 import { keysCommand } from './commands/keys.command';
 import { agentsCommand } from './commands/agents.command';
+import { schedulesCommand } from './commands/schedules.command';
 import { migrateCommand } from './commands/migrate.command';
 import { outboxCommand } from './commands/outbox.command';
 import { rebuildCommand } from './commands/rebuild.command';
@@ -79,6 +80,7 @@ Examples:
     eraseCommand(),
     keysCommand(),
     agentsCommand(),
+    schedulesCommand(),
     demoCommand(),
   ]) {
     program.addCommand(command);
