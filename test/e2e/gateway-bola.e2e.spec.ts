@@ -129,6 +129,16 @@ const CASES: Record<string, Case> = {
   'GET /v1/schedules/:id': { path: (i) => `/v1/schedules/${i.scheduleId}` },
   'PATCH /v1/schedules/:id': { path: (i) => `/v1/schedules/${i.scheduleId}`, body: { paused: false } },
   'DELETE /v1/schedules/:id': { path: (i) => `/v1/schedules/${i.scheduleId}` },
+  'GET /v1/webhooks/deliveries': {
+    path: () => '/v1/webhooks/deliveries',
+    crossTenant: 200,
+    why: "takes no id: the caller's own tenant's deliveries",
+  },
+  'GET /v1/webhooks/secret': {
+    path: () => '/v1/webhooks/secret',
+    crossTenant: 200,
+    why: "takes no id: the caller's own tenant's secret",
+  },
   'GET /v1/approvals': {
     path: (i) => `/v1/approvals?threadId=${i.threadId}`,
     crossTenant: 200,

@@ -15,6 +15,7 @@ import { inboxCommand } from './commands/inbox.command';
 import { keysCommand } from './commands/keys.command';
 import { agentsCommand } from './commands/agents.command';
 import { schedulesCommand } from './commands/schedules.command';
+import { webhooksCommand } from './commands/webhooks.command';
 import { migrateCommand } from './commands/migrate.command';
 import { outboxCommand } from './commands/outbox.command';
 import { rebuildCommand } from './commands/rebuild.command';
@@ -81,6 +82,7 @@ Examples:
     keysCommand(),
     agentsCommand(),
     schedulesCommand(),
+    webhooksCommand(),
     demoCommand(),
   ]) {
     program.addCommand(command);

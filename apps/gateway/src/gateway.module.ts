@@ -12,6 +12,7 @@ import type { NatsConnection } from 'nats';
 import { AgentsController, DeploymentAgentsController } from './agents/agents.controller';
 import { ToolsController } from './tools/tools.controller';
 import { SchedulesController } from './schedules/schedules.controller';
+import { WebhooksController } from './webhooks/webhooks.controller';
 import { ApprovalsClient } from './approvals/approvals.client';
 import { ApprovalsController } from './approvals/approvals.controller';
 import { AuthGuard } from './auth/auth.guard';
@@ -89,6 +90,7 @@ export class GatewayModule {
         DeploymentAgentsController,
         ToolsController,
         SchedulesController,
+        WebhooksController,
         HealthController,
         ApprovalsController,
       ],

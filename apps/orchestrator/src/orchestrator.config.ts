@@ -53,6 +53,12 @@ export const orchestratorConfigSchema = extendConfig({
    * default: a tenant could otherwise make the deployment call its own internal services.
    */
   WEBHOOK_ALLOW_PRIVATE: envBoolean().default(false),
+  /** Attempts per webhook delivery, the first included; then it is recorded dead (docs/webhooks.md). */
+  WEBHOOK_MAX_ATTEMPTS: envInt({ min: 1, max: 100 }).default(8),
+  /** The delay before a delivery's second attempt; each later one doubles it (at most 5 min), with jitter. */
+  WEBHOOK_BASE_DELAY_MS: envMillis().default(1000),
+  /** How long one attempt waits for the receiver's answer. */
+  WEBHOOK_TIMEOUT_MS: envMillis().default(10_000),
   /**
    * Test-only: the schedule ticker's clock runs this far ahead of the system clock (a negative value:
    * behind), so a test can step time forward. Never set it in a deployment.

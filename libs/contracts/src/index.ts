@@ -14,3 +14,4 @@ export * from './approvals-api';
 export * from './tools-api';
 export * from './remote-tools';
 export * from './schedules-api';
+export * from './webhooks-api';

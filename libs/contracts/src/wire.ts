@@ -283,6 +283,23 @@ export const RunStopNotice = z.object({
 export type RunStopNotice = z.infer<typeof RunStopNotice>;
 
 /**
+ * The orchestrator → its webhook sender, on `<prefix>.cmd.webhook.<tenant>`, committed with the event that
+ * ended the run: deliver this outcome to `url`. `deliveryId` is stable (one per run outcome): the
+ * sender records each delivery once, and the receiver can drop repeats by it.
+ */
+export const WebhookDeliveryCommand = z
+  .object({
+    kind: z.literal('webhook.deliver'),
+    deliveryId: z.string().min(1).max(256),
+    tenantId: TenantId,
+    url: z.string().max(2048),
+    outcome: z.lazy(() => RunOutcome),
+    metadata: z.record(z.string(), z.string()).default({}),
+  })
+  .describe('WebhookDeliveryCommand');
+export type WebhookDeliveryCommand = z.infer<typeof WebhookDeliveryCommand>;
+
+/**
  * Sent to a request's `replyTo` when its run ends, or when the request is refused. Core NATS, after
  * the commit that decided it: it may arrive more than once (a process that published it died before
  * recording that it did, a bus restart); `outcomeId` is the same on every copy, so drop repeats by it.

@@ -4,3 +4,4 @@ export * from './effects';
 export * from './memory';
 export * from './redaction';
 export * from './schedules';
+export * from './webhooks';

@@ -3,7 +3,9 @@ import { MemoryClient } from '@ratchet/adapters';
 import {
   AgentsReply,
   SchedulesReply,
+  WebhooksReply,
   type SchedulesRequest,
+  type WebhooksRequest,
   subjects as subjectsOf,
   THREADS_CONTRACTS,
   ToolsReply,
@@ -60,6 +62,16 @@ export class Backends {
       `schedules ${request.op}`,
     );
     return SchedulesReply.parse(raw);
+  }
+
+  /** A tenant's webhook deliveries and signing secret (`<prefix>.webhooks.<tenant>.<op>`, the orchestrator's). */
+  async webhooks(tenant: string, request: WebhooksRequest): Promise<WebhooksReply> {
+    const raw = await this.request(
+      subjectsOf(this.prefix).webhooks(tenant, request.op),
+      request,
+      `webhooks ${request.op}`,
+    );
+    return WebhooksReply.parse(raw);
   }
 
   /** The tools a tenant's runs may call (the tool executor's catalog, `<prefix>.tools.<tenant>.list`). */

@@ -30,6 +30,7 @@ export function requestToCommand(
     principal: request.principal,
     concurrency: request.concurrency,
     replyTo: request.replyTo,
+    ...(request.webhook ? { webhookUrl: request.webhook.url } : {}),
     metadata: request.metadata,
     // Of the request as sent (before redaction): a resend must ask exactly the same.
     requestDigest: requestDigest(tenantId, request),

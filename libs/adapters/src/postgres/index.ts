@@ -19,3 +19,4 @@ export * from './thread-event.rows';
 export * from './model-call-leases';
 export * from './idempotency-keys.repository';
 export * from './schedules.repository';
+export * from './webhook-deliveries.repository';

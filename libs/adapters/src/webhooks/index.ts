@@ -1,1 +1,2 @@
 export * from './webhook-address';
+export * from './webhook-signature';
