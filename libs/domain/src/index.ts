@@ -3,5 +3,6 @@ export * from './thread';
 export * from './effects';
 export * from './memory';
 export * from './redaction';
+export * from './approvals';
 export * from './schedules';
 export * from './webhooks';

@@ -51,7 +51,7 @@ export type ToolResolveResult = 'resolved' | 'retried' | 'dedup' | 'not-found' |
 type Outcome = ToolResultMessage['outcome'];
 
 /**
- * The effect ledger around every tool call (ARCHITECTURE §6). For idempotent and at-most-once tools,
+ * The effect ledger around every tool call (architecture §6). For idempotent and at-most-once tools,
  * `started` is committed before the tool acts; the outcome and the result message commit together
  * afterwards. A pure tool may repeat, so nothing is written before it acts: its row is inserted with the
  * outcome and the result message in one statement. A redelivery reads the ledger and never blindly
@@ -242,7 +242,7 @@ export class ToolCallHandler {
   async resolve(command: ToolResolveCommand, traceHeaders: Record<string, string>): Promise<ToolResolveResult> {
     const ledger = new EffectLedgerRepository(this.db.sql);
     const record = await ledger.get(command.idempotencyKey);
-    // Another tenant's key reads as missing (ARCHITECTURE §8).
+    // Another tenant's key reads as missing (architecture §8).
     if (!record || record.tenantId !== command.tenantId) return 'not-found';
     const call = ToolCallCommand.safeParse(record.command);
     if (!call.success) return 'not-found';
@@ -329,17 +329,28 @@ export class ToolCallHandler {
     // Another delivery of this pure call recorded its outcome first: re-send that one.
     this.checkTenant(command, recorded);
     this.linkToClaim(recorded);
-    switch (decideEffect(recorded.state, 'pure', false)) {
+    const action = decideEffect(recorded.state, 'pure', false);
+    switch (action) {
       case 'resend':
         await this.finish(command, traceHeaders, 'dedup', storedOutcome(recorded));
         return 'dedup';
       case 'escalate':
         await this.escalate(command, traceHeaders, recorded);
         return 'escalated';
-      default:
-        // Not reachable (the statement finishes a `started` row of this tenant); if it were, the
-        // message is redelivered and its look-up decides again.
-        throw new Error(`effect ${command.idempotencyKey} is still ${recorded.state} after recording its outcome`);
+      // Not reachable (the statement finishes a `started` row of this tenant); if it were, the message is
+      // redelivered and its look-up decides again.
+      case 'execute':
+      case 'wait':
+      case 'retry':
+      case 'reconcile':
+        throw new TransientError(
+          `effect ${command.idempotencyKey} is still ${recorded.state} after recording its outcome`,
+          'effect.unsettled',
+        );
+      default: {
+        const unknown: never = action;
+        throw new Error(`unknown effect action ${String(unknown)}`);
+      }
     }
   }
 
