@@ -201,6 +201,15 @@ describe('cron schedules in a time zone', () => {
     expect(clock.next(new Date('2028-02-29T12:00:00Z'))?.toISOString()).toBe('2032-02-29T12:00:00.000Z');
   });
 
+  it('the 31st is passed over in months without one', () => {
+    const clock = tickClock(
+      { kind: 'cron', expression: '0 0 31 * *', timezone: 'UTC' },
+      new Date('2027-01-01T00:00:00Z'),
+    );
+    expect(clock.next(new Date('2027-01-31T00:00:00Z'))?.toISOString()).toBe('2027-03-31T00:00:00.000Z');
+    expect(clock.next(new Date('2027-03-31T00:00:00Z'))?.toISOString()).toBe('2027-05-31T00:00:00.000Z');
+  });
+
   it('a cron tick before the schedule existed is never due', () => {
     const s = schedule({ timing: { kind: 'cron', expression: '* * * * * *', timezone: 'UTC' }, anchorAt: at(10) });
     const d = decideTicks(s, { decidedThrough: at(0), now: at(12.5), graceMs: 60_000 });
