@@ -7,7 +7,7 @@ import {
   PgThreadStore,
   ScriptedModel,
 } from '@ratchet/adapters';
-import { RunStops, RuntimeModule, ServiceRuntime } from '@ratchet/platform';
+import { randomIds, RunStops, RuntimeModule, ServiceRuntime, systemClock } from '@ratchet/platform';
 import { BUILTIN_TOOLS, toolLogger, ToolRegistry } from '@ratchet/tools';
 import { AgentCatalog } from './agents/agent-catalog';
 import { CatalogTools } from './agents/catalog-tools';
@@ -30,7 +30,7 @@ import { AgentsResponder } from './agents/agents.responder';
 import { toolConfigsOf } from './agents/tool-configs';
 import { ThreadsQueryResponder } from './queries/threads.responder';
 import { WatchdogLifecycle } from './watchdog/watchdog.lifecycle';
-import { systemClock } from './schedules/clock';
+import { offsetClock } from './schedules/clock';
 import { DEFAULT_WEBHOOK_RETRY } from '@ratchet/domain';
 import { WebhookCommandsController } from './webhooks/webhook-commands.controller';
 import { WebhookSender } from './webhooks/webhook-sender';
@@ -124,12 +124,13 @@ export class OrchestratorModule {
       options.localTools
         ? new LocalTools(tools, toolLogger(runtime.logger.child({ component: 'local-tools' })))
         : undefined,
+      randomIds,
     );
-    const inbox = new ThreadInbox(handler, serializer, runtime.logger, runtime.config.SERVICE_INSTANCE_ID);
+    const inbox = new ThreadInbox(handler, serializer, runtime.logger, runtime.config.SERVICE_INSTANCE_ID, systemClock);
     local?.deliverTo(inbox);
     const webhookOptions = options.webhooks ?? { allowPrivate: false };
     const schedules = options.schedules ?? { intervalMs: 1000, graceMs: 60_000 };
-    const clock = systemClock(schedules.clockOffsetMs ?? 0);
+    const clock = offsetClock(schedules.clockOffsetMs ?? 0);
     const ticker = new ScheduleTicker(
       runtime.db,
       runtime.relay,

@@ -3,6 +3,7 @@ export * from './thread';
 export * from './effects';
 export * from './memory';
 export * from './redaction';
+export * from './payload';
 export * from './approvals';
 export * from './schedules';
 export * from './webhooks';

@@ -31,7 +31,8 @@ export function requestToCommand(
     concurrency: request.concurrency,
     replyTo: request.replyTo,
     ...(request.webhook ? { webhookUrl: request.webhook.url } : {}),
-    metadata: request.metadata,
+    // Metadata too: a caller's `token: …` or a key pasted into a note is not for the log either.
+    metadata: redactSecrets(request.metadata),
     // Of the request as sent (before redaction): a resend must ask exactly the same.
     requestDigest: requestDigest(tenantId, request),
     limits: agent.limits,

@@ -18,11 +18,22 @@ import {
   prepareEffect,
   redactSecrets,
   TransientError,
+  type Clock,
   type CommittedPublisher,
   type EffectKind,
+  type IdSource,
   type OutboxMessage,
 } from '@ratchet/domain';
-import { ATTR, currentTraceContext, LINK, linkActiveSpan, linkTo, type RunStops } from '@ratchet/platform';
+import {
+  ATTR,
+  currentTraceContext,
+  LINK,
+  linkActiveSpan,
+  linkTo,
+  randomIds,
+  systemClock,
+  type RunStops,
+} from '@ratchet/platform';
 import {
   callKind,
   runTool,
@@ -80,6 +91,8 @@ export class ToolCallHandler {
     logger: ToolLogger,
     services: Omit<ToolServices, 'logger'> = {},
     private readonly control?: RunControl,
+    /** The composition root's clock and ids (leases left, resend row ids). */
+    private readonly time: { clock: Clock; ids: IdSource } = { clock: systemClock, ids: randomIds },
   ) {
     this.services = { ...services, logger };
     this.holder = control?.leases.holder;
@@ -199,7 +212,9 @@ export class ToolCallHandler {
    */
   private inProgress(existing: EffectRecord | undefined, deliveryCount: number): ToolCallResult {
     if (deliveryCount <= 1) return 'in-progress';
-    const leaseLeftMs = existing?.leaseUntil ? Math.max(0, Date.parse(existing.leaseUntil) - Date.now()) : 0;
+    const leaseLeftMs = existing?.leaseUntil
+      ? Math.max(0, Date.parse(existing.leaseUntil) - this.time.clock.now().getTime())
+      : 0;
     throw new TransientError(
       `effect ${existing?.key ?? '?'} is held by ${existing?.leasedBy ?? 'another executor'}; looking again when its lease runs out`,
       'tool.in_progress',
@@ -469,7 +484,7 @@ export class ToolCallHandler {
       // inbox dedups by the message id in the body, forever.
       id:
         repeat || outcome.status === 'uncertain'
-          ? `${message.messageId}:resend:${Date.now()}:${Math.random().toString(36).slice(2, 8)}`
+          ? `${message.messageId}:resend:${this.time.ids.next('r')}`
           : message.messageId,
       subject: this.subjects.inbox(command.tenantId, command.threadId),
       payload: message,
