@@ -37,6 +37,7 @@ interface Ids {
   key: string;
   approvalId: string;
   agent: string;
+  scheduleId: string;
 }
 
 interface Case {
@@ -119,6 +120,26 @@ const CASES: Record<string, Case> = {
     path: () => '/v1/tools',
     crossTenant: 200,
     mustNotContain: () => ['units.convert', 'notes.append'],
+  },
+  'GET /v1/schedules': { path: () => '/v1/schedules', crossTenant: 200, mustNotContain: (i) => [i.scheduleId] },
+  'POST /v1/schedules': {
+    path: () => '/v1/schedules',
+    body: (i: Ids) => ({ id: i.scheduleId, agent: 'demo', input: 'by A', everySeconds: 3600, paused: true }),
+    crossTenant: 201,
+    why: "a schedule id is a name within the caller's tenant: this creates A's own schedule of that name; B's is unchanged",
+  },
+  'GET /v1/schedules/:id': { path: (i) => `/v1/schedules/${i.scheduleId}` },
+  'PATCH /v1/schedules/:id': { path: (i) => `/v1/schedules/${i.scheduleId}`, body: { paused: false } },
+  'DELETE /v1/schedules/:id': { path: (i) => `/v1/schedules/${i.scheduleId}` },
+  'GET /v1/webhooks/deliveries': {
+    path: () => '/v1/webhooks/deliveries',
+    crossTenant: 200,
+    why: "takes no id: the caller's own tenant's deliveries",
+  },
+  'GET /v1/webhooks/secret': {
+    path: () => '/v1/webhooks/secret',
+    crossTenant: 200,
+    why: "takes no id: the caller's own tenant's secret",
   },
   'GET /v1/approvals': {
     path: (i) => `/v1/approvals?threadId=${i.threadId}`,
@@ -221,6 +242,16 @@ describe('gateway: BOLA sweep over every route', () => {
       text: 'bolasecret teal',
     });
     expect(put.status).toBe(201);
+    // Tenant B's schedule (paused: it never ticks during the sweep).
+    const schedule = await call('POST', '/v1/schedules', secrets['b-all'], {
+      id: 'b-nightly',
+      agent: 'b-private',
+      input: 'bolasecret nightly',
+      cron: '0 2 * * *',
+      timezone: 'Europe/Oslo',
+      paused: true,
+    });
+    expect(schedule.status).toBe(201);
     bIds = {
       threadId: run.threadId,
       runId: run.runId,
@@ -228,6 +259,7 @@ describe('gateway: BOLA sweep over every route', () => {
       key: 'favourite',
       approvalId: 'apr_bola_b',
       agent: 'b-private',
+      scheduleId: 'b-nightly',
     };
     missing = {
       threadId: 'th_missing0000000000000',
@@ -236,6 +268,7 @@ describe('gateway: BOLA sweep over every route', () => {
       key: 'nothing',
       approvalId: 'apr_missing',
       agent: 'no-such-agent',
+      scheduleId: 'no-such-schedule',
     };
   });
 
@@ -255,7 +288,8 @@ describe('gateway: BOLA sweep over every route', () => {
     const threads = await (await call('GET', '/v1/threads', secrets['b-all'])).json();
     const agents = await (await call('GET', '/v1/agents', secrets['b-all'])).json();
     const tools = await (await call('GET', '/v1/tools', secrets['b-all'])).json();
-    return { events: events.map((e) => `${e.version}:${e.type}`), item, threads, agents, tools };
+    const schedules = await (await call('GET', '/v1/schedules', secrets['b-all'])).json();
+    return { events: events.map((e) => `${e.version}:${e.type}`), item, threads, agents, tools, schedules };
   };
 
   it('has a sweep case for every route the application serves (and the router serves nothing else)', () => {

@@ -19,6 +19,8 @@ import { agentsCommand } from './commands/agents.command';
 import { approvalsCommand } from './commands/approvals.command';
 import { completionCommand } from './commands/completion.command';
 import { runsCommand } from './commands/runs.command';
+import { schedulesCommand } from './commands/schedules.command';
+import { webhooksCommand } from './commands/webhooks.command';
 import { migrateCommand } from './commands/migrate.command';
 import { outboxCommand } from './commands/outbox.command';
 import { rebuildCommand } from './commands/rebuild.command';
@@ -95,6 +97,8 @@ Examples:
     eraseCommand(),
     keysCommand(),
     agentsCommand(),
+    schedulesCommand(),
+    webhooksCommand(),
     demoCommand(),
     completionCommand(buildProgram),
   ]) {

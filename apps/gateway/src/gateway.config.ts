@@ -1,4 +1,4 @@
-import { configFields, envInt, envMillis, envString, extendConfig } from '@ratchet/platform';
+import { configFields, envBoolean, envInt, envMillis, envString, extendConfig } from '@ratchet/platform';
 import { z } from 'zod';
 
 /** Asymmetric JWS algorithms only: a JWKS publishes public keys, and `none` is never a signature. */
@@ -63,6 +63,8 @@ export const gatewayConfigSchema = extendConfig({
   GATEWAY_PUBLISH_TIMEOUT_MS: envMillis().default(5_000),
   /** How long a read waits for the orchestrator, the memory service or the agents API (503 after). */
   GATEWAY_QUERY_TIMEOUT_MS: envMillis().default(5_000),
+  /** Accept webhook URLs to loopback and private addresses (tests, in-cluster receivers); see docs/webhooks.md. */
+  WEBHOOK_ALLOW_PRIVATE: envBoolean().default(false),
   /** JWT bearer tokens are accepted only when this is set: the issuer's JWKS (public keys). */
   GATEWAY_JWT_JWKS_URL: httpUrl.optional(),
   /** The `iss` every token must carry (required with GATEWAY_JWT_JWKS_URL). */

@@ -11,6 +11,8 @@ import {
 import type { NatsConnection } from 'nats';
 import { AgentsController, DeploymentAgentsController } from './agents/agents.controller';
 import { ToolsController } from './tools/tools.controller';
+import { SchedulesController } from './schedules/schedules.controller';
+import { WebhooksController } from './webhooks/webhooks.controller';
 import { ApprovalsClient } from './approvals/approvals.client';
 import { ApprovalsController } from './approvals/approvals.controller';
 import { AuthGuard } from './auth/auth.guard';
@@ -87,6 +89,8 @@ export class GatewayModule {
         AgentsController,
         DeploymentAgentsController,
         ToolsController,
+        SchedulesController,
+        WebhooksController,
         HealthController,
         MetricsController,
         ApprovalsController,

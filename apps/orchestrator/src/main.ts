@@ -10,6 +10,7 @@ import { orchestratorConfigSchema } from './orchestrator.config';
 import { createCatalog, OrchestratorModule } from './orchestrator.module';
 import { REQUESTS_CONSUMER } from './threads/run-request.controller';
 import { INBOX_CONSUMER } from './threads/thread-inbox.controller';
+import { WEBHOOKS_CONSUMER } from './webhooks/webhook-commands.controller';
 
 runMain('orchestrator', async () => {
   const config = loadConfig(orchestratorConfigSchema, process.env, 'orchestrator');
@@ -32,7 +33,7 @@ runMain('orchestrator', async () => {
     service: 'orchestrator',
     schema: 'orchestrator',
     migrations: ORCHESTRATOR_MIGRATIONS,
-    consumers: [REQUESTS_CONSUMER, INBOX_CONSUMER, ...(config.MODEL_WORKER ? [MODEL_CONSUMER] : [])],
+    consumers: [REQUESTS_CONSUMER, INBOX_CONSUMER, WEBHOOKS_CONSUMER, ...(config.MODEL_WORKER ? [MODEL_CONSUMER] : [])],
     config,
     healthPort: config.HEALTH_PORT,
     maxMessages: {
@@ -63,6 +64,17 @@ runMain('orchestrator', async () => {
         localModelCalls: config.MODEL_LOCAL_CALLS,
         localTools: config.LOCAL_TOOLS,
         shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
+        schedules: {
+          intervalMs: config.SCHEDULES_TICK_MS,
+          graceMs: config.SCHEDULES_GRACE_MS,
+          clockOffsetMs: config.RATCHET_TEST_CLOCK_OFFSET_MS,
+        },
+        webhooks: {
+          allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+          maxAttempts: config.WEBHOOK_MAX_ATTEMPTS,
+          baseDelayMs: config.WEBHOOK_BASE_DELAY_MS,
+          timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+        },
       });
     },
   });

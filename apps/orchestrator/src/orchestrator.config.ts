@@ -44,6 +44,26 @@ export const orchestratorConfigSchema = extendConfig({
   LOCAL_TOOLS: envBoolean().default(true),
   /** Thread-inbox messages (model and tool results, cancels) handled at once. */
   INBOX_CONCURRENCY: envInt({ min: 1, max: 1000 }).default(64),
+  /** How often the schedule ticker looks for due ticks (docs/schedules.md); 0 turns the ticker off here. */
+  SCHEDULES_TICK_MS: envMillis().default(1000),
+  /** A tick at most this late is on time; a later one was missed and follows its schedule's catch-up policy. */
+  SCHEDULES_GRACE_MS: envMillis().default(60_000),
+  /**
+   * Allow webhooks to loopback and private addresses (tests, receivers inside the cluster). Off by
+   * default: a tenant could otherwise make the deployment call its own internal services.
+   */
+  WEBHOOK_ALLOW_PRIVATE: envBoolean().default(false),
+  /** Attempts per webhook delivery, the first included; then it is recorded dead (docs/webhooks.md). */
+  WEBHOOK_MAX_ATTEMPTS: envInt({ min: 1, max: 100 }).default(8),
+  /** The delay before a delivery's second attempt; each later one doubles it (at most 5 min), with jitter. */
+  WEBHOOK_BASE_DELAY_MS: envMillis().default(1000),
+  /** How long one attempt waits for the receiver's answer. */
+  WEBHOOK_TIMEOUT_MS: envMillis().default(10_000),
+  /**
+   * Test-only: the schedule ticker's clock runs this far ahead of the system clock (a negative value:
+   * behind), so a test can step time forward. Never set it in a deployment.
+   */
+  RATCHET_TEST_CLOCK_OFFSET_MS: envInt().default(0),
   /** Messages of different threads decided in one transaction at most (group commit); 1 turns it off. */
   GROUP_COMMIT_MAX: envInt({ min: 1, max: 1000 }).default(32),
 });

@@ -30,6 +30,15 @@ import { AgentsResponder } from './agents/agents.responder';
 import { toolConfigsOf } from './agents/tool-configs';
 import { ThreadsQueryResponder } from './queries/threads.responder';
 import { WatchdogLifecycle } from './watchdog/watchdog.lifecycle';
+import { offsetClock } from './schedules/clock';
+import { DEFAULT_WEBHOOK_RETRY } from '@ratchet/domain';
+import { WebhookCommandsController } from './webhooks/webhook-commands.controller';
+import { WebhookSender } from './webhooks/webhook-sender';
+import { WebhooksLifecycle } from './webhooks/webhooks.lifecycle';
+import { WebhooksResponder } from './webhooks/webhooks.responder';
+import { ScheduleTicker } from './schedules/schedule-ticker';
+import { SchedulesLifecycle } from './schedules/schedules.lifecycle';
+import { SCHEDULE_CLOCK, SchedulesResponder, WEBHOOK_POLICY } from './schedules/schedules.responder';
 
 @Module({})
 export class OrchestratorModule {
@@ -48,6 +57,10 @@ export class OrchestratorModule {
       localTools?: boolean;
       /** How long a graceful stop waits for local model calls. */
       shutdownGraceMs?: number;
+      /** The schedule ticker (intervalMs 0: off in this process). */
+      schedules?: { intervalMs: number; graceMs: number; clockOffsetMs?: number };
+      /** Which webhook addresses may be called. */
+      webhooks?: { allowPrivate: boolean; maxAttempts?: number; baseDelayMs?: number; timeoutMs?: number };
     },
   ): DynamicModule {
     const modelWorker = options.modelWorker;
@@ -115,10 +128,31 @@ export class OrchestratorModule {
     );
     const inbox = new ThreadInbox(handler, serializer, runtime.logger, runtime.config.SERVICE_INSTANCE_ID, systemClock);
     local?.deliverTo(inbox);
+    const webhookOptions = options.webhooks ?? { allowPrivate: false };
+    const schedules = options.schedules ?? { intervalMs: 1000, graceMs: 60_000 };
+    const clock = offsetClock(schedules.clockOffsetMs ?? 0);
+    const ticker = new ScheduleTicker(
+      runtime.db,
+      runtime.relay,
+      runtime.subjects,
+      clock,
+      runtime.logger.child({ component: 'schedules' }),
+      {
+        intervalMs: schedules.intervalMs,
+        graceMs: schedules.graceMs,
+        batch: 50,
+        worker: runtime.config.SERVICE_INSTANCE_ID,
+      },
+    );
     return {
       module: OrchestratorModule,
       imports: [RuntimeModule.forRuntime(runtime)],
-      controllers: [RunRequestController, ThreadInboxController, ...(modelWorker ? [ModelWorkerController] : [])],
+      controllers: [
+        RunRequestController,
+        ThreadInboxController,
+        WebhookCommandsController,
+        ...(modelWorker ? [ModelWorkerController] : []),
+      ],
       providers: [
         { provide: CLOCK, useValue: systemClock },
         { provide: AgentCatalog, useValue: catalog },
@@ -142,6 +176,27 @@ export class OrchestratorModule {
             }),
         },
         WatchdogLifecycle,
+        { provide: ScheduleTicker, useValue: ticker },
+        { provide: SCHEDULE_CLOCK, useValue: clock },
+        { provide: WEBHOOK_POLICY, useValue: { allowPrivate: webhookOptions.allowPrivate } },
+        {
+          provide: WebhookSender,
+          useValue: new WebhookSender(runtime.db, clock, runtime.logger.child({ component: 'webhooks' }), {
+            intervalMs: 250,
+            timeoutMs: webhookOptions.timeoutMs ?? 10_000,
+            retry: {
+              ...DEFAULT_WEBHOOK_RETRY,
+              ...(webhookOptions.maxAttempts ? { maxAttempts: webhookOptions.maxAttempts } : {}),
+              ...(webhookOptions.baseDelayMs !== undefined ? { baseDelayMs: webhookOptions.baseDelayMs } : {}),
+            },
+            allowPrivate: webhookOptions.allowPrivate,
+            batch: 64,
+          }),
+        },
+        WebhooksLifecycle,
+        WebhooksResponder,
+        ...(schedules.intervalMs > 0 ? [SchedulesLifecycle] : []),
+        SchedulesResponder,
         AgentsResponder,
         ThreadsQueryResponder,
         { provide: ModelWorker, useValue: worker },

@@ -4,3 +4,4 @@ export * from './agents';
 export * from './postgres';
 export * from './memory';
 export * from './memory-client';
+export * from './webhooks';

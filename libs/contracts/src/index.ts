@@ -13,3 +13,5 @@ export * from './threads-api';
 export * from './approvals-api';
 export * from './tools-api';
 export * from './remote-tools';
+export * from './schedules-api';
+export * from './webhooks-api';

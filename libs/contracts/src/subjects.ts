@@ -25,6 +25,12 @@ export function subjects(prefix: string) {
     /** Run-control notices for the tool executor (a run stopped): durable, on the COMMANDS stream. */
     controlCommands: (tenant: string) => `${prefix}.cmd.control.${token('tenant', tenant)}`,
     controlCommandsAll: `${prefix}.cmd.control.>`,
+    /** Webhook deliveries of ended runs, for the orchestrators' webhook sender: durable, on COMMANDS. */
+    webhookCommands: (tenant: string) => `${prefix}.cmd.webhook.${token('tenant', tenant)}`,
+    webhookCommandsAll: `${prefix}.cmd.webhook.>`,
+    /** A tenant's webhook deliveries and signing secret (request/reply, the orchestrator's). */
+    webhooks: (tenant: string, op: string) => `${prefix}.webhooks.${token('tenant', tenant)}.${op}`,
+    webhooksAll: `${prefix}.webhooks.*.*`,
     /** The same notice broadcast on core NATS to every process, so work in flight stops at once. */
     runStops: (tenant: string, thread: string) =>
       `${prefix}.stop.${token('tenant', tenant)}.${token('thread', thread)}`,
@@ -48,6 +54,9 @@ export function subjects(prefix: string) {
     /** The deployment's shared agents (operator credential only). */
     deploymentAgents: (op: string) => `${prefix}.deployment.agents.${op}`,
     deploymentAgentsAll: `${prefix}.deployment.agents.*`,
+    /** A tenant's schedules (the tenant is the subject's), served by the orchestrator. */
+    schedules: (tenant: string, op: string) => `${prefix}.schedules.${token('tenant', tenant)}.${op}`,
+    schedulesAll: `${prefix}.schedules.*.*`,
     /** The tool catalog a tenant's runs see (served by the tool executor). */
     tools: (tenant: string, op: string) => `${prefix}.tools.${token('tenant', tenant)}.${op}`,
     toolsAll: `${prefix}.tools.*.*`,

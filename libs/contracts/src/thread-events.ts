@@ -60,6 +60,7 @@ export const EventData = {
     principal: Principal,
     concurrency: ConcurrencyPolicy,
     replyTo: z.string().optional(),
+    webhookUrl: z.string().optional().describe("Where the run's outcome is POSTed when it ends (docs/webhooks.md)"),
     metadata: z.record(z.string(), z.string()).default({}),
     requestDigest: z
       .string()

@@ -4,6 +4,17 @@ import { ChatMessage, Failure, Json, JsonObject, Usage, ToolCall } from './messa
 import { ConcurrencyPolicy, RecalledMemoryItem } from './thread-events';
 import { AgentToolConfig } from './agent';
 
+/** Where a run's outcome is POSTed when it ends. */
+export const WebhookTarget = z
+  .object({
+    url: z
+      .url({ protocol: /^https?$/ })
+      .max(2048)
+      .describe('http(s) URL'),
+  })
+  .describe('WebhookTarget');
+export type WebhookTarget = z.infer<typeof WebhookTarget>;
+
 /**
  * A run request, published by the gateway or by any service on `<prefix>.requests.<tenant>`.
  * The tenant comes from the subject (bound by NATS permissions), never from this body.
@@ -21,6 +32,9 @@ export const RunRequest = z
     metadata: z.record(z.string().max(128), z.string().max(1024)).default({}),
     concurrency: ConcurrencyPolicy.default('reject'),
     replyTo: z.string().max(256).optional().describe('NATS subject that receives the terminal outcome'),
+    webhook: WebhookTarget.optional().describe(
+      'An HTTP endpoint that receives the outcome when the run ends (signed; see docs/webhooks.md)',
+    ),
   })
   .describe('RunRequest');
 export type RunRequest = z.infer<typeof RunRequest>;
@@ -267,6 +281,23 @@ export const RunStopNotice = z.object({
   at: z.iso.datetime({ offset: true }),
 });
 export type RunStopNotice = z.infer<typeof RunStopNotice>;
+
+/**
+ * The orchestrator → its webhook sender, on `<prefix>.cmd.webhook.<tenant>`, committed with the event that
+ * ended the run: deliver this outcome to `url`. `deliveryId` is stable (one per run outcome): the
+ * sender records each delivery once, and the receiver can drop repeats by it.
+ */
+export const WebhookDeliveryCommand = z
+  .object({
+    kind: z.literal('webhook.deliver'),
+    deliveryId: z.string().min(1).max(256),
+    tenantId: TenantId,
+    url: z.string().max(2048),
+    outcome: z.lazy(() => RunOutcome),
+    metadata: z.record(z.string(), z.string()).default({}),
+  })
+  .describe('WebhookDeliveryCommand');
+export type WebhookDeliveryCommand = z.infer<typeof WebhookDeliveryCommand>;
 
 /**
  * Sent to a request's `replyTo` when its run ends, or when the request is refused. Core NATS, after

@@ -5,3 +5,5 @@ export * from './memory';
 export * from './redaction';
 export * from './payload';
 export * from './approvals';
+export * from './schedules';
+export * from './webhooks';

@@ -2,6 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import { MemoryClient } from '@ratchet/adapters';
 import {
   AgentsReply,
+  SchedulesReply,
+  WebhooksReply,
+  type SchedulesRequest,
+  type WebhooksRequest,
   subjects as subjectsOf,
   THREADS_CONTRACTS,
   ToolsReply,
@@ -48,6 +52,26 @@ export class Backends {
     const s = subjectsOf(this.prefix);
     const subject = scope === 'deployment' ? s.deploymentAgents(request.op) : s.agents(scope.tenant, request.op);
     return AgentsReply.parse(await this.request(subject, request, `agents ${request.op}`));
+  }
+
+  /** A tenant's schedules (`<prefix>.schedules.<tenant>.<op>`, the orchestrator's). */
+  async schedules(tenant: string, request: SchedulesRequest): Promise<SchedulesReply> {
+    const raw = await this.request(
+      subjectsOf(this.prefix).schedules(tenant, request.op),
+      request,
+      `schedules ${request.op}`,
+    );
+    return SchedulesReply.parse(raw);
+  }
+
+  /** A tenant's webhook deliveries and signing secret (`<prefix>.webhooks.<tenant>.<op>`, the orchestrator's). */
+  async webhooks(tenant: string, request: WebhooksRequest): Promise<WebhooksReply> {
+    const raw = await this.request(
+      subjectsOf(this.prefix).webhooks(tenant, request.op),
+      request,
+      `webhooks ${request.op}`,
+    );
+    return WebhooksReply.parse(raw);
   }
 
   /** The tools a tenant's runs may call (the tool executor's catalog, `<prefix>.tools.<tenant>.list`). */

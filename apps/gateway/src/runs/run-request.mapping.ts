@@ -2,7 +2,8 @@ import { RunRequest } from '@ratchet/contracts';
 import { newId, runIdFor, threadIdFor } from '@ratchet/platform';
 import { z } from 'zod';
 import type { AuthenticatedPrincipal } from '../auth/principal';
-import { parseRequest } from '../http/problem-details';
+import { webhookUrlProblem } from '@ratchet/adapters';
+import { InvalidRequestError, parseRequest } from '../http/problem-details';
 
 /**
  * The body of `POST /v1/runs`. Field limits are RunRequest's own, so the HTTP API cannot accept what
@@ -26,6 +27,11 @@ export const CreateRunBody = z.strictObject({
   threadId: RunRequest.shape.threadId,
   metadata: RunRequest.shape.metadata,
   concurrency: RunRequest.shape.concurrency,
+  webhookUrl: z
+    .url({ protocol: /^https?$/ })
+    .max(2048)
+    .optional()
+    .describe("The run's outcome is POSTed here when it ends, signed (docs/webhooks.md)"),
 });
 export type CreateRunBody = z.output<typeof CreateRunBody>;
 
@@ -70,7 +76,15 @@ export function toRunRequest(
   body: Omit<CreateRunBody, 'threadId'> & { threadId?: string | undefined },
   principal: AuthenticatedPrincipal,
   requestId: string,
+  webhooks: { allowPrivate: boolean } = { allowPrivate: false },
 ): RunRequest {
+  if (body.webhookUrl !== undefined) {
+    const why = webhookUrlProblem(body.webhookUrl, webhooks);
+    if (why)
+      throw new InvalidRequestError([{ code: 'custom', path: ['webhookUrl'], message: why, input: body.webhookUrl }], {
+        in: 'body',
+      });
+  }
   return RunRequest.parse({
     requestId,
     ...(body.threadId === undefined ? {} : { threadId: body.threadId }),
@@ -79,6 +93,7 @@ export function toRunRequest(
     principal: { id: principal.principalId, roles: [...principal.roles] },
     metadata: body.metadata,
     concurrency: body.concurrency,
+    ...(body.webhookUrl !== undefined ? { webhook: { url: body.webhookUrl } } : {}),
   });
 }
 

@@ -44,6 +44,7 @@ const POLL_MS = 2_000;
 @Controller('v1/runs')
 export class RunsController {
   private readonly subjects;
+  private readonly webhooks: { allowPrivate: boolean };
 
   constructor(
     private readonly runRequests: RunRequestPublisher,
@@ -53,6 +54,7 @@ export class RunsController {
     @Inject(IDEMPOTENCY_KEYS) private readonly idempotencyKeys: IdempotencyKeysRepository,
   ) {
     this.subjects = subjects(config.RATCHET_SUBJECT_PREFIX);
+    this.webhooks = { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE };
   }
 
   /**
@@ -79,7 +81,7 @@ export class RunsController {
     @Headers() headers: Record<string, string | undefined>,
   ): Promise<RunAccepted> {
     const body = parseRequest(CreateRunBody, rawBody, { in: 'body' });
-    const request = toRunRequest(body, principal, idempotencyKeyOf(headers));
+    const request = toRunRequest(body, principal, idempotencyKeyOf(headers), this.webhooks);
     const accepted = runAccepted(principal.tenantId, request);
     if (headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()] !== undefined) {
       // A key names one request for ever: the same one again gets the same run, another one a 409.

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ThreadsEventsReply, ThreadSummary, ThreadView } from '@ratchet/contracts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -6,6 +6,8 @@ import { z } from 'zod';
 import { CurrentPrincipal, type AuthenticatedPrincipal } from '../auth/principal';
 import { READ_ROLES, RequireAnyRole, RequireRoles } from '../auth/roles.decorator';
 import { Backends } from '../backends/backends';
+import type { GatewayConfig } from '../gateway.config';
+import { GATEWAY_CONFIG } from '../gateway.tokens';
 import { backendProblem } from '../http/backend-errors';
 import { PROBLEM_TYPES, ProblemException, parseRequest } from '../http/problem-details';
 import { ApiJsonBody, ApiJsonResponse, ApiPathParams, ApiProblems, ApiQueryParams } from '../openapi/zod-schemas';
@@ -44,6 +46,7 @@ export class ThreadsController {
     private readonly backends: Backends,
     private readonly runRequests: RunRequestPublisher,
     private readonly streamer: EventStreamer,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
   @Post()
@@ -67,7 +70,9 @@ export class ThreadsController {
     @Headers() headers: Record<string, string | undefined>,
   ): Promise<RunAccepted> {
     const body = parseRequest(CreateThreadBody, rawBody, { in: 'body' });
-    const request = toRunRequest(body, principal, idempotencyKeyOf(headers));
+    const request = toRunRequest(body, principal, idempotencyKeyOf(headers), {
+      allowPrivate: this.config.WEBHOOK_ALLOW_PRIVATE,
+    });
     await this.runRequests.publish(principal.tenantId, request, headers);
     return runAccepted(principal.tenantId, request);
   }

@@ -11,6 +11,7 @@ import {
   type ThreadEvent,
   type ToolCallCommand,
   type TraceContext,
+  type WebhookDeliveryCommand,
 } from '@ratchet/contracts';
 import type { Outgoing, OutboxMessage, ThreadState } from '@ratchet/domain';
 import { CORE_PUBLISH_HEADER } from '@ratchet/platform';
@@ -241,6 +242,26 @@ export function outgoingMessages(
         const headers = headersFor(id, 'run.outcome', tenantId, trace);
         headers[CORE_PUBLISH_HEADER] = 'core';
         return [{ id, subject: o.replyTo, payload: o.outcome, headers }];
+      }
+      case 'webhook': {
+        // One row per run outcome: the sender records one delivery per id, the receiver dedups on it.
+        const deliveryId = `whd_${o.outcome.outcomeId ?? `${o.outcome.runId ?? o.outcome.requestId}:${o.outcome.status}`}`;
+        const payload: WebhookDeliveryCommand = {
+          kind: 'webhook.deliver',
+          deliveryId,
+          tenantId,
+          url: o.url,
+          outcome: o.outcome,
+          metadata: o.metadata,
+        };
+        return [
+          {
+            id: deliveryId,
+            subject: subjects.webhookCommands(tenantId),
+            payload,
+            headers: headersFor(deliveryId, 'webhook.deliver', tenantId, trace),
+          },
+        ];
       }
       default: {
         const unknown: never = o;

@@ -30,6 +30,7 @@ export function requestToCommand(
     principal: request.principal,
     concurrency: request.concurrency,
     replyTo: request.replyTo,
+    ...(request.webhook ? { webhookUrl: request.webhook.url } : {}),
     // Metadata too: a caller's `token: …` or a key pasted into a note is not for the log either.
     metadata: redactSecrets(request.metadata),
     // Of the request as sent (before redaction): a resend must ask exactly the same.

@@ -24,7 +24,7 @@ import { subjects } from '@ratchet/contracts';
  * backlog: no `max_age` after which an unprocessed command silently disappears (a limits stream
  * would need one to stay bounded, and an outage longer than it would lose work the outbox already
  * marked sent), and no unbounded growth. The price: a subject may be bound to only one consumer
- * (the COMMANDS consumers filter `cmd.model.>`, `cmd.tool.>`, `cmd.control.>` and `cmd.approval.>`, which do not overlap), an
+ * (the COMMANDS consumers filter `cmd.model.>`, `cmd.tool.>`, `cmd.control.>`, `cmd.approval.>` and `cmd.webhook.>`, which do not overlap), an
  * ad-hoc second consumer for debugging is refused, and retention cannot be changed in place. The
  * executor's run-stop notices (`cmd.control.>`) have their own consumer, so a stop is never queued
  * behind the calls it stops. Taps,
@@ -75,6 +75,7 @@ export const CONSUMER_NAMES = [
   'tool-executor',
   'tool-executor-control',
   'approvals',
+  'orchestrator-webhooks',
 ] as const;
 export type ConsumerName = (typeof CONSUMER_NAMES)[number];
 
@@ -170,6 +171,8 @@ export function declareTopology(cfg: TopologyConfig): Topology {
       // Run-stop notices on a consumer of their own: never queued behind the tool calls they stop.
       consumer('tool-executor-control', 'commands', s.controlCommandsAll),
       consumer('approvals', 'commands', s.approvalCommandsAll),
+      // Webhook deliveries of ended runs: the orchestrators record them, then send them over HTTP.
+      consumer('orchestrator-webhooks', 'commands', s.webhookCommandsAll),
     ],
   };
 }

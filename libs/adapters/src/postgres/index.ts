@@ -18,3 +18,5 @@ export * from './erasure.queries';
 export * from './thread-event.rows';
 export * from './model-call-leases';
 export * from './idempotency-keys.repository';
+export * from './schedules.repository';
+export * from './webhook-deliveries.repository';

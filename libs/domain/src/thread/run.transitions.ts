@@ -99,7 +99,7 @@ export function failOverBudget(
     },
   });
   d.send({ kind: 'run.stop', runId: run.runId, reason: breach.error.message });
-  reply(d, run.replyTo, { requestId: run.requestId, status: 'failed', runId: run.runId, error: breach.error });
+  ended(d, run, { requestId: run.requestId, status: 'failed', runId: run.runId, error: breach.error });
   startNext(d);
 }
 
@@ -157,13 +157,13 @@ export function endByCancel(d: DecisionBuilder, run: ActiveRun, by: string, reas
       ...(pending.length > 0 ? { pendingCalls: pending.map((c) => c.callId) } : {}),
     },
   });
-  reply(d, run.replyTo, { requestId: run.requestId, status: 'cancelled', runId: run.runId });
+  ended(d, run, { requestId: run.requestId, status: 'cancelled', runId: run.runId });
   startNext(d, nextRunId);
 }
 
 export function complete(d: DecisionBuilder, run: ActiveRun, output: string): void {
   d.emit({ type: 'run.completed', runId: run.runId, data: { output, steps: run.step } });
-  reply(d, run.replyTo, { requestId: run.requestId, status: 'completed', runId: run.runId, output });
+  ended(d, run, { requestId: run.requestId, status: 'completed', runId: run.runId, output });
   startNext(d);
 }
 
@@ -173,8 +173,29 @@ export function fail(d: DecisionBuilder, run: ActiveRun, error: Failure, pending
     runId: run.runId,
     data: { error, ...(pending.length > 0 ? { pendingCalls: pending.map((c) => c.callId) } : {}) },
   });
-  reply(d, run.replyTo, { requestId: run.requestId, status: 'failed', runId: run.runId, error });
+  ended(d, run, { requestId: run.requestId, status: 'failed', runId: run.runId, error });
   startNext(d);
+}
+
+/** A run ended: its requester is told (replyTo), and its webhook, if it named one. */
+export function ended(
+  d: DecisionBuilder,
+  run: Pick<RunTicket, 'replyTo' | 'webhookUrl' | 'metadata'>,
+  outcome: Omit<RunOutcome, 'tenantId' | 'threadId' | 'outcomeId'>,
+): void {
+  reply(d, run.replyTo, outcome);
+  if (!run.webhookUrl) return;
+  d.send({
+    kind: 'webhook',
+    url: run.webhookUrl,
+    metadata: run.metadata ?? {},
+    outcome: {
+      outcomeId: `${outcome.runId ?? outcome.requestId}:outcome:${outcome.status}`,
+      ...outcome,
+      tenantId: d.command.tenantId,
+      threadId: d.command.threadId,
+    },
+  });
 }
 
 export function reply(

@@ -37,6 +37,8 @@ export interface RequestRun extends CommandBase {
   principal: Principal;
   concurrency: ConcurrencyPolicy;
   replyTo?: string | undefined;
+  /** Where the outcome is POSTed when the run ends. */
+  webhookUrl?: string | undefined;
   metadata: Record<string, string>;
   /** Digest of what the request asks (`requestDigest` of the contracts): a resend must match it. */
   requestDigest?: string | undefined;
@@ -207,7 +209,9 @@ export type Outgoing =
       reason: string;
       principal: Principal;
     }
-  | { kind: 'reply'; replyTo: string; outcome: RunOutcome };
+  | { kind: 'reply'; replyTo: string; outcome: RunOutcome }
+  /** A run ended and its request named a webhook: the outcome is delivered to it (docs/webhooks.md). */
+  | { kind: 'webhook'; url: string; outcome: RunOutcome; metadata: Record<string, string> };
 
 export interface Decision {
   events: NewEvent[];

@@ -3,9 +3,9 @@ import { DecisionBuilder } from './decision.builder';
 import { wallTime } from './run.budget';
 import {
   endByCancel,
+  ended,
   fail,
   failOverBudget,
-  reply,
   requestModel,
   sendToolCall,
   stoppingCalls,
@@ -151,5 +151,5 @@ export function cancelRun(d: DecisionBuilder, c: CancelRun): void {
   const ticket = d.state.queue.find((t) => t.runId === c.runId);
   if (!ticket) return;
   d.emit({ type: 'run.cancelled', runId: ticket.runId, data: { by: c.by, reason: c.reason, closedCalls: [] } });
-  reply(d, ticket.replyTo, { requestId: ticket.requestId, status: 'cancelled', runId: ticket.runId });
+  ended(d, ticket, { requestId: ticket.requestId, status: 'cancelled', runId: ticket.runId });
 }

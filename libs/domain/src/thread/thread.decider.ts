@@ -133,6 +133,7 @@ function requestRun(d: DecisionBuilder, c: RequestRun): void {
       principal: c.principal,
       concurrency: c.concurrency,
       replyTo: c.replyTo,
+      ...(c.webhookUrl ? { webhookUrl: c.webhookUrl } : {}),
       metadata: c.metadata,
       ...(c.requestDigest ? { requestDigest: c.requestDigest } : {}),
       ...(c.limits ? { limits: c.limits } : {}),

@@ -139,6 +139,7 @@ function transition(state: ThreadState, event: ThreadEvent): ThreadState {
             principal: d.principal,
             concurrency: d.concurrency,
             replyTo: d.replyTo,
+            ...(d.webhookUrl ? { webhookUrl: d.webhookUrl, metadata: d.metadata } : {}),
             ...(event.trace ? { trace: event.trace } : {}),
             ...(d.requestDigest ? { requestDigest: d.requestDigest } : {}),
             ...(d.limits ? { limits: d.limits } : {}),

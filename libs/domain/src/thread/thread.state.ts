@@ -31,6 +31,9 @@ export interface RunTicket {
   principal: Principal;
   concurrency: ConcurrencyPolicy;
   replyTo?: string | undefined;
+  webhookUrl?: string | undefined;
+  /** Of the request (e.g. the schedule and tick that asked for the run); sent with its webhook. */
+  metadata?: Record<string, string> | undefined;
   /** The run's trace: every message and event of the run carries it, across workers and resumes. */
   trace?: TraceContext | undefined;
   /** Digest of what the request asked (see `requestDigest`); absent for runs requested before it existed. */

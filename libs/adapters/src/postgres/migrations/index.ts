@@ -11,6 +11,8 @@ import { Migration20261231000000_orchestrator_retention } from './orchestrator/M
 import { Migration20270201000000_orchestrator_thread_messages } from './orchestrator/Migration20270201000000_thread_messages';
 import { Migration20270301000000_orchestrator_agent_owners } from './orchestrator/Migration20270301000000_agent_owners';
 import { Migration20270301000001_orchestrator_run_requests } from './orchestrator/Migration20270301000001_run_requests';
+import { Migration20270401000000_orchestrator_schedules } from './orchestrator/Migration20270401000000_schedules';
+import { Migration20270401000001_orchestrator_webhooks } from './orchestrator/Migration20270401000001_webhooks';
 import { Migration20261130000000_tools_init } from './tools/Migration20261130000000_init';
 import { Migration20261210000000_tools_ledger_resolution } from './tools/Migration20261210000000_ledger_resolution';
 import { Migration20270110000000_tools_ledger_trace } from './tools/Migration20270110000000_ledger_trace';
@@ -39,6 +41,8 @@ export const ORCHESTRATOR_MIGRATIONS: readonly MigrationClass[] = [
   Migration20270301000000_orchestrator_agent_owners,
   Migration20270301000000_orchestrator_outbox_leased_by,
   Migration20270301000001_orchestrator_run_requests,
+  Migration20270401000000_orchestrator_schedules,
+  Migration20270401000001_orchestrator_webhooks,
 ];
 export const TOOLS_MIGRATIONS: readonly MigrationClass[] = [
   Migration20261130000000_tools_init,

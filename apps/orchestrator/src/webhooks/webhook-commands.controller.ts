@@ -1,0 +1,38 @@
+import { Controller, Inject } from '@nestjs/common';
+import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
+import { WebhookDeliveriesRepository } from '@ratchet/adapters';
+import { WebhookDeliveryCommand } from '@ratchet/contracts';
+import { PoisonMessageError } from '@ratchet/domain';
+import { JetStreamContext, ServiceRuntime } from '@ratchet/platform';
+import { SCHEDULE_CLOCK } from '../schedules/schedules.responder';
+import type { Clock } from '../schedules/clock';
+import { webhookBody } from './webhook-body';
+
+export const WEBHOOKS_CONSUMER = 'orchestrator-webhooks';
+
+/**
+ * Records each webhook delivery an ended run asked for (committed with the event that ended it, then
+ * published from the outbox) in `webhook_deliveries`, once per delivery id; the sender takes it from
+ * there. The message is acked only after the row is committed.
+ */
+@Controller()
+export class WebhookCommandsController {
+  constructor(
+    @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
+    @Inject(SCHEDULE_CLOCK) private readonly clock: Clock,
+  ) {}
+
+  @EventPattern(WEBHOOKS_CONSUMER)
+  async onDelivery(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
+    const command = WebhookDeliveryCommand.parse(data);
+    if (ctx.getSubject() !== this.runtime.subjects.webhookCommands(command.tenantId))
+      throw new PoisonMessageError(
+        `webhook delivery for ${command.tenantId} arrived on ${ctx.getSubject()}`,
+        'webhook.subject_mismatch',
+      );
+    await new WebhookDeliveriesRepository(this.runtime.db.sql).record(
+      { tenantId: command.tenantId, deliveryId: command.deliveryId, url: command.url, body: webhookBody(command) },
+      this.clock.now().toISOString(),
+    );
+  }
+}

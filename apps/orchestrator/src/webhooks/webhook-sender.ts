@@ -1,0 +1,132 @@
+import {
+  newWebhookSecret,
+  resolvedWebhookProblem,
+  signWebhook,
+  WEBHOOK_HEADERS,
+  WebhookDeliveriesRepository,
+  withServiceTx,
+  type Database,
+  type WebhookDelivery,
+} from '@ratchet/adapters';
+import { afterAttempt, type AttemptResult, type WebhookRetryPolicy } from '@ratchet/domain';
+import type { Logger } from '@ratchet/platform';
+import type { Clock } from '../schedules/clock';
+
+export interface WebhookSenderOptions {
+  intervalMs: number;
+  /** One attempt's deadline; a claimed delivery is not attempted again before it (and a margin) passed. */
+  timeoutMs: number;
+  retry: WebhookRetryPolicy;
+  allowPrivate: boolean;
+  batch: number;
+}
+
+/**
+ * Sends recorded webhook deliveries. Each pass claims due ones (`for update skip locked`, the attempt
+ * counted and the row leased in that commit), POSTs them signed, and records the result: delivered,
+ * retried after a backoff with jitter, or dead after the last attempt. A sender that dies mid-attempt
+ * leaves the row to be attempted again once its lease ends: deliveries are at least once, and the
+ * receiver dedups by `Ratchet-Webhook-Id`. Redirects are not followed (a redirect could lead anywhere).
+ */
+export class WebhookSender {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly options: WebhookSenderOptions,
+    private readonly random: () => number = Math.random,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => {
+      this.running ??= this.pass()
+        .catch((error: unknown) => this.logger.warn({ err: error }, 'webhook pass failed; the next pass retries'))
+        .finally(() => (this.running = undefined));
+    }, this.options.intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** Claims what is due and starts the attempts (not waiting for them); resolves with how many. */
+  async pass(): Promise<number> {
+    const room = this.options.batch - this.inFlight.size;
+    if (room <= 0) return 0;
+    const now = this.clock.now().toISOString();
+    const claimed = await withServiceTx(this.db, (tx) =>
+      new WebhookDeliveriesRepository(tx).claimDue(now, this.options.timeoutMs + 5_000, room),
+    );
+    for (const d of claimed) {
+      const attempt = this.attempt(d).catch((error: unknown) =>
+        this.logger.warn(
+          { err: error, deliveryId: d.deliveryId },
+          'webhook attempt not recorded; retried after its lease',
+        ),
+      );
+      this.inFlight.add(attempt);
+      void attempt.finally(() => this.inFlight.delete(attempt));
+    }
+    return claimed.length;
+  }
+
+  private async attempt(d: WebhookDelivery): Promise<void> {
+    const repo = new WebhookDeliveriesRepository(this.db.sql);
+    const result = await this.send(d, await repo.secret(d.tenantId, newWebhookSecret));
+    const next = afterAttempt(d.attempts, result, this.options.retry, this.clock.now(), this.random());
+    await repo.settle(d, next, 'status' in result ? result.status : undefined, this.clock.now().toISOString());
+    const log = { tenantId: d.tenantId, deliveryId: d.deliveryId, attempt: d.attempts, status: next.status };
+    if (next.status === 'dead') this.logger.warn({ ...log, error: next.error }, 'webhook delivery dead');
+    else this.logger.info(log, 'webhook attempt');
+  }
+
+  private async send(d: WebhookDelivery, secret: string): Promise<AttemptResult> {
+    let refused: string | undefined;
+    try {
+      refused = await resolvedWebhookProblem(d.url, { allowPrivate: this.options.allowPrivate });
+    } catch (error) {
+      return {
+        kind: 'failed',
+        error: `cannot resolve ${d.url}: ${error instanceof Error ? error.message : String(error)}`,
+      };
+    }
+    if (refused) return { kind: 'refused', error: refused };
+    const body = JSON.stringify(d.body);
+    const timestamp = Math.floor(this.clock.now().getTime() / 1000);
+    try {
+      const res = await fetch(d.url, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'ratchet-webhooks/1',
+          [WEBHOOK_HEADERS.id]: d.deliveryId,
+          [WEBHOOK_HEADERS.timestamp]: String(timestamp),
+          [WEBHOOK_HEADERS.signature]: signWebhook(secret, timestamp, body),
+          [WEBHOOK_HEADERS.attempt]: String(d.attempts),
+        },
+        body,
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
+      await res.body?.cancel().catch(() => undefined);
+      return res.status >= 200 && res.status < 300
+        ? { kind: 'delivered', status: res.status }
+        : { kind: 'failed', error: `HTTP ${res.status}`, status: res.status };
+    } catch (error) {
+      const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+      return {
+        kind: 'failed',
+        error: timedOut
+          ? `no answer within ${this.options.timeoutMs} ms`
+          : `cannot reach ${new URL(d.url).host}: ${error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error)}`,
+      };
+    }
+  }
+}

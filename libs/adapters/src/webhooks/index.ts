@@ -1,0 +1,2 @@
+export * from './webhook-address';
+export * from './webhook-signature';
