@@ -155,12 +155,12 @@ export class Container {
   }
 
   /** `stop`: SIGTERM (the image's stop signal), SIGKILL only after `graceSeconds`; then the exit code. */
-  async stop(graceSeconds = 30): Promise<{ name: string; code: number; exitMs: number }> {
+  async stop(graceSeconds = 30): Promise<{ name: string; code: number; exitMs: number; logs: string }> {
     const sent = Date.now();
     await cli(this.bin, ['stop', '-t', String(graceSeconds), this.name], (graceSeconds + 30) * 1000);
     const exitMs = Date.now() - sent;
     const code = Number(await cli(this.bin, ['inspect', '--format', '{{.State.ExitCode}}', this.name]));
-    return { name: this.name, code, exitMs };
+    return { name: this.name, code, exitMs, logs: await this.logs() };
   }
 
   async logs(): Promise<string> {

@@ -138,7 +138,7 @@ describeWithEngine('the production image', () => {
     for (let i = 1; i <= RUNS; i++) runs.push(await post(i));
     const drained = await Promise.all([orchestrator.stop(), executor.stop()]);
     for (const s of drained) {
-      expect([s.name, s.code]).toEqual([s.name, 0]);
+      expect([s.name, s.code, s.code === 0 ? '' : s.logs]).toEqual([s.name, 0, '']);
     }
     for (const c of [orchestrator, executor]) {
       expect(await c.logs()).not.toContain('still running');
@@ -171,7 +171,7 @@ describeWithEngine('the production image', () => {
 
     const rest = await Promise.all([gateway, orchestrator2, executor2, memory, approvals].map((c) => c.stop()));
     for (const s of rest) {
-      expect([s.name, s.code]).toEqual([s.name, 0]);
+      expect([s.name, s.code, s.code === 0 ? '' : s.logs]).toEqual([s.name, 0, '']);
     }
     process.stdout.write(
       `image e2e: stopped ${[...drained, ...rest].map((s) => `${shortName(s)} in ${s.exitMs} ms`).join(', ')}\n`,
