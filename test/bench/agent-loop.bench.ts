@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { runIdFor } from '@ratchet/platform';
 import { Stack, sleep } from './harness';
@@ -7,6 +10,10 @@ import { summarize, type Summary } from './stats';
  * Workload "agent-loop": the `bench` agent (agents/bench.yaml): S steps of one scripted model call
  * (zero latency) asking for one `bench.noop` pure tool call, then a final answer. Everything goes
  * through the real services (orchestrator + tool-executor as processes), NATS and Postgres.
+ *
+ * Variant "ledger": the same loop with an idempotent no-op tool on the tool executor
+ * (`test/bench/tools/ledger-noop.tools.ts`, loaded with TOOL_MODULES), so every call takes the path of
+ * a tool with an external effect: a tool-call command, the effect ledger, the result back to the inbox.
  */
 
 const TENANT = 'bench';
@@ -18,6 +25,8 @@ export interface AgentLoopOptions {
   /** Runs per concurrency level = max(minRuns, level × runsPerWorker). */
   runsPerWorker: number;
   minRuns: number;
+  /** `local`: the bench agent's local pure tool (default); `ledger`: an idempotent tool on the executor. */
+  variant?: 'local' | 'ledger';
 }
 
 export interface ThroughputFigure {
@@ -50,12 +59,32 @@ export interface AgentLoopResult {
 
 let counter = 0;
 
+/** The bench agent with its tool on the executor, through the ledger (idempotent). */
+const LEDGER_AGENT = [
+  'name: bench-ledger',
+  'model:',
+  '  provider: scripted',
+  '  script:',
+  '    - when: { stepBelow: 11 }',
+  '      call:',
+  '        - { tool: bench.ledger_noop, args: {} }',
+  "    - reply: 'done after {{step}} steps'",
+  'tools:',
+  '  - name: bench.ledger_noop',
+  'maxSteps: 11',
+  '',
+].join('\n');
+
 /**
  * One run, start to terminal event. With `eventTimes`, also its duration from its own event timestamps
  * (one primary-key range read of its thread's log); the throughput phases skip that read, so the client
  * adds no database work to what it measures.
  */
-async function oneRun(stack: Stack, eventTimes = false): Promise<{ clientMs: number; eventMs: number; ok: boolean }> {
+async function oneRun(
+  stack: Stack,
+  agent: string,
+  eventTimes = false,
+): Promise<{ clientMs: number; eventMs: number; ok: boolean }> {
   const requestId = `bench-${process.pid}-${Date.now()}-${counter++}`;
   const threadId = `th-${requestId}`;
   const runId = runIdFor(TENANT, requestId);
@@ -64,7 +93,7 @@ async function oneRun(stack: Stack, eventTimes = false): Promise<{ clientMs: num
   await stack.publishRequest(TENANT, {
     requestId,
     threadId,
-    agent: 'bench',
+    agent,
     input: [{ role: 'user', content: 'go' }],
     principal: { id: 'bench', roles: ['runner'] },
   });
@@ -97,12 +126,24 @@ async function settledCommits(stack: Stack): Promise<number> {
 }
 
 export async function benchAgentLoop(options: AgentLoopOptions, log: (line: string) => void): Promise<AgentLoopResult> {
+  const ledger = options.variant === 'ledger';
+  const agent = ledger ? 'bench-ledger' : 'bench';
+  const name = ledger ? 'agent-loop (ledger)' : 'agent-loop';
   const stack = await Stack.create();
   try {
-    await Promise.all([stack.start('orchestrator'), stack.start('tool-executor')]);
-    log('agent-loop: services up; warming up');
-    for (let i = 0; i < 5; i++) await oneRun(stack);
-    await Promise.all(Array.from({ length: 16 }, () => oneRun(stack)));
+    if (ledger) {
+      const agents = mkdtempSync(path.join(os.tmpdir(), 'ratchet-ledger-bench-'));
+      writeFileSync(path.join(agents, 'bench-ledger.yaml'), LEDGER_AGENT);
+      await stack.start('tool-executor', 'tool-executor', {
+        TOOL_MODULES: path.resolve(__dirname, 'tools/ledger-noop.tools.ts'),
+      });
+      await stack.start('orchestrator', 'orchestrator', { AGENTS_DIR: agents });
+    } else {
+      await Promise.all([stack.start('orchestrator'), stack.start('tool-executor')]);
+    }
+    log(`${name}: services up; warming up`);
+    for (let i = 0; i < 5; i++) await oneRun(stack, agent);
+    await Promise.all(Array.from({ length: 16 }, () => oneRun(stack, agent)));
 
     // Sequential: per-step overhead, commits and publishes per step.
     const commits0 = await settledCommits(stack);
@@ -110,7 +151,7 @@ export async function benchAgentLoop(options: AgentLoopOptions, log: (line: stri
     const client: number[] = [];
     const fromEvents: number[] = [];
     for (let i = 0; i < options.sequentialRuns; i++) {
-      const r = await oneRun(stack, true);
+      const r = await oneRun(stack, agent, true);
       if (!r.ok) throw new Error('a bench run did not complete');
       client.push(r.clientMs / STEPS);
       fromEvents.push(r.eventMs / STEPS);
@@ -127,7 +168,7 @@ export async function benchAgentLoop(options: AgentLoopOptions, log: (line: stri
       byStream[k] = d / stepsDone;
       pubTotal += d;
     }
-    log(`agent-loop: sequential ${options.sequentialRuns} runs, median ${summarize(client).median.toFixed(2)} ms/step`);
+    log(`${name}: sequential ${options.sequentialRuns} runs, median ${summarize(client).median.toFixed(2)} ms/step`);
 
     const throughput: ThroughputFigure[] = [];
     let cpuMsPerStep: Record<string, number> = {};
@@ -141,7 +182,7 @@ export async function benchAgentLoop(options: AgentLoopOptions, log: (line: stri
         Array.from({ length: c }, async () => {
           while (next < runs) {
             next++;
-            const r = await oneRun(stack);
+            const r = await oneRun(stack, agent);
             if (!r.ok) throw new Error('a bench run did not complete');
             latencies.push(r.clientMs);
           }
@@ -160,7 +201,7 @@ export async function benchAgentLoop(options: AgentLoopOptions, log: (line: stri
         runLatency: summarize(latencies),
       };
       throughput.push(fig);
-      log(`agent-loop: ${c} concurrent, ${runs} runs: ${fig.stepsPerSecond.toFixed(0)} steps/s`);
+      log(`${name}: ${c} concurrent, ${runs} runs: ${fig.stepsPerSecond.toFixed(0)} steps/s`);
     }
     const peak = stack.peakMemoryKb();
     return {

@@ -5,12 +5,15 @@
  *   npm run bench -- --json            the same as JSON (stdout); progress goes to stderr
  *   npm run bench -- --repeat 3        each figure measured 3 times: median and spread (min–max)
  *   npm run bench -- --quick           fewer runs (a smoke test, not figures to publish)
- *   npm run bench -- --only agent-loop|resume|core|slow-model|first-token
- *   npm run bench -- --only slow-model --slow-runs 1000,10000 --latency 1000
+ *   npm run bench -- --only agent-loop|ledger|floor|resume|core|slow-model|first-token
+ *   npm run bench -- --only slow-model --slow-runs 1000,10000 --latency 1000 [--no-stream]
  *   npm run bench -- --compare <ref>   runs this bench against <ref> (a temp git worktree) and against
  *                                      this tree, back to back, and prints ratios per figure
  *
- * Workloads: "agent-loop" (the bench agent through the real services, NATS and Postgres), resume cost
+ * Workloads: "floor" (the agent-loop as two bare single-row Postgres commits per step: every agent-loop
+ * figure is also printed as a ratio to it, measured in the same repeat), "agent-loop" (the bench agent
+ * through the real services, NATS and Postgres), "ledger" (the same with an idempotent tool on the
+ * executor, through the effect ledger), resume cost
  * (one handle() on threads with 10…10,000 prior events), the core micro-benchmarks (pure decider,
  * durable appends/s), "slow-model" (N runs in flight on a model that takes L s per call, over HTTP) and
  * "first-token" (a streamed answer's first token, from the model server to a client of the gateway's SSE).
@@ -19,6 +22,7 @@ import { execSync } from 'node:child_process';
 import os from 'node:os';
 import { benchAgentLoop, type AgentLoopResult } from './agent-loop.bench';
 import { compare } from './compare';
+import { benchFloor, type FloorResult } from './floor.bench';
 import { benchAppends, benchDecide } from './core.bench';
 import { DEFAULT_DATABASE_URL } from './harness';
 import { benchResume, type ResumeFigure } from './resume.bench';
@@ -29,7 +33,9 @@ import { figuresOf, spread, table, type Figure } from './stats';
 export interface BenchOutput {
   machine: { nproc: number; cpu: string; node: string; loadavg: number[]; commit: string };
   repeats: number;
+  floor?: FloorResult[];
   agentLoop?: AgentLoopResult[];
+  agentLoopLedger?: AgentLoopResult[];
   resume?: ResumeFigure[][];
   core?: { decide: ReturnType<typeof benchDecide>; appends: Awaited<ReturnType<typeof benchAppends>>[] };
   slowModel?: SlowModelResult[][];
@@ -67,17 +73,15 @@ async function run(): Promise<BenchOutput> {
     repeats,
     figures: {},
   };
-  if (want('agent-loop')) {
-    out.agentLoop = [];
+  // The floor and the agent-loop variants take turns in each repeat, so they see the same machine.
+  if (want('agent-loop') || want('ledger') || want('floor')) {
+    const loop = quick
+      ? { sequentialRuns: 10, concurrency: [1, 16, 64], runsPerWorker: 1, minRuns: 10 }
+      : { sequentialRuns: 60, concurrency: [1, 16, 64], runsPerWorker: 3, minRuns: 30 };
     for (let r = 0; r < repeats; r++) {
-      out.agentLoop.push(
-        await benchAgentLoop(
-          quick
-            ? { sequentialRuns: 10, concurrency: [1, 16, 64], runsPerWorker: 1, minRuns: 10 }
-            : { sequentialRuns: 60, concurrency: [1, 16, 64], runsPerWorker: 3, minRuns: 30 },
-          log,
-        ),
-      );
+      (out.floor ??= []).push(await benchFloor(loop, log));
+      if (want('agent-loop')) (out.agentLoop ??= []).push(await benchAgentLoop(loop, log));
+      if (want('ledger')) (out.agentLoopLedger ??= []).push(await benchAgentLoop({ ...loop, variant: 'ledger' }, log));
     }
   }
   if (want('resume')) {
@@ -99,7 +103,13 @@ async function run(): Promise<BenchOutput> {
     const latencyMs = Number(arg('--latency') ?? 1000);
     for (let r = 0; r < repeats; r++) {
       const round: SlowModelResult[] = [];
-      for (const runs of sizes) round.push(await benchSlowModel({ runs, latencyMs, jitterMs: latencyMs / 5 }, log));
+      for (const runs of sizes)
+        round.push(
+          await benchSlowModel(
+            { runs, latencyMs, jitterMs: latencyMs / 5, stream: !process.argv.includes('--no-stream') },
+            log,
+          ),
+        );
       out.slowModel.push(round);
     }
   }

@@ -23,6 +23,8 @@ export interface SlowModelOptions {
   runs: number;
   latencyMs: number;
   jitterMs: number;
+  /** Ask the model server to stream (the default for `openai` agents); false: whole answers. */
+  stream?: boolean;
 }
 
 export interface SlowModelResult {
@@ -88,6 +90,7 @@ export async function benchSlowModel(options: SlowModelOptions, log: (line: stri
       '  provider: openai',
       '  name: fake-1',
       `  baseUrl: ${model.url}`,
+      `  stream: ${options.stream ?? true}`,
       'tools:',
       '  - name: bench.noop',
       `maxSteps: ${SLOW_STEPS}`,

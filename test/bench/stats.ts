@@ -46,6 +46,8 @@ export function spread(values: number[]): string {
 }
 
 interface FigureSource {
+  floor?: Array<{ perStepMs: Summary; throughput: Array<{ concurrency: number; stepsPerSecond: number }> }>;
+  agentLoopLedger?: FigureSource['agentLoop'];
   agentLoop?: Array<{
     perStepClientMs: Summary;
     perStepEventMs: Summary;
@@ -83,66 +85,24 @@ export function figuresOf(out: FigureSource): Record<string, Figure> {
     if (clean.length === 0) return;
     figs[name] = { value: median(clean), values: clean, unit, better, ...(target ? { target } : {}) };
   };
-  const al = out.agentLoop ?? [];
-  if (al.length > 0) {
+  const floor = out.floor ?? [];
+  if (floor.length > 0) {
     add(
-      'agent-loop per-step overhead, median (client)',
-      al.map((r) => r.perStepClientMs.median),
-      'ms',
-      'lower',
-      '≤ 3.5',
-    );
-    add(
-      'agent-loop per-step overhead, p99 (client)',
-      al.map((r) => r.perStepClientMs.p99),
+      'floor per-step, median (two single-row commits)',
+      floor.map((f) => f.perStepMs.median),
       'ms',
       'lower',
     );
-    add(
-      'agent-loop per-step overhead, median (event timestamps)',
-      al.map((r) => r.perStepEventMs.median),
-      'ms',
-      'lower',
-    );
-    for (const c of al[0]?.throughput.map((t) => t.concurrency) ?? []) {
+    for (const c of floor[0]?.throughput.map((t) => t.concurrency) ?? [])
       add(
-        `agent-loop throughput, ${c} concurrent run(s)`,
-        al.map((r) => r.throughput.find((t) => t.concurrency === c)?.stepsPerSecond ?? NaN),
+        `floor throughput, ${c} concurrent run(s)`,
+        floor.map((f) => f.throughput.find((t) => t.concurrency === c)?.stepsPerSecond ?? NaN),
         'steps/s',
         'higher',
-        c === 64 ? '≥ 1150' : undefined,
       );
-    }
-    add(
-      'Postgres commits per step',
-      al.map((r) => r.pgCommitsPerStep),
-      'commits',
-      'lower',
-    );
-    add(
-      'JetStream publishes per step',
-      al.map((r) => r.jsPublishesPerStep),
-      'msgs',
-      'lower',
-    );
-    const top = Math.max(...(al[0]?.throughput.map((t) => t.concurrency) ?? [0]));
-    for (const who of Object.keys(al[0]?.cpuMsPerStep ?? {})) {
-      add(
-        `CPU per step at ${top} runs, ${who === 'machine' ? 'whole machine' : who}`,
-        al.map((r) => r.cpuMsPerStep?.[who] ?? NaN),
-        'ms',
-        'lower',
-      );
-    }
-    for (const svc of Object.keys(al[0]?.peakMemoryMiB ?? {})) {
-      add(
-        `peak memory (VmHWM), ${svc}`,
-        al.map((r) => r.peakMemoryMiB[svc] ?? NaN),
-        'MiB',
-        'lower',
-      );
-    }
   }
+  loopFigures(add, 'agent-loop', out.agentLoop ?? [], floor, { perStep: 2.5, at64: 0.4, at16: 0.3 });
+  loopFigures(add, 'agent-loop (ledger)', out.agentLoopLedger ?? [], floor, { perStep: 3.0, at64: 0.27, at16: 0.2 });
   const rs = out.resume ?? [];
   if (rs.length > 0) {
     for (const n of rs[0]?.map((f) => f.events) ?? []) {
@@ -264,4 +224,89 @@ export function figuresOf(out: FigureSource): Record<string, Figure> {
     }
   }
   return figs;
+}
+
+type Add = (name: string, values: number[], unit: string, better: Figure['better'], target?: string) => void;
+type LoopRun = NonNullable<FigureSource['agentLoop']>[number];
+type FloorRun = NonNullable<FigureSource['floor']>[number];
+
+/** The agent-loop figures of one variant, and each as a ratio to the floor measured in the same repeat. */
+function loopFigures(
+  add: Add,
+  name: string,
+  al: LoopRun[],
+  floor: FloorRun[],
+  targets: { perStep: number; at64: number; at16: number },
+): void {
+  if (al.length === 0) return;
+  const ratio = (pick: (r: LoopRun) => number, pickFloor: (f: FloorRun) => number) =>
+    al.map((r, i) => (floor[i] ? pick(r) / pickFloor(floor[i]!) : NaN));
+  add(
+    `${name} per-step overhead, median (client)`,
+    al.map((r) => r.perStepClientMs.median),
+    'ms',
+    'lower',
+  );
+  add(
+    `${name} per-step overhead, median, × floor`,
+    ratio(
+      (r) => r.perStepClientMs.median,
+      (f) => f.perStepMs.median,
+    ),
+    '×',
+    'lower',
+    `≤ ${targets.perStep}`,
+  );
+  add(
+    `${name} per-step overhead, p99 (client)`,
+    al.map((r) => r.perStepClientMs.p99),
+    'ms',
+    'lower',
+  );
+  add(
+    `${name} per-step overhead, median (event timestamps)`,
+    al.map((r) => r.perStepEventMs.median),
+    'ms',
+    'lower',
+  );
+  for (const c of al[0]?.throughput.map((t) => t.concurrency) ?? []) {
+    const at = (r: { throughput: Array<{ concurrency: number; stepsPerSecond: number }> }) =>
+      r.throughput.find((t) => t.concurrency === c)?.stepsPerSecond ?? NaN;
+    add(`${name} throughput, ${c} concurrent run(s)`, al.map(at), 'steps/s', 'higher');
+    const target = c === 64 ? targets.at64 : c === 16 ? targets.at16 : undefined;
+    add(
+      `${name} throughput, ${c} concurrent run(s), × floor`,
+      ratio(at, at),
+      '×',
+      'higher',
+      target === undefined ? undefined : `≥ ${target}`,
+    );
+  }
+  add(
+    `${name}: Postgres commits per step`,
+    al.map((r) => r.pgCommitsPerStep),
+    'commits',
+    'lower',
+  );
+  add(
+    `${name}: JetStream publishes per step`,
+    al.map((r) => r.jsPublishesPerStep),
+    'msgs',
+    'lower',
+  );
+  const top = Math.max(...(al[0]?.throughput.map((t) => t.concurrency) ?? [0]));
+  for (const who of Object.keys(al[0]?.cpuMsPerStep ?? {}))
+    add(
+      `${name}: CPU per step at ${top} runs, ${who === 'machine' ? 'whole machine' : who}`,
+      al.map((r) => r.cpuMsPerStep?.[who] ?? NaN),
+      'ms',
+      'lower',
+    );
+  for (const svc of Object.keys(al[0]?.peakMemoryMiB ?? {}))
+    add(
+      `${name}: peak memory (VmHWM), ${svc}`,
+      al.map((r) => r.peakMemoryMiB[svc] ?? NaN),
+      'MiB',
+      'lower',
+    );
 }

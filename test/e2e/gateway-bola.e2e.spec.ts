@@ -15,7 +15,7 @@ import { terminal, TestStack } from './stack';
 import { catalogOf, ToolProcess } from './tool-processes';
 
 /*
- * The BOLA sweep (ARCHITECTURE §8, issue #8). Routes are enumerated from the application itself, so a
+ * The BOLA sweep (architecture §8, issue #8). Routes are enumerated from the application itself, so a
  * new endpoint cannot escape: a route without a case below fails the test. For every route:
  *  - no credential → 401 (unless @Public);
  *  - a credential without the role the route requires → 403;
@@ -75,6 +75,7 @@ const CASES: Record<string, Case> = {
   'DELETE /v1/threads/:threadId': { path: (i) => `/v1/threads/${i.threadId}` },
   'GET /v1/threads/:threadId/events': { path: (i) => `/v1/threads/${i.threadId}/events` },
   'GET /v1/threads/:threadId/events/stream': { path: (i) => `/v1/threads/${i.threadId}/events/stream` },
+  'GET /v1/threads/:threadId/stream': { path: (i) => `/v1/threads/${i.threadId}/stream?mode=messages,events` },
   'PUT /v1/memory/items/:namespace/:key': {
     path: (i) => `/v1/memory/items/${enc(i.namespace)}/${enc(i.key)}`,
     // Conditional on B's version: A has no such item, so nothing may be written anywhere.

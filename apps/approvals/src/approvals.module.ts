@@ -18,7 +18,7 @@ export class ApprovalsModule {
           provide: ApprovalsService,
           useFactory: () => {
             observePendingApprovals(runtime.db);
-            return new ApprovalsService(runtime.db, runtime.relay, runtime.subjects);
+            return new ApprovalsService(runtime.db, runtime.relay, runtime.subjects, () => new Date());
           },
         },
         { provide: SWEEP_INTERVAL, useValue: options.sweepIntervalMs },

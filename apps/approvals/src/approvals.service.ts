@@ -6,9 +6,7 @@ import {
   type ServiceTx,
 } from '@ratchet/adapters';
 import {
-  ESCALATION_CHOICES,
   HEADERS,
-  TOOL_APPROVAL_CHOICES,
   type ApprovalCommand,
   type ApprovalDecisionMessage,
   type ApprovalsReply,
@@ -18,7 +16,15 @@ import {
   type Subjects,
   type ToolResolveCommand,
 } from '@ratchet/contracts';
-import type { CommittedPublisher, OutboxMessage } from '@ratchet/domain';
+import {
+  choicesOf,
+  decideApproval,
+  maySee,
+  seesAll,
+  verifyUse,
+  type CommittedPublisher,
+  type OutboxMessage,
+} from '@ratchet/domain';
 import { recordApprovalWait, type EndedWait, type WaitOutcome } from './approval-wait.span';
 
 type Req<O extends ApprovalsRequest['op']> = Extract<ApprovalsRequest, { op: O }>;
@@ -36,7 +42,7 @@ interface AfterCommit {
 export const EXPIRY_ACTOR = 'system:expiry';
 
 /**
- * The approvals service's rules (ARCHITECTURE §7). Each state change is one transaction: the approval
+ * The approvals service's rules (architecture §7). Each state change is one transaction: the approval
  * row, its one decision, the audit rows and the outbox row of the message it causes; the relay publishes
  * after commit. The tenant of every read and write is the one the caller was verified for.
  */
@@ -45,6 +51,8 @@ export class ApprovalsService {
     private readonly db: Database,
     private readonly relay: CommittedPublisher,
     private readonly subjects: Subjects,
+    /** The clock of every rule that reads time (expiry, "older than"); injected at the composition root. */
+    private readonly now: () => Date,
   ) {}
 
   /**
@@ -99,7 +107,7 @@ export class ApprovalsService {
 
   async list(request: Req<'list'>): Promise<ApprovalsReply> {
     // Approvers see what they may decide; admins and viewers see every approval of the tenant.
-    const seeAll = request.principal.roles.some((r) => r === 'admin' || r === 'viewer');
+    const seeAll = seesAll(request.principal);
     const records = await new ApprovalsRepository(this.db.sql).list(request.tenantId, {
       status: request.status,
       threadId: request.threadId,
@@ -107,7 +115,7 @@ export class ApprovalsService {
       requestedBefore:
         request.olderThanSeconds === undefined
           ? undefined
-          : new Date(Date.now() - request.olderThanSeconds * 1000).toISOString(),
+          : new Date(this.now().getTime() - request.olderThanSeconds * 1000).toISOString(),
       roles: seeAll ? undefined : request.principal.roles,
       limit: request.limit,
     });
@@ -116,9 +124,8 @@ export class ApprovalsService {
 
   async get(request: Req<'get'>): Promise<ApprovalsReply> {
     const record = await new ApprovalsRepository(this.db.sql).get(request.tenantId, request.approvalId);
-    const seeAll = request.principal.roles.some((r) => r === 'admin' || r === 'viewer');
     if (!record) return fail('not_found', `no approval ${request.approvalId}`);
-    if (!seeAll && !request.principal.roles.includes(record.role))
+    if (!maySee(request.principal, record))
       return fail('forbidden', `deciding this approval needs the role ${record.role}`);
     return { ok: true, approval: view(record) };
   }
@@ -145,27 +152,15 @@ export class ApprovalsService {
         });
         return fail(code, message);
       };
-      const choices: readonly string[] = a.kind === 'tool' ? TOOL_APPROVAL_CHOICES : ESCALATION_CHOICES;
-      if (!choices.includes(request.decision))
-        return refuse('invalid', `a ${a.kind} approval is decided with one of: ${choices.join(', ')}`);
-      if (!request.principal.roles.includes(a.role))
-        return refuse('forbidden', `deciding this approval needs the role ${a.role}`);
-      if (a.fourEyes && who === a.requestedBy)
-        return refuse('forbidden', 'four-eyes: the principal that started the run may not decide its own call');
-      if (a.status !== 'pending')
-        return refuse(
-          'conflict',
-          `this approval was already decided: ${a.status}${a.decision ? ` by ${a.decision.by}` : ''}`,
-        );
-      if (a.expiresAt && Date.parse(a.expiresAt) <= Date.now()) {
+      const outcome = decideApproval(a, request.decision, request.principal, this.now());
+      if (outcome.kind === 'refused') return refuse(outcome.code, outcome.message);
+      if (outcome.kind === 'expired') {
         await this.expireIn(tx, repo, a, done);
-        return refuse('conflict', `this approval expired at ${a.expiresAt}`);
+        return refuse('conflict', outcome.message);
       }
-      const decision =
-        request.decision === 'approve' ? 'granted' : request.decision === 'reject' ? 'rejected' : request.decision;
+      const { decision, status } = outcome;
       const result: Json | null =
         request.decision === 'happened' ? (request.result ?? { happened: true, note: request.reason }) : null;
-      const status = a.kind === 'tool' ? (decision as 'granted' | 'rejected') : 'resolved';
       if (!(await repo.decide(a.tenantId, a.id, decision, status, who, request.reason, result)))
         return refuse('conflict', 'this approval was already decided');
       await repo.audit({
@@ -211,16 +206,8 @@ export class ApprovalsService {
         });
         return { ok: true, valid: false, reason };
       };
-      if (a.kind !== 'tool') return refuse('approval.kind: an escalation authorises no call');
-      if (a.runId !== request.runId || a.callId !== request.callId)
-        return refuse('approval.mismatch: the approval was given for another call');
-      if (a.status !== 'granted' || !a.decision) return refuse(`approval.not_granted: the approval is ${a.status}`);
-      if (a.fourEyes && a.decision.by === a.requestedBy)
-        return refuse('approval.four_eyes: the approval was given by the principal that started the run');
-      if (a.expiresAt && Date.parse(a.expiresAt) <= Date.now())
-        return refuse(`approval.expired: the approval expired at ${a.expiresAt}, before the call could run`);
-      if (a.argsDigest !== request.argsDigest)
-        return refuse('approval.args_mismatch: the arguments differ from the ones approved');
+      const verdict = verifyUse(a, request, this.now());
+      if (!verdict.valid) return refuse(verdict.reason);
       const used = await repo.markUsed(a.tenantId, a.id, use);
       if (used === 'other')
         return refuse(`approval.used: the approval was already used by ${a.usedBy ?? 'another call'}`);
@@ -231,7 +218,7 @@ export class ApprovalsService {
           action: 'used',
           actor: 'orchestrator',
           argsDigest: request.argsDigest,
-          detail: { use, grantedBy: a.decision.by },
+          detail: { use, grantedBy: a.decision?.by ?? null },
         });
       return { ok: true, valid: true };
     });
@@ -347,7 +334,7 @@ export function view(a: ApprovalRecord): ApprovalView {
     requestedBy: a.requestedBy,
     requestedAt: a.requestedAt,
     expiresAt: a.expiresAt,
-    choices: a.status !== 'pending' ? [] : a.kind === 'tool' ? [...TOOL_APPROVAL_CHOICES] : [...ESCALATION_CHOICES],
+    choices: choicesOf(a),
     idempotencyKey: a.idempotencyKey,
     reason: a.reason,
     decision: a.decision

@@ -22,6 +22,10 @@ import { jsonLines, lines, ratchet, startRatchet } from './ratchet-process';
  * shared nats-server. Threads are written the way the orchestrator writes them (log + projection in one
  * transaction, then the feed); the services themselves are exercised in test/e2e/cli-*.e2e.spec.ts.
  */
+// Each test runs several CLI processes (each compiles its sources at start): on a busy machine that alone
+// can take a minute, so these get more than the integration tier's 60 s.
+jest.setTimeout(180_000);
+
 const TENANT = 'acme';
 const A = { thread: 'th_CliOpsThreadA000000001', run: 'run_CliOpsRunA00000000001' };
 const B = { thread: 'th_CliOpsThreadB000000002', run: 'run_CliOpsRunB00000000002' };

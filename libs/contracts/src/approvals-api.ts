@@ -4,7 +4,7 @@ import { Json, JsonObject } from './messages';
 import { ApprovalRequestCommand } from './wire';
 
 /**
- * The approvals service's contracts (ARCHITECTURE §7):
+ * The approvals service's contracts (architecture §7):
  *
  * - commands it consumes on `<prefix>.cmd.approval.<tenant>` (durable consumer `approvals`): a call
  *   waiting for a human (`approval.request`, from the orchestrator's outbox) and an uncertain effect

@@ -3,7 +3,7 @@ import { IsoTime, Principal, RunId, SubjectToken, ThreadId } from './ids';
 import { Json } from './messages';
 
 /*
- * Durable memory (ARCHITECTURE §1, §9): what should remain known across threads. Callers talk to the
+ * Durable memory (architecture §1, §9): what should remain known across threads. Callers talk to the
  * memory service by NATS request/reply on `<prefix>.memory.<tenant>.<op>`. The tenant is the subject
  * token (bound by NATS permissions), never a body field; request bodies are strict, so a stray
  * `tenantId` is refused rather than silently ignored.

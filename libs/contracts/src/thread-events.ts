@@ -7,7 +7,7 @@ export type ConcurrencyPolicy = z.infer<typeof ConcurrencyPolicy>;
 
 /**
  * A durable-memory item that was put into a model call's prompt (recall), named by its identity and the
- * version that was read. Never its value or text: memory never rides in the event log (ARCHITECTURE §1).
+ * version that was read. Never its value or text: memory never rides in the event log (architecture §1).
  */
 export const RecalledMemoryItem = z.object({
   namespace: z.string(),

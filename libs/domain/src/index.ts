@@ -3,3 +3,4 @@ export * from './thread';
 export * from './effects';
 export * from './memory';
 export * from './redaction';
+export * from './approvals';

@@ -35,7 +35,7 @@ export function toolLogger(logger: {
 
 /**
  * Durable memory as a tool sees it: already bound to the call's tenant and principal, so a tool can
- * neither pick another tenant nor act as someone else (ARCHITECTURE §8).
+ * neither pick another tenant nor act as someone else (architecture §8).
  */
 export interface ToolMemory {
   put(request: Omit<MemoryRequestInput<'put'>, 'principal'>): Promise<MemoryReply<'put'>>;

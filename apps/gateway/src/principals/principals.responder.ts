@@ -16,7 +16,7 @@ interface KeyRow {
 /**
  * `<prefix>.principals.check` (request/reply, queue group): the gateway owns principals, so it answers
  * whether one still stands — an API key (`key:<id>`) of that tenant, not revoked, not expired, holding
- * every role asked for. The orchestrator asks right before an approved call runs (ARCHITECTURE §7).
+ * every role asked for. The orchestrator asks right before an approved call runs (architecture §7).
  * Principals the gateway does not keep (JWT subjects, services that publish their own run requests)
  * answer `unmanaged`: the caller falls back to the roles recorded on the run.
  */
@@ -64,7 +64,7 @@ export class PrincipalsResponder implements OnApplicationBootstrap, BeforeApplic
         [principalId.slice('key:'.length)],
       );
       const key = rows[0];
-      // Another tenant's key reads as unknown (ARCHITECTURE §8).
+      // Another tenant's key reads as unknown (architecture §8).
       if (!key || key.tenant_id !== tenantId) return { ok: true, status: 'invalid', reason: 'unknown API key' };
       if (key.revoked) return { ok: true, status: 'invalid', reason: 'the API key was revoked' };
       if (key.expired) return { ok: true, status: 'invalid', reason: 'the API key has expired' };

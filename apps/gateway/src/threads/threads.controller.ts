@@ -117,7 +117,7 @@ export class ThreadsController {
       type: PROBLEM_TYPES.notImplemented,
       title: 'Not implemented',
       status: 501,
-      detail: 'Erasing a thread lands with the erase command (ARCHITECTURE §9); nothing was deleted.',
+      detail: 'Erasing a thread lands with the erase command (architecture §9); nothing was deleted.',
     });
   }
 

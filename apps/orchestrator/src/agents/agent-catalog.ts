@@ -8,7 +8,7 @@ import {
 import { UnknownToolsError, type ToolDirectory } from './tool-directory';
 
 /**
- * Agent definitions per tenant, by name and version (ARCHITECTURE §8): a tenant's runs resolve its own
+ * Agent definitions per tenant, by name and version (architecture §8): a tenant's runs resolve its own
  * agents and the deployment's shared ones, never another tenant's. Versions never change once stored,
  * so a (tenant, name, version) is cached forever; "latest" is read from Postgres each time so a new
  * version registered by any process is picked up by the next run (runs in flight keep the version

@@ -28,7 +28,7 @@ export interface RecheckPorts {
 }
 
 /**
- * ARCHITECTURE §7: an old approval is not proof of authority. When a granted decision is applied — i.e.
+ * architecture §7: an old approval is not proof of authority. When a granted decision is applied — i.e.
  * right before the call is sent to the executor — check again that the approval has not expired, that the
  * arguments are the ones approved, that the run's principal still holds `runner`, and that the approvals
  * service still vouches for the approval (and marks it used by this call). Any failure turns the grant

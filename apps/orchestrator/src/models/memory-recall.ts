@@ -74,7 +74,7 @@ function valueText(value: Json): string {
 
 /**
  * The system message that carries recalled items into one prompt: built in the model worker's memory
- * for one call, never stored (ARCHITECTURE §1, invocation context).
+ * for one call, never stored (architecture §1, invocation context).
  */
 export function recallMessage(items: readonly MemoryItem[]): ChatMessage {
   const lines = items.map((i) => `- ${i.namespace}/${i.key}: ${valueText(i.value)}`);

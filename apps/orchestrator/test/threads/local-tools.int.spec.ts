@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { Database, PgThreadTx } from '@ratchet/adapters';
+import type { Database } from '@ratchet/adapters';
 import { subjects, type ModelCallCommand, type ThreadEvent } from '@ratchet/contracts';
-import { TransientError, threadColumns, type ThreadState } from '@ratchet/domain';
+import { TransientError, threadColumns, type ThreadState, type ThreadTx } from '@ratchet/domain';
 import { newThreadRef } from '@ratchet/testing';
 import { defineTool, ToolRegistry } from '@ratchet/tools';
 import { LocalTools } from '../../src/threads/local-tools';
@@ -64,7 +64,7 @@ const onExecutor = defineTool({
 /** Fails the first transaction after its decision (before anything is committed), like a crash before commit. */
 class FailOnceStore extends CountingStore {
   failNext = false;
-  override transaction<T>(work: (tx: PgThreadTx<ThreadState>) => Promise<T>): Promise<T> {
+  override transaction<T>(work: (tx: ThreadTx<ThreadState>) => Promise<T>): Promise<T> {
     return super.transaction(async (tx) => {
       const out = await work(tx);
       if (this.failNext) {

@@ -1,4 +1,4 @@
-import { openServiceDatabase, PgThreadStore, type Database, type PgThreadTx } from '@ratchet/adapters';
+import { openServiceDatabase, PgThreadStore, type Database } from '@ratchet/adapters';
 import { createTestDatabase, type TestDatabase } from '@ratchet/testing';
 import {
   modelCommandId,
@@ -7,6 +7,7 @@ import {
   type RecordModelResult,
   type RequestRun,
   type ThreadState,
+  type ThreadTx,
 } from '@ratchet/domain';
 
 // What the thread handler's int tests share: their database, a counting store, a checking publisher, messages.
@@ -33,7 +34,7 @@ export function orchestratorDatabase(opened: (db: Database) => void): void {
 export class CountingStore extends PgThreadStore<ThreadState> {
   transactions = 0;
   claimed: string[][] = [];
-  override transaction<T>(work: (tx: PgThreadTx<ThreadState>) => Promise<T>): Promise<T> {
+  override transaction<T>(work: (tx: ThreadTx<ThreadState>) => Promise<T>): Promise<T> {
     this.transactions++;
     return super.transaction((tx) =>
       work({

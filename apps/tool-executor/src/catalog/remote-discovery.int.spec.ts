@@ -138,4 +138,30 @@ describe('remote tool discovery across tenants', () => {
     await discovery.refresh();
     expect(catalog.get('acme', 'acme.lookup')).toBeUndefined();
   }, 60_000);
+
+  it('withdraws the tools of the last service that stops (no responders is an answer, not a failure)', async () => {
+    // Nothing else serves now: the services of the test above go with their connections.
+    await Promise.all(conns.splice(0).map((c) => c.close()));
+    const executor = await as('executor');
+    const acme = await serve(await as('acme'), 'acme-tools', {
+      [`${P}.tenants.acme.toolsvc.acme.lookup`]: describeAnswer('acme.lookup'),
+    });
+    const warnings: string[] = [];
+    const logger = { info: () => undefined, warn: (msg: string) => void warnings.push(msg) };
+    const discovery = new RemoteToolDiscovery(executor, natsToolTransport(executor), logger, {
+      prefix: P,
+      intervalMs: 60_000,
+      maxWaitMs: 1_000,
+      describeTimeoutMs: 1_000,
+      minRoundGapMs: 0,
+    });
+    const catalog = new ToolCatalog(new ToolRegistry(), [discovery]);
+    await discovery.refresh();
+    expect(catalog.list('acme').map((t) => t.tool.name)).toEqual(['acme.lookup']);
+    await acme.stop();
+    await discovery.refresh();
+    await discovery.refresh();
+    expect(catalog.list('acme')).toEqual([]);
+    expect(warnings).toEqual([]);
+  }, 60_000);
 });

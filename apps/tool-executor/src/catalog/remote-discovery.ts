@@ -89,11 +89,17 @@ export class RemoteToolDiscovery implements DynamicToolSource {
       maxWait: this.options.maxWaitMs ?? 2_000,
       jitter: 300,
     });
-    for await (const info of await client.info()) {
-      for (const endpoint of info.endpoints ?? []) {
-        const parsed = parseToolServiceSubject(this.options.prefix, endpoint.subject);
-        if (parsed) seen.push({ subject: endpoint.subject, ...parsed });
+    try {
+      for await (const info of await client.info()) {
+        for (const endpoint of info.endpoints ?? []) {
+          const parsed = parseToolServiceSubject(this.options.prefix, endpoint.subject);
+          if (parsed) seen.push({ subject: endpoint.subject, ...parsed });
+        }
       }
+    } catch (error) {
+      // No responders (503): no service is running now — which is an answer, not a failure: the tools of
+      // services that were there are gone.
+      if ((error as { code?: unknown }).code !== '503') throw error;
     }
     const { next, describe, gone } = discoveryRound(this.endpoints, seen);
     await Promise.all(describe.map((subject) => this.describe(next.get(subject)!)));

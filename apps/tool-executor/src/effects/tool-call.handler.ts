@@ -51,7 +51,7 @@ export type ToolResolveResult = 'resolved' | 'retried' | 'dedup' | 'not-found' |
 type Outcome = ToolResultMessage['outcome'];
 
 /**
- * The effect ledger around every tool call (ARCHITECTURE §6). For idempotent and at-most-once tools,
+ * The effect ledger around every tool call (architecture §6). For idempotent and at-most-once tools,
  * `started` is committed before the tool acts; the outcome and the result message commit together
  * afterwards. A pure tool may repeat, so nothing is written before it acts: its row is inserted with the
  * outcome and the result message in one statement. A redelivery reads the ledger and never blindly
@@ -242,7 +242,7 @@ export class ToolCallHandler {
   async resolve(command: ToolResolveCommand, traceHeaders: Record<string, string>): Promise<ToolResolveResult> {
     const ledger = new EffectLedgerRepository(this.db.sql);
     const record = await ledger.get(command.idempotencyKey);
-    // Another tenant's key reads as missing (ARCHITECTURE §8).
+    // Another tenant's key reads as missing (architecture §8).
     if (!record || record.tenantId !== command.tenantId) return 'not-found';
     const call = ToolCallCommand.safeParse(record.command);
     if (!call.success) return 'not-found';

@@ -1,6 +1,7 @@
 import type { ChatMessage, ThreadEvent } from '@ratchet/contracts';
 import {
   ConcurrencyError,
+  type ClaimedThread,
   type OutboxMessage,
   type OutboxStore,
   type PendingOutboxMessage,
@@ -50,6 +51,8 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
     const runs = new Map<string, RunRow>();
     const messageWrites = new Map<string, ThreadMessages[]>();
     const claims: string[] = [];
+    /** Claims made with the writes: each must be new at commit, and its thread still at `version`. */
+    const guarded: Array<{ inbox: string; thread: string; threadId: string; version: number }> = [];
     const enqueued: OutboxMessage[] = [];
     const release = () => claims.forEach((k) => this.claimed.delete(k));
 
@@ -60,6 +63,28 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
         this.claimed.add(key);
         claims.push(key);
         return true;
+      },
+      claimAndLoadMany: async (items) => {
+        const out: ClaimedThread<S>[] = [];
+        for (const { consumer, messageId, tenantId, threadId, requestId } of items) {
+          if (!(await tx.claimInbox(consumer, messageId))) {
+            out.push({ claimed: false, projection: undefined, newer: [] });
+            continue;
+          }
+          const projection = await tx.loadProjection(tenantId, threadId);
+          const newer = await tx.loadEvents(tenantId, threadId, projection?.version ?? 0);
+          const known = requestId === undefined ? undefined : await tx.findRequest(tenantId, requestId);
+          out.push({ claimed: true, projection, newer, ...(known ? { known } : {}) });
+        }
+        return out;
+      },
+      claimOnWrite: (consumer, messageId, tenantId, threadId, version) => {
+        guarded.push({
+          inbox: inboxKey(consumer, messageId),
+          thread: threadKey(tenantId, threadId),
+          threadId,
+          version,
+        });
       },
       loadProjection: async (tenantId, threadId) => {
         const key = threadKey(tenantId, threadId);
@@ -139,6 +164,12 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
     }
     // Commit: validate everything first, then apply synchronously so no other transaction interleaves.
     try {
+      for (const g of guarded) {
+        if ((this.projections.get(g.thread)?.version ?? 0) !== g.version)
+          throw new ConcurrencyError(g.threadId, g.version);
+        if (this.inbox.has(g.inbox) || this.claimed.has(g.inbox))
+          throw new Error(`inbox message ${g.inbox.replace('\u0000', '/')} was claimed before`);
+      }
       for (const [key, { expectedVersion, events }] of appends) {
         if (this.headVersion(key) !== expectedVersion) {
           throw new ConcurrencyError(events[0]?.threadId ?? key, expectedVersion);
@@ -166,6 +197,7 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
       this.messages.set(key, applyMessages(this.messages.get(key) ?? [], writes, key));
     }
     for (const key of claims) this.inbox.add(key);
+    for (const g of guarded) this.inbox.add(g.inbox);
     release();
     for (const m of enqueued) {
       const createdAt = new Date();

@@ -103,7 +103,7 @@ interface ApprovalRow {
 
 /**
  * The approvals service's tables (schema `approvals`): approvals, their one decision each, and the audit
- * trail. Every read and write names the tenant: another tenant's id reads as missing (ARCHITECTURE §8).
+ * trail. Every read and write names the tenant: another tenant's id reads as missing (architecture §8).
  */
 export class ApprovalsRepository {
   constructor(private readonly sql: SqlExecutor) {}

@@ -4,7 +4,7 @@ import type { ThreadKey } from './operator-threads.queries';
 import { isoColumn, quoteIdent, type SqlExecutor } from './sql';
 
 /**
- * Erasure (ARCHITECTURE §9): the threads of a subject, the removal of a thread from every service's schema
+ * Erasure (architecture §9): the threads of a subject, the removal of a thread from every service's schema
  * (all services share one database, one schema each, so a removal is one transaction across schemas),
  * the audit tombstone and the subject's memory. Used by `ratchet erase` and `ratchet retention`.
  */

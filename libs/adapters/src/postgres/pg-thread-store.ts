@@ -1,5 +1,7 @@
 import type { ChatMessage, ThreadEvent } from '@ratchet/contracts';
 import {
+  type ClaimedThread,
+  type ClaimItem,
   type KnownRequest,
   type OutboxMessage,
   type RunRow,
@@ -30,7 +32,7 @@ export class PgThreadStore<S> implements ThreadStore<S> {
    * ConcurrencyError or a gap therefore surfaces from that flush, at the latest when `work` resolves:
    * always inside the transaction, which then rolls back.
    */
-  transaction<T>(work: (tx: PgThreadTx<S>) => Promise<T>): Promise<T> {
+  transaction<T>(work: (tx: ThreadTx<S>) => Promise<T>): Promise<T> {
     return inTransaction(this.db.orm, this.db.schema, async (sql) => {
       const writes = new WriteBuffer(sql, this.columns);
       const result = await work(this.txFor(sql, writes));
@@ -72,7 +74,7 @@ export class PgThreadStore<S> implements ThreadStore<S> {
     return loadMessages(this.db.sql, tenantId, threadId);
   }
 
-  private txFor(sql: SqlExecutor, writes: WriteBuffer<S>): PgThreadTx<S> {
+  private txFor(sql: SqlExecutor, writes: WriteBuffer<S>): ThreadTx<S> {
     const read = async <R>(fn: () => Promise<R>) => {
       await writes.flush();
       return fn();
@@ -112,17 +114,6 @@ export class PgThreadStore<S> implements ThreadStore<S> {
   }
 }
 
-/** What a handler needs at the start of its transaction, in one round trip. */
-export interface ClaimedThread<S> {
-  /** False when the message was processed before (a redelivery): nothing else matters then. */
-  claimed: boolean;
-  projection: ThreadProjectionRow<S> | undefined;
-  /** Events newer than the projection (all of them when there is none), in order. */
-  newer: ThreadEvent[];
-  /** With a `requestId` in the claim: the tenant's run that has that request id, if any (the `runs` rows). */
-  known?: KnownRequest | undefined;
-}
-
 interface KnownRequestRow {
   run_id: string;
   thread_id: string;
@@ -132,27 +123,6 @@ interface KnownRequestRow {
 
 function knownRequestOf(row: KnownRequestRow): KnownRequest {
   return { runId: row.run_id, threadId: row.thread_id, requestDigest: row.request_digest, outcome: row.outcome };
-}
-
-/** The Postgres transaction: the port, plus claim + projection + newer events in one statement. */
-export interface PgThreadTx<S> extends ThreadTx<S> {
-  /** Claim, projection and newer events for messages of different threads in one statement, in input order. */
-  claimAndLoadMany(items: readonly ClaimItem[]): Promise<ClaimedThread<S>[]>;
-  /**
-   * Claims a message with the transaction's writes, for a decision on a state the caller already had at
-   * `version`: the commit fails (ConcurrencyError when the thread moved on; a unique violation when the
-   * message was claimed before) instead of reading the thread first. See WriteBuffer.claimOnWrite.
-   */
-  claimOnWrite(consumer: string, messageId: string, tenantId: string, threadId: string, version: number): void;
-}
-
-export interface ClaimItem {
-  consumer: string;
-  messageId: string;
-  tenantId: string;
-  threadId: string;
-  /** A run request's id: the claim also finds the tenant's run that has it. */
-  requestId?: string | undefined;
 }
 
 async function claimAndLoadMany<S>(sql: SqlExecutor, items: readonly ClaimItem[]): Promise<ClaimedThread<S>[]> {

@@ -2,7 +2,7 @@ import type { ThreadKey, ThreadKeyFilter } from './operator-threads.queries';
 import { isoColumn, type SqlExecutor } from './sql';
 
 /**
- * Retention (ARCHITECTURE §9): thread snapshots, the threads a policy may act on, the lock a compaction
+ * Retention (architecture §9): thread snapshots, the threads a policy may act on, the lock a compaction
  * or a removal takes. Erasure and the removal of a thread from every schema: `erasure.queries.ts`.
  */
 

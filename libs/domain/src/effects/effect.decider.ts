@@ -1,4 +1,4 @@
-/** How safe a tool is to repeat after a crash (see ARCHITECTURE §6). */
+/** How safe a tool is to repeat after a crash (see architecture §6). */
 export type EffectKind = 'pure' | 'idempotent' | 'at-most-once';
 export type LedgerState = 'started' | 'succeeded' | 'failed' | 'uncertain' | 'cancelled';
 

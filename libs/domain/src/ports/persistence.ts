@@ -75,9 +75,43 @@ export interface ThreadMessages {
  * the inbox, read the thread, append the events it caused, save the projections, enqueue the messages
  * it caused. Either all of it commits or none of it does.
  */
+/** A message to claim for a consumer, with the thread it is for (see `ThreadTx.claimAndLoadMany`). */
+export interface ClaimItem {
+  consumer: string;
+  messageId: string;
+  tenantId: string;
+  threadId: string;
+  /** A run request's id: the claim also finds the tenant's run that has it. */
+  requestId?: string | undefined;
+}
+
+/** What a handler needs at the start of its transaction for one claimed message. */
+export interface ClaimedThread<S> {
+  /** False when the message was processed before (a redelivery): nothing else matters then. */
+  claimed: boolean;
+  projection: ThreadProjectionRow<S> | undefined;
+  /** Events newer than the projection (all of them when there is none), in order. */
+  newer: ThreadEvent[];
+  /** With a `requestId` in the claim: the tenant's run that has that request id, if any (the `runs` rows). */
+  known?: KnownRequest | undefined;
+}
+
 export interface ThreadTx<S> {
   /** Records `messageId` as processed by `consumer`; false when it already was (a redelivery). */
   claimInbox(consumer: string, messageId: string): Promise<boolean>;
+  /**
+   * For messages of (usually) different threads, in input order: the claim, the projection, the newer
+   * events and (for a run request) the known request — what `claimInbox`, `loadProjection`, `loadEvents`
+   * and `findRequest` would say, in one round trip where the store can.
+   */
+  claimAndLoadMany(items: readonly ClaimItem[]): Promise<ClaimedThread<S>[]>;
+  /**
+   * Claims a message with the transaction's writes, for a decision on a state the caller already had at
+   * `version` (it did not read the thread): the commit fails — ConcurrencyError when the thread's
+   * projection moved past `version`, an error when the message was claimed before — and nothing of the
+   * transaction is kept.
+   */
+  claimOnWrite(consumer: string, messageId: string, tenantId: string, threadId: string, version: number): void;
   /** The thread's projection (or undefined for a thread with no events) without newer events. */
   loadProjection(tenantId: string, threadId: string): Promise<ThreadProjectionRow<S> | undefined>;
   /** Events with version > afterVersion, in order. */

@@ -263,5 +263,71 @@ export function threadStoreContract(name: string, make: () => Promise<ThreadStor
       ).toEqual([false, true, false]);
       expect(await store.transaction((tx) => tx.claimInbox('consumer-b', messageId))).toBe(false);
     });
+
+    it('claims and loads many threads at once: claim, projection, newer events and the known request, in order', async () => {
+      const a = newThreadRef();
+      const b = newThreadRef();
+      const fresh = newThreadRef();
+      const requestId = `req-${a.threadId}`;
+      await store.transaction(async (tx) => {
+        await tx.appendEvents(a.tenantId, a.threadId, 0, makeEvents(a, 1, 2));
+        await tx.saveProjection({ ...a, version: 2, state: state(2) }, [
+          run(a, { runId: `run-${a.threadId}`, requestId }),
+        ]);
+        // b's projection lags its log by one event: the newer one comes with it.
+        await tx.appendEvents(b.tenantId, b.threadId, 0, makeEvents(b, 1, 2));
+        await tx.saveProjection({ ...b, version: 1, state: state(1) }, []);
+      });
+      const item = (ref: { tenantId: string; threadId: string }, id: string, extra = {}) => ({
+        consumer: 'c',
+        messageId: `${id}-${ref.threadId}`,
+        tenantId: ref.tenantId,
+        threadId: ref.threadId,
+        ...extra,
+      });
+      const items = [
+        item(b, 'm1'),
+        item(a, 'm2', { requestId }),
+        item(fresh, 'm3'),
+        item(a, 'm4', { requestId: 'nope' }),
+      ];
+      const loaded = await store.transaction((tx) => tx.claimAndLoadMany(items));
+      expect(loaded.map((l) => [l.claimed, l.projection?.version, l.newer.map((e) => e.version)])).toEqual([
+        [true, 1, [2]],
+        [true, 2, []],
+        [true, undefined, []],
+        [true, 2, []],
+      ]);
+      expect(loaded[0]!.projection?.state).toEqual(state(1));
+      expect(loaded[1]!.known).toMatchObject({ runId: `run-${a.threadId}`, threadId: a.threadId });
+      expect(loaded[3]!.known).toBeUndefined();
+      // Claimed for ever: a redelivery of the same messages loads nothing.
+      const again = await store.transaction((tx) => tx.claimAndLoadMany(items.slice(0, 2)));
+      expect(again.map((l) => l.claimed)).toEqual([false, false]);
+      expect(await store.transaction((tx) => tx.claimAndLoadMany([]))).toEqual([]);
+    });
+
+    it('claims with the writes on a state it did not read: kept when the thread is still there, refused when it moved or the message was seen', async () => {
+      const ref = newThreadRef();
+      await store.transaction(async (tx) => {
+        await tx.appendEvents(ref.tenantId, ref.threadId, 0, makeEvents(ref, 1, 1));
+        await tx.saveProjection({ ...ref, version: 1, state: state(1) }, []);
+      });
+      const decideOn = (messageId: string, version: number) =>
+        store.transaction(async (tx) => {
+          tx.claimOnWrite('c', messageId, ref.tenantId, ref.threadId, version);
+          await tx.appendEvents(ref.tenantId, ref.threadId, version, makeEvents(ref, version + 1, 1));
+          await tx.saveProjection({ ...ref, version: version + 1, state: state(version + 1) }, []);
+        });
+      await decideOn('m1', 1);
+      expect(await store.transaction((tx) => tx.claimInbox('c', 'm1'))).toBe(false);
+      // Decided on version 1 while the thread is at 2: nothing of it is kept, its message stays unclaimed.
+      await expect(decideOn('m2', 1)).rejects.toBeInstanceOf(ConcurrencyError);
+      expect(await store.transaction((tx) => tx.claimInbox('c', 'm2'))).toBe(true);
+      // A message claimed before fails the commit, even on the current version.
+      await expect(decideOn('m1', 2)).rejects.toThrow();
+      expect((await store.readProjection(ref.tenantId, ref.threadId))?.version).toBe(2);
+      expect((await store.readEvents(ref.tenantId, ref.threadId)).map((e) => e.version)).toEqual([1, 2]);
+    });
   });
 }

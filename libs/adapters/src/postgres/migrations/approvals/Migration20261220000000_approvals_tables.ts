@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 import { migrationSchema } from '../generic-tables';
 
 /**
- * The approvals service's own tables (ARCHITECTURE §7):
+ * The approvals service's own tables (architecture §7):
  * - `approvals`: one row per approval (a tool call waiting for a human, or an uncertain effect waiting for
  *   one), keyed by tenant and the id the orchestrator derived, so a re-sent request never opens a second;
  * - `decisions`: at most one per approval (the primary key is the guarantee: deciding twice, or racing the

@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 import { migrationSchema } from '../generic-tables';
 
 /**
- * Retention and erasure (ARCHITECTURE §9):
+ * Retention and erasure (architecture §9):
  * - `thread_snapshots`: at most one per thread. A compacted thread's log starts after `version`: the
  *   events up to it were folded into `state` (the ThreadState at that version) and deleted. `run_versions`
  *   keeps, per run, the version of the last event that touched it, so the `runs` rows can still be rebuilt.
