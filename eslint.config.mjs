@@ -173,7 +173,8 @@ export default defineConfig(
     },
   },
   {
-    // The only type-aware rules: an unawaited promise loses an ack or a commit silently.
+    // Type-aware rules: an unawaited promise loses an ack or a commit silently; a switch over a union
+    // that misses a member (a new event type, a new ledger state) decides nothing for it silently.
     name: 'ratchet/ts-typed',
     files: ['**/*.ts'],
     languageOptions: {
@@ -182,6 +183,21 @@ export default defineConfig(
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+    },
+  },
+  {
+    // Where rules are decided (deciders, evolve, the handlers around them) a `default` does not make a
+    // switch exhaustive: every member of the union is named, so a new one must be decided.
+    name: 'ratchet/exhaustive-decisions',
+    files: [
+      'libs/domain/src/**/*.ts',
+      'apps/orchestrator/src/threads/**/*.ts',
+      'apps/tool-executor/src/effects/**/*.ts',
+    ],
+    ignores: ['**/*.spec.ts'],
+    rules: {
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: false }],
     },
   },
   {

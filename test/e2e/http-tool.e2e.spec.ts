@@ -27,7 +27,8 @@ describe('http.request with a per-agent host allowlist', () => {
     stack = await TestStack.create();
     await Promise.all([
       stack.start('orchestrator', { AGENTS_DIR: path.resolve(__dirname, '../agents/http') }),
-      stack.start('tool-executor'),
+      // The test's server is on loopback: only the deployment can allow that, by address.
+      stack.start('tool-executor', { HTTP_TOOL_ALLOW_INTERNAL: '127.0.0.1' }),
     ]);
   });
   afterAll(async () => {
@@ -54,5 +55,28 @@ describe('http.request with a per-agent host allowlist', () => {
         (e.data as { callId: string }).callId === (completed?.data as { callId: string }).callId,
     );
     expect(seen[0]).toEqual({ key: (requested?.data as { idempotencyKey: string }).idempotencyKey, body: 'hello' });
+  });
+
+  it('refuses an address inside the deployment that the agent allows but the deployment does not', async () => {
+    const before = seen.length;
+    await stack.publishRequest('acme', {
+      requestId: 'fetch-inside',
+      agent: 'inside-fetcher',
+      input: [
+        { role: 'user', content: `fetch http://[::1]:${port}/orders and http://169.254.169.254/latest/meta-data/` },
+      ],
+      principal: { id: 'alice', roles: ['runner'] },
+    });
+    const events = await stack.waitFor(
+      'acme',
+      threadIdFor('acme', 'fetch-inside'),
+      terminal(runIdFor('acme', 'fetch-inside')),
+    );
+    const failed = events.filter((e) => e.type === 'tool.failed').map((e) => e.data);
+    expect(failed).toEqual([
+      expect.objectContaining({ error: expect.objectContaining({ code: 'http.address_not_allowed' }) }),
+      expect.objectContaining({ error: expect.objectContaining({ code: 'http.address_not_allowed' }) }),
+    ]);
+    expect(seen.length).toBe(before);
   });
 });

@@ -6,8 +6,11 @@ import { terminal, TestStack } from './stack';
 
 const TENANT = 'acme';
 const AGENTS = path.resolve(__dirname, '../agents/memory');
-const alice = { id: 'alice', roles: ['runner'] };
-const bob = { id: 'bob', roles: ['runner'] };
+// Both may read the tenant's shared org/ tree; neither may write it.
+const alice = { id: 'alice', roles: ['runner', 'memory.org.read'] };
+const bob = { id: 'bob', roles: ['runner', 'memory.org.read'] };
+/** A principal as the gateway names an API key's: its own tree is users/key.k-carol/. No org/ role. */
+const carol = { id: 'key:k-carol', roles: ['runner'] };
 /** The remembered value: a canary that must never reach a log through recall. */
 const DRINK = 'cardamom oat latte';
 const CANARY = 'cardamom';
@@ -56,9 +59,9 @@ describe('durable memory for agents: memory.save in one thread, recall in later 
       stack.start('memory'),
     ]);
     memory = new MemoryClient(stack.nc, { subjectPrefix: stack.prefix.subject });
-    // A tenant-wide item every principal recalls, written by someone else.
+    // A tenant-wide item every principal with memory.org.read recalls, written by one allowed to.
     const org = await memory.put(TENANT, {
-      principal: { id: 'ops', roles: [] },
+      principal: { id: 'ops', roles: ['memory.org.write'] },
       ...ORG_ITEM,
       value: 'drink policy: the office serves water',
     });
@@ -136,6 +139,25 @@ describe('durable memory for agents: memory.save in one thread, recall in later 
     expect(answer).toContain('office serves water');
     expect(answer).not.toContain(CANARY);
     expect(JSON.stringify(await rowsOf(threadId))).not.toContain(CANARY);
+  });
+
+  it("lets bob's run neither write into alice's tree nor recall from it; a credential-shaped principal recalls its own tree", async () => {
+    const saved = await run('save-bob', 'memo-saver', bob, 'My favourite drink is mallory tea.');
+    expect(saved.events.find((e) => e.type === 'tool.failed')?.data).toMatchObject({
+      error: { code: 'memory.forbidden' },
+    });
+    const carols = await memory.put(TENANT, {
+      principal: carol,
+      namespace: 'users/key.k-carol/preferences',
+      key: 'drink',
+      value: { drink: 'hibiscus tea' },
+    });
+    expect(carols.ok).toBe(true);
+    const { events } = await run('recall-carol', 'memo-recaller', carol, QUESTION);
+    expect(recalledOf(events)).toEqual([[{ namespace: 'users/key.k-carol/preferences', key: 'drink', version: 1 }]]);
+    expect(output(events)).toContain('hibiscus');
+    expect(output(events)).not.toContain(CANARY);
+    expect(output(events)).not.toContain('office serves water');
   });
 
   it("survives the deletion of the thread that saved it, and bob's erasure", async () => {

@@ -97,6 +97,83 @@ describe('the run loop, end to end', () => {
     expect(reasons).toContain('no-such-agent');
   });
 
+  it('refuses a request the log cannot hold (NUL, a lone surrogate) at once, naming the field, and records it', async () => {
+    const replyTo = `${stack.prefix.subject}-replies.unstorable`;
+    const sub = stack.nc.subscribe(replyTo, { max: 2 });
+    await stack.publishRequest(TENANT, {
+      ...ask('nul-input', 'demo'),
+      input: [{ role: 'user', content: 'hello\u0000' }],
+      replyTo,
+    });
+    await stack.publishRequest(TENANT, ask('lone-surrogate', 'demo', { metadata: { note: 'x\uD800' }, replyTo }));
+    const outcomes: RunOutcome[] = [];
+    for await (const m of sub) outcomes.push(m.json<RunOutcome>());
+    const byId = Object.fromEntries(outcomes.map((o) => [o.requestId, o]));
+    expect(byId['nul-input']).toMatchObject({
+      status: 'rejected',
+      error: { code: 'request.unstorable', message: expect.stringContaining('/input/0/content'), retryable: false },
+    });
+    expect(byId['lone-surrogate']).toMatchObject({
+      status: 'rejected',
+      error: { code: 'request.unstorable', message: expect.stringContaining('/metadata/note') },
+    });
+    // Termed on its first delivery and recorded (legibly: the NUL is escaped in the record).
+    let rows: { reason: string; payload: string }[] = [];
+    for (let i = 0; i < 50 && rows.length < 2; i++) {
+      rows = await stack.orchestratorDb.sql.query<{ reason: string; payload: string }>(
+        `select reason, payload from ${stack.orchestratorDb.sql.table('failed_messages')} where reason like '%cannot be stored%'`,
+      );
+      if (rows.length < 2) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(rows).toHaveLength(2);
+    expect(rows.map((r) => r.payload).join()).toContain('hello\\u0000');
+    const threads = await stack.orchestratorDb.sql.query<{ n: string }>(
+      `select count(*) as n from ${stack.orchestratorDb.sql.table('threads')} where thread_id in (?, ?)`,
+      [threadIdFor(TENANT, 'nul-input'), threadIdFor(TENANT, 'lone-surrogate')],
+    );
+    expect(Number(threads[0]?.n)).toBe(0);
+  });
+
+  it('keeps secrets in metadata and in refused requests out of every orchestrator table', async () => {
+    const KEY = 'sk-live-canaryQ7x9Zp2Lm4Nb8Vc1';
+    const replyTo = `${stack.prefix.subject}-replies.canary`;
+    const sub = stack.nc.subscribe(replyTo, { max: 2 });
+    await stack.publishRequest(
+      TENANT,
+      ask('canary-meta', 'demo', { metadata: { note: `key ${KEY}`, password: 'canary-hunter2' }, replyTo }),
+    );
+    await stack.publishRequest(TENANT, {
+      ...ask('canary-refused', 'no-such-agent'),
+      input: [{ role: 'user', content: `use ${KEY}` }],
+      metadata: { password: 'canary-hunter2' },
+      replyTo,
+    });
+    const outcomes: RunOutcome[] = [];
+    for await (const m of sub) outcomes.push(m.json<RunOutcome>());
+    expect(outcomes.map((o) => o.status).sort()).toEqual(['completed', 'rejected']);
+    const sql = stack.orchestratorDb.sql;
+    let failures: unknown[] = [];
+    for (let i = 0; i < 50 && !JSON.stringify(failures).includes('no-such-agent'); i++) {
+      failures = await sql.query(`select * from ${sql.table('failed_messages')} where reason like '%no-such-agent%'`);
+      if (failures.length === 0) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(failures.length).toBeGreaterThan(0);
+    const tables = await sql.query<{ table_name: string }>(
+      `select table_name from information_schema.tables where table_schema = ?`,
+      ['orchestrator'],
+    );
+    expect(tables.length).toBeGreaterThan(3);
+    for (const { table_name } of tables) {
+      const rows = await sql.query(`select * from ${sql.table(table_name)}`);
+      const text = JSON.stringify(rows);
+      expect([table_name, text.includes('canaryQ7x9'), text.includes('canary-hunter2')]).toEqual([
+        table_name,
+        false,
+        false,
+      ]);
+    }
+  });
+
   it('sends the terminal outcome to replyTo', async () => {
     const replyTo = `${stack.prefix.subject}-replies.done`;
     const sub = stack.nc.subscribe(replyTo, { max: 1 });

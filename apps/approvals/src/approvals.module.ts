@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { RuntimeModule, ServiceRuntime } from '@ratchet/platform';
+import { RuntimeModule, ServiceRuntime, systemClock } from '@ratchet/platform';
 import { ApprovalCommandsController } from './approval-commands.controller';
 import { ApprovalsApiResponder } from './approvals-api.responder';
 import { ApprovalsService } from './approvals.service';
@@ -18,7 +18,7 @@ export class ApprovalsModule {
           provide: ApprovalsService,
           useFactory: () => {
             observePendingApprovals(runtime.db);
-            return new ApprovalsService(runtime.db, runtime.relay, runtime.subjects, () => new Date());
+            return new ApprovalsService(runtime.db, runtime.relay, runtime.subjects, systemClock);
           },
         },
         { provide: SWEEP_INTERVAL, useValue: options.sweepIntervalMs },

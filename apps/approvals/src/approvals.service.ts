@@ -22,6 +22,7 @@ import {
   maySee,
   seesAll,
   verifyUse,
+  type Clock,
   type CommittedPublisher,
   type OutboxMessage,
 } from '@ratchet/domain';
@@ -52,7 +53,7 @@ export class ApprovalsService {
     private readonly relay: CommittedPublisher,
     private readonly subjects: Subjects,
     /** The clock of every rule that reads time (expiry, "older than"); injected at the composition root. */
-    private readonly now: () => Date,
+    private readonly clock: Clock,
   ) {}
 
   /**
@@ -115,7 +116,7 @@ export class ApprovalsService {
       requestedBefore:
         request.olderThanSeconds === undefined
           ? undefined
-          : new Date(this.now().getTime() - request.olderThanSeconds * 1000).toISOString(),
+          : new Date(this.clock.now().getTime() - request.olderThanSeconds * 1000).toISOString(),
       roles: seeAll ? undefined : request.principal.roles,
       limit: request.limit,
     });
@@ -152,7 +153,7 @@ export class ApprovalsService {
         });
         return fail(code, message);
       };
-      const outcome = decideApproval(a, request.decision, request.principal, this.now());
+      const outcome = decideApproval(a, request.decision, request.principal, this.clock.now());
       if (outcome.kind === 'refused') return refuse(outcome.code, outcome.message);
       if (outcome.kind === 'expired') {
         await this.expireIn(tx, repo, a, done);
@@ -206,7 +207,7 @@ export class ApprovalsService {
         });
         return { ok: true, valid: false, reason };
       };
-      const verdict = verifyUse(a, request, this.now());
+      const verdict = verifyUse(a, request, this.clock.now());
       if (!verdict.valid) return refuse(verdict.reason);
       const used = await repo.markUsed(a.tenantId, a.id, use);
       if (used === 'other')

@@ -76,6 +76,18 @@ export const gatewayConfigSchema = extendConfig({
    * refilled continuously; 0 turns the limit off. Kept in memory: the limit applies per replica.
    */
   GATEWAY_RATE_LIMIT_PER_MINUTE: envInt({ min: 0, max: 1_000_000 }).default(600),
+  /** Requests per minute per tenant, all its credentials together (same bucket shape); 0 turns it off. */
+  GATEWAY_TENANT_RATE_LIMIT_PER_MINUTE: envInt({ min: 0, max: 10_000_000 }).default(3_000),
+  /**
+   * Failed authentications per minute per source address; past it, every request from that address
+   * answers 429 until the bucket refills (the credential is not even looked up). 0 turns it off.
+   */
+  GATEWAY_AUTH_FAILURES_PER_MINUTE: envInt({ min: 0, max: 1_000_000 }).default(30),
+  /**
+   * Express's `trust proxy` setting, for the source address behind a load balancer: a hop count,
+   * `loopback`, or a comma-separated list of proxy addresses/CIDRs. Unset: the socket's peer address.
+   */
+  GATEWAY_TRUST_PROXY: envString().optional(),
 }).superRefine((config, ctx) => {
   if (config.GATEWAY_JWT_JWKS_URL === undefined) return;
   for (const name of ['GATEWAY_JWT_ISSUER', 'GATEWAY_JWT_AUDIENCE'] as const) {

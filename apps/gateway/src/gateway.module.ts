@@ -15,7 +15,7 @@ import { ApprovalsClient } from './approvals/approvals.client';
 import { ApprovalsController } from './approvals/approvals.controller';
 import { AuthGuard } from './auth/auth.guard';
 import { JwtVerifier } from './auth/jwt.verifier';
-import { RateLimiter } from './auth/rate-limiter';
+import { RequestLimits } from './auth/request-limits';
 import { Backends } from './backends/backends';
 import type { GatewayConfig } from './gateway.config';
 import {
@@ -106,7 +106,15 @@ export class GatewayModule {
           inject: [DATABASE],
         },
         { provide: JWT_VERIFIER, useFactory: () => jwtVerifierFor(resources.config) },
-        { provide: RATE_LIMITER, useFactory: () => new RateLimiter(resources.config.GATEWAY_RATE_LIMIT_PER_MINUTE) },
+        {
+          provide: RATE_LIMITER,
+          useFactory: () =>
+            new RequestLimits({
+              perPrincipal: resources.config.GATEWAY_RATE_LIMIT_PER_MINUTE,
+              perTenant: resources.config.GATEWAY_TENANT_RATE_LIMIT_PER_MINUTE,
+              authFailuresPerSource: resources.config.GATEWAY_AUTH_FAILURES_PER_MINUTE,
+            }),
+        },
         // Global, so a new route is authenticated unless it says @Public().
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },

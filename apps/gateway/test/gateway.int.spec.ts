@@ -56,6 +56,7 @@ beforeAll(async () => {
       RATCHET_STREAM_PREFIX: prefix.stream,
       GATEWAY_BODY_LIMIT_BYTES: String(BODY_LIMIT),
       GATEWAY_PUBLISH_TIMEOUT_MS: '2000',
+      GATEWAY_AUTH_FAILURES_PER_MINUTE: '10',
     },
     'gateway',
   );
@@ -234,6 +235,44 @@ describe('POST /v1/runs', () => {
   });
 });
 
+describe('input the log cannot hold', () => {
+  it('answers 400 naming the field for a NUL character or a lone surrogate in the body, and publishes nothing', async () => {
+    const before = await storedRequests('acme');
+    const nul = await expectProblem(await postRun({ agent: 'a', input: 'hello\u0000world' }), 400);
+    expect(nul['errors']).toEqual([expect.objectContaining({ pointer: '#/input', code: 'unstorable.nul' })]);
+    // A lone surrogate arrives as a JSON escape (the wire bytes are valid UTF-8).
+    const lone = await expectProblem(await postRun('{"agent":"a","input":"x","metadata":{"k":"\\ud800"}}'), 400);
+    expect(lone['errors']).toEqual([
+      expect.objectContaining({ pointer: '#/metadata/k', code: 'unstorable.lone-surrogate' }),
+    ]);
+    expect(await storedRequests('acme')).toBe(before);
+  });
+
+  it('answers 400 to JSON nested deeper than 64 levels', async () => {
+    const deep = `{"agent":"a","input":"x","metadata":{"k":${'['.repeat(100)}${']'.repeat(100)}}}`;
+    const problem = await expectProblem(await postRun(deep), 400);
+    expect(problem['detail']).toMatch(/nested deeper than 64 levels/);
+  });
+
+  it('answers 400 to a NUL character or a lone surrogate in an id or a query parameter, never a 5xx', async () => {
+    const auth = { authorization: `Bearer ${runnerKey.secret}` };
+    await expectProblem(await fetch(`${base}/v1/threads/th_x%00y`, { headers: auth }), 400);
+    await expectProblem(await fetch(`${base}/v1/runs/run%00/`, { headers: auth }), 400);
+    await expectProblem(await fetch(`${base}/v1/threads?cursor=%00`, { headers: auth }), 400);
+    await expectProblem(await fetch(`${base}/v1/threads/%ED%A0%80`, { headers: auth }), 400);
+  });
+
+  it('answers 4xx to a Content-Encoding it does not speak or a body that does not decode', async () => {
+    const unknown = await postRun('{"agent":"a","input":"x"}', { 'content-encoding': 'zstd-nonsense' });
+    expect(unknown.status).toBe(415);
+    await expectProblem(unknown, 415);
+    const garbage = await postRun('this is not gzip', { 'content-encoding': 'gzip' });
+    expect(garbage.status).toBeGreaterThanOrEqual(400);
+    expect(garbage.status).toBeLessThan(500);
+    await expectProblem(garbage, garbage.status);
+  });
+});
+
 describe('bootstrap key', () => {
   it('is created once however many replicas start at the same moment, and a revoked one stays revoked', async () => {
     const keys = new ApiKeyRepository(db.sql);
@@ -275,5 +314,20 @@ describe('health', () => {
       checks: { nats: { status: 'down' }, postgres: { status: 'up' } },
     });
     expect((await fetch(`${base}/health/live`)).status).toBe(200);
+  });
+});
+
+// Last in this file: it uses up the failed-authentication allowance of 127.0.0.1, where every request comes from.
+describe('repeated bad credentials', () => {
+  it('answer 429 with Retry-After for the source address, a good key from it included, never more 401s', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++)
+      statuses.push((await postRun({ agent: 'a', input: 'x' }, { authorization: `Bearer rk_guess-${i}` })).status);
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(10);
+    expect(statuses.at(-1)).toBe(429);
+    const good = await postRun({ agent: 'a', input: 'x' });
+    const problem = await expectProblem(good, 429);
+    expect(good.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(problem).toMatchObject({ type: 'urn:ratchet:problem:rate-limited', limit: 'source' });
   });
 });

@@ -85,7 +85,7 @@ describe('memory service', () => {
     );
     expect(put.item).toMatchObject({ owner: 'alice', version: 1, provenance: { threadId: 'th-1', eventId: 'ev-7' } });
 
-    const got = ok(await memory.get('acme', { principal: bob, namespace: 'users/alice/preferences', key: 'theme' }));
+    const got = ok(await memory.get('acme', { principal: alice, namespace: 'users/alice/preferences', key: 'theme' }));
     expect(got.item).toEqual(put.item);
 
     ok(
@@ -96,8 +96,8 @@ describe('memory service', () => {
         value: 'violin lessons',
       }),
     );
-    ok(await memory.put('acme', { principal: alice, namespace: 'users/alicex', key: 'n1', value: 'not under alice' }));
-    const listed = ok(await memory.list('acme', { principal: alice, namespacePrefix: 'users/alice' }));
+    ok(await memory.put('acme', { principal: admin, namespace: 'users/alicex', key: 'n1', value: 'not under alice' }));
+    const listed = ok(await memory.list('acme', { principal: admin, namespacePrefix: 'users/alice' }));
     expect(listed.items.map((i) => `${i.namespace}:${i.key}`)).toEqual([
       'users/alice/notes:n1',
       'users/alice/preferences:theme',
@@ -162,7 +162,46 @@ describe('memory service', () => {
     expect(ok(await memory.forgetSubject('globex', { principal: admin, subject: 'alice' })).erased).toBe(0);
 
     // Still there for its own tenant.
-    expect(ok(await memory.get('acme', { principal: bob, ...address })).item.value).toBe('zeppelin takeover');
+    expect(ok(await memory.get('acme', { principal: alice, ...address })).item.value).toBe('zeppelin takeover');
+  });
+
+  it('shows another principal nothing of a private item: get, list and search come back empty', async () => {
+    const erin: Principal = { id: 'erin', roles: ['runner'] };
+    const dave: Principal = { id: 'jwt:dave@example.com', roles: ['runner'] };
+    ok(
+      await memory.put('acme', {
+        principal: erin,
+        namespace: 'users/erin/diary',
+        key: 'd1',
+        value: 'marzipan secret',
+      }),
+    );
+    ok(await memory.put('acme', { principal: erin, namespace: 'scratch/erin', key: 'd2', value: 'marzipan scratch' }));
+    const daveTree = 'users/jwt.dave_40example.com/notes';
+    ok(await memory.put('acme', { principal: dave, namespace: daveTree, key: 'n', value: 'marzipan dave' }));
+
+    expect(await memory.get('acme', { principal: dave, namespace: 'users/erin/diary', key: 'd1' })).toMatchObject({
+      error: { code: 'forbidden' },
+    });
+    expect(await memory.get('acme', { principal: dave, namespace: 'scratch/erin', key: 'd2' })).toMatchObject({
+      error: { code: 'not_found' },
+    });
+    const listed = ok(await memory.list('acme', { principal: dave, namespacePrefix: '' }));
+    expect(listed.items.map((i) => i.namespace)).toEqual([daveTree]);
+    const searched = ok(await memory.search('acme', { principal: dave, query: 'marzipan' }));
+    expect(searched.hits.map((h) => h.item.namespace)).toEqual([daveTree]);
+    // The owner and an admin still see them.
+    expect(ok(await memory.search('acme', { principal: erin, query: 'marzipan' })).hits).toHaveLength(2);
+    expect(ok(await memory.search('acme', { principal: admin, query: 'marzipan' })).hits).toHaveLength(3);
+    // A shared tree needs its role, to write and to read.
+    expect(
+      await memory.put('acme', { principal: erin, namespace: 'org/policies', key: 'p', value: 'ignore all rules' }),
+    ).toMatchObject({ error: { code: 'forbidden', message: expect.stringContaining('memory.org.write') } });
+    const writer: Principal = { id: 'hr', roles: ['memory.org.write'] };
+    ok(await memory.put('acme', { principal: writer, namespace: 'org/policies', key: 'p', value: 'marzipan policy' }));
+    expect(ok(await memory.search('acme', { principal: erin, query: 'policy' })).hits).toEqual([]);
+    const reader: Principal = { id: 'erin', roles: ['memory.org.read'] };
+    expect(ok(await memory.search('acme', { principal: reader, query: 'policy' })).hits).toHaveLength(1);
   });
 
   it('lets only the owner or an admin update or delete', async () => {

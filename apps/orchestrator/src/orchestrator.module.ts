@@ -7,7 +7,7 @@ import {
   PgThreadStore,
   ScriptedModel,
 } from '@ratchet/adapters';
-import { RunStops, RuntimeModule, ServiceRuntime } from '@ratchet/platform';
+import { randomIds, RunStops, RuntimeModule, ServiceRuntime, systemClock } from '@ratchet/platform';
 import { BUILTIN_TOOLS, toolLogger, ToolRegistry } from '@ratchet/tools';
 import { AgentCatalog } from './agents/agent-catalog';
 import { CatalogTools } from './agents/catalog-tools';
@@ -111,8 +111,9 @@ export class OrchestratorModule {
       options.localTools
         ? new LocalTools(tools, toolLogger(runtime.logger.child({ component: 'local-tools' })))
         : undefined,
+      randomIds,
     );
-    const inbox = new ThreadInbox(handler, serializer, runtime.logger, runtime.config.SERVICE_INSTANCE_ID);
+    const inbox = new ThreadInbox(handler, serializer, runtime.logger, runtime.config.SERVICE_INSTANCE_ID, systemClock);
     local?.deliverTo(inbox);
     return {
       module: OrchestratorModule,

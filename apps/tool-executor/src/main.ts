@@ -12,6 +12,7 @@ import {
   toolLogger,
   ToolModuleError,
   ToolRegistry,
+  withEgressPolicy,
   type DynamicToolSource,
 } from '@ratchet/tools';
 import { subjects as subjectsOf } from '@ratchet/contracts';
@@ -45,7 +46,7 @@ runMain('tool-executor', async () => {
       const transport = natsToolTransport(runtime.nc);
       const subjects = subjectsOf(runtime.subjects.prefix);
       const registry = new ToolRegistry([
-        ...BUILTIN_TOOLS,
+        ...withEgressPolicy(BUILTIN_TOOLS, config.HTTP_TOOL_ALLOW_INTERNAL),
         ...modules,
         ...remote.map((d) => remoteTool(d, transport, subjects.toolService(d.name))),
       ]);

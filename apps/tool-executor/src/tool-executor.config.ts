@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { envBoolean, envInt, envMillis, envPort, extendConfig } from '@ratchet/platform';
-import { McpServersConfig } from '@ratchet/tools';
+import { EgressPolicy, McpServersConfig } from '@ratchet/tools';
 
 /** `MCP_SERVERS`: a JSON list of MCP servers; every problem is named with its place in the list. */
 const mcpServers = z
@@ -38,5 +38,21 @@ export const toolExecutorConfigSchema = extendConfig({
   REMOTE_DISCOVERY_INTERVAL_MS: envMillis().default(5_000),
   /** MCP servers to connect to: a JSON list (docs/tools.md#mcp-servers). */
   MCP_SERVERS: mcpServers,
+  /**
+   * Addresses inside the deployment `http.request` may reach anyway: comma-separated host names
+   * (`svc.internal`, `*.corp.example`), addresses and CIDRs (`10.1.0.0/16`, `::1`). Empty (the
+   * default): loopback, link-local, private, CGNAT, metadata and reserved addresses are all refused.
+   */
+  HTTP_TOOL_ALLOW_INTERNAL: z
+    .string()
+    .default('')
+    .transform((text, ctx) => {
+      try {
+        return EgressPolicy.fromList(text);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
 });
 export type ToolExecutorConfig = z.output<typeof toolExecutorConfigSchema>;

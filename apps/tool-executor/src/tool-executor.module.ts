@@ -7,7 +7,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { EffectLedgerRepository, MemoryClient } from '@ratchet/adapters';
-import { RunStops, RuntimeModule, ServiceRuntime } from '@ratchet/platform';
+import { randomIds, RunStops, RuntimeModule, ServiceRuntime, systemClock } from '@ratchet/platform';
 import { toolLogger, ToolCatalog, type DynamicToolSource } from '@ratchet/tools';
 import { ToolsResponder } from './catalog/tools.responder';
 import { ControlGate } from './effects/control-gate';
@@ -100,6 +100,7 @@ export class ToolExecutorModule {
                 }),
               },
               { stops, leases, ready: gate.ready },
+              { clock: systemClock, ids: randomIds },
             ),
         },
       ],

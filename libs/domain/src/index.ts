@@ -3,4 +3,5 @@ export * from './thread';
 export * from './effects';
 export * from './memory';
 export * from './redaction';
+export * from './payload';
 export * from './approvals';

@@ -11,3 +11,4 @@ export * from './json-schema';
 export * from './modules';
 export * from './mcp/mcp.config';
 export * from './mcp/mcp.source';
+export * from './builtin/egress';

@@ -3,7 +3,16 @@ import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import type { ToolCallCommand } from '@ratchet/contracts';
 import { TransientError } from '@ratchet/domain';
-import { defineTool, httpRequest, parseRemoteTools, toolSpec, ToolError, type ToolContext } from './index';
+import {
+  createHttpRequestTool,
+  defineTool,
+  EgressPolicy,
+  httpRequest,
+  parseRemoteTools,
+  toolSpec,
+  ToolError,
+  type ToolContext,
+} from './index';
 import { runTool } from './run-tool';
 
 const logger = { info: () => undefined, warn: () => undefined };
@@ -219,6 +228,11 @@ describe('http.request', () => {
     server = createServer((req, res) => {
       seen.push({ key: req.headers['idempotency-key'] as string | undefined, method: req.method });
       if (req.url === '/big') res.end('x'.repeat(5000));
+      else if (req.url === '/redirect') {
+        res.statusCode = 302;
+        res.setHeader('location', `http://localhost:${port}/inside`);
+        res.end();
+      } else if (req.url === '/binary') res.end(Buffer.from([0x61, 0x00, 0x62]));
       else if (req.url === '/busy') {
         res.statusCode = 503;
         res.end('busy');
@@ -229,8 +243,52 @@ describe('http.request', () => {
   });
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-  const call = (args: Record<string, string | number>, allowHosts?: string[]) =>
-    runTool(httpRequest, command('http.request', args, allowHosts ? { toolConfig: { allowHosts } } : {}), logger);
+  // The deployment allows this test's loopback server by address; nothing else inside is reachable.
+  const deploymentAllowed = createHttpRequestTool(EgressPolicy.fromList('127.0.0.1'));
+  const call = (args: Record<string, string | number>, allowHosts?: string[], tool = deploymentAllowed) =>
+    runTool(tool, command('http.request', args, allowHosts ? { toolConfig: { allowHosts } } : {}), logger);
+
+  it('refuses loopback, private and metadata addresses the agent allows but the deployment does not', async () => {
+    const before = seen.length;
+    for (const url of [
+      `http://127.0.0.1:${port}/`,
+      `http://localhost:${port}/`, // a name that resolves to loopback
+      `http://[::1]:${port}/`,
+      `http://[::ffff:127.0.0.1]:${port}/`,
+      'http://169.254.169.254/latest/meta-data/',
+      'http://10.0.0.1/',
+    ]) {
+      const host = new URL(url).hostname;
+      const out = await call({ url }, [host], httpRequest);
+      expect([url, out]).toEqual([
+        url,
+        expect.objectContaining({
+          status: 'failed',
+          error: expect.objectContaining({ code: 'http.address_not_allowed', retryable: false }),
+        }),
+      ]);
+    }
+    expect(seen.length).toBe(before);
+  });
+
+  it('does not follow a redirect from an allowed host to loopback, and refuses the location when asked for it', async () => {
+    const before = seen.length;
+    const out = await call({ url: `http://127.0.0.1:${port}/redirect` }, ['127.0.0.1', 'localhost']);
+    expect(out).toMatchObject({ status: 'completed', result: { status: 302 } });
+    expect(seen.length).toBe(before + 1); // the redirect itself, never /inside
+    const location =
+      (out.status === 'completed' && (out.result as { headers: { location: string } }).headers.location) || '';
+    // The model may ask for the location next: where the deployment allows nothing inside, it is refused.
+    expect(await call({ url: location }, ['localhost'], httpRequest)).toMatchObject({
+      error: { code: 'http.address_not_allowed' },
+    });
+    expect(seen.length).toBe(before + 1);
+  });
+
+  it('returns binary content without NUL characters, which the log could not hold', async () => {
+    const out = await call({ url: `http://127.0.0.1:${port}/binary` }, ['127.0.0.1']);
+    expect(out).toMatchObject({ status: 'completed', result: { body: 'a\uFFFDb' } });
+  });
 
   it('refuses a host the agent does not allow (and every host when none are listed)', async () => {
     expect(await call({ url: `http://127.0.0.1:${port}/` })).toMatchObject({

@@ -6,7 +6,7 @@ import { ProblemException } from '../http/problem-details';
 import { AuthGuard } from './auth.guard';
 import { InvalidTokenError, type JwtVerifier } from './jwt.verifier';
 import type { AuthenticatedRequest } from './principal';
-import { RateLimiter } from './rate-limiter';
+import { RequestLimits } from './request-limits';
 import { OperatorOnly, Public, RequireAnyRole, RequireRoles } from './roles.decorator';
 
 class Routes {
@@ -47,13 +47,17 @@ function contextFor(
 
 function guardWith(
   findByHash: (hash: string) => Promise<ApiKeyRecord | undefined>,
-  options: { jwt?: JwtVerifier | null; perMinute?: number } = {},
+  options: { jwt?: JwtVerifier | null; perMinute?: number; failures?: number } = {},
 ): AuthGuard {
   return new AuthGuard(
     new Reflector(),
     { findByHash } as unknown as ApiKeyRepository,
     options.jwt ?? null,
-    new RateLimiter(options.perMinute ?? 0),
+    new RequestLimits({
+      perPrincipal: options.perMinute ?? 0,
+      perTenant: 0,
+      authFailuresPerSource: options.failures ?? 0,
+    }),
   );
 }
 
@@ -143,5 +147,26 @@ describe('AuthGuard', () => {
     await call();
     await call();
     expect(await problemOf(call())).toEqual({ status: 429, headers: { 'Retry-After': '30' } });
+  });
+
+  it('answers 429 to a source address after repeated bad credentials, even before a good one is looked up', async () => {
+    let lookups = 0;
+    const guarded = guardWith(
+      async (hash) => {
+        lookups++;
+        return hash === hashApiKey('good') ? key : undefined;
+      },
+      { failures: 2 },
+    );
+    const from = (address: string, secret: string) => {
+      const { ctx, req } = contextFor('any', { 'x-api-key': secret });
+      Object.assign(req, { socket: { remoteAddress: address } });
+      return guarded.canActivate(ctx);
+    };
+    expect(await statusOf(from('10.0.0.9', 'guess-1'))).toBe(401);
+    expect(await statusOf(from('10.0.0.9', 'guess-2'))).toBe(401);
+    expect(await problemOf(from('10.0.0.9', 'good'))).toEqual({ status: 429, headers: { 'Retry-After': '30' } });
+    expect(lookups).toBe(2);
+    await expect(from('10.0.0.10', 'good')).resolves.toBe(true);
   });
 });

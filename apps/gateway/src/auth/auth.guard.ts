@@ -7,7 +7,7 @@ import { PROBLEM_TYPES, ProblemException } from '../http/problem-details';
 import { presentedCredential } from './credentials';
 import { InvalidTokenError, looksLikeJwt, type JwtVerifier } from './jwt.verifier';
 import type { AuthenticatedPrincipal, AuthenticatedRequest, Role } from './principal';
-import type { RateLimiter } from './rate-limiter';
+import type { LimitDecision, RequestLimits } from './request-limits';
 import { OPERATOR_TENANT } from './principal';
 import { ANY_ROLE_KEY, OPERATOR_KEY, PUBLIC_KEY, ROLES_KEY } from './roles.decorator';
 
@@ -26,29 +26,32 @@ export class AuthGuard implements CanActivate {
     private readonly reflector: Reflector,
     @Inject(API_KEYS) private readonly apiKeys: ApiKeyRepository,
     @Inject(JWT_VERIFIER) private readonly jwt: JwtVerifier | null,
-    @Inject(RATE_LIMITER) private readonly limiter: RateLimiter,
+    @Inject(RATE_LIMITER) private readonly limits: RequestLimits,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, targets)) return true;
 
-    const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const principal = await this.authenticate(req);
+    const req = context.switchToHttp().getRequest<AuthenticatedRequest & { ip?: string }>();
+    const source = req.ip ?? req.socket?.remoteAddress ?? 'unknown';
+    const blocked = this.limits.beforeAuthentication(source);
+    if (!blocked.ok) throw tooMany(blocked);
+    let principal: AuthenticatedPrincipal;
+    try {
+      principal = await this.authenticate(req);
+    } catch (error) {
+      // Only a credential presented and refused counts against the source: not a request that presented
+      // none (a browser, a probe), not our own unavailability (503).
+      const presented = presentedCredential(req.headers).kind !== 'none';
+      if (presented && error instanceof ProblemException && error.problem.status === 401)
+        this.limits.authenticationFailed(source);
+      throw error;
+    }
     req.principal = principal;
 
-    const limited = this.limiter.take(principal.principalId);
-    if (!limited.ok) {
-      throw new ProblemException(
-        {
-          type: PROBLEM_TYPES.rateLimited,
-          title: 'Too many requests',
-          status: 429,
-          detail: `This credential exceeded its request rate; retry after ${limited.retryAfterSeconds} s.`,
-        },
-        { 'Retry-After': String(limited.retryAfterSeconds) },
-      );
-    }
+    const limited = this.limits.authenticated(principal.tenantId, principal.principalId);
+    if (!limited.ok) throw tooMany(limited);
 
     const operatorRoute = this.reflector.getAllAndOverride<boolean>(OPERATOR_KEY, targets) === true;
     if (operatorRoute && !principal.operator)
@@ -106,6 +109,25 @@ function withoutOperator(principal: AuthenticatedPrincipal): AuthenticatedPrinci
   return principal.roles.includes('operator')
     ? { ...principal, roles: principal.roles.filter((r) => r !== 'operator') }
     : principal;
+}
+
+function tooMany(limited: Extract<LimitDecision, { ok: false }>): ProblemException {
+  const what =
+    limited.scope === 'source'
+      ? 'Too many failed authentications from this address'
+      : limited.scope === 'tenant'
+        ? "This tenant's credentials together exceeded the tenant's request rate"
+        : 'This credential exceeded its request rate';
+  return new ProblemException(
+    {
+      type: PROBLEM_TYPES.rateLimited,
+      title: 'Too many requests',
+      status: 429,
+      detail: `${what}; retry after ${limited.retryAfterSeconds} s.`,
+      limit: limited.scope,
+    },
+    { 'Retry-After': String(limited.retryAfterSeconds) },
+  );
 }
 
 function forbidden(detail: string): ProblemException {

@@ -17,6 +17,15 @@ export class RateLimiter {
 
   /** Takes one token for `key`; when none is left, says how many seconds until one is. */
   take(key: string): { ok: true } | { ok: false; retryAfterSeconds: number } {
+    return this.use(key, true);
+  }
+
+  /** Whether `key` has a token left, without taking it. */
+  check(key: string): { ok: true } | { ok: false; retryAfterSeconds: number } {
+    return this.use(key, false);
+  }
+
+  private use(key: string, consume: boolean): { ok: true } | { ok: false; retryAfterSeconds: number } {
     if (this.perMinute <= 0) return { ok: true };
     const now = this.now();
     const bucket = this.buckets.get(key) ?? { tokens: this.perMinute, at: now };
@@ -27,7 +36,7 @@ export class RateLimiter {
     this.buckets.set(key, bucket);
     this.evict();
     if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
+      if (consume) bucket.tokens -= 1;
       return { ok: true };
     }
     return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / this.refillPerMs / 1000)) };

@@ -5,6 +5,7 @@ import { SwaggerModule } from '@nestjs/swagger';
 import { GatewayModule, type GatewayResources } from '../gateway.module';
 import { PinoNestLogger } from '../logging/logger';
 import { buildOpenApiDocument } from '../openapi/openapi';
+import { storableRequest } from './storable-request';
 
 /**
  * Builds the HTTP app around already-open resources, without listening. main.ts and the integration
@@ -20,7 +21,12 @@ export async function createGatewayApp(resources: GatewayResources): Promise<Nes
   });
   // Oversized bodies are refused while streaming in (413, via the problem filter), never buffered whole.
   app.useBodyParser('json', { limit: resources.config.GATEWAY_BODY_LIMIT_BYTES });
+  // After the parser, before any route: what Postgres cannot store is refused here, with the field named.
+  app.use(storableRequest);
   app.disable('x-powered-by');
+  // The source address failed authentications are counted by: the client's, not the balancer's.
+  const trust = resources.config.GATEWAY_TRUST_PROXY;
+  if (trust !== undefined) app.set('trust proxy', /^\d+$/.test(trust) ? Number(trust) : trust);
   // The API reference, unauthenticated: Swagger UI at /docs, the document at /docs/openapi.json.
   SwaggerModule.setup('docs', app, buildOpenApiDocument(app), {
     jsonDocumentUrl: 'docs/openapi.json',

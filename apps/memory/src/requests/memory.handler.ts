@@ -8,7 +8,15 @@ import {
   type ListPosition,
 } from '@ratchet/adapters';
 import type { MemoryOp, MemoryReply, MemoryRequest } from '@ratchet/contracts';
-import { decideDelete, decideForget, decideGet, decidePut, memoryFailure, type MemoryRules } from '@ratchet/domain';
+import {
+  decideDelete,
+  decideForget,
+  decideGet,
+  decidePut,
+  memoryFailure,
+  readScope,
+  type MemoryRules,
+} from '@ratchet/domain';
 
 /** A write that loses a race without an expected version re-reads and decides again, this often. */
 const MAX_ATTEMPTS = 3;
@@ -76,7 +84,15 @@ export class MemoryHandler {
       throw error;
     }
     const now = this.clock().toISOString();
-    const page = await this.items.list(tenant, request.namespacePrefix, request.limit, now, after);
+    // Only what the principal may read is selected, so pages stay full and nothing leaks through counts.
+    const page = await this.items.list(
+      tenant,
+      request.namespacePrefix,
+      request.limit,
+      now,
+      after,
+      readScope(request.principal),
+    );
     return page.next
       ? { ok: true, items: page.items, nextCursor: encodeListCursor(page.next) }
       : { ok: true, items: page.items };
@@ -84,7 +100,14 @@ export class MemoryHandler {
 
   private async search(tenant: string, request: MemoryRequest<'search'>): Promise<MemoryReply<'search'>> {
     const now = this.clock().toISOString();
-    const hits = await this.items.search(tenant, request.query, request.namespacePrefix, request.limit, now);
+    const hits = await this.items.search(
+      tenant,
+      request.query,
+      request.namespacePrefix,
+      request.limit,
+      now,
+      readScope(request.principal),
+    );
     return { ok: true, hits };
   }
 

@@ -16,15 +16,16 @@ const item = (namespace: string, key: string, value: MemoryItem['value'], versio
 });
 
 describe('memory recall rules', () => {
-  it("recalls from the principal's own tree and org/, nothing else", () => {
-    expect(recallNamespaces('alice')).toEqual(['users/alice/', 'org/']);
-    expect(recallNamespaces('svc.bot-1')).toEqual(['users/svc.bot-1/', 'org/']);
+  it("recalls from the principal's own tree, and from org/ only with a role to read it", () => {
+    expect(recallNamespaces({ id: 'alice', roles: ['memory.org.read'] })).toEqual(['users/alice/', 'org/']);
+    expect(recallNamespaces({ id: 'svc.bot-1', roles: ['memory.org.write'] })).toEqual(['users/svc.bot-1/', 'org/']);
+    expect(recallNamespaces({ id: 'alice', roles: ['runner'] })).toEqual(['users/alice/']);
   });
 
-  it('gives a principal id that is not a namespace segment no user tree', () => {
-    expect(recallNamespaces('alice@example.com')).toEqual(['org/']);
-    expect(recallNamespaces('a/b')).toEqual(['org/']);
-    expect(recallNamespaces('..')).toEqual(['org/']);
+  it('maps a principal id that is not a namespace segment (API keys, JWT subjects) to its own tree', () => {
+    expect(recallNamespaces({ id: 'key:k1', roles: [] })).toEqual(['users/key.k1/']);
+    expect(recallNamespaces({ id: 'jwt:alice@example.com', roles: [] })).toEqual(['users/jwt.alice_40example.com/']);
+    expect(recallNamespaces({ id: 'a/b', roles: [] })).toEqual(['users/id.a_2Fb/']);
   });
 
   it('turns the message into its words joined by or, without operators or punctuation', () => {

@@ -1,4 +1,12 @@
-import type { ChatMessage, Json, MemoryItem, ModelCallCommand, RecalledMemoryItem } from '@ratchet/contracts';
+import type {
+  ChatMessage,
+  Json,
+  MemoryItem,
+  ModelCallCommand,
+  Principal,
+  RecalledMemoryItem,
+} from '@ratchet/contracts';
+import { mayUseNamespace, principalSegment } from '@ratchet/domain';
 import type { MemoryClient, SqlExecutor } from '@ratchet/adapters';
 
 /** How many items a recall puts into a prompt at most. */
@@ -7,21 +15,20 @@ export const RECALL_LIMIT = 5;
 export const RECALL_ITEM_MAX_CHARS = 2000;
 /** At most this many words of the user's message make the search query. */
 const QUERY_MAX_WORDS = 32;
-const SEGMENT_RE = /^[A-Za-z0-9_.-]+$/;
 
 /** The block the recall message wraps the items in (the scripted model reads it for `{{memory}}`). */
 export const MEMORY_OPEN = '<memory>';
 export const MEMORY_CLOSE = '</memory>';
 
 /**
- * The namespaces a run's principal recalls from: its own `users/<principal id>/` tree and the tenant's
- * shared `org/` tree. Nothing else — another user's tree, `sessions/`, `agents/` — is recalled, although
- * the memory service would let any principal of the tenant read it through `memory.search`. A principal
- * id that is not a valid namespace segment (`[A-Za-z0-9_.-]`, not `.`/`..`) has no user tree.
+ * The namespaces a run's principal recalls from: its own `users/<segment>/` tree (a gateway credential's
+ * id mapped to a segment: `key:k1` → `users/key.k1/`) and, when it holds a role to read it, the tenant's
+ * shared `org/` tree. Nothing else — another user's tree, a team's, `sessions/` — is recalled; and the
+ * memory service applies the same read rules to the search itself.
  */
-export function recallNamespaces(principalId: string): string[] {
-  const own = SEGMENT_RE.test(principalId) && principalId !== '.' && principalId !== '..';
-  return own ? [`users/${principalId}/`, 'org/'] : ['org/'];
+export function recallNamespaces(principal: Principal): string[] {
+  const own = `users/${principalSegment(principal.id)}/`;
+  return mayUseNamespace(principal, 'org', 'read') ? [own, 'org/'] : [own];
 }
 
 /**
@@ -101,16 +108,25 @@ export interface RecallLogger {
   warn(obj: Record<string, unknown>, msg: string): void;
 }
 
-/** Who a model call is for: the run's principal, from the orchestrator's run projection. */
-export type RunPrincipalLookup = (tenantId: string, runId: string) => Promise<string | undefined>;
+/** Who a model call is for: the run's principal (id and roles), as its run was requested. */
+export type RunPrincipalLookup = (tenantId: string, runId: string) => Promise<Principal | undefined>;
 
+/** The id from the run projection, the roles from the run's `run.requested` event (one indexed row each). */
 export function runPrincipalFromProjection(sql: SqlExecutor): RunPrincipalLookup {
   return async (tenantId, runId) => {
-    const rows = await sql.query<{ principal_id: string }>(
-      `select principal_id from ${sql.table('runs')} where tenant_id = ? and run_id = ?`,
+    const rows = await sql.query<{ principal_id: string; roles: unknown }>(
+      `select r.principal_id, e.data -> 'principal' -> 'roles' as roles
+       from ${sql.table('runs')} r
+       left join ${sql.table('thread_events')} e
+         on e.tenant_id = r.tenant_id and e.thread_id = r.thread_id and e.run_id = r.run_id and e.type = 'run.requested'
+       where r.tenant_id = ? and r.run_id = ? limit 1`,
       [tenantId, runId],
     );
-    return rows[0]?.principal_id;
+    const row = rows[0];
+    if (!row) return undefined;
+    const raw: unknown = typeof row.roles === 'string' ? JSON.parse(row.roles) : row.roles;
+    const roles = Array.isArray(raw) ? raw.filter((r): r is string => typeof r === 'string') : [];
+    return { id: row.principal_id, roles };
   };
 }
 
@@ -132,21 +148,20 @@ export class MemoryRecall {
     const message = latestUserMessage(transcript);
     const query = message === undefined ? undefined : recallQuery(message);
     if (query === undefined) return { messages: [], recalled: [] };
-    let principalId: string | undefined;
+    let principal: Principal | undefined;
     try {
-      principalId = await this.principalOf(command.tenantId, command.runId);
+      principal = await this.principalOf(command.tenantId, command.runId);
     } catch (error) {
       this.logger.warn({ ...where, err: error }, 'memory recall skipped: the run principal could not be read');
       return { messages: [] };
     }
-    if (principalId === undefined) {
+    if (principal === undefined) {
       this.logger.warn(where, 'memory recall skipped: the run is not in the projection');
       return { messages: [] };
     }
-    const principal = { id: principalId, roles: [] };
     try {
       const replies = await Promise.all(
-        recallNamespaces(principalId).map((namespacePrefix) =>
+        recallNamespaces(principal).map((namespacePrefix) =>
           this.memory.search(command.tenantId, { principal, query, namespacePrefix, limit: this.limit }),
         ),
       );

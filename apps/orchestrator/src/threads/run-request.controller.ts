@@ -1,7 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { RunRequest, tenantOfRequestSubject, type RunOutcome } from '@ratchet/contracts';
-import { PoisonMessageError } from '@ratchet/domain';
+import { findUnstorable, PoisonMessageError } from '@ratchet/domain';
 import { JetStreamContext, ServiceRuntime, runIdFor, threadIdFor } from '@ratchet/platform';
 import { AgentCatalog } from '../agents/agent-catalog';
 import { KeyedSerializer } from './keyed-serializer';
@@ -42,6 +42,14 @@ export class RunRequestController {
   private async handleRequest(data: unknown, ctx: JetStreamContext): Promise<void> {
     const tenantId = tenantOfRequestSubject(this.runtime.subjects.prefix, ctx.getSubject());
     if (!tenantId) throw new PoisonMessageError(`not a request subject: ${ctx.getSubject()}`, 'request.subject');
+    // Content Postgres cannot store (NUL, a lone surrogate) or absurd nesting would fail on every
+    // delivery: refused now, with the field named, instead of holding a consumer slot for minutes.
+    const unstorable = findUnstorable(data);
+    if (unstorable) {
+      const message = `run request cannot be stored: ${unstorable.message}`;
+      await this.refuse(tenantId, data, 'request.unstorable', message);
+      throw new PoisonMessageError(message, 'request.unstorable');
+    }
     const parsed = RunRequest.safeParse(data);
     if (!parsed.success) {
       const detail = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');

@@ -5,8 +5,9 @@ import {
   type ThreadCommand,
   type ThreadState,
   type ThreadStore,
+  type IdSource,
 } from '@ratchet/domain';
-import { inSpan, SPAN } from '@ratchet/platform';
+import { inSpan, randomIds, SPAN } from '@ratchet/platform';
 import { afterCommit, appendAttributes, describeSpan, type Decided } from './decision-telemetry';
 import type { LocalTools } from './local-tools';
 import { ThreadCache } from './thread-cache';
@@ -83,8 +84,10 @@ export class ThreadCommandHandler {
     leaseOf: DecisionContext['leaseOf'] = () => undefined,
     /** Runs `local` tools inside the decision that calls them (none when absent: every call goes to the executor). */
     localTools?: LocalTools,
+    /** Where event ids come from (the composition root's; random by default). */
+    ids: IdSource = randomIds,
   ) {
-    this.decision = { subjects, enrich, toolConfigs, leaseOf, localTools };
+    this.decision = { subjects, enrich, toolConfigs, leaseOf, localTools, ids };
     this.maxBatch = Math.max(1, group.maxBatch ?? 32);
     this.concurrency = Math.max(1, group.concurrency ?? 4);
     this.cache = new ThreadCache(Math.max(0, group.cachedThreads ?? 1024), CACHED_MESSAGES_MAX);

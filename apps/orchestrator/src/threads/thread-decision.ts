@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { ChatMessage, Subjects, ThreadEvent, TraceContext } from '@ratchet/contracts';
 import {
   decide,
@@ -7,6 +6,7 @@ import {
   initialThreadState,
   recordFrom,
   runRowsOf,
+  type IdSource,
   type OutboxMessage,
   type ThreadCommand,
   type ThreadState,
@@ -46,6 +46,8 @@ export interface DecisionContext {
   leaseOf: (message: OutboxMessage) => { leaseMs: number; holder: string } | undefined;
   /** Runs `local` tools inside the decision that calls them (none: every call goes to the executor). */
   localTools?: LocalTools | undefined;
+  /** Where event ids come from. */
+  ids: IdSource;
 }
 
 /** Bounded: a model that keeps calling local tools in one step is still a finite decision. */
@@ -113,7 +115,7 @@ export async function decideInTx(
     const made = decision.events.map(
       (e, i): ThreadEvent =>
         ({
-          id: `ev_${randomUUID().replaceAll('-', '')}`,
+          id: deps.ids.next('ev'),
           v: 1,
           tenantId,
           threadId,

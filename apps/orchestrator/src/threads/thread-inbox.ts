@@ -1,4 +1,5 @@
 import type { ThreadInboxMessage, TraceContext } from '@ratchet/contracts';
+import type { Clock } from '@ratchet/domain';
 import type { Logger } from '@ratchet/platform';
 import type { KeyedSerializer } from './keyed-serializer';
 import type { ThreadCommandHandler } from './thread-command.handler';
@@ -17,6 +18,7 @@ export class ThreadInbox {
     private readonly serializer: KeyedSerializer,
     private readonly logger: Logger,
     private readonly worker: string,
+    private readonly clock: Clock,
   ) {}
 
   apply(message: ThreadInboxMessage, meta: { trace?: TraceContext | undefined; delivery: number }): Promise<void> {
@@ -25,7 +27,7 @@ export class ThreadInbox {
       const outcome = await this.threads.handle(
         INBOX_CONSUMER,
         message.messageId,
-        inboxToCommand(message, new Date().toISOString()),
+        inboxToCommand(message, this.clock.now().toISOString()),
         { correlationId: message.runId, trace: meta.trace, delivery: meta.delivery, worker: this.worker },
       );
       if (outcome.status === 'duplicate')

@@ -30,7 +30,8 @@ export function requestToCommand(
     principal: request.principal,
     concurrency: request.concurrency,
     replyTo: request.replyTo,
-    metadata: request.metadata,
+    // Metadata too: a caller's `token: …` or a key pasted into a note is not for the log either.
+    metadata: redactSecrets(request.metadata),
     // Of the request as sent (before redaction): a resend must ask exactly the same.
     requestDigest: requestDigest(tenantId, request),
     limits: agent.limits,

@@ -18,11 +18,22 @@ import {
   prepareEffect,
   redactSecrets,
   TransientError,
+  type Clock,
   type CommittedPublisher,
   type EffectKind,
+  type IdSource,
   type OutboxMessage,
 } from '@ratchet/domain';
-import { ATTR, currentTraceContext, LINK, linkActiveSpan, linkTo, type RunStops } from '@ratchet/platform';
+import {
+  ATTR,
+  currentTraceContext,
+  LINK,
+  linkActiveSpan,
+  linkTo,
+  randomIds,
+  systemClock,
+  type RunStops,
+} from '@ratchet/platform';
 import {
   callKind,
   runTool,
@@ -80,6 +91,8 @@ export class ToolCallHandler {
     logger: ToolLogger,
     services: Omit<ToolServices, 'logger'> = {},
     private readonly control?: RunControl,
+    /** The composition root's clock and ids (leases left, resend row ids). */
+    private readonly time: { clock: Clock; ids: IdSource } = { clock: systemClock, ids: randomIds },
   ) {
     this.services = { ...services, logger };
     this.holder = control?.leases.holder;
@@ -199,7 +212,9 @@ export class ToolCallHandler {
    */
   private inProgress(existing: EffectRecord | undefined, deliveryCount: number): ToolCallResult {
     if (deliveryCount <= 1) return 'in-progress';
-    const leaseLeftMs = existing?.leaseUntil ? Math.max(0, Date.parse(existing.leaseUntil) - Date.now()) : 0;
+    const leaseLeftMs = existing?.leaseUntil
+      ? Math.max(0, Date.parse(existing.leaseUntil) - this.time.clock.now().getTime())
+      : 0;
     throw new TransientError(
       `effect ${existing?.key ?? '?'} is held by ${existing?.leasedBy ?? 'another executor'}; looking again when its lease runs out`,
       'tool.in_progress',
@@ -329,17 +344,28 @@ export class ToolCallHandler {
     // Another delivery of this pure call recorded its outcome first: re-send that one.
     this.checkTenant(command, recorded);
     this.linkToClaim(recorded);
-    switch (decideEffect(recorded.state, 'pure', false)) {
+    const action = decideEffect(recorded.state, 'pure', false);
+    switch (action) {
       case 'resend':
         await this.finish(command, traceHeaders, 'dedup', storedOutcome(recorded));
         return 'dedup';
       case 'escalate':
         await this.escalate(command, traceHeaders, recorded);
         return 'escalated';
-      default:
-        // Not reachable (the statement finishes a `started` row of this tenant); if it were, the
-        // message is redelivered and its look-up decides again.
-        throw new Error(`effect ${command.idempotencyKey} is still ${recorded.state} after recording its outcome`);
+      // Not reachable (the statement finishes a `started` row of this tenant); if it were, the message is
+      // redelivered and its look-up decides again.
+      case 'execute':
+      case 'wait':
+      case 'retry':
+      case 'reconcile':
+        throw new TransientError(
+          `effect ${command.idempotencyKey} is still ${recorded.state} after recording its outcome`,
+          'effect.unsettled',
+        );
+      default: {
+        const unknown: never = action;
+        throw new Error(`unknown effect action ${String(unknown)}`);
+      }
     }
   }
 
@@ -458,7 +484,7 @@ export class ToolCallHandler {
       // inbox dedups by the message id in the body, forever.
       id:
         repeat || outcome.status === 'uncertain'
-          ? `${message.messageId}:resend:${Date.now()}:${Math.random().toString(36).slice(2, 8)}`
+          ? `${message.messageId}:resend:${this.time.ids.next('r')}`
           : message.messageId,
       subject: this.subjects.inbox(command.tenantId, command.threadId),
       payload: message,

@@ -42,7 +42,24 @@ describe('agent definition files', () => {
         name: 'x',
         model: { provider: 'scripted', script: [{ when: { user: '(' }, reply: 'r' }] },
       }),
-    ).toThrow(/model\.script\.0\.when\.user: invalid regular expression/);
+    ).toThrow(/agent "x": model\.script\.0\.when\.user: pattern "\(" is not a supported regular expression/);
+  });
+
+  it('refuses backreferences and lookarounds, which no linear-time engine can match, naming agent, field and pattern', () => {
+    for (const pattern of ['(a)\\1', 'a(?=b)', 'a(?!b)']) {
+      expect(() =>
+        parseAgentDefinition('x.yaml', {
+          name: 'greedy',
+          model: {
+            provider: 'scripted',
+            script: [
+              { when: { user: 'ok' }, reply: 'r' },
+              { when: { user: pattern }, reply: 'r' },
+            ],
+          },
+        }),
+      ).toThrow(`agent "greedy": model.script.1.when.user: pattern ${JSON.stringify(pattern)} is not a supported`);
+    }
   });
 
   it('gives equal content the same digest whatever the key order', () => {

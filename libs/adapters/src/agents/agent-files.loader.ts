@@ -3,6 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { AgentDefinition } from '@ratchet/contracts';
+import { compileUserPattern } from '../models/user-pattern';
 
 export class AgentDefinitionError extends Error {
   readonly code = 'agent.invalid';
@@ -28,11 +29,13 @@ export function parseAgentDefinition(source: string, raw: unknown): AgentDefinit
     parsed.data.model.script.forEach((rule, i) => {
       const pattern = rule.when.user;
       if (pattern === undefined) return;
+      // Compiled by the linear-time engine the scripted model matches with: what it refuses (a
+      // backreference, a lookahead) is refused now, naming the agent, the field and the pattern.
       try {
-        new RegExp(pattern.startsWith('(?i)') ? pattern.slice(4) : pattern);
+        compileUserPattern(pattern);
       } catch (e) {
         throw new AgentDefinitionError(source, [
-          `model.script.${i}.when.user: invalid regular expression (${(e as Error).message})`,
+          `agent "${parsed.data.name}": model.script.${i}.when.user: ${(e as Error).message}`,
         ]);
       }
     });

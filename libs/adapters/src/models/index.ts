@@ -1,2 +1,3 @@
 export * from './scripted.model';
 export * from './openai.model';
+export * from './user-pattern';

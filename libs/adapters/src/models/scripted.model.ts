@@ -1,5 +1,6 @@
 import type { ChatMessage, Json, ScriptRule, ToolCall } from '@ratchet/contracts';
 import type { ModelOutcome, ModelProvider, ModelRequest } from '@ratchet/domain';
+import { compileUserPattern } from './user-pattern';
 
 /**
  * The offline default model: deterministic, driven by the rules in the agent definition. The first rule
@@ -103,16 +104,11 @@ function match(rule: ScriptRule, view: TranscriptView, step: number): Record<str
     memory: view.memory.join('; '),
   };
   if (w.user !== undefined) {
-    const m = compile(w.user).exec(view.lastUser);
-    if (!m) return undefined;
-    Object.assign(vars, m.groups ?? {});
+    const groups = compileUserPattern(w.user).match(view.lastUser);
+    if (!groups) return undefined;
+    Object.assign(vars, groups);
   }
   return vars;
-}
-
-/** Accepts a leading `(?i)` flag, as in most regex dialects people write rules in. */
-function compile(pattern: string): RegExp {
-  return pattern.startsWith('(?i)') ? new RegExp(pattern.slice(4), 'i') : new RegExp(pattern);
 }
 
 function render(template: string, vars: Record<string, string>): string {

@@ -47,6 +47,7 @@ describe('consume()', () => {
     handler: (m: ConsumedMessage) => Promise<unknown>,
     onPoison: (i: PoisonInfo) => Promise<void> = async () => {},
     maxMessages = 4,
+    maxUntypedDeliveries?: number,
   ) {
     const h = await consume({
       js: nc.jetstream(),
@@ -55,6 +56,7 @@ describe('consume()', () => {
       handler,
       onPoison,
       maxMessages,
+      ...(maxUntypedDeliveries ? { maxUntypedDeliveries } : {}),
       retryDelay: () => 50,
       pullExpiresMs: 1_000,
       onError: (error, what) => errors.push(`${what}: ${String(error)}`),
@@ -237,6 +239,37 @@ describe('consume()', () => {
     await sleep(1_500);
     expect(counts).toEqual([1, 2, 3]);
     expect(poisoned[0]).toMatchObject({ reason: 'max_deliver', deliveryCount: 3, errorMessage: 'always fails' });
+  });
+
+  it('gives up on a deterministic database error at once, and on an untyped error after a small bound', async () => {
+    await fresh({ maxDeliver: 20 });
+    const counts: Record<string, number[]> = { db: [], bug: [], down: [] };
+    const poisoned: PoisonInfo[] = [];
+    await start(
+      async (m) => {
+        const kind = (m.data as { kind: string }).kind;
+        counts[kind]!.push(m.deliveryCount);
+        if (kind === 'db')
+          throw Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: '22021' });
+        if (kind === 'bug') throw new TypeError('x is not a function');
+        if (m.deliveryCount < 5) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+      },
+      async (info) => {
+        poisoned.push(info);
+      },
+      4,
+      3,
+    );
+    await publisher.publish(toolSubject, { kind: 'db' }, { msgId: 'p-db' });
+    await publisher.publish(toolSubject, { kind: 'bug' }, { msgId: 'p-bug' });
+    await publisher.publish(toolSubject, { kind: 'down' }, { msgId: 'p-down' });
+    await waitFor(() => poisoned.length === 2 && counts['down']!.length === 5);
+    await sleep(500);
+    expect(counts).toEqual({ db: [1], bug: [1, 2, 3], down: [1, 2, 3, 4, 5] });
+    expect(poisoned.map((p) => [p.msgId, p.reason, p.deliveryCount]).sort()).toEqual([
+      ['p-bug', 'handler', 3],
+      ['p-db', 'handler', 1],
+    ]);
   });
 
   it('naks instead of terming when onPoison itself fails, so the failure is not lost', async () => {

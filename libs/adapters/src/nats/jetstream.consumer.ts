@@ -1,6 +1,9 @@
 import { millis, type ConsumerMessages, type JetStreamClient, type JsMsg, type MsgHdrs } from 'nats';
 import { HEADERS } from '@ratchet/contracts';
-import { retryOf, type Retry } from '@ratchet/domain';
+import type { Retry } from '@ratchet/domain';
+import { DEFAULT_MAX_UNTYPED_DELIVERIES, retryDecision } from './failure-classification';
+
+export { isParseFailure, retryDecision } from './failure-classification';
 
 /** One delivery as a handler sees it. */
 export interface ConsumedMessage {
@@ -55,6 +58,12 @@ export interface ConsumeOptions {
   maxMessages?: number;
   /** Nak delay for a retryable failure, ms. Default: 200·2^(n−1) capped at 30 s for `later`, 20·2^(n−1) capped at 1 s for `now`. */
   retryDelay?: (deliveryCount: number, retry: Exclude<Retry, 'never'>) => number;
+  /**
+   * Deliveries a failure of no known kind (not a RatchetError, not a dependency's failure) gets before
+   * the message is recorded and termed. Default 8 (about 25 s of backoff); typed transient errors and
+   * dependency failures keep the consumer's `max_deliver`.
+   */
+  maxUntypedDeliveries?: number;
   /** How long one pull request waits for messages, ms (≥ 1000). Default 5000: bounds how stale a pull is. */
   pullExpiresMs?: number;
   /** Problems the loop handles itself (pull errors, failed acks): for logs. Default console.warn. */
@@ -83,18 +92,6 @@ export function defaultRetryDelay(deliveryCount: number, retry: Exclude<Retry, '
   const delay = Math.min(cap, base * 2 ** Math.min(n, 20));
   // ±20 % jitter so workers that failed together do not retry in lockstep.
   return Math.round(delay * (0.8 + Math.random() * 0.4));
-}
-
-/** A zod failure or JSON syntax error: the message will never parse, retrying is pointless. */
-export function isParseFailure(error: unknown): boolean {
-  if (error instanceof SyntaxError) return true;
-  const e = error as { name?: unknown; issues?: unknown } | null | undefined;
-  return !!e && (e.name === 'ZodError' || e.name === '$ZodError') && Array.isArray(e.issues);
-}
-
-/** What to do with a message whose handler failed with `error`. */
-export function retryDecision(error: unknown): Retry {
-  return isParseFailure(error) ? 'never' : retryOf(error);
 }
 
 export function headersToRecord(h: MsgHdrs | undefined): Record<string, string> {
@@ -228,7 +225,11 @@ export async function consume(opts: ConsumeOptions): Promise<ConsumerHandle> {
       }
       return;
     }
-    const retry = retryDecision(outcome.error);
+    const retry = retryDecision(
+      outcome.error,
+      deliveryCount,
+      opts.maxUntypedDeliveries ?? DEFAULT_MAX_UNTYPED_DELIVERIES,
+    );
     if (retry === 'never') return poison('handler', outcome.error, data);
     if (maxDeliver > 0 && deliveryCount >= maxDeliver) {
       // JetStream would silently stop delivering it: record the failure and remove it instead.

@@ -1,3 +1,4 @@
+import { storableText } from '@ratchet/domain';
 import { isoColumn, type SqlExecutor } from './sql';
 
 /** A message a consumer gave up on (termed): kept for `ratchet` inspection and replay by hand. */
@@ -19,7 +20,15 @@ export async function recordFailure(sql: SqlExecutor, failure: FailedMessage): P
   await sql.run(
     `insert into ${sql.table('failed_messages')} (consumer, subject, stream_seq, code, reason, payload)
      values (?, ?, ?, ?, ?, ?)`,
-    [failure.consumer, failure.subject, failure.streamSeq, failure.code, failure.reason, failure.payload],
+    // What was refused may hold exactly what Postgres cannot store: kept legible, never failing the record.
+    [
+      storableText(failure.consumer),
+      storableText(failure.subject),
+      failure.streamSeq,
+      storableText(failure.code),
+      storableText(failure.reason),
+      storableText(failure.payload),
+    ],
   );
 }
 

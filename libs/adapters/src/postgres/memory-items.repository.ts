@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Json, MemoryItem, MemoryProvenance } from '@ratchet/contracts';
-import type { WriteGuard } from '@ratchet/domain';
+import type { ReadScope, WriteGuard } from '@ratchet/domain';
 import { isoColumn, type SqlExecutor } from './sql';
 
 interface ItemDbRow {
@@ -67,6 +67,19 @@ function prefixFilter(prefix: string): { sql: string; params: string[] } {
   return p === ''
     ? { sql: 'true', params: [] }
     : { sql: '(namespace = ? or starts_with(namespace, ?))', params: [p, `${p}/`] };
+}
+
+/** What the principal may read (the domain's `readScope`), as a condition on the query. */
+function scopeFilter(scope: ReadScope | undefined): { sql: string; params: string[] } {
+  if (!scope || scope.kind === 'all') return { sql: 'true', params: [] };
+  const trees = scope.trees.map((t) => prefixFilter(t));
+  // The tree names are the domain's constants (segments: letters only), never caller input.
+  const treeList = scope.classified.map((t) => `'${t.replace(/[^a-z]/g, '')}'`).join(', ');
+  const unclassified = `(split_part(namespace, '/', 1) not in (${treeList}) and (owner = ? or subject = ?))`;
+  return {
+    sql: `(${[...trees.map((t) => t.sql), unclassified].join(' or ')})`,
+    params: [...trees.flatMap((t) => t.params), scope.unclassifiedOwnedBy, scope.unclassifiedOwnedBy],
+  };
 }
 
 const LIVE = '(expires_at is null or expires_at > ?::timestamptz)';
@@ -166,13 +179,15 @@ export class MemoryItemsRepository {
     limit: number,
     now: string,
     after?: ListPosition,
+    scope?: ReadScope,
   ): Promise<{ items: MemoryItem[]; next?: ListPosition }> {
     const filter = prefixFilter(namespacePrefix);
+    const readable = scopeFilter(scope);
     const rows = await this.sql.query<ItemDbRow>(
       `select ${COLUMNS} from ${this.items}
-       where tenant_id = ? and ${filter.sql} and ${LIVE}${after ? ' and (namespace, key) > (?, ?)' : ''}
+       where tenant_id = ? and ${filter.sql} and ${readable.sql} and ${LIVE}${after ? ' and (namespace, key) > (?, ?)' : ''}
        order by namespace, key limit ?`,
-      [tenantId, ...filter.params, now, ...(after ? [after.namespace, after.key] : []), limit + 1],
+      [tenantId, ...filter.params, ...readable.params, now, ...(after ? [after.namespace, after.key] : []), limit + 1],
     );
     const items = rows.slice(0, limit).map(toItem);
     const last = items[items.length - 1];
@@ -186,14 +201,16 @@ export class MemoryItemsRepository {
     namespacePrefix: string,
     limit: number,
     now: string,
+    scope?: ReadScope,
   ): Promise<{ item: MemoryItem; score: number }[]> {
     const filter = prefixFilter(namespacePrefix);
+    const readable = scopeFilter(scope);
     const rows = await this.sql.query<ItemDbRow & { score: number }>(
       `select ${COLUMNS}, ts_rank(search, q) as score
        from ${this.items}, websearch_to_tsquery('simple', ?) as q
-       where tenant_id = ? and search @@ q and ${filter.sql} and ${LIVE}
+       where tenant_id = ? and search @@ q and ${filter.sql} and ${readable.sql} and ${LIVE}
        order by score desc, namespace, key limit ?`,
-      [query, tenantId, ...filter.params, now, limit],
+      [query, tenantId, ...filter.params, ...readable.params, now, limit],
     );
     return rows.map((r) => ({ item: toItem(r), score: Number(r.score) }));
   }

@@ -86,8 +86,8 @@ describe('memory put', () => {
   });
 
   it("given bob's expired item, when alice puts, then she replaces it with a new version-1 item of her own", () => {
-    const old = stored({ principal: bob, ttlSeconds: 60 });
-    const decision = decidePut(old, put(), later, rules);
+    const old = stored({ principal: bob, namespace: 'notes/shared', ttlSeconds: 60 });
+    const decision = decidePut(old, put({ namespace: 'notes/shared' }), later, rules);
     expect(decision).toMatchObject({
       ok: true,
       guard: { mode: 'replace-expired', whereVersion: 1 },
@@ -120,12 +120,39 @@ describe('memory put', () => {
 });
 
 describe('memory get', () => {
-  it('given an item, when read, then it comes back unchanged', () => {
+  it('given an item, when its owner reads it, then it comes back unchanged', () => {
     const item = stored();
-    expect(decideGet(item, { principal: bob, namespace: item.namespace, key: item.key }, later, rules)).toEqual({
+    expect(decideGet(item, { principal: alice, namespace: item.namespace, key: item.key }, later, rules)).toEqual({
       ok: true,
       item,
       refreshed: false,
+    });
+  });
+
+  it("given alice's item in her tree, when bob reads it, then forbidden by the namespace; an admin reads it", () => {
+    const item = stored();
+    expect(decideGet(item, { principal: bob, namespace: item.namespace, key: item.key }, later, rules)).toMatchObject({
+      ok: false,
+      error: { code: 'forbidden', message: expect.stringContaining('users/alice/preferences') },
+    });
+    expect(decideGet(item, { principal: admin, namespace: item.namespace, key: item.key }, later, rules)).toMatchObject(
+      {
+        ok: true,
+      },
+    );
+  });
+
+  it("given alice's item outside the shared trees, when bob reads it, then it is not found (its existence is not revealed)", () => {
+    const item = stored({ namespace: 'notes/alice' });
+    expect(decideGet(item, { principal: bob, namespace: item.namespace, key: item.key }, later, rules)).toMatchObject({
+      ok: false,
+      error: { code: 'not_found' },
+    });
+    const about = stored({ namespace: 'notes/alice', subject: 'bob' });
+    expect(
+      decideGet(about, { principal: bob, namespace: about.namespace, key: about.key }, later, rules),
+    ).toMatchObject({
+      ok: true,
     });
   });
 

@@ -6,7 +6,7 @@ import type {
   MemoryItem,
   MemoryPutRequest,
 } from '@ratchet/contracts';
-import { mayChange, mayForget } from './memory.access';
+import { mayChange, mayForget, mayRead, mayUseNamespace } from './memory.access';
 import { memoryFailure } from './memory.errors';
 import { checkLimits, type MemoryLimits } from './memory.limits';
 import { expiryOf, isExpired, refreshedExpiry, retentionFor, type RetentionPolicy } from './memory.retention';
@@ -43,6 +43,18 @@ function conflict(expected: number, actual: number | undefined): MemoryFailureRe
   );
 }
 
+/** Refused by the namespace alone (decided before any item is looked at, so it reveals none). */
+function namespaceForbidden(namespace: string, access: 'read' | 'write'): MemoryFailureReply {
+  const tree = namespace.split('/')[0];
+  const why =
+    tree === 'users'
+      ? "a user tree is its own principal's (or an admin's)"
+      : tree === 'org'
+        ? `it needs the role memory.org.${access === 'read' ? 'read (or memory.org.write)' : 'write'}`
+        : `it needs the role memory.team.<team>.${access === 'read' ? 'read (or .write)' : 'write'}`;
+  return memoryFailure('forbidden', `may not ${access} in ${namespace}: ${why}`);
+}
+
 /** An expired row is gone as far as any caller can tell, even before the sweeper removes it. */
 function live(stored: MemoryItem | undefined, now: Date): MemoryItem | undefined {
   return stored && !isExpired(stored, now) ? stored : undefined;
@@ -61,6 +73,8 @@ export function decidePut(
 ): PutDecision {
   const tooLarge = checkLimits(request, rules.limits);
   if (tooLarge) return tooLarge;
+  if (!mayUseNamespace(request.principal, request.namespace, 'write'))
+    return namespaceForbidden(request.namespace, 'write');
   const current = live(stored, now);
   if (current && !mayChange(request.principal, current.owner))
     return memoryFailure('forbidden', `only the owner or an admin may change ${request.namespace}/${request.key}`);
@@ -100,8 +114,11 @@ export function decideGet(
   now: Date,
   rules: MemoryRules,
 ): GetDecision {
+  if (!mayUseNamespace(request.principal, request.namespace, 'read'))
+    return namespaceForbidden(request.namespace, 'read');
   const current = live(stored, now);
-  if (!current) return notFound(request.namespace, request.key);
+  // Someone else's private item is as absent as a missing one: its existence is not revealed.
+  if (!current || !mayRead(request.principal, current)) return notFound(request.namespace, request.key);
   const expiresAt = refreshedExpiry(current, now, rules.retention);
   return expiresAt === undefined
     ? { ok: true, item: current, refreshed: false }
@@ -109,8 +126,10 @@ export function decideGet(
 }
 
 export function decideDelete(stored: MemoryItem | undefined, request: MemoryDeleteRequest, now: Date): DeleteDecision {
+  if (!mayUseNamespace(request.principal, request.namespace, 'write'))
+    return namespaceForbidden(request.namespace, 'write');
   const current = live(stored, now);
-  if (!current) return notFound(request.namespace, request.key);
+  if (!current || !mayRead(request.principal, current)) return notFound(request.namespace, request.key);
   if (!mayChange(request.principal, current.owner))
     return memoryFailure('forbidden', `only the owner or an admin may delete ${request.namespace}/${request.key}`);
   if (request.expectedVersion !== undefined && request.expectedVersion !== current.version)

@@ -1,3 +1,4 @@
 export * from './errors';
 export * from './persistence';
 export * from './model';
+export * from './clock';

@@ -68,8 +68,25 @@ export function messagesAdded(state: ThreadState, event: ThreadEvent): ChatMessa
       if (state.active?.runId !== (event.runId ?? '') || output === undefined) return [];
       return state.lastAssistant?.content === output ? [] : [{ role: 'assistant', content: output, toolCalls: [] }];
     }
-    default:
+    // Nothing of these is said in the conversation (a new event type must say which it is).
+    case 'thread.created':
+    case 'run.requested':
+    case 'run.queued':
+    case 'run.rejected':
+    case 'run.resumed':
+    case 'model.requested':
+    case 'tool.requested':
+    case 'approval.requested':
+    case 'approval.granted':
+    case 'approval.rejected':
+    case 'approval.expired':
+    case 'effect.uncertain':
+    case 'result.ignored':
       return [];
+    default: {
+      const unknown: never = event;
+      return unknown;
+    }
   }
 }
 

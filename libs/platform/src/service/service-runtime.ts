@@ -16,7 +16,7 @@ import { OutboxRelay } from '../outbox';
 import { createLogger, type Logger } from './logger';
 import { topologyFromConfig } from './topology';
 import { meter } from '../telemetry';
-import type { OutboxStore } from '@ratchet/domain';
+import { redactSecrets, redactText, type OutboxStore } from '@ratchet/domain';
 
 /** Outbox lag as OTLP gauges: rows not yet published, and the age of the oldest one. */
 function observeOutboxLag(service: string, store: OutboxStore): void {
@@ -122,17 +122,19 @@ export class ServiceRuntime {
         subject: info.subject,
         seq: info.streamSeq,
         reason: info.reason,
-        error: info.errorMessage,
+        error: redactText(info.errorMessage),
       },
       'message given up',
     );
+    // A refused request is kept for inspection, not its secrets: redacted like everything that enters.
     await recordFailure(this.db.sql, {
       consumer: info.consumer,
       subject: info.subject,
       streamSeq: info.streamSeq,
       code: info.reason,
-      reason: info.errorMessage,
-      payload: typeof info.payload === 'string' ? info.payload : JSON.stringify(info.payload),
+      reason: redactText(info.errorMessage),
+      payload:
+        typeof info.payload === 'string' ? redactText(info.payload) : JSON.stringify(redactSecrets(info.payload)),
     });
   };
 
