@@ -7,7 +7,7 @@ import {
   PgThreadStore,
   ScriptedModel,
 } from '@ratchet/adapters';
-import { randomIds, RunStops, RuntimeModule, ServiceRuntime, systemClock } from '@ratchet/platform';
+import { CLOCK, randomIds, RunStops, RuntimeModule, ServiceRuntime, systemClock } from '@ratchet/platform';
 import { BUILTIN_TOOLS, toolLogger, ToolRegistry } from '@ratchet/tools';
 import { AgentCatalog } from './agents/agent-catalog';
 import { CatalogTools } from './agents/catalog-tools';
@@ -120,6 +120,7 @@ export class OrchestratorModule {
       imports: [RuntimeModule.forRuntime(runtime)],
       controllers: [RunRequestController, ThreadInboxController, ...(modelWorker ? [ModelWorkerController] : [])],
       providers: [
+        { provide: CLOCK, useValue: systemClock },
         { provide: AgentCatalog, useValue: catalog },
         { provide: KeyedSerializer, useValue: serializer },
         { provide: ThreadInbox, useValue: inbox },

@@ -1,8 +1,8 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { RunRequest, tenantOfRequestSubject, type RunOutcome } from '@ratchet/contracts';
-import { findUnstorable, PoisonMessageError } from '@ratchet/domain';
-import { JetStreamContext, ServiceRuntime, runIdFor, threadIdFor } from '@ratchet/platform';
+import { findUnstorable, PoisonMessageError, type Clock } from '@ratchet/domain';
+import { CLOCK, JetStreamContext, ServiceRuntime, runIdFor, threadIdFor } from '@ratchet/platform';
 import { AgentCatalog } from '../agents/agent-catalog';
 import { KeyedSerializer } from './keyed-serializer';
 import { ThreadCommandHandler } from './thread-command.handler';
@@ -23,6 +23,7 @@ export class RunRequestController {
     @Inject(AgentCatalog) private readonly agents: AgentCatalog,
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
     @Inject(KeyedSerializer) private readonly serializer: KeyedSerializer,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   @EventPattern(REQUESTS_CONSUMER)
@@ -36,7 +37,8 @@ export class RunRequestController {
     const body = (typeof data === 'object' && data !== null ? data : {}) as Record<string, unknown>;
     if (typeof body['threadId'] === 'string') return `${tenant}/${body['threadId']}`;
     if (typeof body['requestId'] === 'string') return `${tenant}/${threadIdFor(tenant, body['requestId'])}`;
-    return `${tenant}/?${Math.random()}`;
+    // Names no thread (it is refused as invalid): in a line of its own, the tenant's malformed requests.
+    return `${tenant}/?`;
   }
 
   private async handleRequest(data: unknown, ctx: JetStreamContext): Promise<void> {
@@ -73,7 +75,7 @@ export class RunRequestController {
         maxSteps: agent.definition.maxSteps,
         limits: runLimitsOf(agent.definition),
       },
-      new Date().toISOString(),
+      this.clock.now().toISOString(),
     );
     const traceparent = ctx.getTraceparent();
     // Claimed per stream message, not per request id: a redelivery of this message is decided once, while

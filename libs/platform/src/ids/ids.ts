@@ -8,6 +8,9 @@ export function newId(prefix: string): string {
   return `${prefix}_${randomUUID().replaceAll('-', '')}`;
 }
 
+/** The injection token of a service's `Clock` (Nest providers). */
+export const CLOCK = Symbol('Clock');
+
 /** The machine's clock, for composition roots. */
 export const systemClock: Clock = { now: () => new Date() };
 
