@@ -13,6 +13,7 @@ import { orchestratorConfigSchema } from '../../apps/orchestrator/src/orchestrat
 import { toolExecutorConfigSchema } from '../../apps/tool-executor/src/tool-executor.config';
 import { memoryConfigSchema } from '../../apps/memory/src/memory.config';
 import { cliConfigSchema } from '../../apps/cli/src/cli.config';
+import { parseRetentionPolicy } from '../../apps/cli/src/ops/retention-policy';
 /* eslint-enable import/no-relative-packages */
 import { accountUsers, parseNatsConf, type NatsUser } from './nats-conf';
 
@@ -290,6 +291,47 @@ describe.each(['dev', 'prod'] as const)('deploy/k8s/overlays/%s', (overlay) => {
         .map((p) => `${p.port}/${p.protocol}`);
       expect(egressPorts).toEqual(expect.arrayContaining(['53/UDP', '53/TCP', '4222/TCP', '5432/TCP', '4318/TCP']));
     }
+    const egressOf = (labels: Record<string, string>) =>
+      selecting(labels)
+        .flatMap((p) => (p['spec'].egress ?? []) as { ports?: { port: number; protocol: string }[] }[])
+        .flatMap((r) => r.ports ?? [])
+        .map((p) => `${p.port}/${p.protocol}`);
+    // The gateway reaches the identity provider's JWKS; the model worker reaches providers and in-cluster
+    // model servers (vLLM 8000, Ollama 11434).
+    expect(egressOf(pods[0]!)).toContain('443/TCP');
+    expect(egressOf(deployment('orchestrator')['spec'].template.metadata.labels)).toEqual(
+      expect.arrayContaining(['443/TCP', '8000/TCP', '11434/TCP']),
+    );
+  });
+
+  it("the orchestrator's shared agents come from the ratchet-agents ConfigMap (the repository's agents/demo.yaml)", () => {
+    const d = deployment('orchestrator');
+    const cm = of(objects, 'ConfigMap').find((c) => c.metadata.name.startsWith('ratchet-agents'));
+    expect(cm?.['data']['demo.yaml']).toBe(readFileSync(path.join(ROOT, 'agents/demo.yaml'), 'utf8'));
+    const volume = (d['spec'].template.spec.volumes as { name: string; configMap?: { name: string } }[]).find(
+      (v) => v.configMap?.name === cm!.metadata.name,
+    );
+    const mount = (container(d).volumeMounts as { name: string; mountPath: string }[]).find(
+      (m) => m.name === volume?.name,
+    );
+    const config = named(
+      objects,
+      'ConfigMap',
+      of(objects, 'ConfigMap').find((c) => c.metadata.name.startsWith('ratchet-orchestrator-config'))!.metadata.name,
+    );
+    expect(mount?.mountPath).toBe(config['data']['AGENTS_DIR']);
+  });
+
+  it('a nightly retention CronJob runs `ratchet retention` with a policy the CLI accepts, never two at once', () => {
+    const cron = named(objects, 'CronJob', 'ratchet-retention');
+    expect(cron['spec'].concurrencyPolicy).toBe('Forbid');
+    const c = cron['spec'].jobTemplate.spec.template.spec.containers[0];
+    expect(c.args).toEqual(['retention']);
+    const policyMap = of(objects, 'ConfigMap').find((m) => m.metadata.name.startsWith('ratchet-retention-config'))!;
+    expect((c.envFrom as { configMapRef?: { name: string } }[]).map((e) => e.configMapRef?.name)).toContain(
+      policyMap.metadata.name,
+    );
+    expect(() => parseRetentionPolicy(policyMap['data']['RATCHET_RETENTION'])).not.toThrow();
   });
 
   it('the NATS account ConfigMap is deploy/k8s/base/nats/ratchet-accounts.conf', () => {
@@ -298,11 +340,12 @@ describe.each(['dev', 'prod'] as const)('deploy/k8s/overlays/%s', (overlay) => {
   });
 
   if (overlay === 'prod') {
-    it('prod: 2+ replicas, an HPA and a PDB (minAvailable 1) per service, a pinned image, more resources than dev', () => {
+    it('prod: an HPA (2+ replicas) that alone owns the replica count and a PDB (minAvailable 1) per service, a pinned image, more resources than dev', () => {
       const dev = render('dev');
       for (const s of SERVICES) {
         const d = deployment(s);
-        expect(d['spec'].replicas).toBeGreaterThanOrEqual(2);
+        // A fixed `replicas` would be re-applied over the autoscaler's count on every `kubectl apply`.
+        expect([s, d['spec'].replicas]).toEqual([s, undefined]);
         const hpa = of(objects, 'HorizontalPodAutoscaler').find(
           (h) => h['spec'].scaleTargetRef.kind === 'Deployment' && h['spec'].scaleTargetRef.name === d.metadata.name,
         );

@@ -22,20 +22,23 @@ export class TestStack {
     readonly prefix: { subject: string; stream: string },
     readonly nc: NatsConnection,
     readonly orchestratorDb: Database,
+    readonly natsUrl: string,
   ) {}
 
-  static async create(): Promise<TestStack> {
+  /** `natsUrl`: one URL or a comma-separated list (a cluster's nodes); default NATS_URL. */
+  static async create(options: { natsUrl?: string } = {}): Promise<TestStack> {
+    const natsUrl = options.natsUrl ?? process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
     const testDb = await createTestDatabase();
     const prefix = uniquePrefix();
-    const nc = await connect({ servers: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222' });
+    const nc = await connect({ servers: natsUrl.split(','), maxReconnectAttempts: -1, reconnectTimeWait: 250 });
     const db = await openServiceDatabase(testDb.url, 'orchestrator');
-    return new TestStack(testDb, prefix, nc, db);
+    return new TestStack(testDb, prefix, nc, db, natsUrl);
   }
 
   get env(): Record<string, string> {
     return {
       DATABASE_URL: this.testDb.url,
-      NATS_URL: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222',
+      NATS_URL: this.natsUrl,
       RATCHET_SUBJECT_PREFIX: this.prefix.subject,
       RATCHET_STREAM_PREFIX: this.prefix.stream,
       SHUTDOWN_GRACE_MS: '2000',

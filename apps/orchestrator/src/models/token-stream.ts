@@ -34,7 +34,17 @@ export class TokenStream {
     let text = '';
     let calls: NonNullable<TokenChunk['toolCalls']> = [];
     let timer: NodeJS.Timeout | undefined;
-    const send = (chunk: TokenChunk) => this.nc.publish(subject, JSON.stringify(chunk));
+    // Best effort: a piece that cannot go out (the connection closed or draining while the worker stops,
+    // a flush timer firing after it) is dropped, never thrown from a timer; readers get the answer of
+    // record from `model.responded`.
+    const send = (chunk: TokenChunk) => {
+      if (this.nc.isClosed() || this.nc.isDraining()) return;
+      try {
+        this.nc.publish(subject, JSON.stringify(chunk));
+      } catch {
+        // closed between the check and the publish
+      }
+    };
     const flush = () => {
       clearTimeout(timer);
       timer = undefined;
