@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   ScheduleBody,
   SchedulePatch,
@@ -14,7 +14,7 @@ import { READ_ROLES, RequireAnyRole, RequireRoles } from '../auth/roles.decorato
 import { Backends } from '../backends/backends';
 import { backendProblem } from '../http/backend-errors';
 import { parseRequest } from '../http/problem-details';
-import { ApiJsonBody, ApiJsonResponse, ApiProblems } from '../openapi/zod-schemas';
+import { ApiJsonBody, ApiJsonResponse, ApiPathParams, ApiProblems } from '../openapi/zod-schemas';
 
 const IdParam = z.object({ id: SubjectToken });
 export const ScheduleList = z.object({ schedules: z.array(ScheduleView) }).describe('ScheduleList');
@@ -64,7 +64,7 @@ export class SchedulesController {
   @Get(':id')
   @RequireAnyRole(...READ_ROLES)
   @ApiOperation({ summary: 'A schedule, with its latest ticks' })
-  @ApiParam({ name: 'id' })
+  @ApiPathParams(IdParam)
   @ApiJsonResponse(200, 'The schedule', 'ScheduleReply', ScheduleReply)
   @ApiProblems({ 404: 'No such schedule for this tenant' })
   async get(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Param() rawParams: unknown) {
@@ -82,7 +82,7 @@ export class SchedulesController {
     description:
       '`{"paused": true}` pauses; `{"paused": false}` resumes from now (ticks missed while paused are not caught up).',
   })
-  @ApiParam({ name: 'id' })
+  @ApiPathParams(IdParam)
   @ApiJsonBody('SchedulePatch', SchedulePatch)
   @ApiJsonResponse(200, 'The schedule as changed', 'ScheduleReply', ScheduleReply)
   @ApiProblems({ 400: 'Invalid change', 404: 'No such schedule for this tenant' })
@@ -100,7 +100,7 @@ export class SchedulesController {
   @HttpCode(200)
   @RequireRoles('runner')
   @ApiOperation({ summary: 'Delete a schedule (runs it started go on)' })
-  @ApiParam({ name: 'id' })
+  @ApiPathParams(IdParam)
   @ApiJsonResponse(200, 'Deleted', 'ScheduleDeleted', Deleted)
   @ApiProblems({ 404: 'No such schedule for this tenant' })
   async remove(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Param() rawParams: unknown) {
