@@ -1,7 +1,8 @@
+import { Agent, fetch as undiciFetch } from 'undici';
 import {
   newWebhookSecret,
-  resolvedWebhookProblem,
   signWebhook,
+  webhookUrlProblem,
   WEBHOOK_HEADERS,
   WebhookDeliveriesRepository,
   withServiceTx,
@@ -10,6 +11,7 @@ import {
 } from '@ratchet/adapters';
 import { afterAttempt, type AttemptResult, type WebhookRetryPolicy } from '@ratchet/domain';
 import type { Logger } from '@ratchet/platform';
+import { EgressPolicy, EgressRefusedError, type Resolver } from '@ratchet/tools';
 import type { Clock } from '../schedules/clock';
 
 export interface WebhookSenderOptions {
@@ -19,6 +21,8 @@ export interface WebhookSenderOptions {
   retry: WebhookRetryPolicy;
   allowPrivate: boolean;
   batch: number;
+  /** DNS resolution of receivers' names (injected in tests); the system resolver by default. */
+  resolve?: Resolver;
 }
 
 /**
@@ -32,6 +36,13 @@ export class WebhookSender {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
   private readonly inFlight = new Set<Promise<void>>();
+  /**
+   * Where receivers may be: not inside the deployment unless WEBHOOK_ALLOW_PRIVATE. Checked on the address
+   * each connection uses (the same egress rules as `http.request`, ADR 0017), so a name that resolves
+   * elsewhere the second time it is asked (DNS rebinding) cannot reach an inside address.
+   */
+  private readonly egress: EgressPolicy | undefined;
+  private readonly dispatcher: Agent;
 
   constructor(
     private readonly db: Database,
@@ -39,7 +50,12 @@ export class WebhookSender {
     private readonly logger: Logger,
     private readonly options: WebhookSenderOptions,
     private readonly random: () => number = Math.random,
-  ) {}
+  ) {
+    this.egress = options.allowPrivate
+      ? undefined
+      : new EgressPolicy(options.resolve ? { resolve: options.resolve } : {});
+    this.dispatcher = new Agent(this.egress ? { connect: { lookup: this.egress.lookup } } : {});
+  }
 
   start(): void {
     this.timer = setInterval(() => {
@@ -54,6 +70,7 @@ export class WebhookSender {
     clearInterval(this.timer);
     await this.running;
     await Promise.allSettled([...this.inFlight]);
+    await this.dispatcher.close();
   }
 
   /** Claims what is due and starts the attempts (not waiting for them); resolves with how many. */
@@ -88,20 +105,21 @@ export class WebhookSender {
   }
 
   private async send(d: WebhookDelivery, secret: string): Promise<AttemptResult> {
-    let refused: string | undefined;
-    try {
-      refused = await resolvedWebhookProblem(d.url, { allowPrivate: this.options.allowPrivate });
-    } catch (error) {
-      return {
-        kind: 'failed',
-        error: `cannot resolve ${d.url}: ${error instanceof Error ? error.message : String(error)}`,
-      };
-    }
+    // The URL was checked when it was named; checked again here (rules may have changed since), then
+    // every address connected to is checked by the dispatcher's lookup.
+    const refused = webhookUrlProblem(d.url, { allowPrivate: this.options.allowPrivate });
     if (refused) return { kind: 'refused', error: refused };
+    try {
+      this.egress?.checkLiteral(new URL(d.url).hostname);
+    } catch (error) {
+      if (error instanceof EgressRefusedError) return { kind: 'refused', error: error.message };
+      throw error;
+    }
     const body = JSON.stringify(d.body);
     const timestamp = Math.floor(this.clock.now().getTime() / 1000);
     try {
-      const res = await fetch(d.url, {
+      const res = await undiciFetch(d.url, {
+        dispatcher: this.dispatcher,
         method: 'POST',
         redirect: 'manual',
         headers: {
@@ -120,6 +138,8 @@ export class WebhookSender {
         ? { kind: 'delivered', status: res.status }
         : { kind: 'failed', error: `HTTP ${res.status}`, status: res.status };
     } catch (error) {
+      const inside = egressRefusal(error);
+      if (inside) return { kind: 'refused', error: inside.message };
       const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
       return {
         kind: 'failed',
@@ -129,4 +149,11 @@ export class WebhookSender {
       };
     }
   }
+}
+
+/** The egress refusal behind a failed fetch (undici wraps the connect error), if that is what it was. */
+function egressRefusal(error: unknown): EgressRefusedError | undefined {
+  for (let e = error, i = 0; e && i < 6; e = (e as { cause?: unknown }).cause, i++)
+    if (e instanceof EgressRefusedError) return e;
+  return undefined;
 }
