@@ -35,10 +35,14 @@ describe('openDatabase', () => {
         'mikro_orm_migrations',
         'outbox',
         'runs',
+        'schedule_ticks',
+        'schedules',
         'thread_events',
         'thread_messages',
         'thread_snapshots',
         'threads',
+        'webhook_deliveries',
+        'webhook_secrets',
       ]);
     } finally {
       await db.close();
