@@ -45,16 +45,6 @@ export class ModelWorkerController {
       this.calls.leaseMs,
       { redelivery: delivery > 1 },
     );
-    if (claim === 'held' && delivery > 1) {
-      // Its holder may be the worker that died with this message: the sweeper sends it again when the
-      // lease runs out (acking this copy), instead of nobody ever making the call.
-      const waiting = await this.leases.republishAfterLease(row, this.calls.holder);
-      log.info(
-        { commandId: command.commandId, waiting },
-        'model call held by another worker; sent again if its lease runs out',
-      );
-      return;
-    }
     if (claim === 'stale' || claim === 'held') {
       log.info({ commandId: command.commandId, claim }, 'model call not made: the thread no longer waits for it here');
       return;

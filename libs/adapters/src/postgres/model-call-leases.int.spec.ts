@@ -100,26 +100,6 @@ describe('model-call leases', () => {
     expect(await leases.claim(call, 'w1', 60_000)).toBe('claimed');
   });
 
-  it('sends a call again once its lease runs out when a redelivery finds it held (its holder may be dead)', async () => {
-    const call = await callOf('c-held', { leasedBy: 'dead-worker', leaseMs: 60_000 });
-    const sentAt = async () =>
-      (
-        await db.sql.query<{ sent: boolean }>(
-          `select sent_at is not null as sent from ${db.sql.table('outbox')} where id = ?`,
-          [call.id],
-        )
-      )[0]?.sent;
-    // The holder itself is not asked to wait for its own lease; anyone else puts the row back for the sweeper.
-    expect(await leases.republishAfterLease(call.id, 'dead-worker')).toBe(false);
-    expect(await sentAt()).toBe(true);
-    expect(await leases.republishAfterLease(call.id, 'worker-b')).toBe(true);
-    expect(await sentAt()).toBe(false);
-    // A fenced call is never sent again.
-    const fenced = await callOf('c-fenced', { leasedBy: 'dead-worker', leaseMs: 60_000 });
-    await db.sql.run(`update ${db.sql.table('outbox')} set available_at = 'infinity' where id = ?`, [fenced.id]);
-    expect(await leases.republishAfterLease(fenced.id, 'worker-b')).toBe(false);
-  });
-
   it('runs a current call whose row is gone without a lease', async () => {
     const call = await callOf('m1');
     await db.sql.run(`delete from ${db.sql.table('outbox')} where id = ?`, [call.id]);

@@ -107,24 +107,6 @@ export class ModelCallLeases {
   }
 
   /**
-   * A redelivered command whose call another holder has leased: that holder may be the worker that died
-   * with this very message, and a sent row is never published again. Marks the row unsent, so the
-   * sweeper publishes it once the lease runs out (as a lease-expired retry, the next attempt). A live
-   * holder keeps renewing its lease meanwhile; once its call is answered the republished command is
-   * stale and acked. Fenced rows stay as they are. True when the row is now waiting for the sweeper.
-   */
-  async republishAfterLease(id: string, holder: string): Promise<boolean> {
-    const n = await this.sql.run(
-      `update ${this.sql.table('outbox')}
-          set sent_at = null
-        where id = ? and sent_at is not null and leased_by is not null and leased_by <> ?
-          and available_at is not null and available_at <> ${FENCED}`,
-      [id, holder],
-    );
-    return n === 1;
-  }
-
-  /**
    * Gives up on a call nobody holds: its lease is free (or it was never taken) and has been for
    * `idleMs` since it was published or its last lease ended. True when this fenced it (the caller may now
    * command the next attempt); false when a worker holds it or took it meanwhile.
