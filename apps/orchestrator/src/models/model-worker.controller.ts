@@ -38,7 +38,10 @@ export class ModelWorkerController {
     const row = ctx.getHeader(HEADERS.msgId) ?? command.commandId;
     // A command whose lease ran out was taken by an orchestrator that died in the call (it ran the call
     // itself, see LocalModelDispatch): this delivery is its retry.
-    const delivery = ctx.getDeliveryCount() + (ctx.getHeader(HEADERS.leaseExpired) ? 1 : 0);
+    let delivery = ctx.getDeliveryCount() + (ctx.getHeader(HEADERS.leaseExpired) ? 1 : 0);
+    // A first delivery of a row some worker already claimed is a retry all the same (a copy published
+    // again after its publisher died before marking it sent): the call may have been made.
+    if (delivery === 1 && (await this.leases.holderOf(row))) delivery = 2;
     const claim = await this.leases.claim(
       { id: row, tenantId: command.tenantId, threadId: command.threadId, commandId: command.commandId },
       this.calls.holder,

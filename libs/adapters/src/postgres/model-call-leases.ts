@@ -84,6 +84,15 @@ export class ModelCallLeases {
     return row.found ? 'held' : 'unleased';
   }
 
+  /** Who last claimed the call's row (null: nobody yet, or its lease was handed back); undefined: no row. */
+  async holderOf(id: string): Promise<string | null | undefined> {
+    const rows = await this.sql.query<{ leased_by: string | null }>(
+      `select leased_by from ${this.sql.table('outbox')} where id = ?`,
+      [id],
+    );
+    return rows[0] ? rows[0].leased_by : undefined;
+  }
+
   /**
    * Renews the leases `holder` still has on calls that are still current, in one statement; returns the
    * ids renewed. A lease that ran out is renewed too if nobody took it meanwhile (a pause of the holder is
