@@ -179,10 +179,7 @@ export class ThreadsController {
   ): Promise<void> {
     const { threadId } = parseRequest(ThreadIdParam, rawParams, { in: 'path' });
     const query = parseRequest(StreamQuery, rawQuery, { in: 'query' });
-    const after =
-      lastEventId !== undefined && lastEventId.trim() !== ''
-        ? parseRequest(LastEventId, lastEventId.trim(), { in: 'header', name: 'Last-Event-ID' })
-        : (query.after ?? 0);
+    const after = resumeAfter(lastEventId, query.after);
     await this.streamer.stream(principal.tenantId, threadId, after, req, res);
   }
 
@@ -216,13 +213,17 @@ export class ThreadsController {
   ): Promise<void> {
     const { threadId } = parseRequest(ThreadIdParam, rawParams, { in: 'path' });
     const query = parseRequest(StreamModesQuery, rawQuery, { in: 'query' });
-    const after =
-      lastEventId !== undefined && lastEventId.trim() !== ''
-        ? parseRequest(LastEventId, lastEventId.trim(), { in: 'header', name: 'Last-Event-ID' })
-        : (query.after ?? 0);
+    const after = resumeAfter(lastEventId, query.after);
     await this.streamer.stream(principal.tenantId, threadId, after, req, res, {
       events: query.mode.includes('events'),
       messages: query.mode.includes('messages'),
     });
   }
+}
+
+/** Where a stream resumes: the client's `Last-Event-ID` (a reconnect) wins over `after`. */
+function resumeAfter(lastEventId: string | undefined, after: number | undefined): number {
+  return lastEventId !== undefined && lastEventId.trim() !== ''
+    ? parseRequest(LastEventId, lastEventId.trim(), { in: 'header', name: 'Last-Event-ID' })
+    : (after ?? 0);
 }
