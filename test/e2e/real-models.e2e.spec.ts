@@ -340,6 +340,52 @@ describe('a request id used again', () => {
   });
 });
 
+describe('a model worker SIGKILLed while its lease still runs (bus path, a patient watchdog)', () => {
+  let stack: TestStack;
+  const env = () => ({
+    AGENTS_DIR: agentsDir,
+    OPENAI_API_KEY: 'sk-fake',
+    MODEL_LOCAL_CALLS: '0',
+    // Nothing but the bus and the leases may recover the call: the watchdog would take 10 minutes.
+    WATCHDOG_MIN_IDLE_MS: '600000',
+  });
+  beforeAll(async () => {
+    stack = await TestStack.create();
+    await stack.start('tool-executor', { RATCHET_DEMO_EFFECT_URL: effects.url });
+  });
+  afterAll(() => stack?.stop());
+
+  it("gives the call to a live worker once the dead one's lease ran out: one more attempt, no stall", async () => {
+    // The doomed worker dies right after it renewed the lease of a call it holds: its message comes back to
+    // the survivor (ack wait since its last heartbeat) before that lease ends.
+    const doomed = await stack.start(
+      'orchestrator',
+      { ...env(), RATCHET_FAILPOINTS: 'orchestrator.model-lease.renewed@1' },
+      'orchestrator-doomed',
+    );
+    await stack.start('orchestrator', env(), 'orchestrator-survivor');
+    let died = false;
+    void doomed.exited.then(() => (died = true));
+    // Which orchestrator takes a call is the bus's choice: ask until the doomed one took one.
+    let marker = '';
+    for (let i = 0; i < 12 && !died; i++) {
+      marker = `lease-kill-${i}`;
+      await stack.publishRequest(TENANT, ask(marker, 'steady', `${marker} [latency=4000]`));
+      await until(() => died || model.of(marker).calls === 1);
+      await until(() => died || model.of(marker).inFlight === 0, 60_000);
+    }
+    expect(died).toBe(true);
+    expect((await doomed.exited).signal).toBe('SIGKILL');
+    const events = await stack.waitFor(TENANT, threadIdFor(TENANT, marker), terminal(runIdFor(TENANT, marker)), 90_000);
+    expect(events.at(-1)?.type).toBe('run.completed');
+    const calls = model.of(marker);
+    expect([calls.calls, calls.aborted]).toEqual([2, 1]); // the killed call and its one retry
+    const attempts = events.filter((e) => e.type === 'model.requested');
+    expect(attempts.map((e) => (e.data as { attempt: number }).attempt)).toEqual([1, 2]);
+    expect((attempts[1]?.data as { retryReason?: string }).retryReason).toMatch(/stopped before answering/);
+  });
+});
+
 async function cancel(stack: TestStack, threadId: string, runId: string): Promise<void> {
   const message: CancelRunMessage = {
     kind: 'run.cancel',

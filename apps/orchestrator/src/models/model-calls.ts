@@ -1,5 +1,5 @@
 import type { ModelCallLeases } from '@ratchet/adapters';
-import type { Logger, RunStops } from '@ratchet/platform';
+import { failpoint, type Logger, type RunStops } from '@ratchet/platform';
 
 /** The call lost its lease: another worker holds it, the watchdog gave up on it, or the thread moved on. */
 export class LeaseLostError extends Error {
@@ -86,6 +86,8 @@ export class ModelCalls {
       this.logger.warn({ err: error, calls: ids.length }, 'renewing model-call leases failed');
       return;
     }
+    // A crash just after a renewal leaves the longest lease behind: the call's redelivery comes first.
+    if (held.size > 0) failpoint('orchestrator.model-lease.renewed');
     for (const id of ids) {
       if (held.has(id)) continue;
       const controller = this.leased.get(id);

@@ -3,6 +3,7 @@ import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { JetStreamPublisher, ModelCallLeases } from '@ratchet/adapters';
 import { HEADERS, ModelCallCommand, type ModelAttemptMessage } from '@ratchet/contracts';
 import { currentTraceContext, JetStreamContext, RunStoppedError, ServiceRuntime } from '@ratchet/platform';
+import { TransientError } from '@ratchet/domain';
 import { ModelWorker } from './model-worker';
 import { MemoryRecall } from './memory-recall';
 import { LeaseLostError, ModelCalls, waitUntil } from './model-calls';
@@ -12,9 +13,10 @@ export const MODEL_CONSUMER = 'model-worker';
 /**
  * Consumes model-call commands and publishes each result to the thread inbox before acking. Before it
  * calls the model it claims the call's outbox row: a call the thread no longer waits for (answered,
- * replaced, its run ended) or that another live worker holds is acked and not made. A crash after the
- * claim means a redelivery once the lease ran out, and the next attempt; the result's message id makes
- * a duplicate answer harmless.
+ * replaced, its run ended, fenced by the watchdog) is acked and not made; so is a new copy of a call
+ * another worker holds. A crash after the claim means a redelivery, which waits for the dead holder's
+ * lease to run out (nak'ed until then), and the next attempt; the result's message id makes a duplicate
+ * answer harmless.
  */
 @Controller()
 export class ModelWorkerController {
@@ -41,14 +43,15 @@ export class ModelWorkerController {
     let delivery = ctx.getDeliveryCount() + (ctx.getHeader(HEADERS.leaseExpired) ? 1 : 0);
     // A first delivery of a row some worker already claimed is a retry all the same (a copy published
     // again after its publisher died before marking it sent): the call may have been made.
-    if (delivery === 1 && (await this.leases.holderOf(row))) delivery = 2;
+    if (delivery === 1 && (await this.leases.leaseOf(row))?.holder) delivery = 2;
     const claim = await this.leases.claim(
       { id: row, tenantId: command.tenantId, threadId: command.threadId, commandId: command.commandId },
       this.calls.holder,
       this.calls.leaseMs,
       { redelivery: delivery > 1 },
     );
-    if (claim === 'stale' || claim === 'held') {
+    if (claim === 'held' && ctx.getDeliveryCount() > 1) await this.heldElsewhere(row);
+    if (claim === 'stale' || claim === 'held' || claim === 'fenced') {
       log.info({ commandId: command.commandId, claim }, 'model call not made: the thread no longer waits for it here');
       return;
     }
@@ -110,4 +113,24 @@ export class ModelWorkerController {
       headers: { ...headers, [HEADERS.messageType]: 'model.result' },
     });
   }
+
+  /**
+   * A redelivered command whose row another worker's lease still holds. A live holder keeps its own
+   * message (it heartbeats), so this is most likely that holder's message, back because the holder died
+   * before its lease ran out: acking it would leave the call to the watchdog. It comes back once the lease
+   * has run out (the nak's delay), and is claimed then unless the holder renewed it meanwhile. The delay
+   * is not an attempt: only the delivery that claims the row calls the model.
+   */
+  private async heldElsewhere(row: string): Promise<void> {
+    const lease = await this.leases.leaseOf(row);
+    if (!lease || !Number.isFinite(lease.leftMs)) return;
+    throw new TransientError(
+      `model call ${row} is held by ${lease.holder ?? 'another worker'}; looking again when its lease runs out`,
+      'model.in_progress',
+      { retryAfterMs: lease.leftMs + LEASE_SLACK_MS },
+    );
+  }
 }
+
+/** How long after a lease's end a held call is looked at again (the holder's clock and the database's). */
+const LEASE_SLACK_MS = 500;

@@ -72,8 +72,14 @@ describe('model-call leases', () => {
   it('lets a worker take a call whose holder stopped renewing, never one under a running lease', async () => {
     const held = await callOf('m1', { leasedBy: 'local', leaseMs: 60_000 });
     expect(await leases.claim(held, 'w1', 60_000)).toBe('held');
+    // What a redelivery waits for: the holder, and how long its lease still runs.
+    const lease = await leases.leaseOf(held.id);
+    expect(lease?.holder).toBe('local');
+    expect(lease?.leftMs).toBeGreaterThan(50_000);
+    expect(lease?.leftMs).toBeLessThanOrEqual(60_000);
     const expired = await callOf('m1', { leasedBy: 'local', leaseMs: -1 });
     expect(await leases.claim(expired, 'w1', 60_000)).toBe('claimed');
+    expect(await leases.leaseOf('no-such-row')).toBeUndefined();
     // The old holder, back from a pause, cannot take it back: it no longer holds it.
     expect(await leases.renew([expired.id], 'local', 60_000)).toEqual(new Set());
     expect(await leases.renew([expired.id], 'w1', 60_000)).toEqual(new Set([expired.id]));
@@ -122,7 +128,8 @@ describe('model-call leases', () => {
       lost.id,
     ]);
     expect(await leases.fence(lost.id, 60_000)).toBe(true);
-    expect(await leases.claim(lost, 'w1', 60_000)).toBe('held');
+    expect(await leases.claim(lost, 'w1', 60_000)).toBe('fenced');
+    expect(await leases.leaseOf(lost.id)).toEqual({ holder: null, leftMs: Infinity });
     expect(await leases.renew([lost.id], 'w1', 60_000)).toEqual(new Set());
     // Fencing again (a watchdog that fenced and stopped before it re-issued the call) still says yes.
     expect(await leases.fence(lost.id, 60_000)).toBe(true);

@@ -22,8 +22,10 @@ export type ModelCallClaim =
   | 'claimed'
   /** The thread no longer waits for this call (answered, replaced by a later attempt, the run ended). */
   | 'stale'
-  /** Another live worker holds it, or it was fenced. */
+  /** Another worker holds it: its lease runs (it is alive, or it died and the lease has not run out). */
   | 'held'
+  /** The watchdog gave up on it and replaced it: nobody may take it any more. */
+  | 'fenced'
   /** No row (pruned long after it was sent): the call is current, run it without a lease. */
   | 'unleased'
   /** A redelivery the run's model-call budget has no room for: do not call; the decider fails the run. */
@@ -60,7 +62,13 @@ export class ModelCallLeases {
       ? `coalesce((t.state->'active'->'spent'->>'modelCalls')::int, 0) + 1
            <= coalesce((t.state->'active'->'limits'->>'modelCalls')::int, 2147483647)`
       : 'true';
-    const rows = await this.sql.query<{ current: boolean; room: boolean; found: boolean; claimed: boolean }>(
+    const rows = await this.sql.query<{
+      current: boolean;
+      room: boolean;
+      found: boolean;
+      fenced: boolean;
+      claimed: boolean;
+    }>(
       `with cur as (
          select t.tenant_id is not null as current, coalesce(${room}, true) as room
            from (select 1) one
@@ -74,23 +82,33 @@ export class ModelCallLeases {
          returning 1)
        select (select current from cur) as current, (select room from cur) as room,
               exists (select 1 from ${this.sql.table('outbox')} where id = ?) as found,
+              exists (select 1 from ${this.sql.table('outbox')} where id = ? and available_at = ${FENCED}) as fenced,
               exists (select 1 from claimed) as claimed`,
-      [call.tenantId, call.threadId, call.commandId, leaseMs, holder, call.id, call.id],
+      [call.tenantId, call.threadId, call.commandId, leaseMs, holder, call.id, call.id, call.id],
     );
     const row = rows[0];
     if (!row?.current) return 'stale';
     if (!row.room) return 'over-budget';
     if (row.claimed) return 'claimed';
+    if (row.fenced) return 'fenced';
     return row.found ? 'held' : 'unleased';
   }
 
-  /** Who last claimed the call's row (null: nobody yet, or its lease was handed back); undefined: no row. */
-  async holderOf(id: string): Promise<string | null | undefined> {
-    const rows = await this.sql.query<{ leased_by: string | null }>(
-      `select leased_by from ${this.sql.table('outbox')} where id = ?`,
+  /**
+   * The lease on a call's row: who last claimed it (null: nobody yet, or its lease was handed back) and how
+   * long its lease still runs (0 when it ran out; Infinity when fenced). Undefined: no row.
+   */
+  async leaseOf(id: string): Promise<{ holder: string | null; leftMs: number } | undefined> {
+    const rows = await this.sql.query<{ leased_by: string | null; fenced: boolean; left_ms: number | null }>(
+      `select leased_by, available_at = ${FENCED} as fenced,
+              case when available_at is null or available_at = ${FENCED} then 0
+                   else greatest(0, extract(epoch from (available_at - now())) * 1000)::float8 end as left_ms
+         from ${this.sql.table('outbox')} where id = ?`,
       [id],
     );
-    return rows[0] ? rows[0].leased_by : undefined;
+    const row = rows[0];
+    if (!row) return undefined;
+    return { holder: row.leased_by, leftMs: row.fenced ? Infinity : Number(row.left_ms ?? 0) };
   }
 
   /**
