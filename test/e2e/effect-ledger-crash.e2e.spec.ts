@@ -9,7 +9,8 @@ import { terminal, TestStack } from './stack';
  * The effect-ledger crash matrix (issue #5): for each tool kind (pure, idempotent, at-most-once) the
  * executor is SIGKILLed (a) before it records `started` (a pure call records nothing before it acts),
  * (b) after the effect and before recording the outcome, (c) after committing outcome + result and
- * before publishing, then restarted without the failpoint. 30 runs per cell. One kill serves a whole point: every run's call is in flight at once and
+ * before publishing, (d) after publishing a result and before marking its row sent, then restarted
+ * without the failpoint. 30 runs per cell. One kill serves a whole point: every run's call is in flight at once and
  * RATCHET_FAILPOINT_GATE parks them all at the failpoint before the first hit kills the process, so
  * each of the 90 calls is exactly at that line when the process dies (checked against the ledger and
  * the external service right after the kill).
@@ -118,7 +119,8 @@ describe('effect ledger: SIGKILL of the tool executor never repeats an effect by
     expect(events.map((e) => e.version)).toEqual(events.map((_, i) => i + 1));
   }
 
-  async function crashAt(point: string, label: string): Promise<Run[]> {
+  /** `point` is where the first hit kills; `park` (default `point`) is where the gate holds every call first. */
+  async function crashAt(point: string, label: string, park = point): Promise<Run[]> {
     const runs: Run[] = [];
     for (const { kind, agent } of KINDS) {
       for (let i = 0; i < RUNS_PER_CELL; i++) {
@@ -140,7 +142,8 @@ describe('effect ledger: SIGKILL of the tool executor never repeats an effect by
         ...stack.env,
         ...executorEnv(),
         SERVICE_INSTANCE_ID: `doomed-${label}`,
-        RATCHET_FAILPOINTS: `${point}@1`,
+        // A parking point that is not the kill point is armed past reach: it only gathers the calls.
+        RATCHET_FAILPOINTS: park === point ? `${point}@1` : `${park}@1000000,${point}@1`,
         RATCHET_FAILPOINT_GATE: `${runs.length}:30000`,
         // 90 calls parked at once on a loaded 2-core machine: a longer ack wait keeps a late heartbeat
         // from redelivering a parked call to the same process before the kill (the restarted executor
@@ -261,5 +264,41 @@ describe('effect ledger: SIGKILL of the tool executor never repeats an effect by
     expect(hits.filter((h) => h < 1)).toEqual([]);
     for (const r of runs) expectNoRepeats(r);
     await stack.services.get('executor-c')!.kill();
+  });
+
+  it('(d) killed after publishing a result, before marking it sent: the results are sent again and absorbed, nothing runs again', async () => {
+    // Every call parked after its outcome and result committed, then released: the first result out on
+    // the bus kills the process before its row (or any other) is marked sent.
+    const runs = await crashAt('outbox.after-publish.tool.result', 'd', 'tools.after-outcome');
+    const unsent = await tools.sql.query<{ n: string }>(
+      `select count(*) as n from ${tools.sql.table('outbox')} where sent_at is null and payload->>'threadId' in (?)`,
+      [runs.map((r) => r.threadId)],
+    );
+    expect(Number(unsent[0]?.n)).toBe(runs.length);
+    for (const r of runs) expect(await ledgerOf(r)).toMatchObject({ state: 'succeeded', attempts: 1 });
+    await stack.start('tool-executor', executorEnv(), 'executor-d');
+    const logs = await waitAll(runs, (ev) => ev.some((e) => e.type === 'run.completed'));
+    for (const r of runs) {
+      // One result in the thread although one of them was published twice (and the rest re-sent by the
+      // sweeper or answered again from the ledger when their commands came back).
+      assertCompleted(logs.get(r.threadId)!, r);
+      expectNoRepeats(r);
+      if (r.kind === 'pure') expect(service.reads.get(r.key!)).toBe(1);
+      else expect(service.calls.get(r.key!)).toBe(1);
+      expect(await ledgerOf(r)).toMatchObject({ state: 'succeeded', attempts: 1 });
+    }
+    // Nothing is left to send: the restarted executor marked every row it published.
+    const deadline = Date.now() + 60_000;
+    let left = runs.length;
+    while (left > 0 && Date.now() < deadline) {
+      const rows = await tools.sql.query<{ n: string }>(
+        `select count(*) as n from ${tools.sql.table('outbox')} where sent_at is null and payload->>'threadId' in (?)`,
+        [runs.map((r) => r.threadId)],
+      );
+      left = Number(rows[0]?.n);
+      if (left > 0) await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(left).toBe(0);
+    await stack.services.get('executor-d')!.kill();
   });
 });
