@@ -12,6 +12,55 @@ import { summarize, type Summary } from './stats';
  * this moment: the agent-loop figures are printed as ratios to it, measured in the same invocation.
  */
 
+/**
+ * The resume floor: one thread taken over and stepped, by hand — its row read (a state of about the
+ * size a bench thread's projection has, ~700 B), then one event appended and the row updated in one autocommit
+ * statement. Two round trips and one commit: what loading a thread and making one durable decision cannot
+ * go below. Resume figures are printed as ratios to it, measured right before them.
+ */
+export async function benchLoadAndStepFloor(repetitions: number): Promise<Summary> {
+  process.env['DATABASE_URL'] ??= 'postgres://postgres@127.0.0.1:5432/ratchet';
+  const db = await createTestDatabase();
+  const pool = new Pool({ connectionString: db.url, max: 1 });
+  try {
+    await pool.query(
+      'create table floor_threads (thread_id text primary key, version int not null, state jsonb not null);' +
+        'create table floor_events (thread_id text not null, version int not null, data jsonb not null, primary key (thread_id, version))',
+    );
+    const client = await pool.connect();
+    const ms: number[] = [];
+    try {
+      const state = {
+        messages: Array.from({ length: 3 }, (_, i) => ({
+          role: i % 2 ? 'assistant' : 'user',
+          content: 'x'.repeat(200),
+        })),
+      };
+      for (let i = 0; i < repetitions + 3; i++) {
+        const thread = `floor-resume-${process.pid}-${counter++}`;
+        await client.query('insert into floor_threads values ($1, 1, $2)', [thread, state]);
+        const t0 = performance.now();
+        const loaded = (await client.query('select version, state from floor_threads where thread_id = $1', [
+          thread,
+        ])) as { rows: Array<{ version: number }> };
+        const version = (loaded.rows[0]?.version ?? 0) + 1;
+        await client.query(
+          `with e as (insert into floor_events (thread_id, version, data) values ($1, $2, $3))
+           update floor_threads set version = $2, state = state || $4 where thread_id = $1`,
+          [thread, version, { type: 'run.requested' }, { last: version }],
+        );
+        if (i >= 3) ms.push(performance.now() - t0); // the first three warm up
+      }
+    } finally {
+      client.release();
+    }
+    return summarize(ms);
+  } finally {
+    await pool.end();
+    await db.drop();
+  }
+}
+
 export interface FloorResult {
   perStepMs: Summary;
   throughput: Array<{ concurrency: number; stepsPerSecond: number }>;

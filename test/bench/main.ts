@@ -22,13 +22,13 @@ import { execSync } from 'node:child_process';
 import os from 'node:os';
 import { benchAgentLoop, type AgentLoopResult } from './agent-loop.bench';
 import { compare } from './compare';
-import { benchFloor, type FloorResult } from './floor.bench';
+import { benchFloor, benchLoadAndStepFloor, type FloorResult } from './floor.bench';
 import { benchAppends, benchDecide } from './core.bench';
 import { DEFAULT_DATABASE_URL } from './harness';
 import { benchResume, type ResumeFigure } from './resume.bench';
 import { benchSlowModel, type SlowModelResult } from './slow-model.bench';
 import { benchFirstToken, type FirstTokenResult } from './streaming.bench';
-import { figuresOf, spread, table, type Figure } from './stats';
+import { figuresOf, spread, table, type Figure, type Summary } from './stats';
 
 export interface BenchOutput {
   machine: { nproc: number; cpu: string; node: string; loadavg: number[]; commit: string };
@@ -37,6 +37,8 @@ export interface BenchOutput {
   agentLoop?: AgentLoopResult[];
   agentLoopLedger?: AgentLoopResult[];
   resume?: ResumeFigure[][];
+  /** The resume floor of each repeat (see benchLoadAndStepFloor). */
+  resumeFloor?: Summary[];
   core?: { decide: ReturnType<typeof benchDecide>; appends: Awaited<ReturnType<typeof benchAppends>>[] };
   slowModel?: SlowModelResult[][];
   firstToken?: FirstTokenResult[];
@@ -87,7 +89,11 @@ async function run(): Promise<BenchOutput> {
   if (want('resume')) {
     out.resume = [];
     const sizes = quick ? [10, 1000] : [10, 100, 1000, 10_000];
-    for (let r = 0; r < repeats; r++) out.resume.push(await benchResume(sizes, quick ? 5 : 15, log));
+    for (let r = 0; r < repeats; r++) {
+      // The floor right before the figures it divides, so both see the same machine.
+      (out.resumeFloor ??= []).push(await benchLoadAndStepFloor(quick ? 5 : 15));
+      out.resume.push(await benchResume(sizes, quick ? 5 : 15, log));
+    }
   }
   if (want('core')) {
     // The appends run on a fresh copy of the migrated template on this server.

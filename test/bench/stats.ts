@@ -58,6 +58,7 @@ interface FigureSource {
     peakMemoryMiB: Record<string, number>;
   }>;
   resume?: Array<Array<{ events: number; withProjection: Summary; withoutProjection: Summary }>>;
+  resumeFloor?: Summary[];
   core?: {
     decide: Summary;
     appends: Array<{ appendsPerSecond: number; concurrency: number }>;
@@ -104,6 +105,13 @@ export function figuresOf(out: FigureSource): Record<string, Figure> {
   loopFigures(add, 'agent-loop', out.agentLoop ?? [], floor, { perStep: 2.5, at64: 0.4, at16: 0.3 });
   loopFigures(add, 'agent-loop (ledger)', out.agentLoopLedger ?? [], floor, { perStep: 3.0, at64: 0.27, at16: 0.2 });
   const rs = out.resume ?? [];
+  if ((out.resumeFloor ?? []).length > 0)
+    add(
+      'floor load-and-step, median (read a thread, append + update in one commit)',
+      (out.resumeFloor ?? []).map((f) => f.median),
+      'ms',
+      'lower',
+    );
   if (rs.length > 0) {
     for (const n of rs[0]?.map((f) => f.events) ?? []) {
       const at = (pick: (f: { withProjection: Summary; withoutProjection: Summary }) => number) =>
@@ -118,6 +126,19 @@ export function figuresOf(out: FigureSource): Record<string, Figure> {
         'lower',
         n === 1000 ? '< 10' : n === 10_000 ? '≤ 1.5 × at 10' : undefined,
       );
+      const floors = out.resumeFloor ?? [];
+      if (floors.length > 0)
+        add(
+          `resume cost, ${n} prior events (projection), × floor load-and-step`,
+          rs.map((r, i) => {
+            const f = r.find((x) => x.events === n);
+            const floor = floors[i];
+            return f && floor ? f.withProjection.median / floor.median : NaN;
+          }),
+          '×',
+          'lower',
+          n === 10 || n === 10_000 ? '≤ 2' : undefined,
+        );
       add(
         `resume cost, ${n} prior events (no projection)`,
         at((f) => f.withoutProjection.median),
