@@ -31,7 +31,7 @@ const { Client } = require('pg') as {
 };
 
 /** Where the Postgres binaries are: RATCHET_PG_BIN, /usr/local/bin, the newest /usr/lib/postgresql/N/bin, else PATH. */
-export function postgresBinary(name: 'initdb' | 'postgres'): string {
+export function postgresBinary(name: 'initdb' | 'postgres' | 'pg_basebackup'): string {
   const dirs = [process.env['RATCHET_PG_BIN'], '/usr/local/bin'];
   try {
     const versions = readdirSync('/usr/lib/postgresql')
@@ -118,6 +118,63 @@ export class PrivatePostgres {
       rmSync(dir, { recursive: true, force: true });
       throw error;
     }
+  }
+
+  /**
+   * A streaming-replication standby of `primary` in a temp dir of its own: a base backup taken over the
+   * replication protocol (`pg_basebackup -R`, which writes `standby.signal` and `primary_conninfo`), then
+   * started; it follows the primary's WAL until `promote()`. Name it in the primary's
+   * `synchronous_standby_names` (`application_name` is `standby`) to make every commit wait for it.
+   */
+  static async standbyOf(primary: PrivatePostgres): Promise<PrivatePostgres> {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'ratchet-chaos-pg-standby-'));
+    try {
+      const owner = clusterOwner();
+      if (owner) chownSync(dir, owner.uid, owner.gid);
+      const pg = new PrivatePostgres(await freePort(), dir, owner);
+      const child = pg.spawn(postgresBinary('pg_basebackup'), [
+        '-h',
+        '127.0.0.1',
+        '-p',
+        String(primary.port),
+        '-U',
+        'postgres',
+        '-D',
+        pg.dataDir,
+        '-R',
+        '-X',
+        'stream',
+        '-d',
+        `host=127.0.0.1 port=${primary.port} user=postgres application_name=standby`,
+      ]);
+      const code = await new Promise<number | null>((resolve, reject) => {
+        child.once('error', reject);
+        child.once('exit', resolve);
+      });
+      if (code !== 0) throw new Error(`pg_basebackup exited with ${code}:\n${pg.logTail()}`);
+      await pg.restart();
+      return pg;
+    } catch (error) {
+      rmSync(dir, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  /** Runs one statement as superuser on the `postgres` database; its rows. */
+  async sql<R = Record<string, unknown>>(text: string): Promise<R[]> {
+    const client = new Client({ connectionString: this.url, connectionTimeoutMillis: 5000 });
+    client.on('error', () => undefined);
+    await client.connect();
+    try {
+      return ((await client.query(text)) as { rows: R[] }).rows;
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+
+  /** Ends a standby's recovery: from now on it is a primary that accepts writes. */
+  async promote(): Promise<void> {
+    await this.sql('select pg_promote(true, 60)');
   }
 
   get dataDir(): string {
