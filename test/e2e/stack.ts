@@ -1,5 +1,12 @@
 import { connect, type NatsConnection } from 'nats';
-import { declareTopology, deleteTopology, openServiceDatabase, PgThreadStore, type Database } from '@ratchet/adapters';
+import {
+  declareTopology,
+  deleteTopology,
+  natsServersAndAuth,
+  openServiceDatabase,
+  PgThreadStore,
+  type Database,
+} from '@ratchet/adapters';
 import type { RunRequestInput, ThreadEvent } from '@ratchet/contracts';
 import { foldEvents, initialThreadState, type ThreadState } from '@ratchet/domain';
 import {
@@ -25,12 +32,17 @@ export class TestStack {
     readonly natsUrl: string,
   ) {}
 
-  /** `natsUrl`: one URL or a comma-separated list (a cluster's nodes); default NATS_URL. */
-  static async create(options: { natsUrl?: string } = {}): Promise<TestStack> {
+  /**
+   * `natsUrl`: one URL or a comma-separated list (a cluster's nodes); default NATS_URL. `prefix`: the
+   * subject and stream prefixes (default a fresh pair; a private nats-server may take the deployment's).
+   */
+  static async create(
+    options: { natsUrl?: string; prefix?: { subject: string; stream: string } } = {},
+  ): Promise<TestStack> {
     const natsUrl = options.natsUrl ?? process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
     const testDb = await createTestDatabase();
-    const prefix = uniquePrefix();
-    const nc = await connect({ servers: natsUrl.split(','), maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+    const prefix = options.prefix ?? uniquePrefix();
+    const nc = await connect({ ...natsServersAndAuth(natsUrl), maxReconnectAttempts: -1, reconnectTimeWait: 250 });
     const db = await openServiceDatabase(testDb.url, 'orchestrator');
     return new TestStack(testDb, prefix, nc, db, natsUrl);
   }

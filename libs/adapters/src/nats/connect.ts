@@ -24,6 +24,48 @@ export function redactNatsUrl(url: string): string {
     .join(',');
 }
 
+/** The servers of a NATS URL list and the credentials some of them carry (`user:pass@` or `token@`). */
+export interface NatsServersAndAuth {
+  servers: string[];
+  user?: string;
+  pass?: string;
+  token?: string;
+}
+
+/**
+ * Splits `nats://user:secret@a:4222,nats://b:4222` into the servers without credentials and the
+ * credentials, which nats.js takes only as options (it ignores them in a server URL, and the server then
+ * answers "Authorization Violation"). Percent-escapes in a user or password are decoded. Servers that carry
+ * different credentials are refused: a connection has one identity.
+ */
+export function natsServersAndAuth(url: string): NatsServersAndAuth {
+  const out: NatsServersAndAuth = { servers: [] };
+  let seen: string | undefined;
+  for (const one of url
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0)) {
+    const m = /^([a-z]+:\/\/)?([^@/]*)@(.*)$/i.exec(one);
+    if (!m) {
+      out.servers.push(one);
+      continue;
+    }
+    const [, scheme = '', auth = '', rest = ''] = m;
+    out.servers.push(`${scheme}${rest}`);
+    if (seen !== undefined && seen !== auth)
+      throw new Error(`NATS_URL: the servers of ${redactNatsUrl(url)} carry different credentials; give them one`);
+    seen = auth;
+    const colon = auth.indexOf(':');
+    if (colon >= 0) {
+      out.user = decodeURIComponent(auth.slice(0, colon));
+      out.pass = decodeURIComponent(auth.slice(colon + 1));
+    } else if (auth.length > 0) {
+      out.token = decodeURIComponent(auth);
+    }
+  }
+  return out;
+}
+
 /**
  * Connects and proves JetStream answers, so a misconfigured environment fails at start with a message
  * a human can act on instead of on the first publish. After the first connection the client
@@ -31,6 +73,7 @@ export function redactNatsUrl(url: string): string {
  */
 export async function connectNats(opts: ConnectNatsOptions): Promise<NatsConnection> {
   const shown = redactNatsUrl(opts.url);
+  const { servers, ...auth } = natsServersAndAuth(opts.url);
   let nc: NatsConnection;
   try {
     nc = await connect({
@@ -39,11 +82,9 @@ export async function connectNats(opts: ConnectNatsOptions): Promise<NatsConnect
       // Without this the client captures a stack trace (an Error) for every request, each JetStream
       // publish included, only to enrich a timeout's message: measurable CPU on every message.
       noAsyncTraces: true,
+      ...auth,
       ...opts.options,
-      servers: opts.url
-        .split(',')
-        .map((s) => s.trim())
-        .filter((s) => s.length > 0),
+      servers,
       name: opts.name,
       timeout: opts.timeoutMs ?? 5000,
     });
