@@ -1,5 +1,5 @@
 // Lint = correctness + architecture. The boundary rules below make the one-way dependency direction
-// (apps → platform → adapters → domain → contracts) executable; test/lint/boundaries.spec.ts proves
+// (apps → engine → platform → adapters → domain → contracts) executable; test/lint/boundaries.spec.ts proves
 // they still fire. Type-aware rules are limited to the two that catch lost promises.
 import js from '@eslint/js';
 import { defineConfig, globalIgnores } from 'eslint/config';
@@ -48,6 +48,21 @@ const libsToApps = [
   },
 ];
 
+/** Below the engine: the libraries it stands on never reach up into it. */
+const libsToEngine = [
+  {
+    regex: '^@ratchet/engine$',
+    message: 'The engine sits above the other libraries: only apps (and tests) import it.',
+  },
+  {
+    regex: '(^|/)libs/engine/',
+    message: 'The engine sits above the other libraries: only apps (and tests) import it.',
+  },
+];
+
+const engineMessage =
+  'libs/engine is framework-free and stands on contracts, domain and platform only: the service passes its own parts (adapters, tools) in ThreadEngineDeps.';
+
 /** no-restricted-imports settings replace each other per file, so each folder states its full list. */
 function restrict({ paths = [], patterns = [] }) {
   return { 'no-restricted-imports': ['error', { paths, patterns: [deepImport, ...patterns] }] };
@@ -75,7 +90,19 @@ const boundaries = [
   {
     name: 'ratchet/boundaries/libs',
     files: ['libs/*/**/*.ts'],
-    rules: restrict({ patterns: libsToApps }),
+    ignores: ['libs/engine/**'],
+    rules: restrict({ patterns: [...libsToApps, ...libsToEngine] }),
+  },
+  {
+    name: 'ratchet/boundaries/engine',
+    files: ['libs/engine/**/*.ts'],
+    rules: restrict({
+      paths: ['nats', 'pg', 'undici', '@ratchet/adapters', '@ratchet/tools', '@ratchet/client'].map((name) => ({
+        name,
+        message: engineMessage,
+      })),
+      patterns: [...libsToApps, { regex: '^(@nestjs|@mikro-orm)/', message: engineMessage }],
+    }),
   },
   {
     name: 'ratchet/boundaries/contracts',
@@ -101,6 +128,7 @@ const boundaries = [
       })),
       patterns: [
         ...libsToApps,
+        ...libsToEngine,
         {
           regex: '^(@nestjs|@mikro-orm)/',
           message: domainMessage,
@@ -119,6 +147,7 @@ const boundaries = [
       paths: [{ name: '@ratchet/platform', message: 'Adapters are framework-free and sit below platform.' }],
       patterns: [
         ...libsToApps,
+        ...libsToEngine,
         { regex: '^@nestjs/', message: 'Adapters are framework-free: Nest wiring belongs in libs/platform.' },
       ],
     }),
@@ -192,6 +221,7 @@ export default defineConfig(
     name: 'ratchet/exhaustive-decisions',
     files: [
       'libs/domain/src/**/*.ts',
+      'libs/engine/src/**/*.ts',
       'apps/orchestrator/src/threads/**/*.ts',
       'apps/tool-executor/src/effects/**/*.ts',
     ],

@@ -3,7 +3,7 @@ import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { ThreadInboxMessage } from '@ratchet/contracts';
 import { PoisonMessageError } from '@ratchet/domain';
 import { JetStreamContext, ServiceRuntime } from '@ratchet/platform';
-import { INBOX_CONSUMER, ThreadInbox } from './thread-inbox';
+import { INBOX_CONSUMER, ThreadInbox } from '@ratchet/engine';
 
 export { INBOX_CONSUMER };
 

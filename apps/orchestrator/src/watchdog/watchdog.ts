@@ -2,7 +2,7 @@ import { isoColumn, ModelCallLeases, type Database } from '@ratchet/adapters';
 import type { ThreadState } from '@ratchet/domain';
 import type { Logger } from '@ratchet/platform';
 import type { AgentCatalog } from '../agents/agent-catalog';
-import type { ThreadCommandHandler } from '../threads/thread-command.handler';
+import type { ThreadCommandHandler } from '@ratchet/engine';
 import { watchdogAction, type RunCandidate } from './stalled-runs';
 
 /** The agent contract's default, for a run whose agent version is no longer known. */
