@@ -29,15 +29,22 @@ const NODE_IO = [
   'crypto',
 ].flatMap((name) => [name, `node:${name}`]);
 
-/** Everywhere: one public entry per library, no `@ratchet/contracts/src/...`. */
+/** Everywhere: one public entry per library, no `@ratchet/contracts/src/...` (the one named second entry aside). */
 const deepImport = {
-  regex: '^@ratchet/[^/]+/.+',
+  regex: '^@ratchet/(?!adapters/operator$)[^/]+/.+',
   message:
-    'Import a library only through its public entry (`@ratchet/<lib>`); export what you need from its src/index.ts.',
+    'Import a library only through its public entry (`@ratchet/<lib>`, or `@ratchet/adapters/operator` for operator queries); export what you need from its src/index.ts.',
 };
 
-/** In libs: never an app, by package name or by path. */
+/** The operator's queries are the CLI's (and tests'): no service or library reaches for them. */
+const operatorEntry = {
+  regex: '^@ratchet/adapters/operator$',
+  message: 'Operator queries (`@ratchet/adapters/operator`) are for the ratchet CLI only.',
+};
+
+/** In libs: never an app, by package name or by path (nor the operator's queries, which are the CLI's). */
 const libsToApps = [
+  operatorEntry,
   {
     regex: `^@ratchet/(${APPS.join('|')})$`,
     message: 'Libraries never depend on apps: move the shared code into a library.',
@@ -85,6 +92,20 @@ const boundaries = [
         regex: `^@ratchet/${app}$`,
         message: 'Apps do not import each other: shared code belongs in a library.',
       })),
+    }),
+  },
+  {
+    name: 'ratchet/boundaries/services',
+    files: ['apps/*/**/*.ts'],
+    ignores: ['apps/cli/**'],
+    rules: restrict({
+      patterns: [
+        ...APPS.map((app) => ({
+          regex: `^@ratchet/${app}$`,
+          message: 'Apps do not import each other: shared code belongs in a library.',
+        })),
+        operatorEntry,
+      ],
     }),
   },
   {

@@ -60,6 +60,11 @@ const cases: readonly Case[] = [
   ['libs/domain/src/probe.ts', "import { ThreadCommandHandler } from '@ratchet/engine';", 'forbidden'],
   ['libs/adapters/src/probe.ts', "import { ThreadCommandHandler } from '@ratchet/engine';", 'forbidden'],
   ['apps/orchestrator/src/probe.ts', "import { ThreadCommandHandler } from '@ratchet/engine';", 'allowed'],
+  // operator queries: a second entry for the CLI, nobody else
+  ['apps/cli/src/probe.ts', "import { listThreads } from '@ratchet/adapters/operator';", 'allowed'],
+  ['apps/gateway/src/probe.ts', "import { listThreads } from '@ratchet/adapters/operator';", 'forbidden'],
+  ['libs/platform/src/probe.ts', "import { listThreads } from '@ratchet/adapters/operator';", 'forbidden'],
+  ['apps/cli/src/probe.ts', "import { listThreads } from '@ratchet/adapters/src/postgres';", 'forbidden'],
   // no library imports an app
   ['libs/platform/src/probe.ts', "import { AppModule } from '@ratchet/gateway';", 'forbidden'],
   ['libs/platform/src/probe.ts', "import { AppModule } from '../../../apps/gateway/src/app.module';", 'forbidden'],
