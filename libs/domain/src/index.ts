@@ -1,5 +1,6 @@
 export {
   ConcurrencyError,
+  InvariantError,
   PoisonMessageError,
   RatchetError,
   retryOf,

@@ -4,6 +4,7 @@ import {
   foldEvents,
   foldRecord,
   initialThreadState,
+  PoisonMessageError,
   recordFrom,
   runRowsOf,
   type IdSource,
@@ -100,7 +101,10 @@ export async function decideInTx(
   for (let input = inputs.shift(); input; input = inputs.shift()) {
     const decision = decide(record.state, input.command);
     if (++decided > MAX_LOCAL_DECISIONS)
-      throw new Error(`thread ${threadId}: more than ${MAX_LOCAL_DECISIONS} local tool results in one decision`);
+      throw new PoisonMessageError(
+        `thread ${threadId}: more than ${MAX_LOCAL_DECISIONS} local tool results in one decision`,
+        'thread.local_decisions_exceeded',
+      );
     const made = decision.events.map(
       (e, i): ThreadEvent =>
         ({

@@ -12,7 +12,7 @@ import {
   type TraceContext,
   type WebhookDeliveryCommand,
 } from '@ratchet/contracts';
-import type { Outgoing, OutboxMessage, ThreadState } from '@ratchet/domain';
+import { InvariantError, type Outgoing, type OutboxMessage, type ThreadState } from '@ratchet/domain';
 import { messageHeaders, type OutgoingContext, type OutgoingMapper } from '@ratchet/engine';
 import { CORE_PUBLISH_HEADER } from '@ratchet/platform';
 import { argsDigest } from '../approvals/approval-policy';
@@ -70,8 +70,13 @@ export function outgoingMessages(
     switch (o.kind) {
       case 'model.call': {
         const run = state.active;
-        if (!run || run.runId !== o.runId) throw new Error(`model call for ${o.runId}, which is not the active run`);
-        if (!transcript) throw new Error(`model call for ${o.runId} without the thread's conversation`);
+        if (!run || run.runId !== o.runId)
+          throw new InvariantError(`model call for ${o.runId}, which is not the active run`, 'outgoing.inactive_run');
+        if (!transcript)
+          throw new InvariantError(
+            `model call for ${o.runId} without the thread's conversation`,
+            'outgoing.no_transcript',
+          );
         const payload: ModelCallCommand = {
           kind: 'model.call',
           commandId: o.commandId,

@@ -50,6 +50,20 @@ export class PoisonMessageError extends RatchetError {
   }
 }
 
+/**
+ * Something the code itself guarantees did not hold (a bug, or stored data changed behind its back):
+ * the same message would fail the same way on every delivery, so it is termed and recorded, never
+ * retried. `code` names the guarantee.
+ */
+export class InvariantError extends RatchetError {
+  readonly code: string;
+  readonly retry = 'never';
+  constructor(message: string, code = 'invariant.violated', options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
 export function retryOf(error: unknown): Retry {
   return error instanceof RatchetError ? error.retry : 'later';
 }
