@@ -29,6 +29,7 @@ export { exitOnConfigError, type ExitIo } from './config/exit-on-config-error';
 export { CLOCK, newId, randomIds, runIdFor, systemClock, threadIdFor } from './ids/ids';
 export { JetStreamContext } from './jetstream/jetstream.context';
 export { JetStreamExceptionFilter } from './jetstream/jetstream.exception-filter';
+export { parseOnSubject } from './jetstream/parse-on-subject';
 export {
   JETSTREAM_TRANSPORT,
   JetStreamServer,
