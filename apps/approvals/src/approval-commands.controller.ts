@@ -20,13 +20,7 @@ export class ApprovalCommandsController {
 
   @EventPattern(APPROVALS_CONSUMER)
   async onCommand(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
-    const command = parseOnSubject(
-      ctx,
-      data,
-      approvalCommand,
-      (c) => this.runtime.subjects.approvalCommands(c.tenantId),
-      'approval.subject_mismatch',
-    );
+    const command = parseOnSubject(ctx, data, approvalCommand, this.runtime.subjects.approvalCommands, 'approval');
     // This consumer's span (telemetry on) or the request's context: the wait's span joins the run's trace.
     const traceparent = currentTraceContext()?.traceparent ?? ctx.getTraceparent();
     const result = await this.approvals.recordRequest(command, traceparent);

@@ -16,13 +16,7 @@ export class ThreadInboxController {
 
   @EventPattern(INBOX_CONSUMER)
   async onMessage(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
-    const message = parseOnSubject(
-      ctx,
-      data,
-      ThreadInboxMessage,
-      (m) => this.runtime.subjects.inbox(m.tenantId, m.threadId),
-      'inbox.subject_mismatch',
-    );
+    const message = parseOnSubject(ctx, data, ThreadInboxMessage, this.runtime.subjects.inbox, 'inbox');
     const traceparent = ctx.getTraceparent();
     await this.inbox.apply(message, {
       trace: traceparent ? { traceparent, tracestate: ctx.getTracestate() } : undefined,

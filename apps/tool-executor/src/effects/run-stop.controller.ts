@@ -21,13 +21,7 @@ export class RunStopController {
 
   @EventPattern(CONTROL_CONSUMER)
   async onNotice(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
-    const notice = parseOnSubject(
-      ctx,
-      data,
-      RunStopNotice,
-      (n) => this.runtime.subjects.controlCommands(n.tenantId),
-      'control.subject_mismatch',
-    );
+    const notice = parseOnSubject(ctx, data, RunStopNotice, this.runtime.subjects.controlCommands, 'control');
     await new EffectLedgerRepository(this.runtime.db.sql).recordStoppedRun(notice);
     this.stops.stop(notice.tenantId, notice.runId, notice.reason);
   }

@@ -44,13 +44,7 @@ export class ToolCallController {
 
   @EventPattern(TOOL_CONSUMER)
   async onCommand(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
-    const command = parseOnSubject(
-      ctx,
-      data,
-      ToolCommand,
-      (c) => this.runtime.subjects.toolCommands(c.tenantId),
-      'tool.subject_mismatch',
-    );
+    const command = parseOnSubject(ctx, data, ToolCommand, this.runtime.subjects.toolCommands, 'tool');
     const trace: Record<string, string> = {};
     // This consumer's span (telemetry on) or the command's context: the result joins the run's trace.
     const traceparent = currentTraceContext()?.traceparent ?? ctx.getTraceparent();
