@@ -122,6 +122,14 @@ export {
   type NewApproval,
 } from './postgres/approvals.repository';
 export { EVENT_COLUMNS, rowToEvent, type EventRow } from './postgres/thread-event.rows';
+export {
+  decodeCursor,
+  encodeCursor,
+  getRun,
+  getThread,
+  listThreadPage,
+  readEventPage,
+} from './postgres/threads.queries';
 export { ModelCallLeases, type ModelCallClaim, type ModelCallRef } from './postgres/model-call-leases';
 export { IdempotencyKeysRepository, type IdempotencyRecord, type KeyUse } from './postgres/idempotency-keys.repository';
 export {

@@ -182,3 +182,10 @@ export {
   type AttemptResult,
   type WebhookRetryPolicy,
 } from './webhooks/webhook.retry';
+export {
+  watchdogAction,
+  type ModelCallRow,
+  type RunCandidate,
+  type WatchdogAction,
+  type WatchdogLimits,
+} from './watchdog/stalled-runs';
