@@ -52,15 +52,12 @@ export class PoisonMessageError extends RatchetError {
 
 /**
  * Something the code itself guarantees did not hold (a bug, or stored data changed behind its back):
- * the same message would fail the same way on every delivery, so it is termed and recorded, never
- * retried. `code` names the guarantee.
+ * the same message would fail the same way on every delivery, so, like any poison message, it is
+ * termed and recorded, never retried. `code` names the guarantee.
  */
-export class InvariantError extends RatchetError {
-  readonly code: string;
-  readonly retry = 'never';
+export class InvariantError extends PoisonMessageError {
   constructor(message: string, code = 'invariant.violated', options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
+    super(message, code, options);
   }
 }
 
