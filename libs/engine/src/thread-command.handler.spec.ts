@@ -1,6 +1,7 @@
 import { InMemoryThreadStore } from '@ratchet/adapters';
 import { subjects, type ThreadInboxMessage } from '@ratchet/contracts';
-import type { CommittedPublisher, OutboxMessage, RequestRun, ThreadCommand, ThreadState } from '@ratchet/domain';
+import type { CommittedPublisher, OutboxMessage, ThreadCommand, ThreadState } from '@ratchet/domain';
+import { requestRunCommand } from '@ratchet/testing';
 import { ThreadCommandHandler } from './thread-command.handler';
 import type { OutgoingRequest } from './engine-deps';
 
@@ -8,21 +9,7 @@ import type { OutgoingRequest } from './engine-deps';
 // orchestrator's (its outgoing mapping is replaced by one that records what it was asked).
 
 const at = '2026-12-01T10:00:00.000Z';
-const request: RequestRun = {
-  type: 'RequestRun',
-  tenantId: 'acme',
-  threadId: 'th_engine',
-  at,
-  runId: 'run_engine',
-  requestId: 'req-engine',
-  agent: 'demo',
-  agentVersion: 1,
-  maxSteps: 5,
-  input: [{ role: 'user', content: 'hello' }],
-  principal: { id: 'alice', roles: ['runner'] },
-  concurrency: 'enqueue',
-  metadata: {},
-};
+const request = requestRunCommand('acme', 'th_engine', 'run_engine', at);
 
 class RecordingRelay implements CommittedPublisher {
   published: OutboxMessage[] = [];

@@ -25,3 +25,4 @@ export { outboxStoreContract, type OutboxStoreFixture } from './contracts/outbox
 export { freePort, runProcess, ServiceProcess, sourceCommand, type ServiceName } from './service-process';
 export { FakeModelServer, type ConversationStats } from './fake-model-server';
 export { EffectService } from './effect-service';
+export { requestRunCommand } from './thread-commands';

@@ -1,5 +1,5 @@
 import { openServiceDatabase, PgThreadStore, type Database } from '@ratchet/adapters';
-import { createTestDatabase, type TestDatabase } from '@ratchet/testing';
+import { createTestDatabase, requestRunCommand, type TestDatabase } from '@ratchet/testing';
 import {
   modelCommandId,
   type CommittedPublisher,
@@ -89,21 +89,7 @@ export class CheckingPublisher implements CommittedPublisher {
 }
 
 export function request(tenantId: string, threadId: string, runId: string): RequestRun {
-  return {
-    type: 'RequestRun',
-    tenantId,
-    threadId,
-    at: new Date().toISOString(),
-    runId,
-    requestId: `req-${runId}`,
-    agent: 'demo',
-    agentVersion: 1,
-    maxSteps: 5,
-    input: [{ role: 'user', content: 'hello' }],
-    principal: { id: 'alice', roles: ['runner'] },
-    concurrency: 'enqueue',
-    metadata: {},
-  };
+  return requestRunCommand(tenantId, threadId, runId, new Date().toISOString());
 }
 
 export const meta = (runId: string) => ({ correlationId: runId });
