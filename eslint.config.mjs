@@ -1,5 +1,5 @@
 // Lint = correctness + architecture. The boundary rules below make the one-way dependency direction
-// (apps → platform → adapters → domain → contracts) executable; test/lint/boundaries.spec.ts proves
+// (apps → engine → platform → adapters → domain → contracts) executable; test/lint/boundaries.spec.ts proves
 // they still fire. Type-aware rules are limited to the two that catch lost promises.
 import js from '@eslint/js';
 import { defineConfig, globalIgnores } from 'eslint/config';
@@ -29,15 +29,22 @@ const NODE_IO = [
   'crypto',
 ].flatMap((name) => [name, `node:${name}`]);
 
-/** Everywhere: one public entry per library, no `@ratchet/contracts/src/...`. */
+/** Everywhere: one public entry per library, no `@ratchet/contracts/src/...` (the one named second entry aside). */
 const deepImport = {
-  regex: '^@ratchet/[^/]+/.+',
+  regex: '^@ratchet/(?!adapters/operator$)[^/]+/.+',
   message:
-    'Import a library only through its public entry (`@ratchet/<lib>`); export what you need from its src/index.ts.',
+    'Import a library only through its public entry (`@ratchet/<lib>`, or `@ratchet/adapters/operator` for operator queries); export what you need from its src/index.ts.',
 };
 
-/** In libs: never an app, by package name or by path. */
+/** The operator's queries are the CLI's (and tests'): no service or library reaches for them. */
+const operatorEntry = {
+  regex: '^@ratchet/adapters/operator$',
+  message: 'Operator queries (`@ratchet/adapters/operator`) are for the ratchet CLI only.',
+};
+
+/** In libs: never an app, by package name or by path (nor the operator's queries, which are the CLI's). */
 const libsToApps = [
+  operatorEntry,
   {
     regex: `^@ratchet/(${APPS.join('|')})$`,
     message: 'Libraries never depend on apps: move the shared code into a library.',
@@ -47,6 +54,21 @@ const libsToApps = [
     message: 'Libraries never depend on apps: move the shared code into a library.',
   },
 ];
+
+/** Below the engine: the libraries it stands on never reach up into it. */
+const libsToEngine = [
+  {
+    regex: '^@ratchet/engine$',
+    message: 'The engine sits above the other libraries: only apps (and tests) import it.',
+  },
+  {
+    regex: '(^|/)libs/engine/',
+    message: 'The engine sits above the other libraries: only apps (and tests) import it.',
+  },
+];
+
+const engineMessage =
+  'libs/engine is framework-free and stands on contracts, domain and platform only: the service passes its own parts (adapters, tools) in ThreadEngineDeps.';
 
 /** no-restricted-imports settings replace each other per file, so each folder states its full list. */
 function restrict({ paths = [], patterns = [] }) {
@@ -73,9 +95,37 @@ const boundaries = [
     }),
   },
   {
+    name: 'ratchet/boundaries/services',
+    files: ['apps/*/**/*.ts'],
+    ignores: ['apps/cli/**'],
+    rules: restrict({
+      patterns: [
+        ...APPS.map((app) => ({
+          regex: `^@ratchet/${app}$`,
+          message: 'Apps do not import each other: shared code belongs in a library.',
+        })),
+        operatorEntry,
+      ],
+    }),
+  },
+  {
     name: 'ratchet/boundaries/libs',
     files: ['libs/*/**/*.ts'],
-    rules: restrict({ patterns: libsToApps }),
+    ignores: ['libs/engine/**'],
+    rules: restrict({ patterns: [...libsToApps, ...libsToEngine] }),
+  },
+  {
+    name: 'ratchet/boundaries/engine',
+    files: ['libs/engine/**/*.ts'],
+    // Its specs drive it over a real store (the in-memory adapter), as a service would.
+    ignores: ['libs/engine/**/*.spec.ts'],
+    rules: restrict({
+      paths: ['nats', 'pg', 'undici', '@ratchet/adapters', '@ratchet/tools', '@ratchet/client'].map((name) => ({
+        name,
+        message: engineMessage,
+      })),
+      patterns: [...libsToApps, { regex: '^(@nestjs|@mikro-orm)/', message: engineMessage }],
+    }),
   },
   {
     name: 'ratchet/boundaries/contracts',
@@ -101,6 +151,7 @@ const boundaries = [
       })),
       patterns: [
         ...libsToApps,
+        ...libsToEngine,
         {
           regex: '^(@nestjs|@mikro-orm)/',
           message: domainMessage,
@@ -119,6 +170,7 @@ const boundaries = [
       paths: [{ name: '@ratchet/platform', message: 'Adapters are framework-free and sit below platform.' }],
       patterns: [
         ...libsToApps,
+        ...libsToEngine,
         { regex: '^@nestjs/', message: 'Adapters are framework-free: Nest wiring belongs in libs/platform.' },
       ],
     }),
@@ -192,6 +244,7 @@ export default defineConfig(
     name: 'ratchet/exhaustive-decisions',
     files: [
       'libs/domain/src/**/*.ts',
+      'libs/engine/src/**/*.ts',
       'apps/orchestrator/src/threads/**/*.ts',
       'apps/tool-executor/src/effects/**/*.ts',
     ],

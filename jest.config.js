@@ -12,7 +12,11 @@ const swc = [
     sourceMaps: 'inline',
   },
 ];
-const moduleNameMapper = { '^@ratchet/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts' };
+const moduleNameMapper = {
+  // A library's second entry (e.g. `@ratchet/adapters/operator`) is its src/<entry>.ts.
+  '^@ratchet/adapters/operator$': '<rootDir>/libs/adapters/src/operator.ts',
+  '^@ratchet/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',
+};
 const common = {
   rootDir: __dirname,
   transform: { '^.+\\.ts$': swc },

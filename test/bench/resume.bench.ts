@@ -25,9 +25,10 @@ import { OutboxRelay } from '@ratchet/platform';
 // The package index also exports the jest contract suites, which refuse to load outside jest.
 // eslint-disable-next-line import/no-relative-packages
 import { createTestDatabase, uniquePrefix } from '../../libs/testing/src/test-database';
-// The orchestrator's real handler, in-process (an app exports nothing; the bench measures it directly).
+import { ThreadCommandHandler } from '@ratchet/engine';
+// The engine as the orchestrator composes it, in-process (an app exports nothing; the bench measures it directly).
 // eslint-disable-next-line import/no-relative-packages
-import { ThreadCommandHandler } from '../../apps/orchestrator/src/threads/thread-command.handler';
+import { orchestratorEngineDeps } from '../../apps/orchestrator/src/threads/engine-deps';
 import { DEFAULT_DATABASE_URL } from './harness';
 import { summarize, type Summary } from './stats';
 
@@ -139,7 +140,9 @@ export async function benchResume(sizes: number[], reps: number, log: (line: str
   const relay = new OutboxRelay(new PgOutboxStore(db), new JetStreamPublisher(nc), {
     onError: () => undefined,
   });
-  const handler = new ThreadCommandHandler(store, relay, subjects(prefix.subject));
+  const handler = new ThreadCommandHandler(
+    orchestratorEngineDeps({ store, relay, subjects: subjects(prefix.subject) }),
+  );
   const t = db.sql.table.bind(db.sql);
   const figures: ResumeFigure[] = [];
   try {

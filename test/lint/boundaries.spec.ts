@@ -50,6 +50,21 @@ const cases: readonly Case[] = [
   ['libs/adapters/src/probe.ts', "import { Pool } from 'pg';", 'allowed'],
   ['libs/adapters/src/probe.ts', "import { connect } from 'nats';", 'allowed'],
   ['libs/adapters/src/probe.ts', "import { ThreadId } from '@ratchet/contracts';", 'allowed'],
+  // engine: above platform, below the apps, framework-free
+  ['libs/engine/src/probe.ts', "import { failpoint } from '@ratchet/platform';", 'allowed'],
+  ['libs/engine/src/probe.ts', "import { decide } from '@ratchet/domain';", 'allowed'],
+  ['libs/engine/src/probe.ts', "import { Injectable } from '@nestjs/common';", 'forbidden'],
+  ['libs/engine/src/probe.ts', "import { PgThreadStore } from '@ratchet/adapters';", 'forbidden'],
+  ['libs/engine/src/probe.ts', "import { runTool } from '@ratchet/tools';", 'forbidden'],
+  ['libs/platform/src/probe.ts', "import { ThreadCommandHandler } from '@ratchet/engine';", 'forbidden'],
+  ['libs/domain/src/probe.ts', "import { ThreadCommandHandler } from '@ratchet/engine';", 'forbidden'],
+  ['libs/adapters/src/probe.ts', "import { ThreadCommandHandler } from '@ratchet/engine';", 'forbidden'],
+  ['apps/orchestrator/src/probe.ts', "import { ThreadCommandHandler } from '@ratchet/engine';", 'allowed'],
+  // operator queries: a second entry for the CLI, nobody else
+  ['apps/cli/src/probe.ts', "import { listThreads } from '@ratchet/adapters/operator';", 'allowed'],
+  ['apps/gateway/src/probe.ts', "import { listThreads } from '@ratchet/adapters/operator';", 'forbidden'],
+  ['libs/platform/src/probe.ts', "import { listThreads } from '@ratchet/adapters/operator';", 'forbidden'],
+  ['apps/cli/src/probe.ts', "import { listThreads } from '@ratchet/adapters/src/postgres';", 'forbidden'],
   // no library imports an app
   ['libs/platform/src/probe.ts', "import { AppModule } from '@ratchet/gateway';", 'forbidden'],
   ['libs/platform/src/probe.ts', "import { AppModule } from '../../../apps/gateway/src/app.module';", 'forbidden'],

@@ -2,7 +2,7 @@ import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { ApprovalCommand } from '@ratchet/contracts';
 import { PoisonMessageError } from '@ratchet/domain';
-import { currentTraceContext, JetStreamContext, ServiceRuntime } from '@ratchet/platform';
+import { currentTraceContext, JetStreamContext, parseOnSubject, ServiceRuntime } from '@ratchet/platform';
 import { ApprovalsService } from './approvals.service';
 
 export const APPROVALS_CONSUMER = 'approvals';
@@ -20,17 +20,7 @@ export class ApprovalCommandsController {
 
   @EventPattern(APPROVALS_CONSUMER)
   async onCommand(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
-    const parsed = ApprovalCommand.safeParse(data);
-    if (!parsed.success)
-      throw new PoisonMessageError(`not an approval command: ${parsed.error.message}`, 'approval.invalid');
-    const command = parsed.data;
-    // The tenant is the subject's (bound by NATS permissions), never only the body's.
-    if (ctx.getSubject() !== this.runtime.subjects.approvalCommands(command.tenantId)) {
-      throw new PoisonMessageError(
-        `${command.kind} for tenant ${command.tenantId} arrived on ${ctx.getSubject()}`,
-        'approval.subject_mismatch',
-      );
-    }
+    const command = parseOnSubject(ctx, data, approvalCommand, this.runtime.subjects.approvalCommands, 'approval');
     // This consumer's span (telemetry on) or the request's context: the wait's span joins the run's trace.
     const traceparent = currentTraceContext()?.traceparent ?? ctx.getTraceparent();
     const result = await this.approvals.recordRequest(command, traceparent);
@@ -40,3 +30,13 @@ export class ApprovalCommandsController {
     );
   }
 }
+
+/** The approval command contract, with a body that does not parse recorded as `approval.invalid`. */
+const approvalCommand = {
+  parse(data: unknown): ApprovalCommand {
+    const parsed = ApprovalCommand.safeParse(data);
+    if (!parsed.success)
+      throw new PoisonMessageError(`not an approval command: ${parsed.error.message}`, 'approval.invalid');
+    return parsed.data;
+  },
+};

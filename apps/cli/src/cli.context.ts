@@ -1,13 +1,7 @@
 import type { Command } from 'commander';
 import type { NatsConnection } from 'nats';
-import {
-  connectNats,
-  listThreadKeysWithSnapshots,
-  openServiceDatabase,
-  redactUrl,
-  type Database,
-  type ServiceName,
-} from '@ratchet/adapters';
+import { connectNats, openServiceDatabase, redactUrl, type Database, type ServiceName } from '@ratchet/adapters';
+import { listThreadKeysWithSnapshots } from '@ratchet/adapters/operator';
 import { SubjectToken } from '@ratchet/contracts';
 import { loadCliConfig, type CliConfig, type GlobalOptions } from './cli.config';
 import { CliError, PG, UsageError, pgCode } from './cli.errors';

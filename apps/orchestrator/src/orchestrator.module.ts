@@ -14,10 +14,10 @@ import { CatalogTools } from './agents/catalog-tools';
 import { ModelWorker } from './models/model-worker';
 import { ModelWorkerController } from './models/model-worker.controller';
 import { RunRequestController } from './threads/run-request.controller';
-import { ThreadCommandHandler, threadColumns } from './threads/thread-command.handler';
 import { ThreadInboxController } from './threads/thread-inbox.controller';
-import { ThreadInbox } from './threads/thread-inbox';
-import { KeyedSerializer } from './threads/keyed-serializer';
+import { orchestratorEngineDeps } from './threads/engine-deps';
+import { inboxToCommand } from './threads/to-command';
+import { KeyedSerializer, ThreadCommandHandler, ThreadInbox } from '@ratchet/engine';
 import { LocalModelDispatch } from './models/local-model-dispatch';
 import { ModelCallsLifecycle } from './models/model-calls.lifecycle';
 import { ModelCalls } from './models/model-calls';
@@ -31,7 +31,7 @@ import { toolConfigsOf } from './agents/tool-configs';
 import { ThreadsQueryResponder } from './queries/threads.responder';
 import { WatchdogLifecycle } from './watchdog/watchdog.lifecycle';
 import { offsetClock } from './schedules/clock';
-import { DEFAULT_WEBHOOK_RETRY } from '@ratchet/domain';
+import { DEFAULT_WEBHOOK_RETRY, threadColumns } from '@ratchet/domain';
 import { WebhookCommandsController } from './webhooks/webhook-commands.controller';
 import { WebhookSender } from './webhooks/webhook-sender';
 import { WebhooksLifecycle } from './webhooks/webhooks.lifecycle';
@@ -114,19 +114,28 @@ export class OrchestratorModule {
           )
         : undefined;
     const handler = new ThreadCommandHandler(
-      new PgThreadStore(runtime.db, threadColumns),
-      local ?? runtime.relay,
-      runtime.subjects,
-      approvalEnrichers(catalog, runtime),
-      toolConfigsOf(catalog),
-      { maxBatch: options.groupCommitMax ?? 32 },
-      local ? (m) => local.leaseOf(m) : undefined,
-      options.localTools
-        ? new LocalTools(tools, toolLogger(runtime.logger.child({ component: 'local-tools' })))
-        : undefined,
-      randomIds,
+      orchestratorEngineDeps({
+        store: new PgThreadStore(runtime.db, threadColumns),
+        relay: local ?? runtime.relay,
+        subjects: runtime.subjects,
+        enrich: approvalEnrichers(catalog, runtime),
+        toolConfigs: toolConfigsOf(catalog),
+        group: { maxBatch: options.groupCommitMax ?? 32 },
+        leaseOf: local ? (m) => local.leaseOf(m) : undefined,
+        localTools: options.localTools
+          ? new LocalTools(tools, toolLogger(runtime.logger.child({ component: 'local-tools' })))
+          : undefined,
+        ids: randomIds,
+      }),
     );
-    const inbox = new ThreadInbox(handler, serializer, runtime.logger, runtime.config.SERVICE_INSTANCE_ID, systemClock);
+    const inbox = new ThreadInbox({
+      threads: handler,
+      serializer,
+      logger: runtime.logger,
+      worker: runtime.config.SERVICE_INSTANCE_ID,
+      clock: systemClock,
+      toCommand: inboxToCommand,
+    });
     local?.deliverTo(inbox);
     const webhookOptions = options.webhooks ?? { allowPrivate: false };
     const schedules = options.schedules ?? { intervalMs: 1000, graceMs: 60_000 };

@@ -1,7 +1,152 @@
-export * from './nats';
-export * from './models';
-export * from './agents';
-export * from './postgres';
-export * from './memory';
-export * from './memory-client';
-export * from './webhooks';
+// The services' entry. The operator's queries (listing, retention, erasure, health; the `ratchet` CLI)
+// are not part of it: they have their own entry, `@ratchet/adapters/operator` (src/operator.ts).
+export { connectNats, redactNatsUrl, type ConnectNatsOptions } from './nats/connect';
+export {
+  CONSUMER_NAMES,
+  declareTopology,
+  deleteTopology,
+  ensureTopology,
+  findConsumer,
+  TopologyError,
+  type ConsumerName,
+  type ConsumerSpec,
+  type EnsureResult,
+  type StreamSpec,
+  type Topology,
+  type TopologyConfig,
+} from './nats/jetstream.topology';
+export {
+  JetStreamPublisher,
+  type JetStreamPublisherOptions,
+  type MessagePublisher,
+  type PublishOptions,
+  type PublishResult,
+} from './nats/jetstream.publisher';
+export {
+  consume,
+  defaultRetryDelay,
+  headersToRecord,
+  isParseFailure,
+  retryDecision,
+  type ConsumedMessage,
+  type ConsumeOptions,
+  type ConsumerHandle,
+  type MessageHandler,
+  type PoisonInfo,
+} from './nats/jetstream.consumer';
+export { ScriptedModel } from './models/scripted.model';
+export {
+  OPENAI_DEFAULT_BASE_URL,
+  OpenAiCompatibleModel,
+  type FetchInit,
+  type FetchLike,
+  type FetchResponseLike,
+  type OpenAiCompatibleModelOptions,
+  type SecretResolver,
+} from './models/openai.model';
+export { compileUserPattern, UserPatternError, type UserPattern } from './models/user-pattern';
+export {
+  AgentDefinitionError,
+  agentDigest,
+  loadAgentDirectory,
+  parseAgentDefinition,
+} from './agents/agent-files.loader';
+export {
+  AgentDefinitionsRepository,
+  AgentNameTakenError,
+  SHARED_AGENT_OWNER,
+  type AgentScope,
+  type StoredAgent,
+} from './agents/agent-definitions.repository';
+export {
+  DatabaseUnavailableError,
+  openDatabase,
+  redactUrl,
+  type Database,
+  type MigrationClass,
+  type OpenDatabaseOptions,
+} from './postgres/orm';
+export {
+  inTransaction,
+  isoColumn,
+  quoteIdent,
+  sqlExecutor,
+  valuesList,
+  type SqlExecutor,
+  type TransactionSql,
+} from './postgres/sql';
+export {
+  APPROVALS_MIGRATIONS,
+  GATEWAY_MIGRATIONS,
+  MEMORY_MIGRATIONS,
+  ORCHESTRATOR_MIGRATIONS,
+  SERVICE_SCHEMAS,
+  TOOLS_MIGRATIONS,
+  type ServiceName,
+} from './postgres/migrations/index';
+export { claimInbox, enqueueOutbox } from './postgres/inbox-outbox.sql';
+export { recordFailure, type FailedMessage } from './postgres/failed-messages.repository';
+export { assertContiguous, listRuns, PgThreadStore, type ThreadColumnsMapper } from './postgres/pg-thread-store';
+export { PgOutboxStore } from './postgres/pg-outbox.store';
+export { withServiceTx, type ServiceTx } from './postgres/pg-service-tx';
+export {
+  EffectLedgerRepository,
+  threadEffects,
+  type EffectHolder,
+  type EffectRecord,
+  type EffectResolution,
+  type EffectState,
+  type StartEffect,
+  type ThreadEffectsSummary,
+} from './postgres/effect-ledger.repository';
+export { ApiKeyRepository, hashApiKey, type ApiKeyRecord, type CreateApiKey } from './postgres/api-key.repository';
+export { openServiceDatabase } from './postgres/service-database';
+export {
+  decodeListCursor,
+  encodeListCursor,
+  erasureSubjectHash,
+  InvalidCursorError,
+  MemoryItemsRepository,
+  type ListPosition,
+} from './postgres/memory-items.repository';
+export {
+  ApprovalsRepository,
+  type ApprovalDecisionRecord,
+  type ApprovalFilter,
+  type ApprovalKindValue,
+  type ApprovalRecord,
+  type ApprovalStatusValue,
+  type AuditEntry,
+  type AuditRecord,
+  type DecisionValue,
+  type NewApproval,
+} from './postgres/approvals.repository';
+export { EVENT_COLUMNS, rowToEvent, type EventRow } from './postgres/thread-event.rows';
+export {
+  decodeCursor,
+  encodeCursor,
+  getRun,
+  getThread,
+  listThreadPage,
+  readEventPage,
+} from './postgres/threads.queries';
+export { ModelCallLeases, type ModelCallClaim, type ModelCallRef } from './postgres/model-call-leases';
+export { IdempotencyKeysRepository, type IdempotencyRecord, type KeyUse } from './postgres/idempotency-keys.repository';
+export {
+  activeRuns,
+  claimDueSchedules,
+  recordTickDecision,
+  SchedulesRepository,
+  type ScheduleTickRecord,
+  type StoredSchedule,
+} from './postgres/schedules.repository';
+export { WebhookDeliveriesRepository, type WebhookDelivery } from './postgres/webhook-deliveries.repository';
+export { InMemoryThreadStore } from './memory/in-memory-thread-store';
+export { MemoryClient, type MemoryClientOptions } from './memory-client/memory.client';
+export {
+  forbiddenAddress,
+  resolvedWebhookProblem,
+  webhookUrlProblem,
+  type WebhookAddressPolicy,
+} from './webhooks/webhook-address';
+export { newWebhookSecret, signWebhook, verifyWebhook, WEBHOOK_HEADERS } from './webhooks/webhook-signature';

@@ -1,1 +1,8 @@
-export * from './ratchet.client';
+export {
+  RatchetClient,
+  RunTimeoutError,
+  StreamedAnswers,
+  type FollowItem,
+  type RatchetClientOptions,
+  type StartedRun,
+} from './ratchet.client';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CallId, Principal, RunId, SubjectToken, TenantId, ThreadId } from './ids';
 import { Json, JsonObject } from './messages';
-import { ApprovalRequestCommand } from './wire';
+import { ApprovalRequestCommand, CallAddress } from './wire';
 
 /**
  * The approvals service's contracts (architecture §7):
@@ -33,11 +33,7 @@ export const TOOL_APPROVAL_CHOICES = ['approve', 'reject'] as const;
 export const EscalationRequestCommand = z.object({
   kind: z.literal('escalation.request'),
   commandId: z.string(),
-  tenantId: TenantId,
-  threadId: ThreadId,
-  runId: RunId,
-  step: z.number().int().positive(),
-  callId: CallId,
+  ...CallAddress,
   approvalId: z.string(),
   agent: z.string(),
   tool: z.string(),

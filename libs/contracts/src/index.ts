@@ -1,17 +1,166 @@
-export * from './ids';
-export * from './messages';
-export * from './thread-events';
-export * from './upcast';
-export * from './wire';
-export * from './subjects';
-export * from './agent';
-export * from './public-schemas';
-export * from './memory';
-export * from './request-ids';
-export * from './agents-api';
-export * from './threads-api';
-export * from './approvals-api';
-export * from './tools-api';
-export * from './remote-tools';
-export * from './schedules-api';
-export * from './webhooks-api';
+export { CallId, IsoTime, Principal, RunId, SubjectToken, TenantId, ThreadId, TraceContext } from './ids';
+export { ChatMessage, Failure, Json, JsonObject, ToolCall, Usage } from './messages';
+export {
+  BudgetName,
+  ConcurrencyPolicy,
+  CURRENT_EVENT_VERSION,
+  EVENT_TYPES,
+  EventData,
+  IgnoredKind,
+  RecalledMemoryItem,
+  RunLimits,
+  TERMINAL_RUN_EVENTS,
+  ThreadEventSchema,
+  type EventDataOf,
+  type EventOf,
+  type EventType,
+  type NewEvent,
+  type ThreadEvent,
+} from './thread-events';
+export { decodeThreadEvent, EventDecodeError, UPCASTERS, type Upcaster } from './upcast';
+export {
+  ApprovalDecisionMessage,
+  ApprovalRequestCommand,
+  CancelRunMessage,
+  ModelAttemptMessage,
+  ModelCallCommand,
+  ModelResultMessage,
+  RunOutcome,
+  RunRequest,
+  RunStopNotice,
+  ThreadInboxMessage,
+  TokenChunk,
+  ToolCallCommand,
+  ToolCommand,
+  ToolResolveCommand,
+  ToolResultMessage,
+  ToolSpec,
+  WebhookDeliveryCommand,
+  WebhookTarget,
+  type RunRequestInput,
+} from './wire';
+export {
+  HEADERS,
+  parseToolServiceSubject,
+  subjects,
+  tenantOfRequestSubject,
+  tenantOpOfSubject,
+  type Subjects,
+} from './subjects';
+export {
+  AgentDefinition,
+  AgentToolConfig,
+  AgentToolSpec,
+  ApprovalCondition,
+  ApprovalConditionTest,
+  ModelSpec,
+  ScriptRule,
+  ToolApprovalPolicy,
+  type AgentDefinitionInput,
+} from './agent';
+export { asyncApiDocument, eventDataSchemas, jsonSchemaOf, PUBLIC_MESSAGES } from './public-schemas';
+export {
+  MEMORY_CONTRACTS,
+  MEMORY_ERROR_CODES,
+  MEMORY_NAMESPACE_MAX_DEPTH,
+  MEMORY_OPS,
+  MemoryDeleteReply,
+  MemoryDeleteRequest,
+  MemoryError,
+  MemoryErrorCode,
+  MemoryFailureReply,
+  MemoryForgetSubjectReply,
+  MemoryForgetSubjectRequest,
+  MemoryGetReply,
+  MemoryGetRequest,
+  MemoryItem,
+  MemoryKey,
+  MemoryListReply,
+  MemoryListRequest,
+  MemoryNamespace,
+  MemoryNamespacePrefix,
+  MemoryOp,
+  MemoryPrincipal,
+  MemoryProvenance,
+  MemoryPutReply,
+  MemoryPutRequest,
+  MemorySearchReply,
+  MemorySearchRequest,
+  memorySubject,
+  memorySubjectPattern,
+  parseMemorySubject,
+  PrincipalId,
+  type MemoryReply,
+  type MemoryRequest,
+  type MemoryRequestInput,
+} from './memory';
+export { requestDigest, runIdFor, threadIdFor } from './request-ids';
+export { AGENTS_OPS, AgentsReply, AgentsRequest, OPERATOR_ROLE, StoredAgentView, type AgentsOp } from './agents-api';
+export {
+  parseThreadsSubject,
+  RunStatus,
+  RunView,
+  THREADS_CONTRACTS,
+  THREADS_ERROR_CODES,
+  THREADS_OPS,
+  ThreadsError,
+  ThreadsEventsReply,
+  ThreadsEventsRequest,
+  ThreadsGetReply,
+  ThreadsGetRequest,
+  ThreadsListReply,
+  ThreadsListRequest,
+  ThreadsOp,
+  ThreadsRunReply,
+  ThreadsRunRequest,
+  threadsSubject,
+  threadsSubjectPattern,
+  ThreadStatus,
+  ThreadSummary,
+  ThreadView,
+  type ThreadsReply,
+  type ThreadsRequest,
+  type ThreadsRequestInput,
+} from './threads-api';
+export {
+  ApprovalChoice,
+  ApprovalCommand,
+  ApprovalKind,
+  ApprovalsErrorCode,
+  ApprovalsReply,
+  ApprovalsRequest,
+  approvalsSubjects,
+  ApprovalStatus,
+  ApprovalView,
+  ESCALATION_CHOICES,
+  EscalationRequestCommand,
+  PrincipalCheckReply,
+  PrincipalCheckRequest,
+  TOOL_APPROVAL_CHOICES,
+  type ApprovalsRequestInput,
+} from './approvals-api';
+export { CatalogToolView, ToolProblemView, ToolsReply, ToolsRequest } from './tools-api';
+export {
+  REMOTE_TOOL_HEADERS,
+  RemoteReconcileResult,
+  RemoteToolDescription,
+  RemoteToolReply,
+  RemoteToolRequest,
+} from './remote-tools';
+export {
+  ScheduleBody,
+  SchedulePatch,
+  SCHEDULES_WRITE_ROLE,
+  SchedulesReply,
+  SchedulesRequest,
+  ScheduleTickView,
+  ScheduleView,
+  type SchedulesOp,
+} from './schedules-api';
+export {
+  WEBHOOK_SIGNATURE_SCHEME,
+  WebhookDeliveryStatus,
+  WebhookDeliveryView,
+  WebhooksReply,
+  WebhooksRequest,
+} from './webhooks-api';

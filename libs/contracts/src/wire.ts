@@ -47,14 +47,18 @@ export const ToolSpec = z.object({
 });
 export type ToolSpec = z.infer<typeof ToolSpec>;
 
+/** Where a run-scoped message belongs: its tenant, thread and run (each such message starts with these). */
+export const RunAddress = { tenantId: TenantId, threadId: ThreadId, runId: RunId };
+/** A step of a run (one model call and the tool calls it asks for). */
+export const StepAddress = { ...RunAddress, step: z.number().int().positive() };
+/** One tool call of a step: the address every call command, result and approval carries. */
+export const CallAddress = { ...StepAddress, callId: CallId };
+
 /** Orchestrator → model worker: call the model for this step of this run. */
 export const ModelCallCommand = z.object({
   kind: z.literal('model.call'),
   commandId: z.string(),
-  tenantId: TenantId,
-  threadId: ThreadId,
-  runId: RunId,
-  step: z.number().int().positive(),
+  ...StepAddress,
   attempt: z.number().int().positive(),
   agent: z.string(),
   agentVersion: z.number().int().positive(),
@@ -79,11 +83,7 @@ export type ModelCallCommand = z.infer<typeof ModelCallCommand>;
 export const ToolCallCommand = z.object({
   kind: z.literal('tool.call'),
   commandId: z.string(),
-  tenantId: TenantId,
-  threadId: ThreadId,
-  runId: RunId,
-  step: z.number().int().positive(),
-  callId: CallId,
+  ...CallAddress,
   tool: z.string(),
   args: JsonObject,
   idempotencyKey: z.string(),
@@ -121,11 +121,7 @@ export type ToolCommand = z.infer<typeof ToolCommand>;
 export const ApprovalRequestCommand = z.object({
   kind: z.literal('approval.request'),
   commandId: z.string(),
-  tenantId: TenantId,
-  threadId: ThreadId,
-  runId: RunId,
-  step: z.number().int().positive(),
-  callId: CallId,
+  ...CallAddress,
   approvalId: z.string(),
   agent: z.string(),
   tool: z.string(),
@@ -142,9 +138,7 @@ export type ApprovalRequestCommand = z.infer<typeof ApprovalRequestCommand>;
 export const ModelResultMessage = z.object({
   kind: z.literal('model.result'),
   messageId: z.string(),
-  tenantId: TenantId,
-  threadId: ThreadId,
-  runId: RunId,
+  ...RunAddress,
   commandId: z.string(),
   step: z.number().int().positive(),
   outcome: z.discriminatedUnion('status', [
@@ -174,11 +168,7 @@ export const ModelResultMessage = z.object({
 export const ToolResultMessage = z.object({
   kind: z.literal('tool.result'),
   messageId: z.string(),
-  tenantId: TenantId,
-  threadId: ThreadId,
-  runId: RunId,
-  step: z.number().int().positive(),
-  callId: CallId,
+  ...CallAddress,
   outcome: z.discriminatedUnion('status', [
     z.object({ status: z.literal('completed'), result: Json }),
     z.object({ status: z.literal('failed'), error: Failure }),
@@ -192,9 +182,7 @@ export const ToolResultMessage = z.object({
 export const CancelRunMessage = z.object({
   kind: z.literal('run.cancel'),
   messageId: z.string(),
-  tenantId: TenantId,
-  threadId: ThreadId,
-  runId: RunId,
+  ...RunAddress,
   by: z.string(),
   reason: z.string().max(1000),
 });
@@ -202,9 +190,7 @@ export const CancelRunMessage = z.object({
 export const ModelAttemptMessage = z.object({
   kind: z.literal('model.attempt'),
   messageId: z.string(),
-  tenantId: TenantId,
-  threadId: ThreadId,
-  runId: RunId,
+  ...RunAddress,
   commandId: z.string(),
   delivery: z.number().int().positive(),
   worker: z.string(),
@@ -214,9 +200,7 @@ export type ModelAttemptMessage = z.infer<typeof ModelAttemptMessage>;
 export const ApprovalDecisionMessage = z.object({
   kind: z.literal('approval.decision'),
   messageId: z.string(),
-  tenantId: TenantId,
-  threadId: ThreadId,
-  runId: RunId,
+  ...RunAddress,
   callId: CallId,
   approvalId: z.string(),
   decision: z.enum(['granted', 'rejected', 'expired']),
@@ -244,10 +228,7 @@ export type CancelRunMessage = z.infer<typeof CancelRunMessage>;
  */
 export const TokenChunk = z.object({
   kind: z.enum(['delta', 'reset']),
-  tenantId: TenantId,
-  threadId: ThreadId,
-  runId: RunId,
-  step: z.number().int().positive(),
+  ...StepAddress,
   attempt: z.number().int().positive(),
   commandId: z.string(),
   seq: z.number().int().nonnegative(),
@@ -274,9 +255,7 @@ export type TokenChunk = z.infer<typeof TokenChunk>;
 export const RunStopNotice = z.object({
   kind: z.literal('run.stop'),
   messageId: z.string(),
-  tenantId: TenantId,
-  threadId: ThreadId,
-  runId: RunId,
+  ...RunAddress,
   reason: z.string().max(1000),
   at: z.iso.datetime({ offset: true }),
 });

@@ -1,14 +1,65 @@
-export * from './tool';
-export * from './registry';
-export * from './remote';
-export * from './builtin/demo.tools';
-export * from './builtin/http.tools';
-export * from './builtin/memory.tools';
-export * from './builtin/effect-demo.tools';
-export * from './run-tool';
-export * from './catalog';
-export * from './json-schema';
-export * from './modules';
-export * from './mcp/mcp.config';
-export * from './mcp/mcp.source';
-export * from './builtin/egress';
+export {
+  callKind,
+  defineTool,
+  LOCAL_TOOL_TIMEOUT_MAX_MS,
+  ToolError,
+  toolLogger,
+  toolSpec,
+  type AnyTool,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolKind,
+  type ToolLogger,
+  type ToolMemory,
+} from './tool';
+export { ToolRegistry } from './registry';
+export {
+  describedRemoteTool,
+  parseRemoteDescription,
+  parseRemoteTools,
+  REMOTE_TOOL_HEADERS,
+  RemoteDescriptionError,
+  RemoteReconcileResult,
+  remoteTool,
+  RemoteToolDescription,
+  RemoteToolReply,
+  RemoteToolRequest,
+  type RemoteToolDeclaration,
+  type RemoteToolTransport,
+} from './remote';
+export { benchNoop, BUILTIN_TOOLS, demoWeather } from './builtin/demo.tools';
+export {
+  createHttpRequestTool,
+  hostAllowed,
+  HTTP_MAX_RESPONSE_BYTES,
+  httpRequest,
+  withEgressPolicy,
+} from './builtin/http.tools';
+export { memorySave, memorySearch } from './builtin/memory.tools';
+export {
+  DEMO_EFFECT_TOOLS,
+  DEMO_EFFECT_URL_ENV,
+  demoEffectCharge,
+  demoEffectRead,
+  demoEffectUpsert,
+} from './builtin/effect-demo.tools';
+export { runTool, toolContext, type ToolRunOutcome, type ToolServices } from './run-tool';
+export {
+  ToolCatalog,
+  type CatalogScope,
+  type DynamicToolSource,
+  type OfferedTool,
+  type ToolLookup,
+  type ToolProblem,
+} from './catalog';
+export { compileInputSchema, jsonSchemaInput, modelParameters, schemaIssues, type CompiledSchema } from './json-schema';
+export { loadToolModules, parseToolModuleList, ToolModuleError } from './modules';
+export { McpServerConfig, McpServersConfig, mcpToolKind, mcpToolName, type ToolKindName } from './mcp/mcp.config';
+export { MCP_IDEMPOTENCY_META, McpToolSource } from './mcp/mcp.source';
+export {
+  EgressPolicy,
+  EgressRefusedError,
+  isInternalAddress,
+  type EgressPolicyOptions,
+  type Resolver,
+} from './builtin/egress';

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { JetStreamManager } from 'nats';
-import { databaseNow, redactNatsUrl, redactUrl, type ConsumerSpec, type StreamSpec } from '@ratchet/adapters';
+import { redactNatsUrl, redactUrl, type ConsumerSpec, type StreamSpec } from '@ratchet/adapters';
+import { databaseNow } from '@ratchet/adapters/operator';
 import { topologyFromConfig } from '@ratchet/platform';
 import { commandContext, openSchema, withNats, type CommandContext } from '../cli.context';
 import { EXIT } from '../cli.errors';

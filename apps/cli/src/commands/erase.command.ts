@@ -1,16 +1,13 @@
 import { userInfo } from 'node:os';
 import { Command } from 'commander';
+import { MemoryClient, MemoryItemsRepository, sqlExecutor, type Database } from '@ratchet/adapters';
 import {
-  MemoryClient,
-  MemoryItemsRepository,
   countMemoryOfSubject,
   erasureTombstoneHash,
   findErasureTombstones,
-  sqlExecutor,
   threadsOfPrincipal,
   writeErasureTombstone,
-  type Database,
-} from '@ratchet/adapters';
+} from '@ratchet/adapters/operator';
 import { MEMORY_ADMIN_ROLE } from '@ratchet/domain';
 import {
   assertToken,

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { listThreadKeysWithSnapshots, type ThreadKey } from '@ratchet/adapters';
+import { listThreadKeysWithSnapshots, type ThreadKey } from '@ratchet/adapters/operator';
 import { assertToken, commandContext, plural, resolveTenant, withSchema, type CommandContext } from '../cli.context';
 import { UsageError } from '../cli.errors';
 import { progressBar } from '../cli.progress';

@@ -1,11 +1,6 @@
 import { Command } from 'commander';
-import {
-  inboxHealth,
-  listFailures,
-  type FailedMessageRow,
-  type InboxHealth,
-  type ServiceName,
-} from '@ratchet/adapters';
+import { type ServiceName } from '@ratchet/adapters';
+import { inboxHealth, listFailures, type FailedMessageRow, type InboxHealth } from '@ratchet/adapters/operator';
 import { commandContext, withSchema, type CommandContext } from '../cli.context';
 import { parseNonNegativeInt, table } from '../cli.parse';
 import { SERVICE_NAMES } from './migrate.command';

@@ -1,11 +1,6 @@
 import { Command, Option } from 'commander';
-import {
-  listFailures,
-  outboxHealth,
-  type FailedMessageRow,
-  type OutboxHealth,
-  type ServiceName,
-} from '@ratchet/adapters';
+import { type ServiceName } from '@ratchet/adapters';
+import { listFailures, outboxHealth, type FailedMessageRow, type OutboxHealth } from '@ratchet/adapters/operator';
 import { commandContext, withSchema, type CommandContext } from '../cli.context';
 import { EXIT } from '../cli.errors';
 import { formatAge, parseNonNegativeInt, parsePositiveInt, table } from '../cli.parse';

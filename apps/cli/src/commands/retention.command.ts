@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { listIdleThreads, listTenantsWithThreads } from '@ratchet/adapters';
+import { listIdleThreads, listTenantsWithThreads } from '@ratchet/adapters/operator';
 import { assertToken, commandContext, plural, withNats, withSchema, type CommandContext } from '../cli.context';
 import { EXIT } from '../cli.errors';
 import { parseRetentionPolicy, ruleFor, RETENTION_VARIABLE, type RetentionRule } from '../ops/retention-policy';

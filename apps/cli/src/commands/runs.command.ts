@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { searchRuns, type RunListRow } from '@ratchet/adapters';
+import { searchRuns, type RunListRow } from '@ratchet/adapters/operator';
 import { assertToken, commandContext, plural, withSchema, type CommandContext } from '../cli.context';
 import { UsageError } from '../cli.errors';
 import { parsePositiveInt, parseSince, table } from '../cli.parse';

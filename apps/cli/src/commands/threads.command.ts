@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { listThreads, type ThreadListRow } from '@ratchet/adapters';
+import { listThreads, type ThreadListRow } from '@ratchet/adapters/operator';
 import { assertToken, commandContext, plural, withSchema, type CommandContext } from '../cli.context';
 import { parsePositiveInt, parseSince, table } from '../cli.parse';
 

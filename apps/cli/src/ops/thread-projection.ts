@@ -1,12 +1,5 @@
-import {
-  PgThreadStore,
-  listRuns,
-  readSnapshot,
-  readThreadColumns,
-  type Database,
-  type SqlExecutor,
-  type ThreadSnapshot,
-} from '@ratchet/adapters';
+import { PgThreadStore, listRuns, type Database, type SqlExecutor } from '@ratchet/adapters';
+import { readSnapshot, readThreadColumns, type ThreadSnapshot } from '@ratchet/adapters/operator';
 import type { ThreadEvent } from '@ratchet/contracts';
 import {
   diffProjections,

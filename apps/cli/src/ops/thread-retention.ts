@@ -1,14 +1,12 @@
 import type { NatsConnection } from 'nats';
+import { sqlExecutor, type Database, type SqlExecutor } from '@ratchet/adapters';
 import {
   lockThread,
   removeThreadEverywhere,
   saveSnapshotAndTrim,
-  sqlExecutor,
-  type Database,
   type RemovalCounts,
-  type SqlExecutor,
   type ThreadKey,
-} from '@ratchet/adapters';
+} from '@ratchet/adapters/operator';
 import { subjects } from '@ratchet/contracts';
 import { foldRecord, recordFrom, recordOfSnapshot, snapshotStateOf } from '@ratchet/domain';
 import { topologyFromConfig } from '@ratchet/platform';

@@ -1,4 +1,5 @@
-import { listThreadKeysWithSnapshots, type Database, type ThreadKey } from '@ratchet/adapters';
+import { type Database } from '@ratchet/adapters';
+import { listThreadKeysWithSnapshots, type ThreadKey } from '@ratchet/adapters/operator';
 import { UsageError } from '../cli.errors';
 import { assertToken, resolveTenant } from '../cli.context';
 

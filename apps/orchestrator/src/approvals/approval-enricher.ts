@@ -1,4 +1,4 @@
-import type { CommandEnricher } from '../threads/thread-command.handler';
+import type { CommandEnricher } from '@ratchet/engine';
 import type { AgentCatalog } from '../agents/agent-catalog';
 import { approvalNeeds } from './approval-policy';
 

@@ -9,7 +9,7 @@ import {
 import { TransientError, type ThreadCommand } from '@ratchet/domain';
 import type { ServiceRuntime } from '@ratchet/platform';
 import type { AgentCatalog } from '../agents/agent-catalog';
-import type { CommandEnricher } from '../threads/thread-command.handler';
+import type { CommandEnricher } from '@ratchet/engine';
 import { approvalEnricher } from './approval-enricher';
 import { approvalRecheckEnricher, type PrincipalStanding, type RecheckPorts } from './approval-recheck';
 

@@ -1,6 +1,6 @@
 import type { Principal } from '@ratchet/contracts';
 import type { RecordApprovalDecision, ThreadCommand } from '@ratchet/domain';
-import type { CommandEnricher } from '../threads/thread-command.handler';
+import type { CommandEnricher } from '@ratchet/engine';
 import { argsDigest } from './approval-policy';
 
 /** The role a run's principal must still hold for its approved calls to run. */

@@ -8,8 +8,8 @@ import {
   type ThreadsReply,
   type ThreadsRequest,
 } from '@ratchet/contracts';
+import { decodeCursor, getRun, getThread, listThreadPage, readEventPage } from '@ratchet/adapters';
 import { ServiceRuntime } from '@ratchet/platform';
-import { decodeCursor, getRun, getThread, listThreadPage, readEventPage } from './threads.queries';
 
 type AnyReply = ThreadsReply<ThreadsOp>;
 

@@ -1,5 +1,6 @@
 import { HEADERS, ToolResultMessage, type ToolCallCommand } from '@ratchet/contracts';
 import { redactSecrets, type OutboxMessage } from '@ratchet/domain';
+import type { LocalToolRunner } from '@ratchet/engine';
 import { ATTR, failpoint, inSpan, SPAN, toolCallAttributes, toolDuration } from '@ratchet/platform';
 import { runTool, type AnyTool, type ToolLogger, type ToolRegistry } from '@ratchet/tools';
 
@@ -17,7 +18,7 @@ export const LOCAL_TOOL_DECISION = 'local';
  * caused it is redelivered, decided again, and the tool runs again — which a pure tool allows. After
  * the commit, the call and its result are in the log and are never run again.
  */
-export class LocalTools {
+export class LocalTools implements LocalToolRunner<AnyTool> {
   constructor(
     private readonly tools: ToolRegistry,
     private readonly logger: ToolLogger,

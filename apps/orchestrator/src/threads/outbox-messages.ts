@@ -8,12 +8,12 @@ import {
   type RunStopNotice,
   type Subjects,
   type AgentToolConfig,
-  type ThreadEvent,
   type ToolCallCommand,
   type TraceContext,
   type WebhookDeliveryCommand,
 } from '@ratchet/contracts';
-import type { Outgoing, OutboxMessage, ThreadState } from '@ratchet/domain';
+import { InvariantError, type Outgoing, type OutboxMessage, type ThreadState } from '@ratchet/domain';
+import { messageHeaders, type OutgoingContext, type OutgoingMapper } from '@ratchet/engine';
 import { CORE_PUBLISH_HEADER } from '@ratchet/platform';
 import { argsDigest } from '../approvals/approval-policy';
 
@@ -25,25 +25,6 @@ function fitsInline(transcript: readonly ChatMessage[]): boolean {
     if (size * 2 > INLINE_TRANSCRIPT_BYTES) return false;
   }
   return true;
-}
-
-function headersFor(id: string, type: string, tenantId: string, trace?: TraceContext): Record<string, string> {
-  const h: Record<string, string> = { [HEADERS.msgId]: id, [HEADERS.messageType]: type, [HEADERS.tenant]: tenantId };
-  if (trace) {
-    h[HEADERS.traceparent] = trace.traceparent;
-    if (trace.tracestate) h[HEADERS.tracestate] = trace.tracestate;
-  }
-  return h;
-}
-
-/** Every committed event is also published on the thread's event feed, with the event id as message id. */
-export function feedMessages(subjects: Subjects, events: readonly ThreadEvent[]): OutboxMessage[] {
-  return events.map((e) => ({
-    id: e.id,
-    subject: subjects.events(e.tenantId, e.threadId),
-    payload: e,
-    headers: headersFor(e.id, e.type, e.tenantId, e.trace),
-  }));
 }
 
 /**
@@ -68,18 +49,6 @@ export function escalationIdFor(tenantId: string, idempotencyKey: string): strin
  */
 export const INLINE_TRANSCRIPT_BYTES = 256 * 1024;
 
-/** Where a decision's messages come from: its thread, the version after its events, the message it decided. */
-export interface OutgoingContext {
-  tenantId: string;
-  threadId: string;
-  /** The thread version after the decision's events. */
-  version: number;
-  /** The id of the message the decision was made for (a reply's row is unique per request message). */
-  causationId: string;
-  /** The decision's time. */
-  at: string;
-}
-
 /**
  * The commands and replies a decision asks for, built from the state after its events. A model call
  * carries the thread's whole conversation (`transcript`: the stored messages and the decision's own),
@@ -101,8 +70,13 @@ export function outgoingMessages(
     switch (o.kind) {
       case 'model.call': {
         const run = state.active;
-        if (!run || run.runId !== o.runId) throw new Error(`model call for ${o.runId}, which is not the active run`);
-        if (!transcript) throw new Error(`model call for ${o.runId} without the thread's conversation`);
+        if (!run || run.runId !== o.runId)
+          throw new InvariantError(`model call for ${o.runId}, which is not the active run`, 'outgoing.inactive_run');
+        if (!transcript)
+          throw new InvariantError(
+            `model call for ${o.runId} without the thread's conversation`,
+            'outgoing.no_transcript',
+          );
         const payload: ModelCallCommand = {
           kind: 'model.call',
           commandId: o.commandId,
@@ -124,7 +98,7 @@ export function outgoingMessages(
             id,
             subject: subjects.modelCommands(tenantId),
             payload,
-            headers: headersFor(id, 'model.call', tenantId, trace),
+            headers: messageHeaders(id, 'model.call', tenantId, trace),
             ...(o.notBefore ? { notBefore: o.notBefore } : {}),
           },
         ];
@@ -143,14 +117,14 @@ export function outgoingMessages(
         };
         const durable = `${o.runId}:stop@${version}`;
         const broadcast = `${o.runId}:stop-broadcast@${version}`;
-        const broadcastHeaders = headersFor(broadcast, 'run.stop', tenantId, trace);
+        const broadcastHeaders = messageHeaders(broadcast, 'run.stop', tenantId, trace);
         broadcastHeaders[CORE_PUBLISH_HEADER] = 'core';
         return [
           {
             id: durable,
             subject: subjects.controlCommands(tenantId),
             payload: notice,
-            headers: headersFor(durable, 'run.stop', tenantId, trace),
+            headers: messageHeaders(durable, 'run.stop', tenantId, trace),
           },
           { id: broadcast, subject: subjects.runStops(tenantId, threadId), payload: notice, headers: broadcastHeaders },
         ];
@@ -173,7 +147,7 @@ export function outgoingMessages(
         const config = run && toolConfig?.(run.agent, run.agentVersion, o.tool)?.config;
         if (config) payload.toolConfig = config;
         const id = `${o.commandId}@${version}`;
-        const headers = headersFor(id, 'tool.call', tenantId, trace);
+        const headers = messageHeaders(id, 'tool.call', tenantId, trace);
         headers[HEADERS.idempotencyKey] = o.idempotencyKey;
         return [{ id, subject: subjects.toolCommands(tenantId), payload, headers }];
       }
@@ -203,7 +177,7 @@ export function outgoingMessages(
             id,
             subject: subjects.approvalCommands(tenantId),
             payload,
-            headers: headersFor(id, 'approval.request', tenantId, trace),
+            headers: messageHeaders(id, 'approval.request', tenantId, trace),
           },
         ];
       }
@@ -230,7 +204,7 @@ export function outgoingMessages(
           requestedBy: o.principal,
         };
         // One row per escalation: the approvals service also keeps one approval per id.
-        const headers = headersFor(payload.commandId, 'escalation.request', tenantId, trace);
+        const headers = messageHeaders(payload.commandId, 'escalation.request', tenantId, trace);
         headers[HEADERS.idempotencyKey] = o.idempotencyKey;
         return [{ id: payload.commandId, subject: subjects.approvalCommands(tenantId), payload, headers }];
       }
@@ -239,7 +213,7 @@ export function outgoingMessages(
         const outcomeId =
           o.outcome.outcomeId ?? `${o.outcome.runId ?? o.outcome.requestId}:outcome:${o.outcome.status}`;
         const id = `${outcomeId}@${context.causationId}`;
-        const headers = headersFor(id, 'run.outcome', tenantId, trace);
+        const headers = messageHeaders(id, 'run.outcome', tenantId, trace);
         headers[CORE_PUBLISH_HEADER] = 'core';
         return [{ id, subject: o.replyTo, payload: o.outcome, headers }];
       }
@@ -259,7 +233,7 @@ export function outgoingMessages(
             id: deliveryId,
             subject: subjects.webhookCommands(tenantId),
             payload,
-            headers: headersFor(deliveryId, 'webhook.deliver', tenantId, trace),
+            headers: messageHeaders(deliveryId, 'webhook.deliver', tenantId, trace),
           },
         ];
       }
@@ -269,4 +243,26 @@ export function outgoingMessages(
       }
     }
   });
+}
+
+/**
+ * The orchestrator's outgoing mapping for the engine: the pinned agent version's tool settings are
+ * looked up only for a decision that calls a tool or escalates one.
+ */
+export function orchestratorOutgoing(
+  subjects: Subjects,
+  toolConfigs: (state: ThreadState) => Promise<AgentToolConfigLookup | undefined>,
+): OutgoingMapper {
+  return async ({ context, state, outgoing, trace, transcript }) =>
+    outgoingMessages(
+      subjects,
+      context,
+      state,
+      outgoing,
+      trace,
+      outgoing.some((o) => o.kind === 'tool.call' || o.kind === 'escalation.request')
+        ? await toolConfigs(state)
+        : undefined,
+      transcript,
+    );
 }

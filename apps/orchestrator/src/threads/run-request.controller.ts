@@ -4,8 +4,7 @@ import { RunRequest, tenantOfRequestSubject, type RunOutcome } from '@ratchet/co
 import { findUnstorable, PoisonMessageError, type Clock } from '@ratchet/domain';
 import { CLOCK, JetStreamContext, ServiceRuntime, runIdFor, threadIdFor } from '@ratchet/platform';
 import { AgentCatalog } from '../agents/agent-catalog';
-import { KeyedSerializer } from './keyed-serializer';
-import { ThreadCommandHandler } from './thread-command.handler';
+import { KeyedSerializer, ThreadCommandHandler } from '@ratchet/engine';
 import { requestToCommand, runLimitsOf } from './to-command';
 
 export const REQUESTS_CONSUMER = 'orchestrator-requests';

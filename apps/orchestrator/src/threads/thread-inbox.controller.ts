@@ -1,9 +1,8 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { ThreadInboxMessage } from '@ratchet/contracts';
-import { PoisonMessageError } from '@ratchet/domain';
-import { JetStreamContext, ServiceRuntime } from '@ratchet/platform';
-import { INBOX_CONSUMER, ThreadInbox } from './thread-inbox';
+import { JetStreamContext, parseOnSubject, ServiceRuntime } from '@ratchet/platform';
+import { INBOX_CONSUMER, ThreadInbox } from '@ratchet/engine';
 
 export { INBOX_CONSUMER };
 
@@ -17,14 +16,7 @@ export class ThreadInboxController {
 
   @EventPattern(INBOX_CONSUMER)
   async onMessage(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
-    const message = ThreadInboxMessage.parse(data);
-    const expected = this.runtime.subjects.inbox(message.tenantId, message.threadId);
-    if (ctx.getSubject() !== expected) {
-      throw new PoisonMessageError(
-        `inbox message for ${message.tenantId}/${message.threadId} arrived on ${ctx.getSubject()}`,
-        'inbox.subject_mismatch',
-      );
-    }
+    const message = parseOnSubject(ctx, data, ThreadInboxMessage, this.runtime.subjects.inbox, 'inbox');
     const traceparent = ctx.getTraceparent();
     await this.inbox.apply(message, {
       trace: traceparent ? { traceparent, tracestate: ctx.getTracestate() } : undefined,

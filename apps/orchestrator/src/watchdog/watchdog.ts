@@ -1,9 +1,8 @@
 import { isoColumn, ModelCallLeases, type Database } from '@ratchet/adapters';
-import type { ThreadState } from '@ratchet/domain';
+import { watchdogAction, type RunCandidate, type ThreadState } from '@ratchet/domain';
 import type { Logger } from '@ratchet/platform';
 import type { AgentCatalog } from '../agents/agent-catalog';
-import type { ThreadCommandHandler } from '../threads/thread-command.handler';
-import { watchdogAction, type RunCandidate } from './stalled-runs';
+import type { ThreadCommandHandler } from '@ratchet/engine';
 
 /** The agent contract's default, for a run whose agent version is no longer known. */
 const DEFAULT_STEP_TIMEOUT_SECONDS = 300;

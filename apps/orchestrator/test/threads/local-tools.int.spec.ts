@@ -1,15 +1,16 @@
 import { z } from 'zod';
 import type { Database } from '@ratchet/adapters';
-import { subjects, type ModelCallCommand, type ThreadEvent } from '@ratchet/contracts';
+import type { ModelCallCommand, ThreadEvent } from '@ratchet/contracts';
 import { TransientError, threadColumns, type ThreadState, type ThreadTx } from '@ratchet/domain';
 import { newThreadRef } from '@ratchet/testing';
 import { defineTool, ToolRegistry } from '@ratchet/tools';
 import { LocalTools } from '../../src/threads/local-tools';
-import { ThreadCommandHandler, type GroupCommitOptions } from '../../src/threads/thread-command.handler';
+import type { GroupCommitOptions, ThreadCommandHandler } from '@ratchet/engine';
 import {
   answer,
   CheckingPublisher,
   CountingStore,
+  handlerOf,
   meta,
   orchestratorDatabase,
   request,
@@ -78,7 +79,7 @@ class FailOnceStore extends CountingStore {
 
 function handlerWith(store: CountingStore, publisher: CheckingPublisher, group: GroupCommitOptions = { maxBatch: 1 }) {
   const local = new LocalTools(new ToolRegistry([echo, memoryDown, notJson, onExecutor]), quiet);
-  return new ThreadCommandHandler(store, publisher, subjects('t'), undefined, undefined, group, undefined, local);
+  return handlerOf(store, publisher, { group, localTools: local });
 }
 
 async function events(tenantId: string, threadId: string): Promise<ThreadEvent[]> {

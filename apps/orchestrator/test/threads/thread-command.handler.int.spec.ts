@@ -1,13 +1,12 @@
 import type { Database } from '@ratchet/adapters';
-import { subjects } from '@ratchet/contracts';
 import { PoisonMessageError, threadColumns, type CancelRun, type RecordToolResult } from '@ratchet/domain';
 import { newThreadRef } from '@ratchet/testing';
-import { ThreadCommandHandler } from '../../src/threads/thread-command.handler';
 import {
   answer,
   CheckingPublisher,
   CountingStore,
   eventTypes,
+  handlerOf,
   meta,
   orchestratorDatabase,
   request,
@@ -20,7 +19,7 @@ describe('ThreadCommandHandler group commit (real Postgres)', () => {
   it('decides messages of many threads in few transactions, and publishes only what is committed', async () => {
     const store = new CountingStore(db, threadColumns);
     const publisher = new CheckingPublisher(db);
-    const handler = new ThreadCommandHandler(store, publisher, subjects('t'), undefined, undefined, { maxBatch: 16 });
+    const handler = handlerOf(store, publisher, { group: { maxBatch: 16 } });
     const refs = Array.from({ length: 24 }, () => newThreadRef());
     const outcomes = await Promise.all(
       refs.map((r, i) =>
@@ -48,17 +47,13 @@ describe('ThreadCommandHandler group commit (real Postgres)', () => {
     const publisher = new CheckingPublisher(db);
     const refs = Array.from({ length: 6 }, () => newThreadRef());
     const bad = refs[2]!;
-    const handler = new ThreadCommandHandler(
-      store,
-      publisher,
-      subjects('t'),
-      async (_state, command) => {
+    const handler = handlerOf(store, publisher, {
+      enrich: async (_state, command) => {
         if (command.threadId === bad.threadId) throw new PoisonMessageError('this one is poison', 'test.poison');
         return command;
       },
-      undefined,
-      { maxBatch: 16 },
-    );
+      group: { maxBatch: 16 },
+    });
     const settled = await Promise.allSettled(
       refs.map((r, i) =>
         handler.handle('c', `m-${r.threadId}`, request(r.tenantId, r.threadId, `run-${r.threadId}`), meta(`r${i}`)),
@@ -86,8 +81,10 @@ describe('ThreadCommandHandler group commit (real Postgres)', () => {
 
   it('decides a granted approval (re-checked against other services) in a transaction of its own', async () => {
     const store = new CountingStore(db, threadColumns);
-    const handler = new ThreadCommandHandler(store, new CheckingPublisher(db), subjects('t'), undefined, undefined, {
-      maxBatch: 16,
+    const handler = handlerOf(store, new CheckingPublisher(db), {
+      group: {
+        maxBatch: 16,
+      },
     });
     const refs = Array.from({ length: 6 }, () => newThreadRef());
     const approval = newThreadRef();
@@ -119,14 +116,9 @@ describe('ThreadCommandHandler group commit (real Postgres)', () => {
   });
 
   it('keeps one thread’s messages in order and a repeated message id a duplicate', async () => {
-    const handler = new ThreadCommandHandler(
-      new CountingStore(db, threadColumns),
-      new CheckingPublisher(db),
-      subjects('t'),
-      undefined,
-      undefined,
-      { maxBatch: 16 },
-    );
+    const handler = handlerOf(new CountingStore(db, threadColumns), new CheckingPublisher(db), {
+      group: { maxBatch: 16 },
+    });
     const r = newThreadRef();
     const other = newThreadRef();
     const [a, b, c] = [`a-${r.threadId}`, `b-${r.threadId}`, `c-${other.threadId}`];
@@ -160,14 +152,9 @@ describe('ThreadCommandHandler over a bounded projection (real Postgres)', () =>
 
   for (const maxBatch of [1, 16]) {
     it(`ignores a request retried after its run ended, from the runs rows (maxBatch ${maxBatch})`, async () => {
-      const handler = new ThreadCommandHandler(
-        new CountingStore(db, threadColumns),
-        new CheckingPublisher(db),
-        subjects('t'),
-        undefined,
-        undefined,
-        { maxBatch },
-      );
+      const handler = handlerOf(new CountingStore(db, threadColumns), new CheckingPublisher(db), {
+        group: { maxBatch },
+      });
       const r = newThreadRef();
       const run = `run-${r.threadId}`;
       await handler.handle('c', `m1-${run}`, request(r.tenantId, r.threadId, run), meta(run));
@@ -193,7 +180,7 @@ describe('ThreadCommandHandler over a bounded projection (real Postgres)', () =>
   it('sends the model the whole conversation (stored messages + the decision’s own); stores a bounded state', async () => {
     const publisher = new CheckingPublisher(db);
     const store = new CountingStore(db, threadColumns);
-    const handler = new ThreadCommandHandler(store, publisher, subjects('t'), undefined, undefined, { maxBatch: 16 });
+    const handler = handlerOf(store, publisher, { group: { maxBatch: 16 } });
     const r = newThreadRef();
     const [r1, r2] = [`run1-${r.threadId}`, `run2-${r.threadId}`];
     await handler.handle('c', `m1-${r1}`, request(r.tenantId, r.threadId, r1), meta(r1));
@@ -237,8 +224,10 @@ describe('ThreadCommandHandler on the threads it committed last (real Postgres)'
   for (const maxBatch of [1, 16]) {
     it(`decides the next message without reading the thread; a repeated message is still a duplicate (maxBatch ${maxBatch})`, async () => {
       const store = new CountingStore(db, threadColumns);
-      const handler = new ThreadCommandHandler(store, new CheckingPublisher(db), subjects('t'), undefined, undefined, {
-        maxBatch,
+      const handler = handlerOf(store, new CheckingPublisher(db), {
+        group: {
+          maxBatch,
+        },
       });
       const r = newThreadRef();
       const run = `run-${r.threadId}`;
@@ -258,8 +247,8 @@ describe('ThreadCommandHandler on the threads it committed last (real Postgres)'
   }
 
   it('never drops a message its stale state would ignore: the thread moved on elsewhere, it is read again', async () => {
-    const a = new ThreadCommandHandler(new CountingStore(db, threadColumns), new CheckingPublisher(db), subjects('t'));
-    const b = new ThreadCommandHandler(new CountingStore(db, threadColumns), new CheckingPublisher(db), subjects('t'));
+    const a = handlerOf(new CountingStore(db, threadColumns), new CheckingPublisher(db));
+    const b = handlerOf(new CountingStore(db, threadColumns), new CheckingPublisher(db));
     const r = newThreadRef();
     const run = `run-${r.threadId}`;
     await a.handle('c', `m1-${run}`, request(r.tenantId, r.threadId, run), meta(run));
@@ -288,8 +277,8 @@ describe('ThreadCommandHandler on the threads it committed last (real Postgres)'
   });
 
   it('decides again from the database when another process moved the thread since (no stale decision)', async () => {
-    const a = new ThreadCommandHandler(new CountingStore(db, threadColumns), new CheckingPublisher(db), subjects('t'));
-    const b = new ThreadCommandHandler(new CountingStore(db, threadColumns), new CheckingPublisher(db), subjects('t'));
+    const a = handlerOf(new CountingStore(db, threadColumns), new CheckingPublisher(db));
+    const b = handlerOf(new CountingStore(db, threadColumns), new CheckingPublisher(db));
     const r = newThreadRef();
     const run = `run-${r.threadId}`;
     // A starts the run and keeps the thread cached with the run waiting for its model.

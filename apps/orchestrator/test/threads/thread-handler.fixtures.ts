@@ -1,5 +1,5 @@
 import { openServiceDatabase, PgThreadStore, type Database } from '@ratchet/adapters';
-import { createTestDatabase, type TestDatabase } from '@ratchet/testing';
+import { createTestDatabase, requestRunCommand, type TestDatabase } from '@ratchet/testing';
 import {
   modelCommandId,
   type CommittedPublisher,
@@ -9,6 +9,9 @@ import {
   type ThreadState,
   type ThreadTx,
 } from '@ratchet/domain';
+import { subjects } from '@ratchet/contracts';
+import { ThreadCommandHandler, type ThreadEngineDeps } from '@ratchet/engine';
+import { orchestratorEngineDeps } from '../../src/threads/engine-deps';
 
 // What the thread handler's int tests share: their database, a counting store, a checking publisher, messages.
 
@@ -28,6 +31,15 @@ export function orchestratorDatabase(opened: (db: Database) => void): void {
     await db?.close();
     await testDb?.drop();
   });
+}
+
+/** The engine as the orchestrator composes it, on subject prefix `t`, with `extra` of its dependencies. */
+export function handlerOf(
+  store: ThreadEngineDeps['store'],
+  relay: CommittedPublisher,
+  extra: Partial<Omit<ThreadEngineDeps, 'store' | 'relay'>> = {},
+): ThreadCommandHandler {
+  return new ThreadCommandHandler(orchestratorEngineDeps({ store, relay, subjects: subjects('t'), ...extra }));
 }
 
 /** Counts transactions and the messages each claimed, so a test can tell grouped commits from single ones. */
@@ -77,21 +89,7 @@ export class CheckingPublisher implements CommittedPublisher {
 }
 
 export function request(tenantId: string, threadId: string, runId: string): RequestRun {
-  return {
-    type: 'RequestRun',
-    tenantId,
-    threadId,
-    at: new Date().toISOString(),
-    runId,
-    requestId: `req-${runId}`,
-    agent: 'demo',
-    agentVersion: 1,
-    maxSteps: 5,
-    input: [{ role: 'user', content: 'hello' }],
-    principal: { id: 'alice', roles: ['runner'] },
-    concurrency: 'enqueue',
-    metadata: {},
-  };
+  return requestRunCommand(tenantId, threadId, runId, new Date().toISOString());
 }
 
 export const meta = (runId: string) => ({ correlationId: runId });

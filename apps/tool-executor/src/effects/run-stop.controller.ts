@@ -2,8 +2,7 @@ import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { EffectLedgerRepository } from '@ratchet/adapters';
 import { RunStopNotice } from '@ratchet/contracts';
-import { PoisonMessageError } from '@ratchet/domain';
-import { JetStreamContext, RunStops, ServiceRuntime } from '@ratchet/platform';
+import { JetStreamContext, parseOnSubject, RunStops, ServiceRuntime } from '@ratchet/platform';
 
 export const CONTROL_CONSUMER = 'tool-executor-control';
 
@@ -22,14 +21,7 @@ export class RunStopController {
 
   @EventPattern(CONTROL_CONSUMER)
   async onNotice(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
-    const notice = RunStopNotice.parse(data);
-    // The tenant is the subject's (bound by NATS permissions), never only the body's.
-    if (ctx.getSubject() !== this.runtime.subjects.controlCommands(notice.tenantId)) {
-      throw new PoisonMessageError(
-        `run.stop for tenant ${notice.tenantId} arrived on ${ctx.getSubject()}`,
-        'control.subject_mismatch',
-      );
-    }
+    const notice = parseOnSubject(ctx, data, RunStopNotice, this.runtime.subjects.controlCommands, 'control');
     await new EffectLedgerRepository(this.runtime.db.sql).recordStoppedRun(notice);
     this.stops.stop(notice.tenantId, notice.runId, notice.reason);
   }

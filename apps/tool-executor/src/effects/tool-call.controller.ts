@@ -1,13 +1,13 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { HEADERS, ToolCommand } from '@ratchet/contracts';
-import { PoisonMessageError } from '@ratchet/domain';
 import {
   ATTR,
   currentTraceContext,
   inSpan,
   JetStreamContext,
   meter,
+  parseOnSubject,
   ServiceRuntime,
   SPAN,
   toolCallAttributes,
@@ -44,14 +44,7 @@ export class ToolCallController {
 
   @EventPattern(TOOL_CONSUMER)
   async onCommand(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
-    const command = ToolCommand.parse(data);
-    // The tenant is the subject's (bound by NATS permissions), never only the body's.
-    if (ctx.getSubject() !== this.runtime.subjects.toolCommands(command.tenantId)) {
-      throw new PoisonMessageError(
-        `${command.kind} for tenant ${command.tenantId} arrived on ${ctx.getSubject()}`,
-        'tool.subject_mismatch',
-      );
-    }
+    const command = parseOnSubject(ctx, data, ToolCommand, this.runtime.subjects.toolCommands, 'tool');
     const trace: Record<string, string> = {};
     // This consumer's span (telemetry on) or the command's context: the result joins the run's trace.
     const traceparent = currentTraceContext()?.traceparent ?? ctx.getTraceparent();

@@ -16,6 +16,8 @@ import {
 import {
   decideEffect,
   prepareEffect,
+  InvariantError,
+  PoisonMessageError,
   redactSecrets,
   TransientError,
   type Clock,
@@ -171,7 +173,8 @@ export class ToolCallHandler {
         return 'escalated';
       }
       case 'reconcile': {
-        if (!tool?.reconcile) throw new Error('unreachable: reconcile without a hook');
+        if (!tool?.reconcile)
+          throw new InvariantError('reconcile decided for a tool without a hook', 'effect.no_reconcile');
         const parsed = tool.input.safeParse(command.args);
         const answer = parsed.success
           ? await tool.reconcile(
@@ -364,7 +367,7 @@ export class ToolCallHandler {
         );
       default: {
         const unknown: never = action;
-        throw new Error(`unknown effect action ${String(unknown)}`);
+        throw new InvariantError(`unknown effect action ${String(unknown)}`, 'effect.unknown_action');
       }
     }
   }
@@ -411,7 +414,10 @@ export class ToolCallHandler {
   private checkTenant(command: ToolCallCommand, existing: EffectRecord | undefined): void {
     if (existing && existing.tenantId !== command.tenantId) {
       // A key is derived from the tenant, so this is a forged or corrupt command: never answer across tenants.
-      throw new Error(`effect ${command.idempotencyKey} belongs to another tenant`);
+      throw new PoisonMessageError(
+        `effect ${command.idempotencyKey} belongs to another tenant`,
+        'effect.tenant_mismatch',
+      );
     }
   }
 

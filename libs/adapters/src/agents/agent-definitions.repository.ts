@@ -1,4 +1,5 @@
 import { AgentDefinition } from '@ratchet/contracts';
+import { TransientError } from '@ratchet/domain';
 import type { SqlExecutor } from '../postgres/sql';
 import { agentDigest } from './agent-files.loader';
 
@@ -65,7 +66,10 @@ export class AgentDefinitionsRepository {
       if (guard && (await this.latestOf(SHARED_AGENT_OWNER, definition.name)))
         throw new AgentNameTakenError(definition.name);
     }
-    throw new Error(`could not register agent ${definition.name}: too many concurrent registrations`);
+    throw new TransientError(
+      `could not register agent ${definition.name}: too many concurrent registrations`,
+      'agent.registration_contention',
+    );
   }
 
   /** The latest version of `name` as `tenant` resolves it (its own, else the shared one). */

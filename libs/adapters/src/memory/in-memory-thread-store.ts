@@ -1,6 +1,7 @@
 import type { ChatMessage, ThreadEvent } from '@ratchet/contracts';
 import {
   ConcurrencyError,
+  InvariantError,
   type ClaimedThread,
   type OutboxMessage,
   type OutboxStore,
@@ -103,20 +104,25 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
         const base = pending ? pending.expectedVersion + pending.events.length : expectedVersion;
         events.forEach((e, i) => {
           if (e.version !== expectedVersion + 1 + i) {
-            throw new Error(
+            throw new InvariantError(
               `thread ${threadId}: event ${e.id} has version ${e.version}, expected ${expectedVersion + 1 + i}`,
+              'thread.version_gap',
             );
           }
           if (e.tenantId !== tenantId || e.threadId !== threadId) {
-            throw new Error(`event ${e.id} belongs to ${e.tenantId}/${e.threadId}, not ${tenantId}/${threadId}`);
+            throw new InvariantError(
+              `event ${e.id} belongs to ${e.tenantId}/${e.threadId}, not ${tenantId}/${threadId}`,
+              'thread.foreign_event',
+            );
           }
         });
         if (expectedVersion !== base && pending) throw new ConcurrencyError(threadId, expectedVersion);
         const head = this.headVersion(key);
         if (!pending && head > expectedVersion) throw new ConcurrencyError(threadId, expectedVersion);
         if (!pending && head < expectedVersion) {
-          throw new Error(
+          throw new InvariantError(
             `thread ${threadId}: cannot append after version ${expectedVersion}, the log does not reach it`,
+            'thread.log_behind',
           );
         }
         const copy = jsonClone(events);
@@ -133,7 +139,10 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
         const key = threadKey(tenantId, threadId);
         const all = applyMessages(this.messages.get(key) ?? [], messageWrites.get(key) ?? [], threadId);
         if (all.length < count) {
-          throw new Error(`thread ${tenantId}/${threadId}: ${count} messages expected, ${all.length} stored`);
+          throw new InvariantError(
+            `thread ${tenantId}/${threadId}: ${count} messages expected, ${all.length} stored`,
+            'thread.messages_behind',
+          );
         }
         return jsonClone(all.slice(0, count));
       },

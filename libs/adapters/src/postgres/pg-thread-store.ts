@@ -1,5 +1,6 @@
 import type { ChatMessage, ThreadEvent } from '@ratchet/contracts';
 import {
+  InvariantError,
   type ClaimedThread,
   type ClaimItem,
   type KnownRequest,
@@ -102,9 +103,10 @@ export class PgThreadStore<S> implements ThreadStore<S> {
         if (writes.touches(tenantId, threadId)) await writes.flush();
         const messages = await loadMessages(sql, tenantId, threadId, count);
         if (messages.length < count) {
-          throw new Error(
+          throw new InvariantError(
             `thread ${tenantId}/${threadId}: ${count} messages expected, ${messages.length} stored ` +
               `(the messages projection is behind the log: run \`ratchet rebuild --thread ${threadId}\`)`,
+            'thread.messages_behind',
           );
         }
         return messages;

@@ -1,6 +1,7 @@
 import type { ThreadEvent } from '@ratchet/contracts';
 import {
   ConcurrencyError,
+  InvariantError,
   type OutboxMessage,
   type RunRow,
   type ThreadMessages,
@@ -22,9 +23,10 @@ export type ThreadColumnsMapper<S> = (state: S) => { status: string; agent: stri
 export function assertContiguous(threadId: string, expectedVersion: number, events: readonly ThreadEvent[]): void {
   events.forEach((event, i) => {
     if (event.version !== expectedVersion + 1 + i) {
-      throw new Error(
+      throw new InvariantError(
         `thread ${threadId}: event ${event.id} has version ${event.version}, expected ${expectedVersion + 1 + i} ` +
           `(events must continue version ${expectedVersion} without a gap)`,
+        'thread.version_gap',
       );
     }
   });
@@ -88,7 +90,10 @@ export class WriteBuffer<S> {
     assertContiguous(threadId, expectedVersion, events);
     for (const e of events) {
       if (e.tenantId !== tenantId || e.threadId !== threadId) {
-        throw new Error(`event ${e.id} belongs to ${e.tenantId}/${e.threadId}, not ${tenantId}/${threadId}`);
+        throw new InvariantError(
+          `event ${e.id} belongs to ${e.tenantId}/${e.threadId}, not ${tenantId}/${threadId}`,
+          'thread.foreign_event',
+        );
       }
       this.rows.events.push({
         o: this.rows.events.length,
@@ -244,9 +249,11 @@ export class WriteBuffer<S> {
       const gap = markedIndex(error, GAP_MARKER);
       const a = gap === undefined ? undefined : rows.appends[gap];
       if (a) {
-        throw new Error(`thread ${a.thread_id}: cannot append after version ${a.expected}, the log does not reach it`, {
-          cause: error,
-        });
+        throw new InvariantError(
+          `thread ${a.thread_id}: cannot append after version ${a.expected}, the log does not reach it`,
+          'thread.log_behind',
+          { cause: error },
+        );
       }
       throw error;
     }

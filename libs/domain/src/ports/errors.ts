@@ -50,6 +50,17 @@ export class PoisonMessageError extends RatchetError {
   }
 }
 
+/**
+ * Something the code itself guarantees did not hold (a bug, or stored data changed behind its back):
+ * the same message would fail the same way on every delivery, so, like any poison message, it is
+ * termed and recorded, never retried. `code` names the guarantee.
+ */
+export class InvariantError extends PoisonMessageError {
+  constructor(message: string, code = 'invariant.violated', options?: { cause?: unknown }) {
+    super(message, code, options);
+  }
+}
+
 export function retryOf(error: unknown): Retry {
   return error instanceof RatchetError ? error.retry : 'later';
 }

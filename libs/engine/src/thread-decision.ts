@@ -1,9 +1,10 @@
-import type { ChatMessage, Subjects, ThreadEvent, TraceContext } from '@ratchet/contracts';
+import type { ChatMessage, ThreadEvent, TraceContext } from '@ratchet/contracts';
 import {
   decide,
   foldEvents,
   foldRecord,
   initialThreadState,
+  PoisonMessageError,
   recordFrom,
   runRowsOf,
   type IdSource,
@@ -14,20 +15,16 @@ import {
 } from '@ratchet/domain';
 import { activeSpanRecording, currentTraceContext, failpoint, newTraceContext } from '@ratchet/platform';
 import type { Decided } from './decision-telemetry';
-import type { LocalTools } from './local-tools';
-import { feedMessages, outgoingMessages, type AgentToolConfigLookup } from './outbox-messages';
+import type { CommandEnricher, ThreadEngineDeps } from './engine-deps';
+import { feedMessages } from './feed-messages';
 import { replacedAttemptLinks } from './replaced-attempts';
 import { withFacts, type Loaded } from './thread-claims';
-import { inboxToCommand } from './to-command';
 
 /**
  * One message's decision inside a thread transaction: fold what was loaded, decide (running the local
  * tools it calls and deciding their results too), then buffer the events, projection, conversation and
  * outbox rows in the transaction. Committing, retrying and grouping are the handler's.
  */
-
-/** Completes a command with facts only the edge can supply once the thread is loaded (policy, clock, digests). */
-export type CommandEnricher = (state: ThreadState, command: ThreadCommand) => Promise<ThreadCommand>;
 
 export type HandleMeta = {
   correlationId: string;
@@ -36,19 +33,12 @@ export type HandleMeta = {
   worker?: string;
 };
 
-/** What a decision needs besides the transaction: the orchestrator's wiring. */
-export interface DecisionContext {
-  subjects: Subjects;
+/** What a decision needs besides the transaction: the service's parts, defaults filled in. */
+export type DecisionContext = Pick<ThreadEngineDeps, 'subjects' | 'outgoing' | 'toCommand' | 'localTools'> & {
   enrich: CommandEnricher;
-  /** The pinned agent version's per-tool settings, sent with each tool call (e.g. allowHosts). */
-  toolConfigs: (state: ThreadState) => Promise<AgentToolConfigLookup | undefined>;
-  /** How long an outbox row is leased to this process, for messages it executes itself (and who holds it). */
-  leaseOf: (message: OutboxMessage) => { leaseMs: number; holder: string } | undefined;
-  /** Runs `local` tools inside the decision that calls them (none: every call goes to the executor). */
-  localTools?: LocalTools | undefined;
-  /** Where event ids come from. */
+  leaseOf: NonNullable<ThreadEngineDeps['leaseOf']>;
   ids: IdSource;
-}
+};
 
 /** Bounded: a model that keeps calling local tools in one step is still a finite decision. */
 const MAX_LOCAL_DECISIONS = 256;
@@ -111,7 +101,10 @@ export async function decideInTx(
   for (let input = inputs.shift(); input; input = inputs.shift()) {
     const decision = decide(record.state, input.command);
     if (++decided > MAX_LOCAL_DECISIONS)
-      throw new Error(`thread ${threadId}: more than ${MAX_LOCAL_DECISIONS} local tool results in one decision`);
+      throw new PoisonMessageError(
+        `thread ${threadId}: more than ${MAX_LOCAL_DECISIONS} local tool results in one decision`,
+        'thread.local_decisions_exceeded',
+      );
     const made = decision.events.map(
       (e, i): ThreadEvent =>
         ({
@@ -135,21 +128,18 @@ export async function decideInTx(
     if (decision.outgoing.length === 0) continue;
     if (decision.outgoing.some((o) => o.kind === 'model.call'))
       stored ??= await tx.loadMessages(tenantId, threadId, state.messages);
-    const messages = outgoingMessages(
-      deps.subjects,
-      { tenantId, threadId, version: version + events.length, causationId: input.messageId, at: command.at },
-      record.state,
-      decision.outgoing,
+    const messages = await deps.outgoing({
+      context: { tenantId, threadId, version: version + events.length, causationId: input.messageId, at: command.at },
+      state: record.state,
+      outgoing: decision.outgoing,
       trace,
-      decision.outgoing.some((o) => o.kind === 'tool.call' || o.kind === 'escalation.request')
-        ? await deps.toolConfigs(record.state)
-        : undefined,
-      stored && [...stored, ...record.transcript],
-    );
+      transcript: stored && [...stored, ...record.transcript],
+    });
     for (const m of messages) {
-      const tool = deps.localTools?.toolOf(m);
-      const result = tool && (await deps.localTools!.run(tool, m));
-      if (result) inputs.push({ messageId: result.messageId, command: inboxToCommand(result, command.at) });
+      const local = deps.localTools;
+      const tool = local?.toolOf(m);
+      const result = local && tool !== undefined ? await local.run(tool, m) : undefined;
+      if (result) inputs.push({ messageId: result.messageId, command: deps.toCommand(result, command.at) });
       else toSend.push(m);
     }
   }

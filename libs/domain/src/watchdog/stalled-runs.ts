@@ -1,4 +1,5 @@
-import { openCalls, type ThreadCommand, type ThreadState } from '@ratchet/domain';
+import type { ThreadCommand } from '../thread/thread.commands';
+import { openCalls, type ThreadState } from '../thread/thread.state';
 
 /** What the outbox row of the run's current model call says (absent: no row, e.g. pruned). */
 export interface ModelCallRow {
@@ -20,7 +21,7 @@ export interface RunCandidate {
   modelCall?: ModelCallRow | undefined;
 }
 
-export interface RunLimits {
+export interface WatchdogLimits {
   stepTimeoutMs: number;
   runTimeoutMs: number;
   /**
@@ -48,7 +49,7 @@ export type WatchdogAction =
  */
 export function watchdogAction(
   run: RunCandidate,
-  limits: RunLimits,
+  limits: WatchdogLimits,
   now: Date,
   worker: string,
 ): WatchdogAction | undefined {

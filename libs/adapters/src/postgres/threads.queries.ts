@@ -1,4 +1,6 @@
-import { EVENT_COLUMNS, isoColumn, listRuns, rowToEvent, type EventRow, type SqlExecutor } from '@ratchet/adapters';
+import { listRuns } from './pg-thread-store';
+import { isoColumn, type SqlExecutor } from './sql';
+import { EVENT_COLUMNS, rowToEvent, type EventRow } from './thread-event.rows';
 import {
   TERMINAL_RUN_EVENTS,
   type RunView,
@@ -8,7 +10,7 @@ import {
 } from '@ratchet/contracts';
 
 /*
- * Read-only queries behind `<prefix>.threads.<tenant>.<op>`. Every statement filters by the tenant
+ * Read-only queries behind `<prefix>.threads.<tenant>.<op>` (the orchestrator's threads responder). Every statement filters by the tenant
  * first: a thread id of another tenant finds nothing, exactly like an id that does not exist.
  */
 

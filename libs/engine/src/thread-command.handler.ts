@@ -1,22 +1,17 @@
-import type { Subjects, ThreadEvent } from '@ratchet/contracts';
+import type { ThreadEvent } from '@ratchet/contracts';
 import {
   ConcurrencyError,
   type CommittedPublisher,
   type ThreadCommand,
   type ThreadState,
   type ThreadStore,
-  type IdSource,
 } from '@ratchet/domain';
 import { inSpan, randomIds, SPAN } from '@ratchet/platform';
 import { afterCommit, appendAttributes, describeSpan, type Decided } from './decision-telemetry';
-import type { LocalTools } from './local-tools';
+import type { ThreadEngineDeps } from './engine-deps';
 import { ThreadCache } from './thread-cache';
 import { claimAndLoadCached, claimItem } from './thread-claims';
-import { decideInTx, type CommandEnricher, type DecisionContext, type HandleMeta } from './thread-decision';
-
-export { threadColumns } from '@ratchet/domain';
-
-export type { CommandEnricher } from './thread-decision';
+import { decideInTx, type DecisionContext, type HandleMeta } from './thread-decision';
 
 export interface HandleOutcome {
   status: 'applied' | 'duplicate' | 'no-op';
@@ -34,15 +29,6 @@ interface Pending {
   meta: HandleMeta;
   resolve: (outcome: HandleOutcome) => void;
   reject: (error: unknown) => void;
-}
-
-export interface GroupCommitOptions {
-  /** Messages of different threads decided in one transaction at most. Default 32; 1 turns grouping off. */
-  maxBatch?: number;
-  /** Group transactions running at once. Default 4. */
-  concurrency?: number;
-  /** Threads whose last committed state this process keeps, to decide their next message without reading them. Default 1024; 0 turns it off. */
-  cachedThreads?: number;
 }
 
 /** Conversations longer than this are not kept with a cached thread (a model call reads them). */
@@ -72,22 +58,22 @@ export class ThreadCommandHandler {
   private readonly cache: ThreadCache;
   private readonly decision: DecisionContext;
 
-  constructor(
-    private readonly store: ThreadStore<ThreadState>,
-    private readonly relay: CommittedPublisher,
-    subjects: Subjects,
-    enrich: CommandEnricher = async (_state, command) => command,
-    /** The pinned agent version's per-tool settings, sent with each tool call (e.g. allowHosts). */
-    toolConfigs: DecisionContext['toolConfigs'] = async () => undefined,
-    group: GroupCommitOptions = {},
-    /** How long an outbox row is leased to this process, for messages it executes itself (none by default). */
-    leaseOf: DecisionContext['leaseOf'] = () => undefined,
-    /** Runs `local` tools inside the decision that calls them (none when absent: every call goes to the executor). */
-    localTools?: LocalTools,
-    /** Where event ids come from (the composition root's; random by default). */
-    ids: IdSource = randomIds,
-  ) {
-    this.decision = { subjects, enrich, toolConfigs, leaseOf, localTools, ids };
+  private readonly store: ThreadStore<ThreadState>;
+  private readonly relay: CommittedPublisher;
+
+  constructor(deps: ThreadEngineDeps) {
+    this.store = deps.store;
+    this.relay = deps.relay;
+    this.decision = {
+      subjects: deps.subjects,
+      outgoing: deps.outgoing,
+      toCommand: deps.toCommand,
+      enrich: deps.enrich ?? (async (_state, command) => command),
+      leaseOf: deps.leaseOf ?? (() => undefined),
+      localTools: deps.localTools,
+      ids: deps.ids ?? randomIds,
+    };
+    const group = deps.group ?? {};
     this.maxBatch = Math.max(1, group.maxBatch ?? 32);
     this.concurrency = Math.max(1, group.concurrency ?? 4);
     this.cache = new ThreadCache(Math.max(0, group.cachedThreads ?? 1024), CACHED_MESSAGES_MAX);

@@ -1,4 +1,5 @@
-import { foldEvents, initialThreadState, type ThreadState } from '@ratchet/domain';
+import { foldEvents } from '../thread/thread.evolve';
+import { initialThreadState, type ThreadState } from '../thread/thread.state';
 import type { NewEvent, ThreadEvent } from '@ratchet/contracts';
 import { watchdogAction, type RunCandidate } from './stalled-runs';
 

@@ -1,0 +1,74 @@
+import { InMemoryThreadStore } from '@ratchet/adapters';
+import { subjects, type ThreadInboxMessage } from '@ratchet/contracts';
+import type { CommittedPublisher, OutboxMessage, ThreadCommand, ThreadState } from '@ratchet/domain';
+import { requestRunCommand } from '@ratchet/testing';
+import { ThreadCommandHandler } from './thread-command.handler';
+import type { OutgoingRequest } from './engine-deps';
+
+// The engine on its own, over the in-memory store: only what a service must hand it, nothing of the
+// orchestrator's (its outgoing mapping is replaced by one that records what it was asked).
+
+const at = '2026-12-01T10:00:00.000Z';
+const request = requestRunCommand('acme', 'th_engine', 'run_engine', at);
+
+class RecordingRelay implements CommittedPublisher {
+  published: OutboxMessage[] = [];
+  async publishCommitted(messages: readonly OutboxMessage[]): Promise<number> {
+    this.published.push(...messages);
+    return messages.length;
+  }
+}
+
+function engine(group: { maxBatch: number }) {
+  const store = new InMemoryThreadStore<ThreadState>();
+  const relay = new RecordingRelay();
+  const asked: OutgoingRequest[] = [];
+  const handler = new ThreadCommandHandler({
+    store,
+    relay,
+    subjects: subjects('t'),
+    outgoing: async (r) => {
+      asked.push(r);
+      return [];
+    },
+    toCommand: (_message: ThreadInboxMessage): ThreadCommand => {
+      throw new Error('no inbox message in these tests');
+    },
+    ids: {
+      next: (() => {
+        let n = 0;
+        return (prefix: string) => `${prefix}_${++n}`;
+      })(),
+    },
+    group,
+  });
+  return { handler, relay, asked };
+}
+
+describe.each([1, 8])('the thread engine on its own (maxBatch %i)', (maxBatch) => {
+  it('decides a run request, hands its requests to the outgoing mapping, and publishes its events after the commit', async () => {
+    const { handler, relay, asked } = engine({ maxBatch });
+    const outcome = await handler.handle('requests', 'm-1', request, { correlationId: request.requestId });
+    expect(outcome.status).toBe('applied');
+    expect(outcome.events.map((e) => e.type)).toContain('run.started');
+    // Envelopes: the thread's versions from 1 without a gap, ids from the given source, caused by the message.
+    expect(outcome.events.map((e) => e.version)).toEqual(outcome.events.map((_, i) => i + 1));
+    expect(outcome.events.map((e) => e.id)).toEqual(outcome.events.map((_, i) => `ev_${i + 1}`));
+    expect(new Set(outcome.events.map((e) => `${e.tenantId}/${e.threadId}@${e.causationId}`))).toEqual(
+      new Set(['acme/th_engine@m-1']),
+    );
+    expect(asked.flatMap((r) => r.outgoing.map((o) => o.kind))).toContain('model.call');
+    expect(asked[0]?.transcript?.map((m) => m.content)).toEqual(['hello']);
+    expect(relay.published.map((m) => m.subject)).toEqual(outcome.events.map(() => 't.events.acme.th_engine'));
+    expect(relay.published.map((m) => m.id)).toEqual(outcome.events.map((e) => e.id));
+  });
+
+  it('decides a message it already claimed as a duplicate, writing and publishing nothing', async () => {
+    const { handler, relay } = engine({ maxBatch });
+    await handler.handle('requests', 'm-1', request, { correlationId: request.requestId });
+    const published = relay.published.length;
+    const again = await handler.handle('requests', 'm-1', request, { correlationId: request.requestId });
+    expect(again).toEqual({ status: 'duplicate', events: [] });
+    expect(relay.published).toHaveLength(published);
+  });
+});
