@@ -3,7 +3,7 @@ import { searchRuns, type RunListRow } from '@ratchet/adapters';
 import { assertToken, commandContext, plural, withSchema, type CommandContext } from '../cli.context';
 import { UsageError } from '../cli.errors';
 import { parsePositiveInt, parseSince, table } from '../cli.parse';
-import { gatewayRequest, gatewayTarget, withGatewayOptions, type GatewayOptions } from '../gateway-api';
+import { call, gateway, withGatewayOptions, type GatewayOptions } from '../gateway';
 
 const RUN_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'];
 
@@ -68,14 +68,13 @@ export async function cancelRun(
   opts: GatewayOptions & { reason: string },
 ): Promise<unknown> {
   assertToken('run', runId);
-  const { body } = await gatewayRequest(gatewayTarget(config, opts), 'POST', `/v1/runs/${runId}/cancel`, {
-    body: { reason: opts.reason },
-  });
+  const target = gateway(config, opts);
+  const body = await call(
+    target,
+    target.client.POST('/v1/runs/{runId}/cancel', { params: { path: { runId } }, body: { reason: opts.reason } }),
+  );
   if (out.json) out.jsonLine(body);
-  else {
-    const b = body as { threadId?: string };
-    out.line(`${out.style('green', '✔')} cancelling ${runId} on ${b.threadId ?? '?'}: it ends with run.cancelled`);
-  }
+  else out.line(`${out.style('green', '✔')} cancelling ${runId} on ${body.threadId}: it ends with run.cancelled`);
   return body;
 }
 

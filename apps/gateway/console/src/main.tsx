@@ -1,38 +1,13 @@
 import { render } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { api, credential, follow, signIn, signOut } from './api';
+import { credential, follow, gateway, ok, signIn, signOut, type Schemas } from './api';
 import { buildTimeline, type CallView, type LogEvent, type RunTimeline } from './timeline';
 
 /* The Ratchet console: threads, a thread's timeline (live), the approvals inbox, the agent catalog. */
 
-interface ThreadSummary {
-  threadId: string;
-  status: string;
-  agent: string | null;
-  version: number;
-  runCount: number;
-  updatedAt?: string;
-  createdAt?: string;
-}
-
-interface Approval {
-  id: string;
-  kind: 'tool' | 'escalation';
-  status: string;
-  threadId: string;
-  runId: string;
-  tool: string;
-  agent: string;
-  args: unknown;
-  role: string;
-  fourEyes: boolean;
-  requestedBy: string;
-  requestedAt: string;
-  choices: string[];
-  idempotencyKey: string | null;
-  reason: string | null;
-  decision: { decision: string; by: string; reason: string } | null;
-}
+type ThreadSummary = Schemas['ThreadList']['threads'][number];
+type Approval = Schemas['ApprovalView'];
+type Decision = Schemas['ApprovalDecisionBody']['decision'];
 
 const TRACE_URL_KEY = 'ratchet.traceUrl';
 
@@ -63,7 +38,7 @@ function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
     e.preventDefault();
     signIn(value);
     try {
-      await api('/v1/threads?limit=1');
+      await ok(gateway.GET('/v1/threads', { params: { query: { limit: 1 } } }));
       if (trace) localStorage.setItem(TRACE_URL_KEY, trace);
       else localStorage.removeItem(TRACE_URL_KEY);
       onSignedIn();
@@ -106,15 +81,17 @@ function Threads() {
   const [status, setStatus] = useState('');
   const [agent, setAgent] = useState('');
   const [cursors, setCursors] = useState<string[]>([]);
-  const [page, setPage] = useState<{ threads: ThreadSummary[]; nextCursor?: string } | null>(null);
+  const [page, setPage] = useState<Schemas['ThreadList'] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const cursor = cursors.at(-1);
   useEffect(() => {
-    const q = new URLSearchParams({ limit: '20' });
-    if (status) q.set('status', status);
-    if (agent) q.set('agent', agent);
-    if (cursor) q.set('cursor', cursor);
-    api<{ threads: ThreadSummary[]; nextCursor?: string }>(`/v1/threads?${q}`).then(setPage, setError);
+    const query = {
+      limit: 20,
+      ...(status ? { status: status as 'idle' | 'running' | 'queued' } : {}),
+      ...(agent ? { agent } : {}),
+      ...(cursor ? { cursor } : {}),
+    };
+    ok(gateway.GET('/v1/threads', { params: { query } })).then(setPage, setError);
   }, [status, agent, cursor]);
   return (
     <section>
@@ -183,11 +160,16 @@ function Decide({ approval, onDecided }: { approval: Approval; onDecided: () => 
   const [reason, setReason] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const decide = async (decision: string) => {
+  const decide = async (decision: Decision) => {
     setBusy(true);
     setError(null);
     try {
-      await api(`/v1/approvals/${approval.id}/decision`, { method: 'POST', body: { decision, reason } });
+      await ok(
+        gateway.POST('/v1/approvals/{id}/decision', {
+          params: { path: { id: approval.id } },
+          body: { decision, reason },
+        }),
+      );
       onDecided();
     } catch (err) {
       setError(err);
@@ -195,7 +177,7 @@ function Decide({ approval, onDecided }: { approval: Approval; onDecided: () => 
       setBusy(false);
     }
   };
-  const choices = approval.kind === 'tool' ? ['approve', 'reject'] : ['happened', 'retry', 'fail'];
+  const choices: Decision[] = approval.kind === 'tool' ? ['approve', 'reject'] : ['happened', 'retry', 'fail'];
   return (
     <div class="decide" data-approval={approval.id}>
       <input placeholder="reason" value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
@@ -319,7 +301,7 @@ function Thread({ threadId }: { threadId: string }) {
   const [error, setError] = useState<unknown>(null);
   const [connected, setConnected] = useState(false);
   const loadApprovals = useCallback(() => {
-    api<{ approvals: Approval[] }>(`/v1/approvals?threadId=${threadId}&status=pending`).then(
+    ok(gateway.GET('/v1/approvals', { params: { query: { threadId, status: 'pending' } } })).then(
       (r) => setApprovals(new Map(r.approvals.map((a) => [a.id, a]))),
       setError,
     );
@@ -331,10 +313,12 @@ function Thread({ threadId }: { threadId: string }) {
       const all: LogEvent[] = [];
       let after = 0;
       for (;;) {
-        const page = await api<{ events: LogEvent[]; hasMore: boolean; nextAfter: number }>(
-          `/v1/threads/${threadId}/events?after=${after}&limit=1000`,
+        const page = await ok(
+          gateway.GET('/v1/threads/{threadId}/events', {
+            params: { path: { threadId }, query: { after, limit: 1000 } },
+          }),
         );
-        all.push(...page.events);
+        all.push(...(page.events as LogEvent[]));
         after = page.nextAfter;
         if (!page.hasMore) break;
       }
@@ -385,10 +369,8 @@ function Inbox() {
   const [list, setList] = useState<Approval[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const load = useCallback(() => {
-    api<{ approvals: Approval[] }>(`/v1/approvals?${status ? `status=${status}` : ''}`).then(
-      (r) => setList(r.approvals),
-      setError,
-    );
+    const query = status ? { status: status as Approval['status'] } : {};
+    ok(gateway.GET('/v1/approvals', { params: { query } })).then((r) => setList(r.approvals), setError);
   }, [status]);
   useEffect(load, [load]);
   return (
@@ -447,7 +429,7 @@ function Agents() {
   const [agents, setAgents] = useState<Agent[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
-    api<{ agents: Agent[] }>('/v1/agents').then((r) => setAgents(r.agents), setError);
+    ok(gateway.GET('/v1/agents')).then((r) => setAgents(r.agents as Agent[]), setError);
   }, []);
   return (
     <section>
