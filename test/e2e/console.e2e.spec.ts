@@ -89,6 +89,15 @@ describe('operator actions: the CLI and the web console, through a validating pr
     }
     throw new Error(`no pending approval on ${threadId}`);
   };
+  const until = async <T>(probe: () => Promise<T | undefined>): Promise<T> => {
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      const value = await probe();
+      if (value !== undefined) return value;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error('timed out waiting');
+  };
   const cli = (args: string[], key: string) =>
     ratchet([...args, '--gateway', proxy.url, '--api-key', key], { DATABASE_URL: stack.testDb.url });
   const signIn = async (key: string): Promise<Page> => {
@@ -168,11 +177,23 @@ describe('operator actions: the CLI and the web console, through a validating pr
     expect((await stack.waitFor(TENANT, decided.threadId, terminal(decided.runId))).at(-1)?.type).toBe('run.completed');
 
     const cancelled = await startRun('cli-cancelled', 'big boat');
-    await pending(cancelled.threadId);
+    const orphan = await pending(cancelled.threadId);
     const cancel = await cli(['runs', 'cancel', cancelled.runId, '--reason', 'wrong boat'], keys.runner);
     expect(cancel.code).toBe(0);
     const events = await stack.waitFor(TENANT, cancelled.threadId, terminal(cancelled.runId));
     expect(events.at(-1)).toMatchObject({ type: 'run.cancelled', data: { reason: 'wrong boat' } });
+    // The stopped run's approval leaves the inbox, closed as cancelled; deciding it is refused, saying why.
+    const closed = await until(async () => {
+      const res = await http('GET', `/v1/approvals/${orphan.id}`, keys.approver);
+      const view = res.body as ApprovalView;
+      return view.status === 'cancelled' ? view : undefined;
+    });
+    expect(closed).toMatchObject({ choices: [], decision: { decision: 'cancelled', by: 'system:run-stop' } });
+    const late = await cli(['approvals', 'approve', orphan.id], keys.approver);
+    expect([late.code, late.stderr]).toEqual([
+      1,
+      expect.stringMatching(/409: this approval was cancelled: its run \S+ stopped: .*wrong boat/),
+    ]);
 
     const search = await ratchet(['runs', 'search', '--tenant', TENANT, '--agent', 'pay', '--since', '1h', '--json'], {
       DATABASE_URL: stack.testDb.url,
@@ -253,6 +274,8 @@ describe('operator actions: the CLI and the web console, through a validating pr
   });
 
   it('serves Prometheus metrics on every service', async () => {
+    // The pending-approvals gauge has a series per tenant with approvals waiting: keep one waiting.
+    await pending((await startRun('metrics', 'big lamp')).threadId);
     const scrape = async (name: string) => {
       const res = await fetch(`http://127.0.0.1:${stack.services.get(name)!.port}/metrics`);
       expect([name, res.status, res.headers.get('content-type')]).toEqual([

@@ -1068,7 +1068,7 @@ export interface components {
       /** @enum {string} */
       kind: 'tool' | 'escalation';
       /** @enum {string} */
-      status: 'pending' | 'granted' | 'rejected' | 'expired' | 'resolved';
+      status: 'pending' | 'granted' | 'rejected' | 'expired' | 'resolved' | 'cancelled';
       /** @description Thread id */
       threadId: string;
       /** @description Run id */
@@ -2849,7 +2849,7 @@ export interface operations {
   Approvals_list: {
     parameters: {
       query?: {
-        status?: 'pending' | 'granted' | 'rejected' | 'expired' | 'resolved';
+        status?: 'pending' | 'granted' | 'rejected' | 'expired' | 'resolved' | 'cancelled';
         /** @description Only approvals of this thread */
         threadId?: string;
         /** @description Only approvals of runs of this agent */

@@ -386,6 +386,7 @@ function Inbox() {
             <option value="rejected">rejected</option>
             <option value="expired">expired</option>
             <option value="resolved">resolved</option>
+            <option value="cancelled">cancelled</option>
           </select>
         </label>
       </div>
