@@ -236,7 +236,11 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    get?: never;
+    /**
+     * Search the tenant's runs, newest start first
+     * @description Filters combine (all must hold). Runs not started yet (queued) come first and have no start time, so `since`/`until` leave them out. Pages follow `nextCursor`.
+     */
+    get: operations['Runs_search'];
     put?: never;
     /**
      * Start a run
@@ -1247,6 +1251,34 @@ export interface components {
         run: string;
         thread: string;
       };
+    };
+    /** @description RunList */
+    RunList: {
+      runs: {
+        /** @description Run id */
+        runId: string;
+        /** @description Thread id */
+        threadId: string;
+        requestId: string;
+        agent: string;
+        agentVersion: number;
+        principalId: string;
+        /** @enum {string} */
+        status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+        steps: number;
+        /**
+         * Format: date-time
+         * @description RFC 3339 timestamp
+         */
+        startedAt: string | null;
+        /**
+         * Format: date-time
+         * @description RFC 3339 timestamp
+         */
+        endedAt: string | null;
+      }[];
+      /** @description Pass as `cursor` for the next page; absent on the last page */
+      nextCursor?: string;
     };
     /** @description RunView */
     RunView: {
@@ -3596,6 +3628,87 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['MemorySearchReply'];
+        };
+      };
+      /** @description Invalid request (every issue listed in `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description No credential, or not a valid one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description An operator credential, which acts for no tenant */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description Rate limit of this credential exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description A backing service is unavailable (see Retry-After) */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+    };
+  };
+  Runs_search: {
+    parameters: {
+      query?: {
+        status?: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+        /** @description Runs of this agent */
+        agent?: string;
+        /** @description Runs of this thread */
+        threadId?: string;
+        /** @description Started at or after this time (RFC 3339) */
+        since?: string;
+        /** @description Started before this time (RFC 3339) */
+        until?: string;
+        /** @description `key=value` the run request’s metadata holds; repeat for several (all must hold) */
+        metadata?: string | string[];
+        /** @description At most this many */
+        limit?: number;
+        /** @description nextCursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of runs */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RunList'];
         };
       };
       /** @description Invalid request (every issue listed in `errors`) */
