@@ -264,6 +264,15 @@ describe('operator actions: the CLI and the web console, through a validating pr
     await viewer.goto(`${proxy.url}/console/#/agents`);
     await viewer.locator('td', { hasText: 'pay' }).first().waitFor();
     await shot(viewer, 'agents');
+
+    // Runs search: the completed run is listed under its status, and links to its thread.
+    await viewer.goto(`${proxy.url}/console/#/runs`);
+    await viewer.selectOption('select[name=status]', 'completed');
+    const row = viewer.locator(`tr[data-run="${runId}"]`);
+    await row.waitFor();
+    await expect(row.locator('.status').textContent()).resolves.toBe('completed');
+    await expect(row.locator(`a[href="#/threads/${threadId}"]`).count()).resolves.toBe(1);
+    await shot(viewer, 'runs');
   });
 
   it('settles an uncertain effect by its ledger key from the CLI', async () => {

@@ -8,6 +8,7 @@ import { buildTimeline, type CallView, type LogEvent, type RunTimeline } from '.
 type ThreadSummary = Schemas['ThreadList']['threads'][number];
 type Approval = Schemas['ApprovalView'];
 type Decision = Schemas['ApprovalDecisionBody']['decision'];
+type RunStatus = NonNullable<Schemas['RunList']['runs'][number]['status']>;
 
 const TRACE_URL_KEY = 'ratchet.traceUrl';
 
@@ -141,6 +142,120 @@ function Threads() {
         </tbody>
       </table>
       {page && page.threads.length === 0 && <p class="hint">No threads match.</p>}
+      <div class="paging">
+        <button disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
+          Previous
+        </button>
+        <button
+          disabled={!page?.nextCursor}
+          onClick={() => page?.nextCursor && setCursors([...cursors, page.nextCursor])}
+        >
+          Next
+        </button>
+      </div>
+    </section>
+  );
+}
+
+/** Runs search (GET /v1/runs): status, agent, start time and request metadata; keyset pages. */
+function Runs() {
+  const [status, setStatus] = useState('');
+  const [agent, setAgent] = useState('');
+  const [since, setSince] = useState('');
+  const [metadata, setMetadata] = useState('');
+  const [cursors, setCursors] = useState<string[]>([]);
+  const [page, setPage] = useState<Schemas['RunList'] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const cursor = cursors.at(-1);
+  useEffect(() => {
+    const pairs = metadata
+      .split(/[\s,]+/)
+      .map((p) => p.trim())
+      .filter(Boolean);
+    const query = {
+      limit: 20,
+      ...(status ? { status: status as RunStatus } : {}),
+      ...(agent ? { agent } : {}),
+      ...(since ? { since: new Date(since).toISOString() } : {}),
+      ...(pairs.length ? { metadata: pairs } : {}),
+      ...(cursor ? { cursor } : {}),
+    };
+    setError(null);
+    ok(gateway.GET('/v1/runs', { params: { query } })).then(setPage, setError);
+  }, [status, agent, since, metadata, cursor]);
+  const reset = () => setCursors([]);
+  return (
+    <section>
+      <h2>Runs</h2>
+      <div class="filters">
+        <label>
+          Status
+          <select name="status" value={status} onChange={(e) => (reset(), setStatus(e.currentTarget.value))}>
+            <option value="">any</option>
+            {['queued', 'running', 'completed', 'failed', 'cancelled'].map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Agent
+          <input name="agent" value={agent} onChange={(e) => (reset(), setAgent(e.currentTarget.value))} />
+        </label>
+        <label>
+          Started since
+          <input
+            name="since"
+            type="datetime-local"
+            value={since}
+            onChange={(e) => (reset(), setSince(e.currentTarget.value))}
+          />
+        </label>
+        <label>
+          Metadata (key=value)
+          <input
+            name="metadata"
+            placeholder="customer=c-42"
+            value={metadata}
+            onChange={(e) => (reset(), setMetadata(e.currentTarget.value))}
+          />
+        </label>
+      </div>
+      <Problem error={error} />
+      <table>
+        <thead>
+          <tr>
+            <th>Run</th>
+            <th>Thread</th>
+            <th>Status</th>
+            <th>Agent</th>
+            <th>Steps</th>
+            <th>Started</th>
+            <th>Ended</th>
+          </tr>
+        </thead>
+        <tbody>
+          {page?.runs.map((r) => (
+            <tr key={r.runId} data-run={r.runId}>
+              <td>{r.runId}</td>
+              <td>
+                <a href={`#/threads/${r.threadId}`}>{r.threadId}</a>
+              </td>
+              <td>
+                <span class={`status ${r.status}`}>{r.status}</span>
+              </td>
+              <td>
+                {r.agent} v{r.agentVersion}
+              </td>
+              <td>{r.steps}</td>
+              <td>{r.startedAt ?? '-'}</td>
+              <td>{r.endedAt ?? '-'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {page && page.runs.length === 0 && <p class="hint">No runs match.</p>}
       <div class="paging">
         <button disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
           Previous
@@ -477,6 +592,8 @@ function App() {
     <Inbox />
   ) : route.startsWith('#/agents') ? (
     <Agents />
+  ) : route.startsWith('#/runs') ? (
+    <Runs />
   ) : (
     <Threads />
   );
@@ -486,6 +603,9 @@ function App() {
         <strong>Ratchet</strong>
         <a href="#/threads" class={route.startsWith('#/threads') ? 'active' : ''}>
           Threads
+        </a>
+        <a href="#/runs" class={route.startsWith('#/runs') ? 'active' : ''}>
+          Runs
         </a>
         <a href="#/approvals" class={route.startsWith('#/approvals') ? 'active' : ''}>
           Approvals
