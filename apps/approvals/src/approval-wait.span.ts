@@ -18,10 +18,12 @@ export interface EndedWait {
  */
 export function recordApprovalWait(wait: EndedWait, endedAt = Date.now()): void {
   const a = wait.approval;
+  // The tool's names, but this span is the wait, not the tool's execution.
+  const { [ATTR.genAiOperation]: _operation, ...tool } = toolCallAttributes(a);
   recordSpan(
     SPAN.approvalWait,
     {
-      ...toolCallAttributes(a),
+      ...tool,
       [ATTR.approvalId]: a.id,
       [ATTR.approvalKind]: a.kind,
       [ATTR.approvalRole]: wait.decidedByRole,
