@@ -219,6 +219,8 @@ describe('operator actions: the CLI and the web console, through a validating pr
     const secondRuns = (second.body as { runs: { runId: string }[] }).runs;
     expect(secondRuns).toHaveLength(1);
     expect(secondRuns[0]!.runId).not.toBe(firstPage.runs[0]!.runId);
+    const bogus = await http('GET', '/v1/runs?cursor=not-a-cursor', keys.viewer);
+    expect([bogus.status, bogus.body['detail']]).toEqual([400, expect.stringContaining('cursor')]);
     // Another tenant sees none of them.
     const other = await cli(['runs', 'list', '--json'], keys.otherTenant);
     expect([other.code, other.stdout]).toEqual([0, '']);
