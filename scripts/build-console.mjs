@@ -18,6 +18,8 @@ export async function buildConsole({ quiet = false } = {}) {
     target: 'es2022',
     minify: true,
     sourcemap: true,
+    // Workspace libraries (the generated gateway client) from their sources: no build of them needed first.
+    conditions: ['ratchet-src'],
     jsx: 'automatic',
     jsxImportSource: 'preact',
     loader: { '.css': 'css' },

@@ -59,7 +59,7 @@ describe('operator actions: the CLI and the web console, through a validating pr
   let proxy: { url: string; child: ChildProcess };
   let browser: Browser;
   const effects = new EffectService();
-  const keys = { runner: '', approver: '', viewer: '' };
+  const keys = { runner: '', approver: '', viewer: '', otherTenant: '' };
 
   const http = async (method: string, url: string, key: string, body?: unknown, extra: Record<string, string> = {}) => {
     const res = await fetch(`${proxy.url}${url}`, {
@@ -74,8 +74,14 @@ describe('operator actions: the CLI and the web console, through a validating pr
     const text = await res.text();
     return { status: res.status, body: (text ? JSON.parse(text) : undefined) as Record<string, unknown> };
   };
-  const startRun = async (requestId: string, input: string) => {
-    const res = await http('POST', '/v1/runs', keys.runner, { agent: 'pay', input }, { 'Idempotency-Key': requestId });
+  const startRun = async (requestId: string, input: string, metadata?: Record<string, string>) => {
+    const res = await http(
+      'POST',
+      '/v1/runs',
+      keys.runner,
+      { agent: 'pay', input, ...(metadata ? { metadata } : {}) },
+      { 'Idempotency-Key': requestId },
+    );
     expect(res.status).toBe(202);
     return res.body as { runId: string; threadId: string };
   };
@@ -88,6 +94,15 @@ describe('operator actions: the CLI and the web console, through a validating pr
       await new Promise((r) => setTimeout(r, 100));
     }
     throw new Error(`no pending approval on ${threadId}`);
+  };
+  const until = async <T>(probe: () => Promise<T | undefined>): Promise<T> => {
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      const value = await probe();
+      if (value !== undefined) return value;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error('timed out waiting');
   };
   const cli = (args: string[], key: string) =>
     ratchet([...args, '--gateway', proxy.url, '--api-key', key], { DATABASE_URL: stack.testDb.url });
@@ -113,6 +128,7 @@ describe('operator actions: the CLI and the web console, through a validating pr
     keys.runner = (await repo.create({ tenantId: TENANT, name: 'runner', roles: ['runner'] })).secret;
     keys.approver = (await repo.create({ tenantId: TENANT, name: 'approver', roles: ['approver'] })).secret;
     keys.viewer = (await repo.create({ tenantId: TENANT, name: 'viewer', roles: ['viewer'] })).secret;
+    keys.otherTenant = (await repo.create({ tenantId: 'globex', name: 'viewer', roles: ['viewer'] })).secret;
     const [, , , launched] = await Promise.all([
       stack.start('orchestrator', { AGENTS_DIR: AGENTS }),
       stack.start('tool-executor', { RATCHET_DEMO_EFFECT_URL: effects.url }),
@@ -167,19 +183,49 @@ describe('operator actions: the CLI and the web console, through a validating pr
     expect([again.code, again.stderr]).toEqual([1, expect.stringMatching(/409/)]);
     expect((await stack.waitFor(TENANT, decided.threadId, terminal(decided.runId))).at(-1)?.type).toBe('run.completed');
 
-    const cancelled = await startRun('cli-cancelled', 'big boat');
-    await pending(cancelled.threadId);
+    const cancelled = await startRun('cli-cancelled', 'big boat', { order: 'boat-7' });
+    const orphan = await pending(cancelled.threadId);
     const cancel = await cli(['runs', 'cancel', cancelled.runId, '--reason', 'wrong boat'], keys.runner);
     expect(cancel.code).toBe(0);
     const events = await stack.waitFor(TENANT, cancelled.threadId, terminal(cancelled.runId));
     expect(events.at(-1)).toMatchObject({ type: 'run.cancelled', data: { reason: 'wrong boat' } });
-
-    const search = await ratchet(['runs', 'search', '--tenant', TENANT, '--agent', 'pay', '--since', '1h', '--json'], {
-      DATABASE_URL: stack.testDb.url,
+    // The stopped run's approval leaves the inbox, closed as cancelled; deciding it is refused, saying why.
+    const closed = await until(async () => {
+      const res = await http('GET', `/v1/approvals/${orphan.id}`, keys.approver);
+      const view = res.body as ApprovalView;
+      return view.status === 'cancelled' ? view : undefined;
     });
+    expect(closed).toMatchObject({ choices: [], decision: { decision: 'cancelled', by: 'system:run-stop' } });
+    const late = await cli(['approvals', 'approve', orphan.id], keys.approver);
+    expect([late.code, late.stderr]).toEqual([
+      1,
+      expect.stringMatching(/409: this approval was cancelled: its run \S+ stopped: wrong boat/),
+    ]);
+
+    // Runs search (GET /v1/runs): the tenant's runs by agent, start time, status and request metadata.
+    const search = await cli(['runs', 'search', '--agent', 'pay', '--since', '1h', '--json'], keys.viewer);
     expect(search.code).toBe(0);
     const byRun = new Map(jsonLines<{ runId: string; status: string }>(search.stdout).map((r) => [r.runId, r.status]));
     expect([byRun.get(decided.runId), byRun.get(cancelled.runId)]).toEqual(['completed', 'cancelled']);
+    const byMetadata = await cli(['runs', 'search', '--metadata', 'order=boat-7', '--json'], keys.viewer);
+    expect(jsonLines<{ runId: string }>(byMetadata.stdout).map((r) => r.runId)).toEqual([cancelled.runId]);
+    const failed = await cli(['runs', 'list', '--status', 'failed', '--json'], keys.viewer);
+    expect([failed.code, failed.stdout]).toEqual([0, '']);
+    // Pages: one run a page, the cursor leading to the other.
+    const first = await http('GET', '/v1/runs?limit=1', keys.viewer);
+    const firstPage = first.body as { runs: { runId: string }[]; nextCursor?: string };
+    expect([first.status, firstPage.runs.length, typeof firstPage.nextCursor]).toEqual([200, 1, 'string']);
+    const second = await http('GET', `/v1/runs?limit=1&cursor=${firstPage.nextCursor}`, keys.viewer);
+    const secondRuns = (second.body as { runs: { runId: string }[] }).runs;
+    expect(secondRuns).toHaveLength(1);
+    expect(secondRuns[0]!.runId).not.toBe(firstPage.runs[0]!.runId);
+    const bogus = await http('GET', '/v1/runs?cursor=not-a-cursor', keys.viewer);
+    expect([bogus.status, bogus.body['detail']]).toEqual([400, expect.stringContaining('cursor')]);
+    // Another tenant sees none of them.
+    const other = await cli(['runs', 'list', '--json'], keys.otherTenant);
+    expect([other.code, other.stdout]).toEqual([0, '']);
+    const otherByAgent = await http('GET', '/v1/runs?agent=pay', keys.otherTenant);
+    expect(otherByAgent).toEqual({ status: 200, body: { runs: [] } });
   });
 
   it('shows the waiting run in the console, approves it there and follows it to the end; a viewer cannot decide', async () => {
@@ -220,6 +266,15 @@ describe('operator actions: the CLI and the web console, through a validating pr
     await viewer.goto(`${proxy.url}/console/#/agents`);
     await viewer.locator('td', { hasText: 'pay' }).first().waitFor();
     await shot(viewer, 'agents');
+
+    // Runs search: the completed run is listed under its status, and links to its thread.
+    await viewer.goto(`${proxy.url}/console/#/runs`);
+    await viewer.selectOption('select[name=status]', 'completed');
+    const row = viewer.locator(`tr[data-run="${runId}"]`);
+    await row.waitFor();
+    await expect(row.locator('.status').textContent()).resolves.toBe('completed');
+    await expect(row.locator(`a[href="#/threads/${threadId}"]`).count()).resolves.toBe(1);
+    await shot(viewer, 'runs');
   });
 
   it('settles an uncertain effect by its ledger key from the CLI', async () => {
@@ -253,6 +308,8 @@ describe('operator actions: the CLI and the web console, through a validating pr
   });
 
   it('serves Prometheus metrics on every service', async () => {
+    // The pending-approvals gauge has a series per tenant with approvals waiting: keep one waiting.
+    await pending((await startRun('metrics', 'big lamp')).threadId);
     const scrape = async (name: string) => {
       const res = await fetch(`http://127.0.0.1:${stack.services.get(name)!.port}/metrics`);
       expect([name, res.status, res.headers.get('content-type')]).toEqual([
@@ -281,6 +338,7 @@ describe('operator actions: the CLI and the web console, through a validating pr
       'Approvals_decide 403',
       'Approvals_decide 409',
       'Runs_cancel 202',
+      'Runs_search 200',
       'Threads_events 200',
       'Agents_list 200',
     ])

@@ -63,6 +63,11 @@ const CASES: Record<string, Case> = {
     crossTenant: 202,
     why: "a thread id is a name within the caller's tenant: this starts a run on A's own thread of that name",
   },
+  'GET /v1/runs': {
+    path: (i) => `/v1/runs?threadId=${i.threadId}`,
+    crossTenant: 200,
+    mustNotContain: (i) => [i.runId, i.threadId],
+  },
   'GET /v1/runs/:runId': { path: (i) => `/v1/runs/${i.runId}` },
   'POST /v1/runs/:runId/cancel': { path: (i) => `/v1/runs/${i.runId}/cancel`, body: { reason: 'bola' } },
   'GET /v1/runs/:runId/outcome': { path: (i) => `/v1/runs/${i.runId}/outcome?waitSeconds=0` },

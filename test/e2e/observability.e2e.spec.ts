@@ -212,7 +212,17 @@ describe('one trace per run, across services, crashes and resumes', () => {
       ),
     ).toBe(true);
     const model = inTrace.find((s) => s.name === 'chat scripted');
-    expect(model?.attributes).toMatchObject({ 'gen_ai.system': 'scripted', 'gen_ai.request.model': 'scripted' });
+    expect(model?.attributes).toMatchObject({
+      'gen_ai.provider.name': 'ratchet.scripted',
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.request.model': 'scripted',
+    });
+    const tool = inTrace.find((s) => s.name === 'execute_tool demo.weather');
+    expect(tool?.attributes).toMatchObject({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'demo.weather',
+      'gen_ai.tool.call.id': expect.any(String),
+    });
 
     // A model call's next attempt links to the attempt it replaces: the span that requested the one
     // before (its context is stored on that model.requested event; the span itself died unexported).

@@ -1,8 +1,8 @@
 import type { ApprovalRecord } from '@ratchet/adapters';
 import { ATTR, recordSpan, SPAN, toolCallAttributes } from '@ratchet/platform';
 
-/** How a wait for a human ended: a tool approval's decision, an escalation's resolution, or an expiry. */
-export type WaitOutcome = 'granted' | 'rejected' | 'expired' | 'happened' | 'retry' | 'fail';
+/** How a wait for a human ended: a tool approval's decision, an escalation's resolution, an expiry, or its run stopping. */
+export type WaitOutcome = 'granted' | 'rejected' | 'expired' | 'happened' | 'retry' | 'fail' | 'cancelled';
 
 /** A wait that ended in a committed transaction, reported once that transaction committed. */
 export interface EndedWait {
@@ -18,10 +18,12 @@ export interface EndedWait {
  */
 export function recordApprovalWait(wait: EndedWait, endedAt = Date.now()): void {
   const a = wait.approval;
+  // The tool's names, but this span is the wait, not the tool's execution.
+  const { [ATTR.genAiOperation]: _operation, ...tool } = toolCallAttributes(a);
   recordSpan(
     SPAN.approvalWait,
     {
-      ...toolCallAttributes(a),
+      ...tool,
       [ATTR.approvalId]: a.id,
       [ATTR.approvalKind]: a.kind,
       [ATTR.approvalRole]: wait.decidedByRole,

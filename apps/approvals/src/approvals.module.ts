@@ -5,6 +5,7 @@ import { ApprovalsApiResponder } from './approvals-api.responder';
 import { ApprovalsService } from './approvals.service';
 import { ExpirySweeper, SWEEP_INTERVAL } from './expiry-sweeper';
 import { observePendingApprovals } from './pending-approvals.gauge';
+import { RunStopListener } from './run-stop.listener';
 
 @Module({})
 export class ApprovalsModule {
@@ -24,6 +25,7 @@ export class ApprovalsModule {
         { provide: SWEEP_INTERVAL, useValue: options.sweepIntervalMs },
         ApprovalsApiResponder,
         ExpirySweeper,
+        RunStopListener,
       ],
     };
   }

@@ -41,6 +41,8 @@ interface AfterCommit {
 
 /** Who records an expiry in the decision and audit rows. */
 export const EXPIRY_ACTOR = 'system:expiry';
+/** Who closes the approvals of a run that stopped. */
+export const RUN_STOP_ACTOR = 'system:run-stop';
 
 /**
  * The approvals service's rules (architecture §7). Each state change is one transaction: the approval
@@ -223,6 +225,36 @@ export class ApprovalsService {
         });
       return { ok: true, valid: true };
     });
+  }
+
+  /**
+   * The run stopped (cancelled, interrupted, out of time): its approvals still pending are closed as
+   * `cancelled`, with the reason, so they leave the inbox and a late decision is refused (409) saying
+   * why. No message follows: the run already closed its calls. Doing it again closes nothing more.
+   */
+  async closeStoppedRun(notice: { tenantId: string; runId: string; reason: string }): Promise<number> {
+    const done: AfterCommit = { outbox: [], waits: [] };
+    const n = await withServiceTx(this.db, async (tx) => {
+      const repo = new ApprovalsRepository(tx);
+      let closed = 0;
+      for (const a of await repo.lockPendingOfRun(notice.tenantId, notice.runId)) {
+        const why = `its run ${notice.runId} stopped: ${notice.reason || 'no reason given'}`;
+        if (!(await repo.decide(a.tenantId, a.id, 'cancelled', 'cancelled', RUN_STOP_ACTOR, why))) continue;
+        await repo.audit({
+          tenantId: a.tenantId,
+          approvalId: a.id,
+          action: 'cancelled',
+          actor: RUN_STOP_ACTOR,
+          argsDigest: a.argsDigest,
+          detail: { runId: notice.runId, reason: notice.reason },
+        });
+        done.waits.push({ approval: a, outcome: 'cancelled', decidedByRole: 'system' });
+        closed++;
+      }
+      return closed;
+    });
+    await this.afterCommit(done);
+    return n;
   }
 
   /** Expires what is due (bounded batch); several instances share the work through `skip locked`. */

@@ -1,6 +1,6 @@
 // The services' entry. The operator's queries (listing, retention, erasure, health; the `ratchet` CLI)
 // are not part of it: they have their own entry, `@ratchet/adapters/operator` (src/operator.ts).
-export { connectNats, redactNatsUrl, type ConnectNatsOptions } from './nats/connect';
+export { connectNats, redactNatsUrl, type ConnectNatsOptions, natsServersAndAuth } from './nats/connect';
 export {
   CONSUMER_NAMES,
   declareTopology,
@@ -129,6 +129,8 @@ export {
   getThread,
   listThreadPage,
   readEventPage,
+  decodeRunCursor,
+  searchRunPage,
 } from './postgres/threads.queries';
 export { ModelCallLeases, type ModelCallClaim, type ModelCallRef } from './postgres/model-call-leases';
 export { IdempotencyKeysRepository, type IdempotencyRecord, type KeyUse } from './postgres/idempotency-keys.repository';

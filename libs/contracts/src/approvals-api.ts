@@ -52,7 +52,7 @@ export type ApprovalCommand = z.infer<typeof ApprovalCommand>;
 
 export const ApprovalKind = z.enum(['tool', 'escalation']);
 export type ApprovalKind = z.infer<typeof ApprovalKind>;
-export const ApprovalStatus = z.enum(['pending', 'granted', 'rejected', 'expired', 'resolved']);
+export const ApprovalStatus = z.enum(['pending', 'granted', 'rejected', 'expired', 'resolved', 'cancelled']);
 export type ApprovalStatus = z.infer<typeof ApprovalStatus>;
 export const ApprovalChoice = z.enum([...TOOL_APPROVAL_CHOICES, ...ESCALATION_CHOICES]);
 export type ApprovalChoice = z.infer<typeof ApprovalChoice>;

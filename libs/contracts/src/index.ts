@@ -121,6 +121,7 @@ export {
   type ThreadsReply,
   type ThreadsRequest,
   type ThreadsRequestInput,
+  RunSummary,
 } from './threads-api';
 export {
   ApprovalChoice,

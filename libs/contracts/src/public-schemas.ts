@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AgentDefinition } from './agent';
 import { EVENT_TYPES, EventData, ThreadEventSchema } from './thread-events';
 import {
+  CancelRunMessage,
   ModelCallCommand,
   RunOutcome,
   RunRequest,
@@ -9,6 +10,7 @@ import {
   ThreadInboxMessage,
   TokenChunk,
   ToolCallCommand,
+  ToolResolveCommand,
 } from './wire';
 import { RemoteReconcileResult, RemoteToolDescription, RemoteToolReply, RemoteToolRequest } from './remote-tools';
 
@@ -21,6 +23,8 @@ export const PUBLIC_MESSAGES: Readonly<Record<string, z.ZodType>> = {
   ToolCallCommand,
   ThreadInboxMessage,
   RunStopNotice,
+  CancelRunMessage,
+  ToolResolveCommand,
   TokenChunk,
   AgentDefinition,
   RemoteToolDescription,
@@ -138,6 +142,47 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
           tokenChunk: { name: 'TokenChunk', contentType: 'application/json', payload: ref('TokenChunk') },
         },
       },
+      runCancels: {
+        address: '{prefix}.inbox.{tenant}.{thread}',
+        description:
+          "Cancel a run: a `run.cancel` message on its thread's inbox (captured by the INBOX stream; what `POST /v1/runs/{runId}/cancel` publishes). " +
+          'The run ends with `run.cancelled` on the thread events channel and its outcome (status `cancelled`) on its `replyTo`; open tool calls are closed with results, its pending approvals are closed as `cancelled`. ' +
+          'A cancel for a run that already ended, or is unknown to the thread, changes nothing. Set `Nats-Msg-Id` to `messageId`. The inbox carries other messages of the thread too (model and tool results, approval decisions): publish only `run.cancel` on it.',
+        parameters: {
+          prefix: { description: 'subject prefix' },
+          tenant: { description: 'tenant id, bound by NATS permissions' },
+          thread: { description: 'the run’s thread id' },
+        },
+        messages: {
+          runCancel: {
+            name: 'CancelRunMessage',
+            contentType: 'application/json',
+            payload: ref('CancelRunMessage'),
+            headers: headersSchema('Use `messageId`'),
+          },
+        },
+      },
+      toolResolutions: {
+        address: '{prefix}.cmd.tool.{tenant}',
+        description:
+          'Settle an uncertain effect (a tool call whose outcome the ledger cannot know: the worker died mid-call, the tool answered ambiguously) by its ledger key: `happened` with the result the outside system shows, `retry` to run the tool again under the same key, or `fail`. ' +
+          'Captured by the COMMANDS stream and consumed by the tool executor; the approvals service sends it when an escalation is decided (`POST /v1/approvals/{id}/decision`), which also checks roles: publish here only from a service trusted to decide. ' +
+          'A key that is not uncertain changes nothing (one already settled has its stored outcome sent to the run again; an unknown or another tenant’s key is ignored). Set `Nats-Msg-Id` to `commandId` and `Ratchet-Idempotency-Key` to the ledger key.',
+        parameters: {
+          prefix: { description: 'subject prefix' },
+          tenant: { description: 'tenant id, bound by NATS permissions' },
+        },
+        messages: {
+          toolResolve: {
+            name: 'ToolResolveCommand',
+            contentType: 'application/json',
+            payload: ref('ToolResolveCommand'),
+            headers: headersSchema('Use `commandId`', {
+              'Ratchet-Idempotency-Key': { type: 'string', description: 'The ledger key (`idempotencyKey`)' },
+            }),
+          },
+        },
+      },
       ...remoteToolChannels(ref),
     },
     operations: {
@@ -146,6 +191,24 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
         action: 'send',
         channel: { $ref: '#/channels/runRequests' },
         messages: [{ $ref: '#/channels/runRequests/messages/runRequest' }],
+        reply: {
+          address: {
+            location: '$message.payload#/replyTo',
+            description: 'The run’s outcome goes to the `replyTo` subject the request names',
+          },
+          channel: { $ref: '#/channels/runOutcomes' },
+          messages: [{ $ref: '#/channels/runOutcomes/messages/runOutcome' }],
+        },
+      },
+      cancelRun: {
+        action: 'send',
+        channel: { $ref: '#/channels/runCancels' },
+        messages: [{ $ref: '#/channels/runCancels/messages/runCancel' }],
+      },
+      resolveUncertainEffect: {
+        action: 'send',
+        channel: { $ref: '#/channels/toolResolutions' },
+        messages: [{ $ref: '#/channels/toolResolutions/messages/toolResolve' }],
       },
       receiveRunOutcome: {
         action: 'receive',
@@ -336,12 +399,16 @@ function remoteToolOperations(): Record<string, unknown> {
   };
 }
 
-function headersSchema(): Record<string, unknown> {
+function headersSchema(
+  msgId = 'Use `<tenant>:<requestId>`',
+  more: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     type: 'object',
     properties: {
-      'Nats-Msg-Id': { type: 'string', description: 'Use `<tenant>:<requestId>`' },
+      'Nats-Msg-Id': { type: 'string', description: msgId },
       traceparent: { type: 'string', description: 'W3C trace context (optional)' },
+      ...more,
     },
   };
 }

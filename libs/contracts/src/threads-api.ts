@@ -10,7 +10,7 @@ import { ThreadEventSchema } from './thread-events';
  * answers `not_found` exactly like one that does not exist: ids are names, not capabilities.
  */
 
-export const THREADS_OPS = ['get', 'list', 'events', 'run'] as const;
+export const THREADS_OPS = ['get', 'list', 'events', 'run', 'runs'] as const;
 export const ThreadsOp = z.enum(THREADS_OPS);
 export type ThreadsOp = z.infer<typeof ThreadsOp>;
 
@@ -79,6 +79,24 @@ export const ThreadsEventsRequest = z
   })
   .describe('ThreadsEventsRequest');
 export const ThreadsRunRequest = z.strictObject({ runId: RunId }).describe('ThreadsRunRequest');
+/** A search over the tenant's runs, newest first (queued runs, not started yet, before all others). */
+export const ThreadsRunsRequest = z
+  .strictObject({
+    status: RunStatus.optional(),
+    agent: z.string().min(1).max(128).optional(),
+    threadId: ThreadId.optional(),
+    since: IsoTime.optional().describe('Runs started at or after this time'),
+    until: IsoTime.optional().describe('Runs started before this time'),
+    metadata: z
+      .record(z.string().min(1).max(128), z.string().max(1024))
+      .optional()
+      .describe('Runs whose request metadata holds every one of these pairs'),
+    limit: z.number().int().min(1).max(200).default(50),
+    cursor: z.string().min(1).max(512).optional().describe('nextCursor of the previous page'),
+  })
+  .describe('ThreadsRunsRequest');
+export const RunSummary = RunView.omit({ outcome: true }).describe('RunSummary');
+export type RunSummary = z.infer<typeof RunSummary>;
 
 export const THREADS_ERROR_CODES = ['not_found', 'invalid', 'unavailable'] as const;
 export const ThreadsError = z.object({
@@ -105,12 +123,17 @@ export const ThreadsEventsReply = reply('ThreadsEventsReply', {
   hasMore: z.boolean(),
 });
 export const ThreadsRunReply = reply('ThreadsRunReply', { run: RunView });
+export const ThreadsRunsReply = reply('ThreadsRunsReply', {
+  runs: z.array(RunSummary),
+  nextCursor: z.string().optional().describe('Absent on the last page'),
+});
 
 export const THREADS_CONTRACTS = {
   get: { request: ThreadsGetRequest, reply: ThreadsGetReply },
   list: { request: ThreadsListRequest, reply: ThreadsListReply },
   events: { request: ThreadsEventsRequest, reply: ThreadsEventsReply },
   run: { request: ThreadsRunRequest, reply: ThreadsRunReply },
+  runs: { request: ThreadsRunsRequest, reply: ThreadsRunsReply },
 } as const satisfies Record<ThreadsOp, { request: z.ZodType; reply: z.ZodType }>;
 
 export type ThreadsRequest<O extends ThreadsOp> = z.output<(typeof THREADS_CONTRACTS)[O]['request']>;

@@ -48,7 +48,7 @@ export { topologyFromConfig, type TopologySettings } from './service/topology';
 export { RATCHET_VERSION } from './service/version';
 export { RunStoppedError, RunStops } from './service/run-stops';
 export { failpoint } from './failpoints/failpoints';
-export { ATTR, LINK, SPAN, toolCallAttributes } from './telemetry/attributes';
+export { ATTR, LINK, SPAN, toolCallAttributes, genAiProviderName } from './telemetry/attributes';
 export {
   contentCaptureEnabled,
   meter,

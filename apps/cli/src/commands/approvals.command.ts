@@ -1,30 +1,33 @@
 import { Command } from 'commander';
-import type { ApprovalView } from '@ratchet/contracts';
+import type { GatewaySchemas } from '@ratchet/http-client';
 import { assertToken, commandContext, plural, type CommandContext } from '../cli.context';
-import { table } from '../cli.parse';
-import { gatewayRequest, gatewayTarget, withGatewayOptions, type GatewayOptions } from '../gateway-api';
+import { parsePositiveInt, table } from '../cli.parse';
+import { call, gateway, withGatewayOptions, type GatewayOptions } from '../gateway';
+
+type ApprovalView = GatewaySchemas['ApprovalView'];
+type ApprovalStatus = NonNullable<GatewaySchemas['ApprovalView']['status']>;
+type JsonValue = GatewaySchemas['JsonValue'];
 
 export interface ApprovalsListOptions extends GatewayOptions {
   status?: string;
   thread?: string;
   agent?: string;
   olderThan?: string;
-  limit?: string;
+  limit?: number;
 }
 
 /** The approvals and escalations the credential may see (GET /v1/approvals), newest first. */
 export async function listApprovals({ config, out }: CommandContext, opts: ApprovalsListOptions) {
-  const query = new URLSearchParams();
-  for (const [key, value] of [
-    ['status', opts.status],
-    ['threadId', opts.thread],
-    ['agent', opts.agent],
-    ['olderThan', opts.olderThan],
-    ['limit', opts.limit],
-  ] as const)
-    if (value !== undefined) query.set(key, value);
-  const { body } = await gatewayRequest(gatewayTarget(config, opts), 'GET', `/v1/approvals?${query.toString()}`);
-  const approvals = (body as { approvals: ApprovalView[] }).approvals;
+  const target = gateway(config, opts);
+  const query = {
+    // The gateway answers 400 naming a bad status or limit: passed as typed, checked there.
+    ...(opts.status !== undefined ? { status: opts.status as ApprovalStatus } : {}),
+    ...(opts.thread !== undefined ? { threadId: opts.thread } : {}),
+    ...(opts.agent !== undefined ? { agent: opts.agent } : {}),
+    ...(opts.olderThan !== undefined ? { olderThan: opts.olderThan } : {}),
+    ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
+  };
+  const { approvals } = await call(target, target.client.GET('/v1/approvals', { params: { query } }));
   if (out.json) {
     for (const a of approvals) out.jsonLine(a);
     return approvals;
@@ -61,10 +64,18 @@ export async function decideApproval(
   opts: GatewayOptions & { reason?: string; result?: unknown },
 ): Promise<ApprovalView> {
   assertToken('approval', approvalId);
-  const { body } = await gatewayRequest(gatewayTarget(config, opts), 'POST', `/v1/approvals/${approvalId}/decision`, {
-    body: { decision, reason: opts.reason ?? '', ...(opts.result !== undefined ? { result: opts.result } : {}) },
-  });
-  const approval = body as ApprovalView;
+  const target = gateway(config, opts);
+  const approval = await call(
+    target,
+    target.client.POST('/v1/approvals/{id}/decision', {
+      params: { path: { id: approvalId } },
+      body: {
+        decision,
+        reason: opts.reason ?? '',
+        ...(opts.result !== undefined ? { result: opts.result as JsonValue } : {}),
+      },
+    }),
+  );
   if (out.json) out.jsonLine(approval);
   else
     out.line(
@@ -81,11 +92,11 @@ export function approvalsCommand(): Command {
     withGatewayOptions(
       new Command('list')
         .description('the approvals you may see, newest first')
-        .option('--status <status>', 'pending, granted, rejected, expired or resolved')
+        .option('--status <status>', 'pending, granted, rejected, expired, resolved or cancelled')
         .option('--thread <threadId>', 'only this thread')
         .option('--agent <agent>', 'only runs of this agent')
         .option('--older-than <duration>', 'requested at least this long ago (90s, 15m, 2h, 1d)')
-        .option('--limit <n>', 'at most this many (500)'),
+        .option('--limit <n>', 'at most this many (500)', parsePositiveInt),
     )
       .addHelpText(
         'after',

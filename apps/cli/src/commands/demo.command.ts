@@ -3,10 +3,10 @@ import { Command, InvalidArgumentError } from 'commander';
 import { connectNats } from '@ratchet/adapters';
 import { subjects, TokenChunk, type ThreadEvent } from '@ratchet/contracts';
 import { DEFAULT_TENANT, LOCAL_DEMO_API_KEY, loadCliConfig, type CliConfig, type GlobalOptions } from '../cli.config';
-import { CliError, EXIT, UsageError } from '../cli.errors';
+import { CliError, EXIT } from '../cli.errors';
 import { processOutput, type Output } from '../cli.output';
 import { waitForRunEnd } from '../event-feed';
-import { startRun } from '../gateway-client';
+import { call, gateway } from '../gateway';
 import { readThreadEvents } from '../thread-log';
 import { formatTimeline } from '../timeline/format-timeline';
 
@@ -39,20 +39,18 @@ export interface DemoResult {
  * run ends, then prints the thread's timeline as Postgres (the system of record) has it.
  */
 export async function runDemo(config: CliConfig, options: DemoOptions, out: Output): Promise<DemoResult> {
-  const gateway = options.gateway ?? `http://127.0.0.1:${config.GATEWAY_PORT}`;
-  if (!URL.canParse(gateway) || !/^https?:$/.test(new URL(gateway).protocol)) {
-    throw new UsageError(`invalid --gateway ${JSON.stringify(gateway)}: expected an http(s):// URL`);
-  }
+  const target = gateway(config, options);
   const idempotencyKey = `demo-${randomUUID().replaceAll('-', '').slice(0, 16)}`;
   const startedAt = Date.now();
-  const started = await startRun({
-    gateway,
-    apiKey: options.apiKey ?? config.RATCHET_API_KEY ?? LOCAL_DEMO_API_KEY,
-    idempotencyKey,
-    agent: DEMO_AGENT,
-    input: options.message,
-  });
-  const tenantId = started.tenantId ?? options.tenant;
+  const started = await call(
+    target,
+    target.client.POST('/v1/runs', {
+      params: { header: { 'Idempotency-Key': idempotencyKey } },
+      body: { agent: DEMO_AGENT, input: options.message },
+    }),
+  );
+  // The gateway's answer names no tenant: the key's tenant is the one given (default `default`).
+  const tenantId = options.tenant;
   const { runId, threadId } = started;
   out.note(
     out.style('dim', `→ run ${runId} accepted on thread ${threadId}; waiting up to ${options.timeout}s for it to end…`),

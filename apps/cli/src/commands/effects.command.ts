@@ -4,7 +4,7 @@ import type { ThreadEvent } from '@ratchet/contracts';
 import { commandContext, plural, resolveTenant, withSchema, type CommandContext } from '../cli.context';
 import { CliError, UsageError } from '../cli.errors';
 import { table } from '../cli.parse';
-import { gatewayRequest, gatewayTarget, withGatewayOptions, type GatewayOptions } from '../gateway-api';
+import { call, gateway, withGatewayOptions, type GatewayOptions } from '../gateway';
 import { decideApproval } from './approvals.command';
 import { threadStore } from '../ops/thread-projection';
 
@@ -126,12 +126,11 @@ export async function resolveEffect(ctx: CommandContext, key: string, opts: Reso
       throw new UsageError(`invalid --result: not JSON (${opts.result.slice(0, 80)})`);
     }
   }
-  const { body } = await gatewayRequest(
-    gatewayTarget(ctx.config, opts),
-    'GET',
-    '/v1/approvals?status=pending&limit=500',
+  const target = gateway(ctx.config, opts);
+  const { approvals } = await call(
+    target,
+    target.client.GET('/v1/approvals', { params: { query: { status: 'pending', limit: 500 } } }),
   );
-  const approvals = (body as { approvals: { id: string; kind: string; idempotencyKey: string | null }[] }).approvals;
   const escalation = approvals.find((a) => a.kind === 'escalation' && a.idempotencyKey === key);
   if (!escalation)
     throw new CliError(

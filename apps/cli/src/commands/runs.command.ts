@@ -1,39 +1,52 @@
 import { Command } from 'commander';
-import { searchRuns, type RunListRow } from '@ratchet/adapters/operator';
-import { assertToken, commandContext, plural, withSchema, type CommandContext } from '../cli.context';
+import type { GatewaySchemas } from '@ratchet/http-client';
+import { assertToken, commandContext, plural, type CommandContext } from '../cli.context';
 import { UsageError } from '../cli.errors';
 import { parsePositiveInt, parseSince, table } from '../cli.parse';
-import { gatewayRequest, gatewayTarget, withGatewayOptions, type GatewayOptions } from '../gateway-api';
+import { call, gateway, withGatewayOptions, type GatewayOptions } from '../gateway';
 
-const RUN_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'];
+const RUN_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
+type RunStatus = (typeof RUN_STATUSES)[number];
+type RunSummary = GatewaySchemas['RunList']['runs'][number];
 
-export interface RunsListOptions {
-  tenant?: string;
+export interface RunsListOptions extends GatewayOptions {
   thread?: string;
   status?: string;
   agent?: string;
   since?: Date;
   until?: Date;
+  metadata: string[];
   limit: number;
 }
 
-/** Runs from the projection (`orchestrator.runs`), newest first: status, agent, thread, time. */
-export async function showRuns({ config, out }: CommandContext, opts: RunsListOptions): Promise<RunListRow[]> {
-  if (opts.tenant !== undefined) assertToken('tenant', opts.tenant);
+/**
+ * The runs of the credential's tenant (GET /v1/runs), newest start first, following the gateway's
+ * pages until `--limit` runs are shown.
+ */
+export async function showRuns({ config, out }: CommandContext, opts: RunsListOptions): Promise<RunSummary[]> {
   if (opts.thread !== undefined) assertToken('thread', opts.thread);
-  if (opts.status !== undefined && !RUN_STATUSES.includes(opts.status))
+  if (opts.status !== undefined && !(RUN_STATUSES as readonly string[]).includes(opts.status))
     throw new UsageError(`invalid --status ${JSON.stringify(opts.status)}: one of ${RUN_STATUSES.join(', ')}`);
-  const rows = await withSchema(config, 'orchestrator', (db) =>
-    searchRuns(db.sql, {
-      tenantId: opts.tenant,
-      threadId: opts.thread,
-      status: opts.status,
-      agent: opts.agent,
-      since: opts.since,
-      until: opts.until,
-      limit: opts.limit,
-    }),
-  );
+  for (const pair of opts.metadata)
+    if (!/^[^=]+=/.test(pair)) throw new UsageError(`invalid --metadata ${JSON.stringify(pair)}: expected key=value`);
+  const target = gateway(config, opts);
+  const rows: RunSummary[] = [];
+  let cursor: string | undefined;
+  do {
+    const query = {
+      limit: Math.min(200, opts.limit - rows.length),
+      ...(opts.status !== undefined ? { status: opts.status as RunStatus } : {}),
+      ...(opts.agent !== undefined ? { agent: opts.agent } : {}),
+      ...(opts.thread !== undefined ? { threadId: opts.thread } : {}),
+      ...(opts.since !== undefined ? { since: opts.since.toISOString() } : {}),
+      ...(opts.until !== undefined ? { until: opts.until.toISOString() } : {}),
+      ...(opts.metadata.length ? { metadata: opts.metadata } : {}),
+      ...(cursor !== undefined ? { cursor } : {}),
+    };
+    const page = await call(target, target.client.GET('/v1/runs', { params: { query } }));
+    rows.push(...page.runs);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined && rows.length < opts.limit);
   if (out.json) {
     for (const r of rows) out.jsonLine(r);
     return rows;
@@ -43,9 +56,8 @@ export async function showRuns({ config, out }: CommandContext, opts: RunsListOp
     return rows;
   }
   const lines = table([
-    ['TENANT', 'RUN', 'THREAD', 'STATUS', 'AGENT', 'STEPS', 'STARTED', 'ENDED'],
+    ['RUN', 'THREAD', 'STATUS', 'AGENT', 'STEPS', 'STARTED', 'ENDED'],
     ...rows.map((r) => [
-      r.tenantId,
       r.runId,
       r.threadId,
       r.status,
@@ -57,7 +69,9 @@ export async function showRuns({ config, out }: CommandContext, opts: RunsListOp
   ]);
   out.line(out.style('bold', lines[0]!));
   for (const l of lines.slice(1)) out.line(l);
-  out.note(`${plural(rows.length, 'run')}${rows.length === opts.limit ? ` (limit ${opts.limit}; raise --limit)` : ''}`);
+  out.note(
+    `${plural(rows.length, 'run')}${cursor !== undefined ? ` (limit ${opts.limit}; raise --limit for more)` : ''}`,
+  );
   return rows;
 }
 
@@ -68,46 +82,51 @@ export async function cancelRun(
   opts: GatewayOptions & { reason: string },
 ): Promise<unknown> {
   assertToken('run', runId);
-  const { body } = await gatewayRequest(gatewayTarget(config, opts), 'POST', `/v1/runs/${runId}/cancel`, {
-    body: { reason: opts.reason },
-  });
+  const target = gateway(config, opts);
+  const body = await call(
+    target,
+    target.client.POST('/v1/runs/{runId}/cancel', { params: { path: { runId } }, body: { reason: opts.reason } }),
+  );
   if (out.json) out.jsonLine(body);
-  else {
-    const b = body as { threadId?: string };
-    out.line(`${out.style('green', '✔')} cancelling ${runId} on ${b.threadId ?? '?'}: it ends with run.cancelled`);
-  }
+  else out.line(`${out.style('green', '✔')} cancelling ${runId} on ${body.threadId}: it ends with run.cancelled`);
   return body;
 }
 
 function listCommand(name: string, description: string): Command {
-  return new Command(name)
-    .description(description)
-    .option('--tenant <tenant>', 'only this tenant')
-    .option('--thread <threadId>', 'only runs of this thread')
-    .option('--status <status>', RUN_STATUSES.join(', '))
-    .option('--agent <agent>', 'only runs of this agent')
-    .option('--since <when>', 'started since a duration ago (2h, 7d) or a time (2026-11-30T09:00:00Z)', (v) =>
-      parseSince(v),
-    )
-    .option('--until <when>', 'started before a duration ago or a time', (v) => parseSince(v))
-    .option('--limit <n>', 'at most this many', parsePositiveInt, 100)
-    .action(async (opts: RunsListOptions, cmd: Command) => {
-      await showRuns(commandContext(cmd), opts);
-    });
+  return withGatewayOptions(
+    new Command(name)
+      .description(description)
+      .option('--thread <threadId>', 'only runs of this thread')
+      .option('--status <status>', RUN_STATUSES.join(', '))
+      .option('--agent <agent>', 'only runs of this agent')
+      .option('--since <when>', 'started since a duration ago (2h, 7d) or a time (2026-11-30T09:00:00Z)', (v) =>
+        parseSince(v),
+      )
+      .option('--until <when>', 'started before a duration ago or a time', (v) => parseSince(v))
+      .option(
+        '--metadata <key=value>',
+        "the run request's metadata holds this pair (repeat for several)",
+        (v: string, all: string[]) => [...all, v],
+        [] as string[],
+      )
+      .option('--limit <n>', 'at most this many', parsePositiveInt, 100),
+  ).action(async (opts: RunsListOptions, cmd: Command) => {
+    await showRuns(commandContext(cmd), opts);
+  });
 }
 
 export function runsCommand(): Command {
   const runs = new Command('runs').description('runs: list and search them, cancel one');
   runs.addCommand(
-    listCommand('list', 'list runs from the projection, newest first').addHelpText(
+    listCommand('list', "list your tenant's runs through the gateway, newest first").addHelpText(
       'after',
-      '\nExamples:\n  $ ratchet runs list --status running\n  $ ratchet runs list --tenant acme --json',
+      '\nExamples:\n  $ ratchet runs list --status running\n  $ ratchet runs list --agent support --json',
     ),
   );
   runs.addCommand(
-    listCommand('search', 'find runs by status, agent, thread and start time').addHelpText(
+    listCommand('search', 'find runs by status, agent, thread, start time and request metadata').addHelpText(
       'after',
-      '\nExamples:\n  $ ratchet runs search --agent support --status failed --since 1d\n  $ ratchet runs search --since 2026-12-01T00:00:00Z --until 2026-12-02T00:00:00Z',
+      '\nExamples:\n  $ ratchet runs search --agent support --status failed --since 1d\n  $ ratchet runs search --metadata customer=c-42 --since 2026-12-01T00:00:00Z --until 2026-12-02T00:00:00Z',
     ),
   );
   runs.addCommand(

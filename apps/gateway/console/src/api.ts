@@ -1,4 +1,5 @@
 import { createParser } from 'eventsource-parser';
+import { createGatewayClient, expectOk, GatewayError, type GatewaySchemas } from '@ratchet/http-client';
 
 /** The console's only way to the gateway: the signed-in credential on every request, problems as errors. */
 
@@ -27,35 +28,27 @@ export class ApiError extends Error {
   }
 }
 
-export async function api<T>(
-  path: string,
-  init: { method?: string; body?: unknown; signal?: AbortSignal } = {},
-): Promise<T> {
-  const res = await fetch(path, {
-    method: init.method ?? 'GET',
-    headers: {
-      authorization: `Bearer ${credential() ?? ''}`,
-      accept: 'application/json',
-      ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
-    ...(init.signal ? { signal: init.signal } : {}),
-  });
-  const text = await res.text();
-  const body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
-  if (!res.ok) {
-    const detail = typeof body['detail'] === 'string' ? body['detail'] : '';
-    const title = typeof body['title'] === 'string' ? body['title'] : res.statusText;
-    const issues = Array.isArray(body['errors'])
-      ? (body['errors'] as { detail?: string }[]).map((e) => e.detail).filter(Boolean)
-      : [];
+/** The generated client of the gateway (same origin), with the signed-in credential on every request. */
+export const gateway = createGatewayClient({ baseUrl: location.origin, credential });
+
+export type Schemas = GatewaySchemas;
+
+/** A call's 2xx data; otherwise an ApiError reading `403 Forbidden: <detail> (<issues>)`. */
+export async function ok<D>(
+  pending: Promise<{ data?: D; error?: unknown; response: Response }>,
+): Promise<NonNullable<D>> {
+  try {
+    return await expectOk(pending);
+  } catch (error) {
+    if (!(error instanceof GatewayError) || error.status === undefined) throw error;
+    const problem = error.details.problem;
+    const issues = (problem?.errors ?? []).map((e) => e.detail).filter(Boolean);
     throw new ApiError(
-      res.status,
-      typeof body['type'] === 'string' ? body['type'] : '',
-      `${res.status} ${title}${detail ? `: ${detail}` : ''}${issues.length ? ` (${issues.join('; ')})` : ''}`,
+      error.status,
+      problem?.type ?? '',
+      `${error.status} ${problem?.title ?? ''}${problem?.detail ? `: ${problem.detail}` : ''}${issues.length ? ` (${issues.join('; ')})` : ''}`,
     );
   }
-  return body as T;
 }
 
 export interface StreamHandlers {
@@ -75,14 +68,13 @@ export function follow(threadId: string, after: number, handlers: StreamHandlers
   const connect = async (): Promise<void> => {
     while (!controller.signal.aborted) {
       try {
-        const res = await fetch(
-          `/v1/threads/${encodeURIComponent(threadId)}/stream?mode=messages,events&after=${last}`,
-          {
-            headers: { authorization: `Bearer ${credential() ?? ''}`, accept: 'text/event-stream' },
-            signal: controller.signal,
-          },
-        );
-        if (!res.ok || !res.body) throw new ApiError(res.status, '', `live updates: ${res.status} ${res.statusText}`);
+        const { response: res, data: body } = await gateway.GET('/v1/threads/{threadId}/stream', {
+          params: { path: { threadId }, query: { mode: 'messages,events', after: last } },
+          headers: { accept: 'text/event-stream' },
+          parseAs: 'stream',
+          signal: controller.signal,
+        });
+        if (!res.ok || !body) throw new ApiError(res.status, '', `live updates: ${res.status} ${res.statusText}`);
         const parser = createParser({
           onEvent(message) {
             const data = JSON.parse(message.data) as Record<string, unknown>;
@@ -94,7 +86,7 @@ export function follow(threadId: string, after: number, handlers: StreamHandlers
             }
           },
         });
-        const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+        const reader = body.pipeThrough(new TextDecoderStream()).getReader();
         for (;;) {
           const { value, done } = await reader.read();
           if (done) break;

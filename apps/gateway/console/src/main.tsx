@@ -1,38 +1,14 @@
 import { render } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { api, credential, follow, signIn, signOut } from './api';
+import { credential, follow, gateway, ok, signIn, signOut, type Schemas } from './api';
 import { buildTimeline, type CallView, type LogEvent, type RunTimeline } from './timeline';
 
 /* The Ratchet console: threads, a thread's timeline (live), the approvals inbox, the agent catalog. */
 
-interface ThreadSummary {
-  threadId: string;
-  status: string;
-  agent: string | null;
-  version: number;
-  runCount: number;
-  updatedAt?: string;
-  createdAt?: string;
-}
-
-interface Approval {
-  id: string;
-  kind: 'tool' | 'escalation';
-  status: string;
-  threadId: string;
-  runId: string;
-  tool: string;
-  agent: string;
-  args: unknown;
-  role: string;
-  fourEyes: boolean;
-  requestedBy: string;
-  requestedAt: string;
-  choices: string[];
-  idempotencyKey: string | null;
-  reason: string | null;
-  decision: { decision: string; by: string; reason: string } | null;
-}
+type ThreadSummary = Schemas['ThreadList']['threads'][number];
+type Approval = Schemas['ApprovalView'];
+type Decision = Schemas['ApprovalDecisionBody']['decision'];
+type RunStatus = NonNullable<Schemas['RunList']['runs'][number]['status']>;
 
 const TRACE_URL_KEY = 'ratchet.traceUrl';
 
@@ -63,7 +39,7 @@ function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
     e.preventDefault();
     signIn(value);
     try {
-      await api('/v1/threads?limit=1');
+      await ok(gateway.GET('/v1/threads', { params: { query: { limit: 1 } } }));
       if (trace) localStorage.setItem(TRACE_URL_KEY, trace);
       else localStorage.removeItem(TRACE_URL_KEY);
       onSignedIn();
@@ -106,15 +82,17 @@ function Threads() {
   const [status, setStatus] = useState('');
   const [agent, setAgent] = useState('');
   const [cursors, setCursors] = useState<string[]>([]);
-  const [page, setPage] = useState<{ threads: ThreadSummary[]; nextCursor?: string } | null>(null);
+  const [page, setPage] = useState<Schemas['ThreadList'] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const cursor = cursors.at(-1);
   useEffect(() => {
-    const q = new URLSearchParams({ limit: '20' });
-    if (status) q.set('status', status);
-    if (agent) q.set('agent', agent);
-    if (cursor) q.set('cursor', cursor);
-    api<{ threads: ThreadSummary[]; nextCursor?: string }>(`/v1/threads?${q}`).then(setPage, setError);
+    const query = {
+      limit: 20,
+      ...(status ? { status: status as 'idle' | 'running' | 'queued' } : {}),
+      ...(agent ? { agent } : {}),
+      ...(cursor ? { cursor } : {}),
+    };
+    ok(gateway.GET('/v1/threads', { params: { query } })).then(setPage, setError);
   }, [status, agent, cursor]);
   return (
     <section>
@@ -179,15 +157,134 @@ function Threads() {
   );
 }
 
+/** Runs search (GET /v1/runs): status, agent, start time and request metadata; keyset pages. */
+function Runs() {
+  const [status, setStatus] = useState('');
+  const [agent, setAgent] = useState('');
+  const [since, setSince] = useState('');
+  const [metadata, setMetadata] = useState('');
+  const [cursors, setCursors] = useState<string[]>([]);
+  const [page, setPage] = useState<Schemas['RunList'] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const cursor = cursors.at(-1);
+  useEffect(() => {
+    const pairs = metadata
+      .split(/[\s,]+/)
+      .map((p) => p.trim())
+      .filter(Boolean);
+    const query = {
+      limit: 20,
+      ...(status ? { status: status as RunStatus } : {}),
+      ...(agent ? { agent } : {}),
+      ...(since ? { since: new Date(since).toISOString() } : {}),
+      ...(pairs.length ? { metadata: pairs } : {}),
+      ...(cursor ? { cursor } : {}),
+    };
+    setError(null);
+    ok(gateway.GET('/v1/runs', { params: { query } })).then(setPage, setError);
+  }, [status, agent, since, metadata, cursor]);
+  const reset = () => setCursors([]);
+  return (
+    <section>
+      <h2>Runs</h2>
+      <div class="filters">
+        <label>
+          Status
+          <select name="status" value={status} onChange={(e) => (reset(), setStatus(e.currentTarget.value))}>
+            <option value="">any</option>
+            {['queued', 'running', 'completed', 'failed', 'cancelled'].map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Agent
+          <input name="agent" value={agent} onChange={(e) => (reset(), setAgent(e.currentTarget.value))} />
+        </label>
+        <label>
+          Started since
+          <input
+            name="since"
+            type="datetime-local"
+            value={since}
+            onChange={(e) => (reset(), setSince(e.currentTarget.value))}
+          />
+        </label>
+        <label>
+          Metadata (key=value)
+          <input
+            name="metadata"
+            placeholder="customer=c-42"
+            value={metadata}
+            onChange={(e) => (reset(), setMetadata(e.currentTarget.value))}
+          />
+        </label>
+      </div>
+      <Problem error={error} />
+      <table>
+        <thead>
+          <tr>
+            <th>Run</th>
+            <th>Thread</th>
+            <th>Status</th>
+            <th>Agent</th>
+            <th>Steps</th>
+            <th>Started</th>
+            <th>Ended</th>
+          </tr>
+        </thead>
+        <tbody>
+          {page?.runs.map((r) => (
+            <tr key={r.runId} data-run={r.runId}>
+              <td>{r.runId}</td>
+              <td>
+                <a href={`#/threads/${r.threadId}`}>{r.threadId}</a>
+              </td>
+              <td>
+                <span class={`status ${r.status}`}>{r.status}</span>
+              </td>
+              <td>
+                {r.agent} v{r.agentVersion}
+              </td>
+              <td>{r.steps}</td>
+              <td>{r.startedAt ?? '-'}</td>
+              <td>{r.endedAt ?? '-'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {page && page.runs.length === 0 && <p class="hint">No runs match.</p>}
+      <div class="paging">
+        <button disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
+          Previous
+        </button>
+        <button
+          disabled={!page?.nextCursor}
+          onClick={() => page?.nextCursor && setCursors([...cursors, page.nextCursor])}
+        >
+          Next
+        </button>
+      </div>
+    </section>
+  );
+}
+
 function Decide({ approval, onDecided }: { approval: Approval; onDecided: () => void }) {
   const [reason, setReason] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const decide = async (decision: string) => {
+  const decide = async (decision: Decision) => {
     setBusy(true);
     setError(null);
     try {
-      await api(`/v1/approvals/${approval.id}/decision`, { method: 'POST', body: { decision, reason } });
+      await ok(
+        gateway.POST('/v1/approvals/{id}/decision', {
+          params: { path: { id: approval.id } },
+          body: { decision, reason },
+        }),
+      );
       onDecided();
     } catch (err) {
       setError(err);
@@ -195,7 +292,7 @@ function Decide({ approval, onDecided }: { approval: Approval; onDecided: () => 
       setBusy(false);
     }
   };
-  const choices = approval.kind === 'tool' ? ['approve', 'reject'] : ['happened', 'retry', 'fail'];
+  const choices: Decision[] = approval.kind === 'tool' ? ['approve', 'reject'] : ['happened', 'retry', 'fail'];
   return (
     <div class="decide" data-approval={approval.id}>
       <input placeholder="reason" value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
@@ -319,7 +416,7 @@ function Thread({ threadId }: { threadId: string }) {
   const [error, setError] = useState<unknown>(null);
   const [connected, setConnected] = useState(false);
   const loadApprovals = useCallback(() => {
-    api<{ approvals: Approval[] }>(`/v1/approvals?threadId=${threadId}&status=pending`).then(
+    ok(gateway.GET('/v1/approvals', { params: { query: { threadId, status: 'pending' } } })).then(
       (r) => setApprovals(new Map(r.approvals.map((a) => [a.id, a]))),
       setError,
     );
@@ -331,10 +428,12 @@ function Thread({ threadId }: { threadId: string }) {
       const all: LogEvent[] = [];
       let after = 0;
       for (;;) {
-        const page = await api<{ events: LogEvent[]; hasMore: boolean; nextAfter: number }>(
-          `/v1/threads/${threadId}/events?after=${after}&limit=1000`,
+        const page = await ok(
+          gateway.GET('/v1/threads/{threadId}/events', {
+            params: { path: { threadId }, query: { after, limit: 1000 } },
+          }),
         );
-        all.push(...page.events);
+        all.push(...(page.events as LogEvent[]));
         after = page.nextAfter;
         if (!page.hasMore) break;
       }
@@ -385,10 +484,8 @@ function Inbox() {
   const [list, setList] = useState<Approval[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const load = useCallback(() => {
-    api<{ approvals: Approval[] }>(`/v1/approvals?${status ? `status=${status}` : ''}`).then(
-      (r) => setList(r.approvals),
-      setError,
-    );
+    const query = status ? { status: status as Approval['status'] } : {};
+    ok(gateway.GET('/v1/approvals', { params: { query } })).then((r) => setList(r.approvals), setError);
   }, [status]);
   useEffect(load, [load]);
   return (
@@ -404,6 +501,7 @@ function Inbox() {
             <option value="rejected">rejected</option>
             <option value="expired">expired</option>
             <option value="resolved">resolved</option>
+            <option value="cancelled">cancelled</option>
           </select>
         </label>
       </div>
@@ -447,7 +545,7 @@ function Agents() {
   const [agents, setAgents] = useState<Agent[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
-    api<{ agents: Agent[] }>('/v1/agents').then((r) => setAgents(r.agents), setError);
+    ok(gateway.GET('/v1/agents')).then((r) => setAgents(r.agents as Agent[]), setError);
   }, []);
   return (
     <section>
@@ -494,6 +592,8 @@ function App() {
     <Inbox />
   ) : route.startsWith('#/agents') ? (
     <Agents />
+  ) : route.startsWith('#/runs') ? (
+    <Runs />
   ) : (
     <Threads />
   );
@@ -503,6 +603,9 @@ function App() {
         <strong>Ratchet</strong>
         <a href="#/threads" class={route.startsWith('#/threads') ? 'active' : ''}>
           Threads
+        </a>
+        <a href="#/runs" class={route.startsWith('#/runs') ? 'active' : ''}>
+          Runs
         </a>
         <a href="#/approvals" class={route.startsWith('#/approvals') ? 'active' : ''}>
           Approvals

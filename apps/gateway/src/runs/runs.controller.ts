@@ -1,7 +1,17 @@
 import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { IdempotencyKeysRepository } from '@ratchet/adapters';
-import { requestDigest, RunId, RunView, subjects, type CancelRunMessage } from '@ratchet/contracts';
+import {
+  IsoTime,
+  requestDigest,
+  RunId,
+  RunStatus,
+  RunSummary,
+  RunView,
+  subjects,
+  ThreadId,
+  type CancelRunMessage,
+} from '@ratchet/contracts';
 import { newId } from '@ratchet/platform';
 import type { NatsConnection } from 'nats';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -37,6 +47,28 @@ const RunOutcomeView = z
   })
   .describe('RunOutcomeView');
 type RunOutcomeView = z.infer<typeof RunOutcomeView>;
+
+/** `key=value`: one metadata pair a run's request must hold. */
+const MetadataPair = z
+  .string()
+  .max(1200)
+  .regex(/^[^=]{1,128}=/, { error: 'each metadata filter is key=value' });
+const SearchRunsQuery = z.object({
+  status: RunStatus.optional(),
+  agent: z.string().min(1).max(128).optional(),
+  threadId: ThreadId.optional(),
+  since: IsoTime.optional(),
+  until: IsoTime.optional(),
+  metadata: z.union([MetadataPair, z.array(MetadataPair).max(8)]).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().min(1).max(512).optional(),
+});
+const RunList = z
+  .object({
+    runs: z.array(RunSummary),
+    nextCursor: z.string().optional().describe('Pass as `cursor` for the next page; absent on the last page'),
+  })
+  .describe('RunList');
 
 const POLL_MS = 2_000;
 
@@ -103,6 +135,36 @@ export class RunsController {
       tracestate: headers['tracestate'],
     });
     return accepted;
+  }
+
+  @Get()
+  @RequireAnyRole(...READ_ROLES)
+  @ApiOperation({
+    summary: "Search the tenant's runs, newest start first",
+    description:
+      'Filters combine (all must hold). Runs not started yet (queued) come first and have no start time, so `since`/`until` leave them out. Pages follow `nextCursor`.',
+  })
+  @ApiQueryParams(SearchRunsQuery, {
+    agent: 'Runs of this agent',
+    threadId: 'Runs of this thread',
+    since: 'Started at or after this time (RFC 3339)',
+    until: 'Started before this time (RFC 3339)',
+    metadata: '`key=value` the run request’s metadata holds; repeat for several (all must hold)',
+    limit: 'At most this many',
+    cursor: 'nextCursor of the previous page',
+  })
+  @ApiJsonResponse(200, 'A page of runs', 'RunList', RunList)
+  async search(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Query() rawQuery: unknown) {
+    const { metadata, ...query } = parseRequest(SearchRunsQuery, rawQuery, { in: 'query' });
+    const pairs = metadata === undefined ? [] : Array.isArray(metadata) ? metadata : [metadata];
+    const reply = await this.backends.threads(principal.tenantId, 'runs', {
+      ...query,
+      ...(pairs.length
+        ? { metadata: Object.fromEntries(pairs.map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)])) }
+        : {}),
+    });
+    if (!reply.ok) throw backendProblem(reply.error, 'run');
+    return { runs: reply.runs, ...(reply.nextCursor ? { nextCursor: reply.nextCursor } : {}) };
   }
 
   @Get(':runId')

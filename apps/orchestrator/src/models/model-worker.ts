@@ -1,7 +1,7 @@
 import type { ChatMessage, ModelCallCommand, ModelResultMessage } from '@ratchet/contracts';
 import { boundContext, TransientError, type ModelOutcome, type ModelProvider } from '@ratchet/domain';
 import { SpanKind } from '@opentelemetry/api';
-import { ATTR, contentCaptureEnabled, failpoint, inSpan, SPAN } from '@ratchet/platform';
+import { ATTR, contentCaptureEnabled, failpoint, genAiProviderName, inSpan, SPAN } from '@ratchet/platform';
 import type { AgentCatalog } from '../agents/agent-catalog';
 import type { ToolSpecs } from '../agents/catalog-tools';
 import type { MemoryRecall, Recall } from './memory-recall';
@@ -116,7 +116,7 @@ export class ModelWorker {
       outcome = await inSpan(
         SPAN.modelCall(modelName),
         {
-          [ATTR.genAiSystem]: agent.model.provider,
+          [ATTR.genAiProvider]: genAiProviderName(agent.model),
           [ATTR.genAiOperation]: 'chat',
           [ATTR.genAiRequestModel]: modelName,
           [ATTR.tenant]: command.tenantId,

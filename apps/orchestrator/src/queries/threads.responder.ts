@@ -8,7 +8,15 @@ import {
   type ThreadsReply,
   type ThreadsRequest,
 } from '@ratchet/contracts';
-import { decodeCursor, getRun, getThread, listThreadPage, readEventPage } from '@ratchet/adapters';
+import {
+  decodeCursor,
+  decodeRunCursor,
+  getRun,
+  getThread,
+  listThreadPage,
+  readEventPage,
+  searchRunPage,
+} from '@ratchet/adapters';
 import { ServiceRuntime } from '@ratchet/platform';
 
 type AnyReply = ThreadsReply<ThreadsOp>;
@@ -91,6 +99,12 @@ export class ThreadsQueryResponder implements OnApplicationBootstrap, BeforeAppl
         const { runId } = request as ThreadsRequest<'run'>;
         const run = await getRun(sql, tenant, runId);
         return run ? { ok: true, run } : notFound(`no run ${runId}`);
+      }
+      case 'runs': {
+        const { cursor, ...r } = request as ThreadsRequest<'runs'>;
+        const after = cursor === undefined ? undefined : decodeRunCursor(cursor);
+        if (cursor !== undefined && !after) return invalid('the cursor is not one this API returned');
+        return { ok: true, ...(await searchRunPage(sql, tenant, { ...r, ...(after ? { after } : {}) })) };
       }
     }
   }

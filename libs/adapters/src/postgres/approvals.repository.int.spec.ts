@@ -56,4 +56,23 @@ describe('ApprovalsRepository', () => {
     expect(counts).toMatchObject({ 't-a': 2 });
     expect(counts['t-b']).toBeUndefined();
   });
+
+  it("finds a run's pending approvals (its tenant's only) and closes them as cancelled", async () => {
+    const repo = new ApprovalsRepository(approvals.sql);
+    await repo.insert(approval('t-stop', 'apr_1'));
+    await repo.insert(approval('t-stop', 'apr_2'));
+    await repo.insert(approval('t-other', 'apr_1'));
+    expect(await repo.decide('t-stop', 'apr_2', 'granted', 'granted', 'bob', 'ok')).toBe(true);
+    const open = await repo.lockPendingOfRun('t-stop', 'run-1');
+    expect(open.map((a) => a.id)).toEqual(['apr_1']);
+    expect(await repo.decide('t-stop', 'apr_1', 'cancelled', 'cancelled', 'system:run-stop', 'its run stopped')).toBe(
+      true,
+    );
+    expect(await repo.get('t-stop', 'apr_1')).toMatchObject({
+      status: 'cancelled',
+      decision: { decision: 'cancelled', by: 'system:run-stop', reason: 'its run stopped' },
+    });
+    expect(await repo.lockPendingOfRun('t-stop', 'run-1')).toEqual([]);
+    expect((await repo.get('t-other', 'apr_1'))?.status).toBe('pending');
+  });
 });

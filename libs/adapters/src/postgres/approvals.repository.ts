@@ -2,8 +2,8 @@ import type { Json } from '@ratchet/contracts';
 import { isoColumn, type SqlExecutor } from './sql';
 
 export type ApprovalKindValue = 'tool' | 'escalation';
-export type ApprovalStatusValue = 'pending' | 'granted' | 'rejected' | 'expired' | 'resolved';
-export type DecisionValue = 'granted' | 'rejected' | 'expired' | 'happened' | 'retry' | 'fail';
+export type ApprovalStatusValue = 'pending' | 'granted' | 'rejected' | 'expired' | 'resolved' | 'cancelled';
+export type DecisionValue = 'granted' | 'rejected' | 'expired' | 'happened' | 'retry' | 'fail' | 'cancelled';
 
 export interface NewApproval {
   tenantId: string;
@@ -251,6 +251,15 @@ export class ApprovalsRepository {
         'order by a.expires_at limit ? for update of a skip locked',
       ),
       [limit],
+    );
+    return rows.map(toRecord);
+  }
+
+  /** The pending approvals of a run, locked (closing them when the run stopped). */
+  async lockPendingOfRun(tenantId: string, runId: string): Promise<ApprovalRecord[]> {
+    const rows = await this.sql.query<ApprovalRow>(
+      this.select(`a.tenant_id = ? and a.run_id = ? and a.status = 'pending'`, 'order by a.id for update of a'),
+      [tenantId, runId],
     );
     return rows.map(toRecord);
   }

@@ -3,6 +3,7 @@ import { isoColumn, type SqlExecutor } from './sql';
 import { EVENT_COLUMNS, rowToEvent, type EventRow } from './thread-event.rows';
 import {
   TERMINAL_RUN_EVENTS,
+  type RunSummary,
   type RunView,
   type ThreadEvent,
   type ThreadSummary,
@@ -200,4 +201,111 @@ function runView(r: Awaited<ReturnType<typeof listRuns>>[number], outcome: Termi
     endedAt: r.endedAt,
     ...(outcome ? { outcome } : {}),
   };
+}
+
+export interface RunSearch {
+  status?: string;
+  agent?: string;
+  threadId?: string;
+  since?: string;
+  until?: string;
+  metadata?: Record<string, string>;
+  limit: number;
+  /** The (start time, or `infinity` for a run not started, run id) of the last run of the previous page. */
+  after?: { startedAt: string; runId: string };
+}
+
+/**
+ * The tenant's runs, newest start first (runs not started yet come first), by keyset pages. Metadata
+ * is the request's, as its `run.requested` event recorded it.
+ */
+export async function searchRunPage(
+  sql: SqlExecutor,
+  tenantId: string,
+  search: RunSearch,
+): Promise<{ runs: RunSummary[]; nextCursor?: string }> {
+  const where = ['r.tenant_id = ?'];
+  const params: unknown[] = [tenantId];
+  const eq = (column: string, value: string | undefined) => {
+    if (value === undefined) return;
+    where.push(`${column} = ?`);
+    params.push(value);
+  };
+  eq('r.status', search.status);
+  eq('r.agent', search.agent);
+  eq('r.thread_id', search.threadId);
+  if (search.since !== undefined) {
+    where.push('r.started_at >= ?::timestamptz');
+    params.push(search.since);
+  }
+  if (search.until !== undefined) {
+    where.push('r.started_at < ?::timestamptz');
+    params.push(search.until);
+  }
+  if (search.metadata && Object.keys(search.metadata).length > 0) {
+    where.push(
+      `exists (select 1 from ${sql.table('thread_events')} e
+        where e.tenant_id = r.tenant_id and e.thread_id = r.thread_id and e.run_id = r.run_id
+          and e.type = 'run.requested' and e.data->'metadata' @> ?::jsonb)`,
+    );
+    params.push(JSON.stringify(search.metadata));
+  }
+  if (search.after) {
+    where.push(`(coalesce(r.started_at, 'infinity'::timestamptz), r.run_id) < (?::timestamptz, ?)`);
+    params.push(search.after.startedAt, search.after.runId);
+  }
+  params.push(search.limit + 1);
+  const rows = await sql.query<{
+    run_id: string;
+    thread_id: string;
+    request_id: string;
+    agent: string;
+    agent_version: number;
+    principal_id: string;
+    status: RunSummary['status'];
+    steps: number;
+    started_at: string | null;
+    ended_at: string | null;
+  }>(
+    `select r.run_id, r.thread_id, r.request_id, r.agent, r.agent_version, r.principal_id, r.status, r.steps,
+       ${isoColumn('r.started_at', 'started_at')}, ${isoColumn('r.ended_at', 'ended_at')}
+     from ${sql.table('runs')} r
+     where ${where.join(' and ')}
+     order by coalesce(r.started_at, 'infinity'::timestamptz) desc, r.run_id desc
+     limit ?`,
+    params,
+  );
+  const page = rows.slice(0, search.limit).map((r): RunSummary => ({
+    runId: r.run_id,
+    threadId: r.thread_id,
+    requestId: r.request_id,
+    agent: r.agent,
+    agentVersion: r.agent_version,
+    principalId: r.principal_id,
+    status: r.status,
+    steps: r.steps,
+    startedAt: r.started_at,
+    endedAt: r.ended_at,
+  }));
+  const last = page.at(-1);
+  return rows.length > search.limit && last
+    ? { runs: page, nextCursor: encodeRunCursor(last.startedAt ?? 'infinity', last.runId) }
+    : { runs: page };
+}
+
+export function encodeRunCursor(startedAt: string, runId: string): string {
+  return Buffer.from(JSON.stringify(['run', startedAt, runId])).toString('base64url');
+}
+
+export function decodeRunCursor(cursor: string): { startedAt: string; runId: string } | undefined {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (!Array.isArray(value) || value.length !== 3 || value[0] !== 'run') return undefined;
+    const [, startedAt, runId] = value as unknown[];
+    if (typeof startedAt !== 'string' || typeof runId !== 'string') return undefined;
+    if (startedAt !== 'infinity' && Number.isNaN(Date.parse(startedAt))) return undefined;
+    return { startedAt, runId };
+  } catch {
+    return undefined;
+  }
 }

@@ -70,6 +70,19 @@ describe('approval decider: deciding', () => {
     });
   });
 
+  it('given an approval closed because its run stopped, refuses a decision naming why', () => {
+    const closed = pending({
+      status: 'cancelled',
+      decision: { by: 'system:run-stop', reason: 'its run run_1 stopped: wrong boat' },
+    });
+    expect(decideApproval(closed, 'approve', bob, NOW)).toEqual({
+      kind: 'refused',
+      code: 'conflict',
+      message: 'this approval was cancelled: its run run_1 stopped: wrong boat',
+    });
+    expect(choicesOf(closed)).toEqual([]);
+  });
+
   it('given an approval past its deadline, expires it instead of deciding (at the deadline too)', () => {
     expect(decideApproval(pending({ expiresAt: '2027-01-01T11:59:59Z' }), 'approve', bob, NOW)).toEqual({
       kind: 'expired',

@@ -9,7 +9,7 @@ import { ESCALATION_CHOICES, TOOL_APPROVAL_CHOICES, type ApprovalChoice } from '
 /** What the rules need of a stored approval. */
 export interface ApprovalFacts {
   kind: 'tool' | 'escalation';
-  status: 'pending' | 'granted' | 'rejected' | 'expired' | 'resolved';
+  status: 'pending' | 'granted' | 'rejected' | 'expired' | 'resolved' | 'cancelled';
   role: string;
   fourEyes: boolean;
   requestedBy: string;
@@ -17,7 +17,7 @@ export interface ApprovalFacts {
   runId: string;
   callId: string;
   argsDigest: string;
-  decision: { by: string } | null;
+  decision: { by: string; reason?: string } | null;
 }
 
 export interface Decider {
@@ -66,6 +66,11 @@ export function decideApproval(
     return refused('forbidden', `deciding this approval needs the role ${approval.role}`);
   if (approval.fourEyes && by.id === approval.requestedBy)
     return refused('forbidden', 'four-eyes: the principal that started the run may not decide its own call');
+  if (approval.status === 'cancelled')
+    return refused(
+      'conflict',
+      `this approval was cancelled: ${approval.decision?.reason ?? 'its run stopped before anyone decided it'}`,
+    );
   if (approval.status !== 'pending')
     return refused(
       'conflict',

@@ -17,6 +17,7 @@ export const ATTR = {
   eventCount: 'ratchet.event.count',
   eventTypes: 'ratchet.event.types',
   outboxRows: 'ratchet.outbox.rows',
+  /** Kept beside `gen_ai.tool.name` for dashboards written before the GenAI names. */
   toolName: 'ratchet.tool.name',
   toolKind: 'ratchet.tool.kind',
   toolCall: 'ratchet.tool.call_id',
@@ -28,13 +29,15 @@ export const ATTR = {
   /** On a span link: why the span points at another one (a LINK value). */
   linkReason: 'ratchet.link.reason',
   outcome: 'ratchet.outcome',
-  // GenAI semantic conventions
-  genAiSystem: 'gen_ai.system',
+  // GenAI semantic conventions (gen_ai.provider.name replaced gen_ai.system)
+  genAiProvider: 'gen_ai.provider.name',
   genAiOperation: 'gen_ai.operation.name',
   genAiRequestModel: 'gen_ai.request.model',
   genAiResponseModel: 'gen_ai.response.model',
   genAiInputTokens: 'gen_ai.usage.input_tokens',
   genAiOutputTokens: 'gen_ai.usage.output_tokens',
+  genAiToolName: 'gen_ai.tool.name',
+  genAiToolCallId: 'gen_ai.tool.call.id',
   // messaging semantic conventions
   messagingSystem: 'messaging.system',
   messagingDestination: 'messaging.destination.name',
@@ -76,6 +79,9 @@ export function toolCallAttributes(command: {
   step: number;
 }): Record<string, string | number> {
   return {
+    [ATTR.genAiOperation]: 'execute_tool',
+    [ATTR.genAiToolName]: command.tool,
+    [ATTR.genAiToolCallId]: command.callId,
     [ATTR.toolName]: command.tool,
     [ATTR.toolCall]: command.callId,
     [ATTR.tenant]: command.tenantId,
@@ -83,4 +89,40 @@ export function toolCallAttributes(command: {
     [ATTR.run]: command.runId,
     [ATTR.step]: command.step,
   };
+}
+
+/** Hosts of OpenAI-compatible APIs, by the `gen_ai.provider.name` the GenAI conventions give them. */
+const PROVIDER_HOSTS: ReadonlyArray<[RegExp, string]> = [
+  [/(^|\.)api\.openai\.com$/, 'openai'],
+  [/(^|\.)openai\.azure\.com$/, 'azure.ai.openai'],
+  [/(^|\.)services\.ai\.azure\.com$/, 'azure.ai.inference'],
+  [/(^|\.)api\.anthropic\.com$/, 'anthropic'],
+  [/(^|\.)generativelanguage\.googleapis\.com$/, 'gcp.gemini'],
+  [/(^|\.)aiplatform\.googleapis\.com$/, 'gcp.vertex_ai'],
+  [/(^|\.)bedrock(-runtime)?\.[a-z0-9-]+\.amazonaws\.com$/, 'aws.bedrock'],
+  [/(^|\.)api\.mistral\.ai$/, 'mistral_ai'],
+  [/(^|\.)api\.groq\.com$/, 'groq'],
+  [/(^|\.)api\.deepseek\.com$/, 'deepseek'],
+  [/(^|\.)api\.x\.ai$/, 'x_ai'],
+  [/(^|\.)api\.perplexity\.ai$/, 'perplexity'],
+  [/(^|\.)api\.cohere\.(ai|com)$/, 'cohere'],
+];
+
+/**
+ * `gen_ai.provider.name` of a model config: who really answers. The `openai` provider speaks the
+ * OpenAI API to `baseUrl` (default api.openai.com), which may be another vendor's compatible endpoint:
+ * the host names it. A server Ratchet cannot name (a self-hosted one) is `_OTHER`; the scripted model
+ * (demos, tests) is `ratchet.scripted`.
+ */
+export function genAiProviderName(model: { provider: string; baseUrl?: string | undefined }): string {
+  if (model.provider === 'scripted') return 'ratchet.scripted';
+  if (model.provider !== 'openai') return model.provider;
+  if (model.baseUrl === undefined) return 'openai';
+  let host: string;
+  try {
+    host = new URL(model.baseUrl).hostname.toLowerCase();
+  } catch {
+    return '_OTHER';
+  }
+  return PROVIDER_HOSTS.find(([pattern]) => pattern.test(host))?.[1] ?? '_OTHER';
 }

@@ -2,6 +2,7 @@ import type { MigrationClass } from '../orm';
 import { Migration20261130000000_approvals_init } from './approvals/Migration20261130000000_init';
 import { Migration20261220000000_approvals_tables } from './approvals/Migration20261220000000_approvals_tables';
 import { Migration20270110000000_approvals_trace } from './approvals/Migration20270110000000_trace';
+import { Migration20270501000000_approvals_cancelled } from './approvals/Migration20270501000000_cancelled';
 import { Migration20261130000000_gateway_init } from './gateway/Migration20261130000000_init';
 import { Migration20270301000001_gateway_idempotency_keys } from './gateway/Migration20270301000001_idempotency_keys';
 import { Migration20261130000000_memory_init } from './memory/Migration20261130000000_init';
@@ -64,6 +65,7 @@ export const APPROVALS_MIGRATIONS: readonly MigrationClass[] = [
   Migration20270110000000_approvals_trace,
   Migration20270120000000_approvals_outbox_lease,
   Migration20270301000000_approvals_outbox_leased_by,
+  Migration20270501000000_approvals_cancelled,
 ];
 export const MEMORY_MIGRATIONS: readonly MigrationClass[] = [
   Migration20261130000000_memory_init,

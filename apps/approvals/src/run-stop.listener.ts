@@ -1,0 +1,63 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import type { Subscription } from 'nats';
+import { RunStopNotice } from '@ratchet/contracts';
+import { ServiceRuntime } from '@ratchet/platform';
+import { ApprovalsService } from './approvals.service';
+
+/**
+ * Closes the pending approvals of a run as soon as it stops: the orchestrator broadcasts `run.stop`
+ * (core NATS, `<prefix>.stop.<tenant>.<thread>`) after committing a run's end (cancelled, interrupted,
+ * out of time). A notice whose subject is not its tenant's is ignored.
+ */
+@Injectable()
+export class RunStopListener implements OnApplicationBootstrap, OnApplicationShutdown {
+  private subscription: Subscription | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(
+    @Inject(ApprovalsService) private readonly approvals: ApprovalsService,
+    @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const { nc, subjects, logger } = this.runtime;
+    this.subscription = nc.subscribe(subjects.runStopsAll, {
+      callback: (error, msg) => {
+        if (error) return;
+        const parsed = RunStopNotice.safeParse(safeJson(msg.data));
+        if (!parsed.success || msg.subject !== subjects.runStops(parsed.data.tenantId, parsed.data.threadId)) {
+          logger.warn({ subject: msg.subject }, 'run.stop notice ignored: it does not parse or is not its tenant’s');
+          return;
+        }
+        const notice = parsed.data;
+        const work = this.approvals
+          .closeStoppedRun(notice)
+          .then((closed) => {
+            if (closed > 0)
+              logger.info({ tenantId: notice.tenantId, runId: notice.runId, closed }, 'approvals closed: run stopped');
+          })
+          .catch((err: unknown) =>
+            logger.warn(
+              { err, tenantId: notice.tenantId, runId: notice.runId },
+              'closing a stopped run’s approvals failed',
+            ),
+          )
+          .finally(() => this.inFlight.delete(work));
+        this.inFlight.add(work);
+      },
+    });
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.subscription?.unsubscribe();
+    await Promise.all(this.inFlight);
+  }
+}
+
+function safeJson(data: Uint8Array): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(data)) as unknown;
+  } catch {
+    return undefined;
+  }
+}
