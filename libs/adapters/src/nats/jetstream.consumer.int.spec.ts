@@ -48,6 +48,7 @@ describe('consume()', () => {
     onPoison: (i: PoisonInfo) => Promise<void> = async () => {},
     maxMessages = 4,
     maxUntypedDeliveries?: number,
+    fairShares?: Parameters<typeof consume>[0]['fairShares'],
   ) {
     const h = await consume({
       js: nc.jetstream(),
@@ -57,6 +58,7 @@ describe('consume()', () => {
       onPoison,
       maxMessages,
       ...(maxUntypedDeliveries ? { maxUntypedDeliveries } : {}),
+      ...(fairShares ? { fairShares } : {}),
       retryDelay: () => 50,
       pullExpiresMs: 1_000,
       onError: (error, what) => errors.push(`${what}: ${String(error)}`),
@@ -313,7 +315,75 @@ describe('consume()', () => {
     expect(peak).toBe(2);
     expect([...done].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
+
+  // Tenant "flood" fills the stream with work that does not finish until released; tenant "acme"
+  // publishes one message behind all of it.
+  async function floodThenOne(fairShares?: Parameters<typeof start>[4]) {
+    const floodSubject = toolSubject.replace(/acme$/, 'flood');
+    const gate = deferred();
+    const order: string[] = [];
+    const deliveries: number[] = [];
+    const running: Record<string, number> = {};
+    const peak: Record<string, number> = {};
+    const h = await start(
+      async (m) => {
+        const key = m.subject.split('.').pop()!;
+        running[key] = (running[key] ?? 0) + 1;
+        peak[key] = Math.max(peak[key] ?? 0, running[key]);
+        if (key === 'flood') {
+          deliveries.push(m.deliveryCount);
+          await gate.promise;
+        }
+        running[key]--;
+        order.push(`${key}:${(m.data as { i: number }).i}`);
+      },
+      undefined,
+      4,
+      undefined,
+      fairShares,
+    );
+    for (let i = 0; i < 20; i++) await publisher.publish(floodSubject, { i }, { msgId: `f-${i}` });
+    await publisher.publish(toolSubject, { i: 0 }, { msgId: 'a-0' });
+    return { h, gate, order, deliveries, peak };
+  }
+
+  it("with fair shares, runs another tenant's message behind a flood before the flood drains", async () => {
+    await fresh();
+    const { h, gate, order, deliveries, peak } = await floodThenOne({
+      keyOf: (subject) => subject.split('.').pop(),
+      perKeyInFlight: 2,
+      perKeyHeld: 3,
+    });
+    await waitFor(() => order.includes('acme:0'), 10_000);
+    // The flood holds its share (2 of 4 slots) and nothing of it has finished: acme went first.
+    expect(order).toEqual(['acme:0']);
+    expect(h.inFlight).toBe(2);
+    expect(h.held).toBe(3);
+    await sleep(2_500); // > 2 × ack_wait: a held message whose ack wait ran out would be delivered again
+    gate.resolve();
+    await waitFor(() => order.length === 21, 20_000);
+    expect(new Set(order).size).toBe(21);
+    expect(peak['flood']).toBe(2);
+    // Deferred messages came back, and the deferral is not counted as a failed delivery.
+    expect(new Set(deliveries)).toEqual(new Set([1]));
+    expect(await pending()).toMatchObject({ ackPending: 0, pending: 0 });
+  });
+
+  it('without fair shares, a message behind a flood waits for it', async () => {
+    await fresh();
+    const { gate, order } = await floodThenOne();
+    gate.resolve();
+    await waitFor(() => order.length === 21, 20_000);
+    // First come, first served over 4 slots: at least 16 of the flood finished before acme's turn.
+    expect(order.indexOf('acme:0')).toBeGreaterThanOrEqual(16);
+  });
 });
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
