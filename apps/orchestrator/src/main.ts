@@ -42,10 +42,14 @@ runMain('orchestrator', async () => {
       [MODEL_CONSUMER]: config.MODEL_CONCURRENCY,
     },
     // One tenant's flood of requests or results waits behind its own share, not in front of other tenants.
-    fairShares: {
-      [REQUESTS_CONSUMER]: tenantShare(config.REQUEST_CONCURRENCY, config.TENANT_SHARE_PERCENT),
-      [INBOX_CONSUMER]: tenantShare(config.INBOX_CONCURRENCY, config.TENANT_SHARE_PERCENT),
-    },
+    ...(config.TENANT_SHARE_PERCENT > 0
+      ? {
+          fairShares: {
+            [REQUESTS_CONSUMER]: tenantShare(config.REQUEST_CONCURRENCY, config.TENANT_SHARE_PERCENT),
+            [INBOX_CONSUMER]: tenantShare(config.INBOX_CONCURRENCY, config.TENANT_SHARE_PERCENT),
+          },
+        }
+      : {}),
     shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
     prepare: async (runtime) => {
       if (config.REMOTE_TOOLS)

@@ -2,16 +2,17 @@
  * Fair shares of one consumer's handler slots between keys (tenants). The rule, as plain functions over
  * a small state, so the consume loop only does what it says:
  *
- * - a key runs at most `perKeyInFlight` handlers at once, and all keys together at most `maxInFlight`;
- * - a message whose key is at its bound waits in that key's line (`hold`), unacked: the loop keeps
- *   pulling, so another key's message behind it in the stream is reached and run at once;
- * - a key's line holds at most `perKeyHeld` messages; beyond that a message is handed back to the
- *   stream for later (`defer`: a nak with a delay), unless it has used half its deliveries already —
- *   then it waits in the line anyway, so deferring never uses up the budget a real failure needs;
- * - when a slot frees, the next line served is the one after the key served last (round robin), so a
- *   key with a long line cannot take every slot that frees.
- *
- * Work-conserving within a key's bound: one key alone uses `perKeyInFlight` slots, not fewer.
+ * - all keys together run at most `maxInFlight` handlers; a key runs at most `perKeyInFlight` of them
+ *   while another key has messages waiting — alone, it may use every free slot (work-conserving);
+ * - a message that cannot run waits in its key's line (`hold`), unacked: the loop keeps pulling, so
+ *   another key's message behind a flood in the stream is reached, and runs at the first free slot;
+ * - a key's line holds at most `perKeyHeld` messages, and all lines together `maxHeld` (a key without
+ *   a line always gets one); beyond that a message is handed back to the stream for later (`defer`: a
+ *   nak with a delay about as long as its key's line takes to drain), unless it has used half its
+ *   deliveries already — then it waits in the line anyway, so deferring never uses up the budget a real
+ *   failure needs;
+ * - when a slot frees, the next line served is the one after the key served last (round robin), and a
+ *   key over its share is passed over while another key waits.
  */
 export interface FairShareLimits {
   /** Handlers of all keys at once. */
@@ -20,6 +21,8 @@ export interface FairShareLimits {
   perKeyInFlight: number;
   /** Messages of one key waiting for a slot (beyond: deferred). */
   perKeyHeld: number;
+  /** Messages of all keys waiting (beyond: deferred, except a key's first). Keep it below the consumer's max_ack_pending. */
+  maxHeld: number;
 }
 
 export interface FairShareState<T> {
@@ -35,10 +38,17 @@ export interface FairShareState<T> {
 
 export type Admission = 'run' | 'hold' | 'defer';
 
-export function fairShareLimits(maxInFlight: number, perKeyInFlight?: number, perKeyHeld?: number): FairShareLimits {
+/** Defaults: half the slots per key; lines of 4× a key's share (at least 64), 4× the slots in all (at least 256). */
+export function fairShareLimits(
+  maxInFlight: number,
+  perKeyInFlight?: number,
+  held: { perKey?: number; total?: number } = {},
+): FairShareLimits {
   const max = Math.max(1, Math.floor(maxInFlight));
   const perKey = Math.min(max, Math.max(1, Math.floor(perKeyInFlight ?? Math.ceil(max / 2))));
-  return { maxInFlight: max, perKeyInFlight: perKey, perKeyHeld: Math.max(1, Math.floor(perKeyHeld ?? 4 * perKey)) };
+  const perKeyHeld = Math.max(1, Math.floor(held.perKey ?? Math.max(64, 4 * perKey)));
+  const maxHeld = Math.max(1, Math.floor(held.total ?? Math.max(256, 4 * max)));
+  return { maxInFlight: max, perKeyInFlight: perKey, perKeyHeld, maxHeld };
 }
 
 export function initialFairShares<T>(limits: FairShareLimits): FairShareState<T> {
@@ -57,7 +67,8 @@ export function admit<T>(
 ): Admission {
   const waiting = s.held.get(key)?.length ?? 0;
   if (waiting === 0 && canRun(s, key)) return 'run';
-  if (waiting < s.limits.perKeyHeld) return 'hold';
+  if (waiting === 0) return 'hold';
+  if (waiting < s.limits.perKeyHeld && heldCount(s) < s.limits.maxHeld) return 'hold';
   return mayDefer(delivery.deliveryCount, delivery.maxDeliver) ? 'defer' : 'hold';
 }
 
@@ -66,9 +77,22 @@ export function mayDefer(deliveryCount: number, maxDeliver: number): boolean {
   return maxDeliver <= 0 || deliveryCount < Math.floor(maxDeliver / 2);
 }
 
-/** How long a deferred message stays away: 500 ms, doubling with each deferral, at most 10 s. */
-export function deferDelayMs(deferralsBefore: number): number {
-  return Math.min(10_000, 500 * 2 ** Math.min(Math.max(0, deferralsBefore), 10));
+/**
+ * How long a deferred message stays away: about as long as its key's line takes to drain at the slots
+ * the key runs now (`meanHandlerMs` measured by the caller), half as long again for each earlier
+ * deferral (the estimate was short), between 100 ms and 10 s.
+ */
+export function deferDelayMs<T>(
+  s: FairShareState<T>,
+  key: string,
+  deferralsBefore: number,
+  meanHandlerMs: number,
+): number {
+  const running = s.running.get(key) ?? 0;
+  const ahead = (s.held.get(key)?.length ?? 0) + running;
+  const drain = (ahead * Math.max(0, meanHandlerMs)) / Math.max(1, running);
+  const delay = drain * 1.5 ** Math.min(Math.max(0, deferralsBefore), 12);
+  return Math.round(Math.min(10_000, Math.max(100, delay)));
 }
 
 export function started<T>(s: FairShareState<T>, key: string): void {
@@ -125,5 +149,9 @@ export function heldCount<T>(s: FairShareState<T>): number {
 }
 
 function canRun<T>(s: FairShareState<T>, key: string): boolean {
-  return s.inFlight < s.limits.maxInFlight && (s.running.get(key) ?? 0) < s.limits.perKeyInFlight;
+  if (s.inFlight >= s.limits.maxInFlight) return false;
+  if ((s.running.get(key) ?? 0) < s.limits.perKeyInFlight) return true;
+  // Over its share: only while no other key waits.
+  for (const other of s.held.keys()) if (other !== key) return false;
+  return true;
 }

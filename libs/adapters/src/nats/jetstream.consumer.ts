@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { millis, type ConsumerMessages, type JetStreamClient, type JsMsg, type MsgHdrs } from 'nats';
 import { HEADERS } from '@ratchet/contracts';
 import type { Retry } from '@ratchet/domain';
@@ -92,8 +93,10 @@ export interface FairShareOptions {
   keyOf: (subject: string) => string | undefined;
   /** Handlers of one key at once. Default: half of `maxMessages`. */
   perKeyInFlight?: number;
-  /** Messages of one key waiting for a slot before more are deferred. Default: 4 × perKeyInFlight. */
+  /** Messages of one key waiting for a slot before more are deferred. Default: 4 × perKeyInFlight, at least 32. */
   perKeyHeld?: number;
+  /** Messages of all keys waiting (keep it below the consumer's max_ack_pending). Default: 4 × maxMessages, at least 64. */
+  maxHeld?: number;
 }
 
 export interface ConsumerHandle {
@@ -168,13 +171,16 @@ export async function consume(opts: ConsumeOptions): Promise<ConsumerHandle> {
   const stopped = new Promise<void>((resolve) => (signalStop = resolve));
   const fair = opts.fairShares;
   const shares = initialFairShares<JsMsg>(
-    fair ? fairShareLimits(max, fair.perKeyInFlight, fair.perKeyHeld) : fairShareLimits(max, max, 1),
+    fair
+      ? fairShareLimits(max, fair.perKeyInFlight, { perKey: fair.perKeyHeld, total: fair.maxHeld })
+      : fairShareLimits(max, max, { perKey: 1, total: 1 }),
   );
   const keyOf = (msg: JsMsg): string => fair?.keyOf(msg.subject) ?? '';
   // Deferrals this process made, by stream sequence: a deferral is not a failed delivery, so the
   // handler and the failure budget see the deliveries without them (a redelivery elsewhere cannot know).
   const deferrals = new Map<number, number>();
   let heldBeat: NodeJS.Timeout | undefined;
+  let meanHandlerMs = 10; // moving average, for how long a deferred message stays away
   let current: ConsumerMessages | undefined;
   const idle = new Set<() => void>(); // waiters for a free slot / all slots free / stop
   const wake = () => {
@@ -283,9 +289,11 @@ export async function consume(opts: ConsumeOptions): Promise<ConsumerHandle> {
 
   const dispatch = (msg: JsMsg, key: string) => {
     started(shares, key);
+    const began = performance.now();
     handle(msg)
       .catch((error) => onError(error, `settling seq ${msg.seq}`))
       .finally(() => {
+        meanHandlerMs += (performance.now() - began - meanHandlerMs) / 16;
         finished(shares, key);
         // Stopping: what waits is handed back by stop(), not started.
         while (!stopping) {
@@ -333,7 +341,7 @@ export async function consume(opts: ConsumeOptions): Promise<ConsumerHandle> {
         // Bounded: a process that never sees the message again forgets the oldest first.
         if (deferrals.size >= 10_000) deferrals.delete(deferrals.keys().next().value!);
         deferrals.set(seq, before + 1);
-        return msg.nak(deferDelayMs(before));
+        return msg.nak(deferDelayMs(shares, key, before, meanHandlerMs));
       }
       default: {
         const _exhaustive: never = admission;
@@ -345,10 +353,16 @@ export async function consume(opts: ConsumeOptions): Promise<ConsumerHandle> {
   const loop = (async () => {
     let failures = 0;
     while (!stopping) {
-      await waitUntil(() => stopping || shares.inFlight < max);
+      // With fair shares it pulls on while every slot is taken, as long as there is room to hold: the
+      // messages of another key behind a flood must be in a line when the next slot frees.
+      await waitUntil(
+        () => stopping || shares.inFlight < max || (fair !== undefined && heldCount(shares) < shares.limits.maxHeld),
+      );
       if (stopping) break;
       try {
-        const batch = await consumer.fetch({ max_messages: max - shares.inFlight, expires });
+        // With fair shares, a whole window each time: what cannot run yet waits or is deferred, and the
+        // pull reaches other keys' messages behind a flood sooner.
+        const batch = await consumer.fetch({ max_messages: fair ? max : max - shares.inFlight, expires });
         current = batch;
         if (stopping) await batch.close();
         for await (const msg of batch) {
