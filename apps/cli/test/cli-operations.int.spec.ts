@@ -364,9 +364,9 @@ describe('threads, effects and events with the ledger', () => {
       const base = { tenantId: TENANT, threadId: B.thread, runId: B.run, tool: 'demo.weather', kind: 'idempotent' };
       await ledger.recordStarted({ ...base, key: key('call_1_1'), callId: 'call_1_1' });
       await ledger.recordAttempt(key('call_1_1'));
-      await ledger.recordOutcome(key('call_1_1'), 'succeeded', { ok: true });
+      await ledger.recordOutcome(key('call_1_1'), 'succeeded', { ok: true }, { state: 'started', attempts: 2 });
       await ledger.recordStarted({ ...base, key: key('call_1_2'), callId: 'call_1_2' });
-      await ledger.recordOutcome(key('call_1_2'), 'uncertain', null);
+      await ledger.recordOutcome(key('call_1_2'), 'uncertain', null, { state: 'started', attempts: 1 });
     } finally {
       await tools.close();
     }
