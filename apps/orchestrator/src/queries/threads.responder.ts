@@ -9,6 +9,7 @@ import {
   type ThreadsRequest,
 } from '@ratchet/contracts';
 import { ServiceRuntime } from '@ratchet/platform';
+import { eraseThread } from './thread-erasure';
 import { decodeCursor, getRun, getThread, listThreadPage, readEventPage } from './threads.queries';
 
 type AnyReply = ThreadsReply<ThreadsOp>;
@@ -16,7 +17,8 @@ type AnyReply = ThreadsReply<ThreadsOp>;
 /**
  * Threads, runs and events over NATS request/reply on `<prefix>.threads.<tenant>.<op>` (the gateway's
  * read API relays here). The tenant is the subject's, bound by NATS permissions; another tenant's id
- * answers `not_found` exactly like a missing one. Read-only: nothing here decides or writes.
+ * answers `not_found` exactly like a missing one. Read-only but for `erase` (see eraseThread), which
+ * removes an idle thread from every store and leaves a tombstone.
  */
 @Injectable()
 export class ThreadsQueryResponder implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -91,6 +93,37 @@ export class ThreadsQueryResponder implements OnApplicationBootstrap, BeforeAppl
         const { runId } = request as ThreadsRequest<'run'>;
         const run = await getRun(sql, tenant, runId);
         return run ? { ok: true, run } : notFound(`no run ${runId}`);
+      }
+      case 'erase': {
+        const { threadId, by } = request as ThreadsRequest<'erase'>;
+        const events = this.runtime.topology.streams.find((s) => s.role === 'events')!.config.name;
+        const result = await eraseThread(
+          this.runtime.db,
+          await this.runtime.nc.jetstreamManager(),
+          { eventsStream: events, eventsSubject: this.runtime.subjects.events(tenant, threadId) },
+          tenant,
+          threadId,
+          by,
+        );
+        switch (result.status) {
+          case 'erased':
+          case 'already':
+            return { ok: true, erased: result.status === 'erased', removed: result.removed };
+          case 'busy':
+            return {
+              ok: false,
+              error: {
+                code: 'conflict',
+                message: `thread ${threadId} has a run going: cancel it or let it end, then erase it; nothing was removed`,
+              },
+            };
+          case 'not-found':
+            return notFound(`no thread ${threadId}`);
+          default: {
+            const _exhaustive: never = result;
+            return _exhaustive;
+          }
+        }
       }
     }
   }
