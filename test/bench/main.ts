@@ -5,7 +5,8 @@
  *   npm run bench -- --json            the same as JSON (stdout); progress goes to stderr
  *   npm run bench -- --repeat 3        each figure measured 3 times: median and spread (min–max)
  *   npm run bench -- --quick           fewer runs (a smoke test, not figures to publish)
- *   npm run bench -- --only agent-loop|ledger|floor|resume|core|slow-model|first-token
+ *   npm run bench -- --only agent-loop|ledger|floor|resume|core|slow-model|first-token|tenant-flood
+ *   npm run bench -- --only tenant-flood [--flood 3000]
  *   npm run bench -- --only slow-model --slow-runs 1000,10000 --latency 1000 [--no-stream]
  *   npm run bench -- --compare <ref>   runs this bench against <ref> (a temp git worktree) and against
  *                                      this tree, back to back, and prints ratios per figure
@@ -16,7 +17,9 @@
  * executor, through the effect ledger), resume cost
  * (one handle() on threads with 10…10,000 prior events), the core micro-benchmarks (pure decider,
  * durable appends/s), "slow-model" (N runs in flight on a model that takes L s per call, over HTTP) and
- * "first-token" (a streamed answer's first token, from the model server to a client of the gateway's SSE).
+ * "first-token" (a streamed answer's first token, from the model server to a client of the gateway's SSE),
+ * "tenant-flood" (p99 of one tenant's run latency alone, and while another floods run requests, with fair
+ * shares and first come, first served).
  */
 import { execSync } from 'node:child_process';
 import os from 'node:os';
@@ -28,6 +31,7 @@ import { DEFAULT_DATABASE_URL } from './harness';
 import { benchResume, type ResumeFigure } from './resume.bench';
 import { benchSlowModel, type SlowModelResult } from './slow-model.bench';
 import { benchFirstToken, type FirstTokenResult } from './streaming.bench';
+import { benchTenantFlood, type TenantFloodResult } from './tenant-flood.bench';
 import { figuresOf, spread, table, type Figure, type Summary } from './stats';
 
 export interface BenchOutput {
@@ -42,6 +46,7 @@ export interface BenchOutput {
   core?: { decide: ReturnType<typeof benchDecide>; appends: Awaited<ReturnType<typeof benchAppends>>[] };
   slowModel?: SlowModelResult[][];
   firstToken?: FirstTokenResult[];
+  tenantFlood?: TenantFloodResult[];
   figures: Record<string, Figure>;
 }
 
@@ -123,6 +128,12 @@ async function run(): Promise<BenchOutput> {
     out.firstToken = [];
     for (let r = 0; r < repeats; r++)
       out.firstToken.push(await benchFirstToken({ runs: quick ? 10 : 50, latencyMs: 200, tokenMs: 20 }, log));
+  }
+  if (want('tenant-flood')) {
+    out.tenantFlood = [];
+    const flood = Number(arg('--flood') ?? (quick ? 1000 : 3000));
+    for (let r = 0; r < repeats; r++)
+      out.tenantFlood.push(await benchTenantFlood({ runs: quick ? 20 : 50, intervalMs: 100, flood }, log));
   }
   out.machine.loadavg = os.loadavg().map((x) => Math.round(x * 100) / 100);
   out.figures = figuresOf(out);

@@ -76,6 +76,11 @@ interface FigureSource {
     }>
   >;
   firstToken?: Array<{ runs: number; firstTokenMs: Summary; fromRequestMs: Summary; tokensPerRun: number }>;
+  tenantFlood?: Array<{
+    runs: number;
+    flood: number;
+    cases: Array<{ case: string; latency: Summary; floodEndedBeforeA: number; floodSeconds: number }>;
+  }>;
 }
 
 /** Flattens a bench output into named figures (median over repeats), the unit of comparison. */
@@ -209,6 +214,41 @@ export function figuresOf(out: FigureSource): Record<string, Figure> {
       'connections',
       'lower',
     );
+  }
+  const tf = out.tenantFlood ?? [];
+  for (const c of tf[0]?.cases ?? []) {
+    const of = (pick: (x: NonNullable<FigureSource['tenantFlood']>[number]['cases'][number]) => number) =>
+      tf.map((r) => {
+        const x = r.cases.find((y) => y.case === c.case);
+        return x ? pick(x) : NaN;
+      });
+    const name = `tenant-flood: A's runs, ${c.case}${c.case === 'alone' ? '' : ` (B: ${tf[0]?.flood} requests)`}`;
+    add(
+      `${name}: p99`,
+      of((x) => x.latency.p99),
+      'ms',
+      'lower',
+    );
+    add(
+      `${name}: p50`,
+      of((x) => x.latency.median),
+      'ms',
+      'lower',
+    );
+    if (c.case !== 'alone') {
+      add(
+        `${name}: B's runs ended before A's last`,
+        of((x) => x.floodEndedBeforeA),
+        'runs',
+        'lower',
+      );
+      add(
+        `${name}: B's flood took`,
+        of((x) => x.floodSeconds),
+        's',
+        'lower',
+      );
+    }
   }
   const ft = out.firstToken ?? [];
   if (ft.length > 0) {

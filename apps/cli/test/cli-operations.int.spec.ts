@@ -198,6 +198,49 @@ describe('stream-check', () => {
   });
 });
 
+describe('moving a thread that is not idle', () => {
+  const C = { tenant: 'busyco', thread: 'th_CliOpsThreadC000000003', run: 'run_CliOpsRunC00000000003' };
+
+  it('export refuses it, a tenant export leaves it out, and import refuses a log that ends mid-run', async () => {
+    // Thread C's run has not ended: its log stops before run.completed.
+    const events = demoRunEvents(C.tenant, C.thread, C.run)
+      .map((e) => decodeThreadEvent(JSON.parse(JSON.stringify(e).replaceAll('demo-5b1e0c', `req-${C.thread}`))))
+      .filter((e) => e.type !== 'run.completed');
+    await seed(events);
+
+    const refused = await ratchet(['export', C.thread], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`is not idle (run ${C.run} is going)`);
+    expect(refused.stdout).toBe('');
+
+    const tenant = await ratchet(['export', '--tenant', C.tenant], env);
+    expect(tenant.code).toBe(0);
+    expect(JSON.parse(lines(tenant.stdout)[0]!)).toMatchObject({ threads: 0, events: 0 });
+    expect(tenant.stderr).toContain(`left out, not idle: ${C.tenant}/${C.thread}`);
+
+    // An export of an idle thread cut before its end, moved to a new tenant: refused, nothing written.
+    const exported = await ratchet(['export', A.thread], env);
+    const [header, ...rest] = lines(exported.stdout);
+    const cut = [JSON.stringify({ ...JSON.parse(header!), events: rest.length - 1 }), ...rest.slice(0, -1)];
+    const fs = await import('node:fs/promises');
+    const path = `${tmpdir()}/${testDb.name}-mid-run.jsonl`;
+    await fs.writeFile(path, `${cut.join('\n')}\n`);
+    try {
+      const imported = await ratchet(['import', path, '--tenant-map', `${TENANT}=moved`], env);
+      expect(imported.code).toBe(1);
+      expect(imported.stdout).toContain(`conflict  moved/${A.thread}`);
+      expect(imported.stdout).toContain(`not idle in the export (run ${A.run} is going)`);
+      const rows = await db.sql.query(`select 1 from orchestrator.thread_events where tenant_id = 'moved'`);
+      expect(rows).toEqual([]);
+    } finally {
+      await fs.rm(path, { force: true });
+      // Later tests list every thread: C is not theirs.
+      for (const table of ['thread_events', 'thread_messages', 'threads', 'runs'])
+        await db.sql.run(`delete from orchestrator.${table} where thread_id = ?`, [C.thread]);
+    }
+  });
+});
+
 describe('export and import', () => {
   it('export → delete the rows → import reproduces the thread exactly; re-import is a no-op', async () => {
     const before = await threadStore(db).readEvents(TENANT, A.thread);
@@ -364,9 +407,9 @@ describe('threads, effects and events with the ledger', () => {
       const base = { tenantId: TENANT, threadId: B.thread, runId: B.run, tool: 'demo.weather', kind: 'idempotent' };
       await ledger.recordStarted({ ...base, key: key('call_1_1'), callId: 'call_1_1' });
       await ledger.recordAttempt(key('call_1_1'));
-      await ledger.recordOutcome(key('call_1_1'), 'succeeded', { ok: true });
+      await ledger.recordOutcome(key('call_1_1'), 'succeeded', { ok: true }, { state: 'started', attempts: 2 });
       await ledger.recordStarted({ ...base, key: key('call_1_2'), callId: 'call_1_2' });
-      await ledger.recordOutcome(key('call_1_2'), 'uncertain', null);
+      await ledger.recordOutcome(key('call_1_2'), 'uncertain', null, { state: 'started', attempts: 1 });
     } finally {
       await tools.close();
     }

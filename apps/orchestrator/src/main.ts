@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { ORCHESTRATOR_MIGRATIONS } from '@ratchet/adapters';
+import { ORCHESTRATOR_MIGRATIONS, type FairShareOptions } from '@ratchet/adapters';
 import { TransientError } from '@ratchet/domain';
 import { ConfigError, loadConfig, runMain, startService } from '@ratchet/platform';
 import { BUILTIN_TOOLS, loadToolModules, parseToolModuleList, ToolModuleError, ToolRegistry } from '@ratchet/tools';
@@ -41,6 +41,15 @@ runMain('orchestrator', async () => {
       [INBOX_CONSUMER]: config.INBOX_CONCURRENCY,
       [MODEL_CONSUMER]: config.MODEL_CONCURRENCY,
     },
+    // One tenant's flood of requests or results waits behind its own share, not in front of other tenants.
+    ...(config.TENANT_SHARE_PERCENT > 0
+      ? {
+          fairShares: {
+            [REQUESTS_CONSUMER]: tenantShare(config.REQUEST_CONCURRENCY, config.TENANT_SHARE_PERCENT),
+            [INBOX_CONSUMER]: tenantShare(config.INBOX_CONCURRENCY, config.TENANT_SHARE_PERCENT),
+          },
+        }
+      : {}),
     shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
     prepare: async (runtime) => {
       if (config.REMOTE_TOOLS)
@@ -94,4 +103,12 @@ async function registerAtStart(catalog: AgentCatalog, dir: string, waitMs: numbe
       await new Promise((r) => setTimeout(r, 500));
     }
   }
+}
+
+/** `<prefix>.requests.<tenant>` and `<prefix>.inbox.<tenant>.<thread>`: the tenant is the third token. */
+function tenantShare(concurrency: number, percent: number): FairShareOptions {
+  return {
+    keyOf: (subject) => subject.split('.')[2],
+    perKeyInFlight: Math.max(1, Math.ceil((concurrency * percent) / 100)),
+  };
 }

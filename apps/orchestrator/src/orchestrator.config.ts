@@ -44,6 +44,13 @@ export const orchestratorConfigSchema = extendConfig({
   LOCAL_TOOLS: envBoolean().default(true),
   /** Thread-inbox messages (model and tool results, cancels) handled at once. */
   INBOX_CONCURRENCY: envInt({ min: 1, max: 1000 }).default(64),
+  /**
+   * The share of REQUEST_CONCURRENCY and of INBOX_CONCURRENCY one tenant's messages may use at once, in
+   * percent (docs/security.md#fair-shares): what is left is there for other tenants at once, however
+   * many messages one tenant queued ahead of them. A tenant alone may use every slot; 0 turns fair
+   * shares off (first come, first served).
+   */
+  TENANT_SHARE_PERCENT: envInt({ min: 0, max: 100 }).default(50),
   /** How often the schedule ticker looks for due ticks (docs/schedules.md); 0 turns the ticker off here. */
   SCHEDULES_TICK_MS: envMillis().default(1000),
   /** A tick at most this late is on time; a later one was missed and follows its schedule's catch-up policy. */

@@ -33,6 +33,7 @@ export {
   type ConsumerHandle,
   type MessageHandler,
   type PoisonInfo,
+  type FairShareOptions,
 } from './nats/jetstream.consumer';
 export { ScriptedModel } from './models/scripted.model';
 export {
@@ -152,3 +153,11 @@ export {
   type WebhookAddressPolicy,
 } from './webhooks/webhook-address';
 export { newWebhookSecret, signWebhook, verifyWebhook, WEBHOOK_HEADERS } from './webhooks/webhook-signature';
+export {
+  findErasureTombstones,
+  removeThreadEverywhere,
+  removeThreadMemory,
+  threadErasureHash,
+  writeErasureTombstone,
+} from './postgres/erasure.queries';
+export { lockThread } from './postgres/retention.queries';

@@ -4,13 +4,13 @@ import { IsoTime, RunId, SubjectToken, ThreadId } from './ids';
 import { ThreadEventSchema } from './thread-events';
 
 /*
- * Read-only queries over threads, runs and events, by NATS request/reply on
+ * Queries over threads, runs and events, and the erasure of a thread, by NATS request/reply on
  * `<prefix>.threads.<tenant>.<op>`, answered by the orchestrator (which owns that data). The tenant is
  * the subject token (bound by NATS permissions), never a body field. Another tenant's thread or run
  * answers `not_found` exactly like one that does not exist: ids are names, not capabilities.
  */
 
-export const THREADS_OPS = ['get', 'list', 'events', 'run', 'runs'] as const;
+export const THREADS_OPS = ['get', 'list', 'events', 'run', 'erase', 'runs'] as const;
 export const ThreadsOp = z.enum(THREADS_OPS);
 export type ThreadsOp = z.infer<typeof ThreadsOp>;
 
@@ -79,6 +79,12 @@ export const ThreadsEventsRequest = z
   })
   .describe('ThreadsEventsRequest');
 export const ThreadsRunRequest = z.strictObject({ runId: RunId }).describe('ThreadsRunRequest');
+export const ThreadsEraseRequest = z
+  .strictObject({
+    threadId: ThreadId,
+    by: z.string().min(1).max(256).describe('The principal erasing it (kept in the tombstone)'),
+  })
+  .describe('ThreadsEraseRequest');
 /** A search over the tenant's runs, newest first (queued runs, not started yet, before all others). */
 export const ThreadsRunsRequest = z
   .strictObject({
@@ -98,7 +104,7 @@ export const ThreadsRunsRequest = z
 export const RunSummary = RunView.omit({ outcome: true }).describe('RunSummary');
 export type RunSummary = z.infer<typeof RunSummary>;
 
-export const THREADS_ERROR_CODES = ['not_found', 'invalid', 'unavailable'] as const;
+export const THREADS_ERROR_CODES = ['not_found', 'invalid', 'unavailable', 'conflict'] as const;
 export const ThreadsError = z.object({
   code: z.enum(THREADS_ERROR_CODES),
   message: z.string(),
@@ -123,6 +129,11 @@ export const ThreadsEventsReply = reply('ThreadsEventsReply', {
   hasMore: z.boolean(),
 });
 export const ThreadsRunReply = reply('ThreadsRunReply', { run: RunView });
+export const ThreadsEraseReply = reply('ThreadsEraseReply', {
+  /** false: erased before (its tombstone answers); what the stream still held is purged again. */
+  erased: z.boolean(),
+  removed: z.record(z.string(), z.number().int().nonnegative()).describe('Rows and messages removed, per store'),
+});
 export const ThreadsRunsReply = reply('ThreadsRunsReply', {
   runs: z.array(RunSummary),
   nextCursor: z.string().optional().describe('Absent on the last page'),
@@ -133,6 +144,7 @@ export const THREADS_CONTRACTS = {
   list: { request: ThreadsListRequest, reply: ThreadsListReply },
   events: { request: ThreadsEventsRequest, reply: ThreadsEventsReply },
   run: { request: ThreadsRunRequest, reply: ThreadsRunReply },
+  erase: { request: ThreadsEraseRequest, reply: ThreadsEraseReply },
   runs: { request: ThreadsRunsRequest, reply: ThreadsRunsReply },
 } as const satisfies Record<ThreadsOp, { request: z.ZodType; reply: z.ZodType }>;
 

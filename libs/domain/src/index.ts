@@ -128,7 +128,7 @@ export {
   type RetentionPolicy,
 } from './memory/memory.retention';
 export { flattenValue, truncateUtf8 } from './memory/memory.text';
-export { REDACTED, redactSecrets, redactText } from './redaction/redact';
+export { REDACTED, redactSecrets, redactText, configureRedaction } from './redaction/redact';
 export {
   findUnstorable,
   MAX_JSON_DEPTH,
@@ -189,3 +189,4 @@ export {
   type WatchdogAction,
   type WatchdogLimits,
 } from './watchdog/stalled-runs';
+export { type LedgerSnapshot, ledgerWrite } from './effects/effect.transition';

@@ -1,4 +1,4 @@
-import { REDACTED, redactSecrets, redactText } from '../src';
+import { configureRedaction, REDACTED, redactSecrets, redactText } from '../src';
 
 describe('secret redaction', () => {
   it('replaces credentials inside ordinary text and keeps the text', () => {
@@ -24,5 +24,27 @@ describe('secret redaction', () => {
       nested: { apiKey: REDACTED, card: REDACTED, list: [{ token: REDACTED }] },
     });
     expect(input.password).toBe('hunter2'); // a copy, never the original
+  });
+
+  it('redacts a secret written out in prose, keeping the words around it', () => {
+    expect(redactText('my password: hunter2, thanks')).toBe(`my password: ${REDACTED} thanks`);
+    expect(redactText('Passphrase = "correct horse battery"')).toBe(`Passphrase = ${REDACTED}`);
+    expect(redactText('the api key=abc123 and the secret: s3cr3t')).toBe(
+      `the api key=${REDACTED} and the secret: ${REDACTED}`,
+    );
+    expect(redactText('a password is required; no secrets here')).toBe('a password is required; no secrets here');
+  });
+
+  it("adds the deployment's own patterns to the built-in ones", () => {
+    try {
+      configureRedaction([/ACME-[0-9]{6}/, /\bemployee #\d+/i]);
+      expect(redactText('ticket ACME-123456 for Employee #42, ACME-654321')).toBe(
+        `ticket ${REDACTED} for ${REDACTED}, ${REDACTED}`,
+      );
+      expect(redactSecrets({ note: 'ref ACME-000001' })).toEqual({ note: `ref ${REDACTED}` });
+    } finally {
+      configureRedaction([]);
+    }
+    expect(redactText('ACME-123456')).toBe('ACME-123456');
   });
 });

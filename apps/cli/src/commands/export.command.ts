@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { listThreadKeysWithSnapshots, type ThreadKey } from '@ratchet/adapters/operator';
 import { assertToken, commandContext, plural, resolveTenant, withSchema, type CommandContext } from '../cli.context';
-import { UsageError } from '../cli.errors';
+import { CliError, UsageError } from '../cli.errors';
 import { progressBar } from '../cli.progress';
 import {
   EXPORT_FORMAT,
@@ -9,7 +9,8 @@ import {
   EXPORT_FORMAT_VERSION_SNAPSHOTS,
   type ExportHeader,
 } from '../ops/export-format';
-import { readThreadLog, type ThreadLog } from '../ops/thread-projection';
+import { notIdleReason } from '../ops/thread-idle';
+import { foldLog, readThreadLog, type ThreadLog } from '../ops/thread-projection';
 
 export interface ExportOptions {
   tenant?: string;
@@ -17,7 +18,9 @@ export interface ExportOptions {
 
 /**
  * Writes threads' logs to stdout as JSON lines: a header, then every event of every thread in version
- * order. Always JSON (it is a backup format); progress goes to stderr.
+ * order. Always JSON (it is a backup format); progress goes to stderr. Only idle threads: one named
+ * that is not idle is refused (`export.busy`, nothing written), and a tenant's export leaves such
+ * threads out and names them on stderr — their effects and approvals in flight would not move with them.
  */
 export async function exportThreads(
   { config, out }: CommandContext,
@@ -36,12 +39,26 @@ export async function exportThreads(
     }
     // Read before writing the header, so the header's counts are true for what follows.
     const logs: ThreadLog[] = [];
+    const leftOut: string[] = [];
     const bar = progressBar(out, 'exporting', keys.length);
     for (const [i, key] of keys.entries()) {
       bar.update(i, `${key.tenantId}/${key.threadId}`);
-      logs.push(await readThreadLog(db, key.tenantId, key.threadId));
+      const log = await readThreadLog(db, key.tenantId, key.threadId);
+      const busy = notIdleReason(foldLog(log).state);
+      if (busy && threadId !== undefined) {
+        bar.finish();
+        throw new CliError(
+          `thread ${key.tenantId}/${key.threadId} is not idle (${busy}): its effects and approvals in flight ` +
+            'would not move with it. Export it once its run ended (or cancel it). Nothing was written.',
+          undefined,
+          'export.busy',
+        );
+      }
+      if (busy) leftOut.push(`${key.tenantId}/${key.threadId} (${busy})`);
+      else logs.push(log);
     }
     bar.finish();
+    for (const t of leftOut) process.stderr.write(`left out, not idle: ${t}\n`);
     const events = logs.reduce((n, l) => n + l.events.length, 0);
     const snapshots = logs.filter((l) => l.snapshot !== undefined).length;
     // A compacted thread is exported as its snapshot line followed by the events after it (format 2).
@@ -49,7 +66,7 @@ export async function exportThreads(
       format: EXPORT_FORMAT,
       formatVersion: snapshots > 0 ? EXPORT_FORMAT_VERSION_SNAPSHOTS : EXPORT_FORMAT_VERSION,
       exportedAt: new Date().toISOString(),
-      threads: keys.length,
+      threads: logs.length,
       events,
       ...(snapshots > 0 ? { snapshots } : {}),
     };
@@ -61,8 +78,8 @@ export async function exportThreads(
       }
       for (const e of log.events) write(JSON.stringify(e));
     }
-    process.stderr.write(`exported ${plural(keys.length, 'thread')}, ${plural(events, 'event')}\n`);
-    return { threads: keys.length, events };
+    process.stderr.write(`exported ${plural(logs.length, 'thread')}, ${plural(events, 'event')}\n`);
+    return { threads: logs.length, events };
   });
 }
 

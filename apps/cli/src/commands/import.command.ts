@@ -6,6 +6,7 @@ import { commandContext, plural, withSchema, type CommandContext } from '../cli.
 import { CliError, EXIT } from '../cli.errors';
 import { progressBar } from '../cli.progress';
 import { parseExport, parseTenantMap, type ExportedSnapshot } from '../ops/export-format';
+import { notIdleReason } from '../ops/thread-idle';
 import { foldLog, logVersionOf, readThreadLog, runRowsOfLog, threadStore } from '../ops/thread-projection';
 import type { Database } from '@ratchet/adapters';
 
@@ -84,6 +85,14 @@ type ImportResult = { outcome: ImportOutcome; differences?: string[] };
 type ExportedThread = ReturnType<typeof parseExport>['threads'][number];
 
 function importOne(db: Database, store: ReturnType<typeof threadStore>, t: ExportedThread): Promise<ImportResult> {
+  // A thread exported while it was not idle has effects and approvals in flight the file does not carry:
+  // refused, so the destination never repeats an at-most-once effect nor loses an approval.
+  const state = foldLog({ snapshot: t.snapshot && { ...t.snapshot, eventsRemoved: 0 }, events: t.events }).state;
+  const busy = notIdleReason(state);
+  if (busy) {
+    const why = `not idle in the export (${busy}): its effects and approvals in flight are not in the file; export it again once it is idle`;
+    return Promise.resolve({ outcome: 'conflict', differences: [why] });
+  }
   if (t.snapshot) return importCompacted(db, store, t, t.snapshot);
   return store.transaction(async (tx) => {
     const existing = await tx.loadEvents(t.tenantId, t.threadId, 0);

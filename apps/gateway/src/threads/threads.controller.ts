@@ -9,7 +9,7 @@ import { Backends } from '../backends/backends';
 import type { GatewayConfig } from '../gateway.config';
 import { GATEWAY_CONFIG } from '../gateway.tokens';
 import { backendProblem } from '../http/backend-errors';
-import { PROBLEM_TYPES, ProblemException, parseRequest } from '../http/problem-details';
+import { parseRequest } from '../http/problem-details';
 import { ApiJsonBody, ApiJsonResponse, ApiPathParams, ApiProblems, ApiQueryParams } from '../openapi/zod-schemas';
 import { RunRequestPublisher } from '../runs/run-request.publisher';
 import {
@@ -32,6 +32,11 @@ import {
 } from './threads.schemas';
 
 const ThreadList = z.object({ threads: z.array(ThreadSummary), nextCursor: z.string().optional() });
+const ThreadErased = z.object({
+  threadId: z.string(),
+  erased: z.boolean().describe('false: it was erased before; nothing more was removed but what the stream held'),
+  removed: z.record(z.string(), z.number().int()).describe('Rows and stream messages removed, per store'),
+});
 const EventPage = z.object({
   events: (ThreadsEventsReply.options[0] as z.ZodObject).shape['events'] as z.ZodType,
   lastVersion: z.number().int(),
@@ -106,25 +111,25 @@ export class ThreadsController {
   }
 
   @Delete(':threadId')
+  @HttpCode(200)
   @RequireRoles('admin')
   @ApiOperation({
-    summary: 'Erase a thread (not yet: 501)',
+    summary: 'Erase a thread from every store',
     description:
-      'Erasure of a thread (log, projections, effects, approvals) lands with the erase command; until then this answers 501 for an existing thread and 404 otherwise.',
+      'Removes the thread in one transaction from every store — its event log, snapshot, projection, conversation ' +
+      'and runs, its effect-ledger rows, its approvals with their decisions and audit rows, the outbox, inbox and ' +
+      'failed-message rows naming it, and the memory items its runs wrote — leaving an audit tombstone (the tenant, a ' +
+      'hash of the thread id, the counts, who erased it); then purges its messages from the EVENTS stream. Refused ' +
+      'with 409 while a run of it is queued or running. Idempotent: erasing it again answers 200 with `erased: false`.',
   })
   @ApiPathParams(ThreadIdParam)
-  @ApiResponse({ status: 204, description: 'Erased (once erasure lands; today an existing thread answers 501)' })
-  @ApiProblems({ 404: 'No such thread in your tenant', 501: 'Erasure is not available yet' })
-  async remove(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Param() rawParams: unknown): Promise<never> {
+  @ApiJsonResponse(200, 'Erased (or erased before: `erased` false)', 'ThreadErased', ThreadErased)
+  @ApiProblems({ 404: 'No such thread in your tenant', 409: 'A run of the thread is going: nothing was removed' })
+  async remove(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Param() rawParams: unknown) {
     const { threadId } = parseRequest(ThreadIdParam, rawParams, { in: 'path' });
-    const reply = await this.backends.threads(principal.tenantId, 'get', { threadId });
+    const reply = await this.backends.threads(principal.tenantId, 'erase', { threadId, by: principal.principalId });
     if (!reply.ok) throw backendProblem(reply.error, 'thread');
-    throw new ProblemException({
-      type: PROBLEM_TYPES.notImplemented,
-      title: 'Not implemented',
-      status: 501,
-      detail: 'Erasing a thread lands with the erase command (architecture §9); nothing was deleted.',
-    });
+    return { threadId, erased: reply.erased, removed: reply.removed };
   }
 
   @Get(':threadId/events')

@@ -18,13 +18,15 @@ import {
   searchRunPage,
 } from '@ratchet/adapters';
 import { ServiceRuntime } from '@ratchet/platform';
+import { eraseThread } from './thread-erasure';
 
 type AnyReply = ThreadsReply<ThreadsOp>;
 
 /**
  * Threads, runs and events over NATS request/reply on `<prefix>.threads.<tenant>.<op>` (the gateway's
  * read API relays here). The tenant is the subject's, bound by NATS permissions; another tenant's id
- * answers `not_found` exactly like a missing one. Read-only: nothing here decides or writes.
+ * answers `not_found` exactly like a missing one. Read-only but for `erase` (see eraseThread), which
+ * removes an idle thread from every store and leaves a tombstone.
  */
 @Injectable()
 export class ThreadsQueryResponder implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -105,6 +107,37 @@ export class ThreadsQueryResponder implements OnApplicationBootstrap, BeforeAppl
         const after = cursor === undefined ? undefined : decodeRunCursor(cursor);
         if (cursor !== undefined && !after) return invalid('the cursor is not one this API returned');
         return { ok: true, ...(await searchRunPage(sql, tenant, { ...r, ...(after ? { after } : {}) })) };
+        }
+      case 'erase': {
+        const { threadId, by } = request as ThreadsRequest<'erase'>;
+        const events = this.runtime.topology.streams.find((s) => s.role === 'events')!.config.name;
+        const result = await eraseThread(
+          this.runtime.db,
+          await this.runtime.nc.jetstreamManager(),
+          { eventsStream: events, eventsSubject: this.runtime.subjects.events(tenant, threadId) },
+          tenant,
+          threadId,
+          by,
+        );
+        switch (result.status) {
+          case 'erased':
+          case 'already':
+            return { ok: true, erased: result.status === 'erased', removed: result.removed };
+          case 'busy':
+            return {
+              ok: false,
+              error: {
+                code: 'conflict',
+                message: `thread ${threadId} has a run going: cancel it or let it end, then erase it; nothing was removed`,
+              },
+            };
+          case 'not-found':
+            return notFound(`no thread ${threadId}`);
+          default: {
+            const _exhaustive: never = result;
+            return _exhaustive;
+          }
+        }
       }
     }
   }

@@ -101,6 +101,21 @@ const slowCharge = defineTool({
     return { charged: true };
   },
 });
+/** An at-most-once effect that acts until the test lets it finish. */
+let letGatedFinish: () => void = () => undefined;
+const gatedStarts = new Map<string, number>();
+const gatedCharge = defineTool({
+  name: 'test.gated-charge',
+  description: 'An at-most-once effect that finishes when told to.',
+  kind: 'at-most-once',
+  timeoutMs: 20_000,
+  input: z.object({}),
+  async execute(_args, ctx) {
+    gatedStarts.set(ctx.idempotencyKey, (gatedStarts.get(ctx.idempotencyKey) ?? 0) + 1);
+    await new Promise<void>((resolve) => (letGatedFinish = resolve));
+    return { charged: 'by the late attempt' };
+  },
+});
 const upsert = defineTool({
   name: 'test.upsert',
   description: 'An idempotent write.',
@@ -179,7 +194,7 @@ beforeAll(async () => {
     stops: new RunStops(nc, subs, logger),
     leases: new EffectLeases(new EffectLedgerRepository(db.sql), { holder, leaseMs: 60_000 }, logger),
   });
-  const tools = new ToolRegistry([pureRead, upsert, slowCharge, slowRead] as AnyTool[]);
+  const tools = new ToolRegistry([pureRead, upsert, slowCharge, slowRead, gatedCharge] as AnyTool[]);
   const quiet = { info: () => undefined, warn: () => undefined };
   [executorA, executorB] = (['executor-a', 'executor-b'] as const).map((holder) => {
     const c = control(holder);
@@ -391,6 +406,47 @@ describe('ToolCallHandler: a call another executor is acting on', () => {
     );
     expect(await executorB.handler.handle(c, {}, 2)).toBe('retried');
     expect(await ledger.get(c.idempotencyKey)).toMatchObject({ state: 'succeeded', attempts: 2 });
+  });
+});
+
+describe('ToolCallHandler: an attempt that comes back after a human answered', () => {
+  it("writes nothing over the human's answer, and only re-sends that answer", async () => {
+    const c = call('test.gated-charge');
+    const ledger = new EffectLedgerRepository(db.sql);
+    const late = executorA.handler.handle(c, {}, 1);
+    await waitFor(() => gatedStarts.get(c.idempotencyKey) === 1);
+    // Executor A stalls: its lease runs out while the tool still acts.
+    await db.sql.run(`update ${db.sql.table('effects')} set lease_until = now() - interval '1 second' where key = ?`, [
+      c.idempotencyKey,
+    ]);
+    // Its message comes back to executor B, which cannot tell whether the charge happened: a human must.
+    expect(await executorB.handler.handle(c, {}, 2)).toBe('escalated');
+    expect(
+      await executorB.handler.resolve(
+        {
+          kind: 'tool.resolve',
+          commandId: `${c.commandId}:resolve`,
+          tenantId: c.tenantId,
+          idempotencyKey: c.idempotencyKey,
+          resolution: { decision: 'happened', result: { charged: 'per the bank statement' } },
+          by: 'ops@acme',
+        },
+        {},
+      ),
+    ).toBe('resolved');
+    // Executor A's attempt finishes now: its outcome is dropped.
+    letGatedFinish();
+    expect(await late).toBe('dedup');
+    expect(await ledger.get(c.idempotencyKey)).toMatchObject({
+      state: 'succeeded',
+      resolution: 'happened',
+      resolvedBy: 'ops@acme',
+      result: { status: 'completed', result: { charged: 'per the bank statement' } },
+    });
+    const outcomes = outcomesSent(c).map((m) => m.payload.outcome);
+    expect(outcomes.map((o) => o.status)).toEqual(['uncertain', 'completed', 'completed']);
+    expect(JSON.stringify(outcomes)).not.toContain('by the late attempt');
+    expect(gatedStarts.get(c.idempotencyKey)).toBe(1);
   });
 });
 

@@ -15,12 +15,13 @@ import {
 } from '@ratchet/adapters';
 import {
   decideEffect,
-  prepareEffect,
   InvariantError,
   PoisonMessageError,
+  prepareEffect,
   redactSecrets,
   TransientError,
   type Clock,
+  type LedgerSnapshot,
   type CommittedPublisher,
   type EffectKind,
   type IdSource,
@@ -183,22 +184,36 @@ export class ToolCallHandler {
             )
           : { happened: false as const };
         if (answer.happened) {
-          await this.finish(command, traceHeaders, 'succeeded', { status: 'completed', result: answer.result });
+          const outcome: Outcome = { status: 'completed', result: answer.result };
+          await this.finish(command, traceHeaders, 'succeeded', outcome, undefined, undefined, claimOf(existing));
           return 'reconciled';
         }
-        if ((await ledger.recordAttempt(command.idempotencyKey, traceparent, this.holder)) === undefined)
+        const attempt = await ledger.recordAttempt(command.idempotencyKey, traceparent, this.holder);
+        if (attempt === undefined)
           return this.inProgress(await ledger.get(command.idempotencyKey, this.holder?.holder), deliveryCount);
-        return this.execute(command, traceHeaders, undefined, 'reconciled', tool);
+        return this.execute(command, traceHeaders, undefined, 'reconciled', tool, {
+          state: 'started',
+          attempts: attempt,
+        });
       }
       case 'retry':
         // A pure call's attempt is counted when its outcome is recorded (nothing is written before it runs).
         if (preparation === 'look-up') return this.execute(command, traceHeaders, effect, 'retried', tool);
         // Taken only if nobody else took it meanwhile: two deliveries never retry one effect at once.
-        if ((await ledger.recordAttempt(command.idempotencyKey, traceparent, this.holder)) === undefined)
-          return this.inProgress(await ledger.get(command.idempotencyKey, this.holder?.holder), deliveryCount);
-        return this.execute(command, traceHeaders, undefined, 'retried', tool);
+        {
+          const attempt = await ledger.recordAttempt(command.idempotencyKey, traceparent, this.holder);
+          if (attempt === undefined)
+            return this.inProgress(await ledger.get(command.idempotencyKey, this.holder?.holder), deliveryCount);
+          return this.execute(command, traceHeaders, undefined, 'retried', tool, {
+            state: 'started',
+            attempts: attempt,
+          });
+        }
       case 'execute':
-        return this.execute(command, traceHeaders, preparation === 'look-up' ? effect : undefined, 'executed', tool);
+        // Nothing was there: this delivery's claim inserted the row, as attempt 1.
+        return preparation === 'look-up'
+          ? this.execute(command, traceHeaders, effect, 'executed', tool)
+          : this.execute(command, traceHeaders, undefined, 'executed', tool, { state: 'started', attempts: 1 });
       default: {
         const unknown: never = action;
         return unknown;
@@ -271,10 +286,10 @@ export class ToolCallHandler {
     }
     const r = command.resolution;
     if (r.decision === 'retry') {
-      const ok = await withServiceTx(this.db, (tx) =>
+      const claim = await withServiceTx(this.db, (tx) =>
         new EffectLedgerRepository(tx).recordResolution(command.tenantId, command.idempotencyKey, 'retry', command.by),
       );
-      if (!ok) return 'not-uncertain';
+      if (!claim) return 'not-uncertain';
       // Back to `started` with one more attempt, committed before it runs again: a crash now escalates again.
       await this.execute(
         call.data,
@@ -282,6 +297,7 @@ export class ToolCallHandler {
         undefined,
         'retried',
         await this.tools.resolve(command.tenantId, record.tool),
+        claim,
       );
       return 'retried';
     }
@@ -306,7 +322,7 @@ export class ToolCallHandler {
         outcome,
       );
       if (done) await tx.enqueue([row]);
-      return done;
+      return done !== undefined;
     });
     if (!ok) return 'not-uncertain';
     await this.relay.publishCommitted([row]);
@@ -317,7 +333,8 @@ export class ToolCallHandler {
    * Runs the tool and records what came of it. Without `pure`, the ledger says `started` (committed
    * before this runs). With `pure` (the call's ledger row, not written yet), the outcome is recorded
    * with the row in one statement; when another delivery recorded an outcome first, that one is re-sent
-   * and this one dropped (a pure tool may repeat; its result reaches the thread once).
+   * and this one dropped (a pure tool may repeat; its result reaches the thread once). Without `pure`,
+   * `claim` is the row as this attempt holds it: its outcome is recorded only while it still does.
    */
   private async execute(
     command: ToolCallCommand,
@@ -325,6 +342,7 @@ export class ToolCallHandler {
     pure: StartEffect | undefined,
     result: ToolCallResult,
     tool: AnyTool | undefined,
+    claim?: LedgerSnapshot,
   ): Promise<ToolCallResult> {
     const outcome: ToolRunOutcome = tool
       ? await this.acting(command, callKind(tool, command.args, command.toolConfig), pure === undefined, (stop) =>
@@ -338,14 +356,17 @@ export class ToolCallHandler {
     let recorded: 'recorded' | EffectRecord;
     if (outcome.status === 'uncertain') {
       this.services.logger.warn('effect uncertain: escalated', { key: command.idempotencyKey, tool: command.tool });
-      recorded = await this.finish(command, traceHeaders, 'uncertain', uncertain(command, outcome.reason), pure, tool);
+      const notice = uncertain(command, outcome.reason);
+      recorded = await this.finish(command, traceHeaders, 'uncertain', notice, pure, tool, claim);
     } else {
       const state = outcome.status === 'completed' ? 'succeeded' : 'failed';
-      recorded = await this.finish(command, traceHeaders, state, outcome, pure, tool);
+      recorded = await this.finish(command, traceHeaders, state, outcome, pure, tool, claim);
     }
     if (recorded === 'recorded') return result;
-    // Another delivery of this pure call recorded its outcome first: re-send that one.
+    // The row moved on while this attempt acted (a human answered it, or a newer attempt holds it), or
+    // another delivery of this pure call recorded its outcome first: what the row holds stands.
     this.checkTenant(command, recorded);
+    if (!pure && recorded.state === 'started') return 'in-progress';
     this.linkToClaim(recorded);
     const action = decideEffect(recorded.state, 'pure', false);
     switch (action) {
@@ -408,6 +429,9 @@ export class ToolCallHandler {
       traceHeaders,
       existing?.state === 'uncertain' ? 'resend' : 'uncertain',
       uncertain(command, `an earlier attempt of ${command.tool} stopped after it may have acted; ${why}`),
+      undefined,
+      undefined,
+      claimOf(existing),
     );
   }
 
@@ -433,7 +457,8 @@ export class ToolCallHandler {
    * `resend`: only the message (an uncertain notice again); `dedup`: the message and a dedup hit.
    * `pure` (a pure call's row, not written yet): the row is inserted with its outcome and the message,
    * in one statement; when an outcome was already there, nothing is written or published and that row
-   * is returned for the caller to re-send.
+   * is returned for the caller to re-send. Otherwise the outcome is recorded only while the row is as
+   * `claim` says (compare and set): a row that moved on meanwhile is returned, and nothing is sent.
    */
   private async finish(
     command: ToolCallCommand,
@@ -442,6 +467,7 @@ export class ToolCallHandler {
     raw: Outcome,
     pure?: StartEffect,
     tool?: AnyTool,
+    claim?: LedgerSnapshot,
   ): Promise<'recorded' | EffectRecord> {
     // Secret-looking values (and fields the tool marks sensitive) never reach the ledger or the thread.
     const outcome = redactSecrets(raw, tool?.sensitive ?? []);
@@ -460,7 +486,20 @@ export class ToolCallHandler {
         const recorded = await ledger.recordPureOutcome(pure, record, result, row);
         if (recorded !== 'recorded') return recorded;
       } else {
-        await ledger.recordOutcomeWithMessage(command.idempotencyKey, record, result, row);
+        if (!claim)
+          throw new PoisonMessageError(
+            `effect ${command.idempotencyKey}: an outcome without the claim it ends`,
+            'effect.unclaimed',
+          );
+        const recorded = await ledger.recordOutcomeWithMessage(command.idempotencyKey, record, result, row, claim);
+        if (recorded !== 'recorded') {
+          this.services.logger.warn('effect moved on while this attempt acted: its outcome is dropped', {
+            key: command.idempotencyKey,
+            attempt: claim.attempts,
+            now: recorded.state,
+          });
+          return recorded;
+        }
       }
       await crashPoint('tools.after-outcome');
     }
@@ -502,6 +541,11 @@ export class ToolCallHandler {
 function recordedKind(existing: EffectRecord | undefined): EffectKind | undefined {
   const k = existing?.kind;
   return k === 'pure' || k === 'idempotent' || k === 'at-most-once' ? k : undefined;
+}
+
+/** The row as the delivery read it: what a write decided on it must still find. */
+function claimOf(existing: EffectRecord | undefined): LedgerSnapshot | undefined {
+  return existing && { state: existing.state, attempts: existing.attempts };
 }
 
 function uncertain(command: ToolCallCommand, reason: string): Outcome {

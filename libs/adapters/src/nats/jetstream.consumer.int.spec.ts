@@ -48,6 +48,7 @@ describe('consume()', () => {
     onPoison: (i: PoisonInfo) => Promise<void> = async () => {},
     maxMessages = 4,
     maxUntypedDeliveries?: number,
+    fairShares?: Parameters<typeof consume>[0]['fairShares'],
   ) {
     const h = await consume({
       js: nc.jetstream(),
@@ -57,6 +58,7 @@ describe('consume()', () => {
       onPoison,
       maxMessages,
       ...(maxUntypedDeliveries ? { maxUntypedDeliveries } : {}),
+      ...(fairShares ? { fairShares } : {}),
       retryDelay: () => 50,
       pullExpiresMs: 1_000,
       onError: (error, what) => errors.push(`${what}: ${String(error)}`),
@@ -312,6 +314,73 @@ describe('consume()', () => {
     await waitFor(() => done.length === 10, 10_000);
     expect(peak).toBe(2);
     expect([...done].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  // Tenant "flood" fills the stream with work that does not finish until released; tenant "acme"
+  // publishes one message behind all of it.
+  async function floodThenOne(fairShares?: Parameters<typeof start>[4]) {
+    const floodSubject = toolSubject.replace(/acme$/, 'flood');
+    const waiting: (() => void)[] = [];
+    let open = false;
+    const order: string[] = [];
+    const deliveries: number[] = [];
+    const h = await start(
+      async (m) => {
+        const key = m.subject.split('.').pop()!;
+        if (key === 'flood') {
+          deliveries.push(m.deliveryCount);
+          if (!open) await new Promise<void>((resolve) => waiting.push(resolve));
+        }
+        order.push(`${key}:${(m.data as { i: number }).i}`);
+      },
+      undefined,
+      4,
+      undefined,
+      fairShares,
+    );
+    for (let i = 0; i < 20; i++) await publisher.publish(floodSubject, { i }, { msgId: `f-${i}` });
+    await publisher.publish(toolSubject, { i: 0 }, { msgId: 'a-0' });
+    return {
+      h,
+      order,
+      deliveries,
+      waiting,
+      releaseAll: () => {
+        open = true;
+        waiting.splice(0).forEach((r) => r());
+      },
+    };
+  }
+
+  it("with fair shares, runs another tenant's message behind a flood at the first free slot", async () => {
+    await fresh();
+    const { h, order, deliveries, waiting, releaseAll } = await floodThenOne({
+      keyOf: (subject) => subject.split('.').pop(),
+      perKeyInFlight: 2,
+      perKeyHeld: 3,
+    });
+    // Alone, the flood uses every slot; the loop pulls on and finds acme's message behind it.
+    await waitFor(() => waiting.length === 4 && h.held === 4, 10_000);
+    await sleep(2_500); // > 2 × ack_wait: a held message whose ack wait ran out would be delivered again
+    waiting.shift()!();
+    await waitFor(() => order.includes('acme:0'), 10_000);
+    // The first slot that freed went to acme, ahead of the flood's waiting line.
+    expect(order).toEqual([expect.stringMatching(/^flood:/), 'acme:0']);
+    releaseAll();
+    await waitFor(() => order.length === 21, 20_000);
+    expect(new Set(order).size).toBe(21);
+    // Deferred messages came back, and the deferral is not counted as a failed delivery.
+    expect(new Set(deliveries)).toEqual(new Set([1]));
+    expect(await pending()).toMatchObject({ ackPending: 0, pending: 0 });
+  });
+
+  it('without fair shares, a message behind a flood waits for it', async () => {
+    await fresh();
+    const { order, releaseAll } = await floodThenOne();
+    releaseAll();
+    await waitFor(() => order.length === 21, 20_000);
+    // First come, first served over 4 slots: at least 16 of the flood finished before acme's turn.
+    expect(order.indexOf('acme:0')).toBeGreaterThanOrEqual(16);
   });
 });
 

@@ -1,7 +1,20 @@
+import { performance } from 'node:perf_hooks';
 import { millis, type ConsumerMessages, type JetStreamClient, type JsMsg, type MsgHdrs } from 'nats';
 import { HEADERS } from '@ratchet/contracts';
 import type { Retry } from '@ratchet/domain';
 import { DEFAULT_MAX_UNTYPED_DELIVERIES, retryDecision } from './failure-classification';
+import {
+  admit,
+  deferDelayMs,
+  drainHeld,
+  fairShareLimits,
+  finished,
+  heldCount,
+  hold,
+  initialFairShares,
+  nextToRun,
+  started,
+} from './fair-shares';
 
 export { isParseFailure, retryDecision } from './failure-classification';
 
@@ -68,6 +81,22 @@ export interface ConsumeOptions {
   pullExpiresMs?: number;
   /** Problems the loop handles itself (pull errors, failed acks): for logs. Default console.warn. */
   onError?: (error: unknown, what: string) => void;
+  /**
+   * Shares the handler slots fairly between the keys of the messages (e.g. the tenant in the subject):
+   * see `fair-shares.ts`. Without it, messages run first come, first served.
+   */
+  fairShares?: FairShareOptions;
+}
+
+export interface FairShareOptions {
+  /** The key a message counts against, from its subject (undefined: a shared key of its own). */
+  keyOf: (subject: string) => string | undefined;
+  /** Handlers of one key at once. Default: half of `maxMessages`. */
+  perKeyInFlight?: number;
+  /** Messages of one key waiting for a slot before more are deferred. Default: 4 × perKeyInFlight, at least 32. */
+  perKeyHeld?: number;
+  /** Messages of all keys waiting (keep it below the consumer's max_ack_pending). Default: 4 × maxMessages, at least 64. */
+  maxHeld?: number;
 }
 
 export interface ConsumerHandle {
@@ -75,6 +104,8 @@ export interface ConsumerHandle {
   readonly consumer: string;
   /** Handlers running now. */
   readonly inFlight: number;
+  /** Messages pulled and waiting for their key's share (fair shares only). */
+  readonly held: number;
   /**
    * Stops pulling, naks (for immediate redelivery elsewhere) whatever arrives from now on, and waits
    * up to `timeoutMs` (default 30 s) for running handlers to finish and ack. Resolves false on timeout:
@@ -106,7 +137,9 @@ export function headersToRecord(h: MsgHdrs | undefined): Record<string, string> 
  * Ack only after the handler resolved (its transaction committed); nak with a growing delay when it
  * failed retryably; record and term when it can never succeed. Fetch-based: it only asks the server
  * for as many messages as it has free handler slots, so no message waits in a client buffer while
- * its ack-wait runs out.
+ * its ack-wait runs out. With `fairShares`, a message whose key is at its share waits in the loop (its
+ * ack wait kept alive) or is deferred, and the loop keeps pulling, so other keys' messages behind a
+ * flood are reached and run (ADR 0033).
  */
 export async function consume(opts: ConsumeOptions): Promise<ConsumerHandle> {
   const { js, stream, handler, onPoison } = opts;
@@ -136,7 +169,18 @@ export async function consume(opts: ConsumeOptions): Promise<ConsumerHandle> {
   let stopping = false;
   let signalStop!: () => void;
   const stopped = new Promise<void>((resolve) => (signalStop = resolve));
-  let inFlight = 0;
+  const fair = opts.fairShares;
+  const shares = initialFairShares<JsMsg>(
+    fair
+      ? fairShareLimits(max, fair.perKeyInFlight, { perKey: fair.perKeyHeld, total: fair.maxHeld })
+      : fairShareLimits(max, max, { perKey: 1, total: 1 }),
+  );
+  const keyOf = (msg: JsMsg): string => fair?.keyOf(msg.subject) ?? '';
+  // Deferrals this process made, by stream sequence: a deferral is not a failed delivery, so the
+  // handler and the failure budget see the deliveries without them (a redelivery elsewhere cannot know).
+  const deferrals = new Map<number, number>();
+  let heldBeat: NodeJS.Timeout | undefined;
+  let meanHandlerMs = 10; // moving average, for how long a deferred message stays away
   let current: ConsumerMessages | undefined;
   const idle = new Set<() => void>(); // waiters for a free slot / all slots free / stop
   const wake = () => {
@@ -156,7 +200,10 @@ export async function consume(opts: ConsumeOptions): Promise<ConsumerHandle> {
 
   const handle = async (msg: JsMsg): Promise<void> => {
     const headers = headersToRecord(msg.headers);
-    const deliveryCount = msg.info.deliveryCount;
+    const seq = msg.info.streamSequence;
+    const deliveredTimes = msg.info.deliveryCount;
+    const deliveryCount = Math.max(1, deliveredTimes - (deferrals.get(seq) ?? 0));
+    deferrals.delete(seq);
     const base = {
       stream,
       consumer: consumerName,
@@ -231,7 +278,7 @@ export async function consume(opts: ConsumeOptions): Promise<ConsumerHandle> {
       opts.maxUntypedDeliveries ?? DEFAULT_MAX_UNTYPED_DELIVERIES,
     );
     if (retry === 'never') return poison('handler', outcome.error, data);
-    if (maxDeliver > 0 && deliveryCount >= maxDeliver) {
+    if (maxDeliver > 0 && deliveredTimes >= maxDeliver) {
       // JetStream would silently stop delivering it: record the failure and remove it instead.
       return poison('max_deliver', outcome.error, data);
     }
@@ -240,29 +287,88 @@ export async function consume(opts: ConsumeOptions): Promise<ConsumerHandle> {
     msg.nak(typeof after === 'number' && after >= 0 ? after : retryDelay(deliveryCount, retry));
   };
 
-  const dispatch = (msg: JsMsg) => {
-    inFlight++;
+  const dispatch = (msg: JsMsg, key: string) => {
+    started(shares, key);
+    const began = performance.now();
     handle(msg)
       .catch((error) => onError(error, `settling seq ${msg.seq}`))
       .finally(() => {
-        inFlight--;
+        meanHandlerMs += (performance.now() - began - meanHandlerMs) / 16;
+        finished(shares, key);
+        // Stopping: what waits is handed back by stop(), not started.
+        while (!stopping) {
+          const next = nextToRun(shares);
+          if (!next) break;
+          dispatch(next.item, next.key);
+        }
+        beatHeld();
         wake();
       });
+  };
+
+  // Held messages are the loop's until they run: keep their ack wait from running out meanwhile.
+  const beatHeld = () => {
+    const waiting = heldCount(shares) > 0;
+    if (waiting && !heldBeat) {
+      heldBeat = setInterval(() => {
+        for (const line of shares.held.values())
+          for (const m of line) {
+            try {
+              m.working();
+            } catch (error) {
+              onError(error, `working() for held seq ${m.seq} failed`);
+            }
+          }
+      }, heartbeatMs);
+    } else if (!waiting && heldBeat) {
+      clearInterval(heldBeat);
+      heldBeat = undefined;
+    }
+  };
+
+  const offer = (msg: JsMsg) => {
+    const key = keyOf(msg);
+    const admission = admit(shares, key, { deliveryCount: msg.info.deliveryCount, maxDeliver });
+    switch (admission) {
+      case 'run':
+        return dispatch(msg, key);
+      case 'hold':
+        hold(shares, key, msg);
+        return beatHeld();
+      case 'defer': {
+        const seq = msg.info.streamSequence;
+        const before = deferrals.get(seq) ?? 0;
+        // Bounded: a process that never sees the message again forgets the oldest first.
+        if (deferrals.size >= 10_000) deferrals.delete(deferrals.keys().next().value!);
+        deferrals.set(seq, before + 1);
+        return msg.nak(deferDelayMs(shares, key, before, meanHandlerMs));
+      }
+      default: {
+        const _exhaustive: never = admission;
+        return _exhaustive;
+      }
+    }
   };
 
   const loop = (async () => {
     let failures = 0;
     while (!stopping) {
-      await waitUntil(() => stopping || inFlight < max);
+      // With fair shares it pulls on while every slot is taken, as long as there is room to hold: the
+      // messages of another key behind a flood must be in a line when the next slot frees.
+      await waitUntil(
+        () => stopping || shares.inFlight < max || (fair !== undefined && heldCount(shares) < shares.limits.maxHeld),
+      );
       if (stopping) break;
       try {
-        const batch = await consumer.fetch({ max_messages: max - inFlight, expires });
+        // With fair shares, a whole window each time: what cannot run yet waits or is deferred, and the
+        // pull reaches other keys' messages behind a flood sooner.
+        const batch = await consumer.fetch({ max_messages: fair ? max : max - shares.inFlight, expires });
         current = batch;
         if (stopping) await batch.close();
         for await (const msg of batch) {
           // Pulled after stop(): hand it straight back so another instance takes it without waiting for ack_wait.
           if (stopping) msg.nak();
-          else dispatch(msg);
+          else offer(msg);
         }
         failures = 0;
       } catch (error) {
@@ -281,7 +387,10 @@ export async function consume(opts: ConsumeOptions): Promise<ConsumerHandle> {
     stream,
     consumer: consumerName,
     get inFlight() {
-      return inFlight;
+      return shares.inFlight;
+    },
+    get held() {
+      return heldCount(shares);
     },
     async stop(timeoutMs = 30_000): Promise<boolean> {
       stopping = true;
@@ -289,9 +398,12 @@ export async function consume(opts: ConsumeOptions): Promise<ConsumerHandle> {
       wake();
       await current?.close().catch(() => undefined);
       await loop;
+      // Not started here: another instance takes them at once.
+      for (const m of drainHeld(shares)) m.nak();
+      beatHeld();
       let timer: NodeJS.Timeout | undefined;
       const finished = await Promise.race([
-        waitUntil(() => inFlight === 0).then(() => true),
+        waitUntil(() => shares.inFlight === 0).then(() => true),
         new Promise<boolean>((resolve) => {
           timer = setTimeout(() => resolve(false), timeoutMs);
         }),

@@ -1,4 +1,4 @@
-import type { OutboxMessage } from '@ratchet/domain';
+import { ledgerWrite, PoisonMessageError, type LedgerSnapshot, type OutboxMessage } from '@ratchet/domain';
 import { isoColumn, type SqlExecutor } from './sql';
 
 export type EffectState = 'started' | 'succeeded' | 'failed' | 'uncertain' | 'cancelled';
@@ -212,13 +212,19 @@ export class EffectLedgerRepository {
     return new Set(rows.map((r) => r.key));
   }
 
-  async recordOutcome(key: string, state: Exclude<EffectState, 'started'>, result: unknown): Promise<void> {
-    const updated = await this.sql.run(
-      `update ${this.sql.table('effects')}
-       set state = ?, result = ?::jsonb, finished_at = now(), updated_at = now() where key = ?`,
-      [state, result === undefined ? null : JSON.stringify(result), key],
-    );
-    if (updated !== 1) throw new Error(`effect ${key} was never started`);
+  /**
+   * Records the outcome of the attempt that read the row as `read` (its claim: `started` and its attempt
+   * number; an escalation: the same). Compare and set: only while the row is still in that state and
+   * held by that attempt — a late attempt never writes over a human's answer or a newer attempt. Returns
+   * 'recorded', or the row as it is now when it moved on (then nothing is written).
+   */
+  async recordOutcome(
+    key: string,
+    state: Exclude<EffectState, 'started'>,
+    result: unknown,
+    read: LedgerSnapshot,
+  ): Promise<'recorded' | EffectRecord> {
+    return this.recordOutcomeWithMessage(key, state, result, undefined, read);
   }
 
   /**
@@ -229,28 +235,42 @@ export class EffectLedgerRepository {
     key: string,
     state: Exclude<EffectState, 'started'>,
     result: unknown,
-    message: OutboxMessage,
-  ): Promise<void> {
+    message: OutboxMessage | undefined,
+    read: LedgerSnapshot,
+  ): Promise<'recorded' | EffectRecord> {
+    if (ledgerWrite(read, read, state, 'attempt') === 'refused')
+      throw new PoisonMessageError(
+        `effect ${key}: an attempt cannot move it from ${read.state} to ${state}`,
+        'effect.backwards',
+      );
     const rows = await this.sql.query<{ updated: number }>(
       `with u as (
          update ${this.sql.table('effects')}
-         set state = ?, result = ?::jsonb, finished_at = now(), updated_at = now() where key = ? returning 1
+         set state = ?, result = ?::jsonb, finished_at = now(), updated_at = now()
+         where key = ? and state = ? and attempts = ? returning 1
        ), o as (
          insert into ${this.sql.table('outbox')} (id, subject, headers, payload)
-         select ?, ?, ?::jsonb, ?::jsonb where exists (select 1 from u) returning 1
+         select ?, ?, ?::jsonb, ?::jsonb where ?::boolean and exists (select 1 from u) returning 1
        )
        select (select count(*) from u)::int as updated, (select count(*) from o)::int as enqueued`,
       [
         state,
         result === undefined ? null : JSON.stringify(result),
         key,
-        message.id,
-        message.subject,
-        JSON.stringify(message.headers),
-        JSON.stringify(message.payload),
+        read.state,
+        read.attempts,
+        message?.id ?? '',
+        message?.subject ?? '',
+        JSON.stringify(message?.headers ?? {}),
+        JSON.stringify(message?.payload ?? null),
+        message !== undefined,
       ],
     );
-    if (rows[0]?.updated !== 1) throw new Error(`effect ${key} was never started`);
+    if (rows[0]?.updated === 1) return 'recorded';
+    // Moved on meanwhile (or never there): read it in a new snapshot, after the writer that moved it committed.
+    const now = await this.get(key);
+    if (!now) throw new PoisonMessageError(`effect ${key} was never started`, 'effect.unknown');
+    return now;
   }
 
   /**
@@ -317,9 +337,10 @@ export class EffectLedgerRepository {
 
   /**
    * Records a human's answer to an `uncertain` effect. Only an effect that is still `uncertain` (and of
-   * this tenant) takes an answer: returns false otherwise, so a repeated or late answer changes nothing.
+   * this tenant) takes an answer: nothing changes otherwise, so a repeated or late answer changes nothing.
    * `happened`/`fail` settle the effect (`succeeded`/`failed` with `result`); `retry` puts it back to
-   * `started` with one more attempt, for the caller to run it again.
+   * `started` with one more attempt, for the caller to run it again. Returns the row's new state and
+   * attempt (the retry's, for its outcome's compare and set), or undefined when nothing changed.
    */
   async recordResolution(
     tenantId: string,
@@ -327,20 +348,21 @@ export class EffectLedgerRepository {
     resolution: EffectResolution,
     by: string,
     result?: unknown,
-  ): Promise<boolean> {
+  ): Promise<LedgerSnapshot | undefined> {
     const state = resolution === 'happened' ? 'succeeded' : resolution === 'fail' ? 'failed' : 'started';
     const settles = resolution !== 'retry';
-    const updated = await this.sql.run(
+    const rows = await this.sql.query<{ state: EffectState; attempts: number }>(
       `update ${this.sql.table('effects')}
        set state = ?, resolution = ?, resolved_by = ?, resolved_at = now(), updated_at = now(),
            attempts = attempts + ${settles ? 0 : 1},
            result = ${settles ? '?::jsonb' : 'result'}, finished_at = ${settles ? 'now()' : 'null'}
-       where key = ? and tenant_id = ? and state = 'uncertain'`,
+       where key = ? and tenant_id = ? and state = 'uncertain'
+       returning state, attempts`,
       settles
         ? [state, resolution, by, JSON.stringify(result ?? null), key, tenantId]
         : [state, resolution, by, key, tenantId],
     );
-    return updated === 1;
+    return rows[0];
   }
 
   async listByThread(tenantId: string, threadId: string): Promise<EffectRecord[]> {

@@ -159,6 +159,22 @@ function likeEscape(value: string): string {
   return value.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
+/**
+ * The memory items a thread's runs wrote (their provenance names the thread), in the caller's
+ * transaction; 0 when the memory schema is not there.
+ */
+export async function removeThreadMemory(sql: SqlExecutor, tenantId: string, threadId: string): Promise<number> {
+  const items = tableOf('memory', 'items');
+  const [present] = await sql.query<{ ok: boolean }>(`select to_regclass(?) is not null as ok`, [items]);
+  if (!present?.ok) return 0;
+  return sql.run(`delete from ${items} where tenant_id = ? and provenance->>'threadId' = ?`, [tenantId, threadId]);
+}
+
+/** What a thread's erasure tombstone is filed under: it names no thread, like a subject's. */
+export function threadErasureHash(tenantId: string, threadId: string): string {
+  return erasureTombstoneHash(tenantId, `thread:${threadId}`);
+}
+
 /** sha256(tenant NUL subject), hex: identifies an erasure request without naming its subject. */
 export function erasureTombstoneHash(tenantId: string, subject: string): string {
   return createHash('sha256').update(`${tenantId}\u0000${subject}`, 'utf8').digest('hex');

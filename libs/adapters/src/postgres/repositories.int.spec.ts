@@ -78,7 +78,14 @@ describe('EffectLedgerRepository', () => {
     const again = await ledger.recordStarted({ ...e, callId: 'other' });
     expect(again).toMatchObject({ ...e, state: 'started', attempts: 1, result: null, finishedAt: null });
     expect(await ledger.recordAttempt(e.key)).toBe(2);
-    await ledger.recordOutcome(e.key, 'succeeded', { status: 201, body: "ok ' ?" });
+    expect(
+      await ledger.recordOutcome(
+        e.key,
+        'succeeded',
+        { status: 201, body: "ok ' ?" },
+        { state: 'started', attempts: 2 },
+      ),
+    ).toBe('recorded');
     const done = await ledger.get(e.key);
     expect(done).toMatchObject({ state: 'succeeded', attempts: 2, result: { status: 201, body: "ok ' ?" } });
     expect(done!.finishedAt).not.toBeNull();
@@ -110,10 +117,15 @@ describe('EffectLedgerRepository', () => {
 
   it('refuses outcomes for unknown keys and unknown states', async () => {
     const ledger = new EffectLedgerRepository(tools.sql);
-    await expect(ledger.recordOutcome('nope', 'failed', null)).rejects.toThrow(/never started/);
+    const claim = { state: 'started', attempts: 1 } as const;
+    await expect(ledger.recordOutcome('nope', 'failed', null, claim)).rejects.toThrow(/never started/);
     const e = effect();
     await ledger.recordStarted(e);
-    await expect(ledger.recordOutcome(e.key, 'exploded' as 'failed', null)).rejects.toThrow(/check/);
+    await expect(ledger.recordOutcome(e.key, 'exploded' as 'failed', null, claim)).rejects.toThrow(/check/);
+    // Never backwards: an attempt does not answer for a human, nor move a final row.
+    await expect(ledger.recordOutcome(e.key, 'succeeded', null, { state: 'uncertain', attempts: 1 })).rejects.toThrow(
+      /cannot move it from uncertain/,
+    );
   });
 
   it('records an outcome and its result message in one statement, both or neither', async () => {
@@ -122,24 +134,86 @@ describe('EffectLedgerRepository', () => {
     const message = (id: string) => ({ id, subject: 't.inbox.a.b', headers: { k: "v '?" }, payload: { ok: "it's ?" } });
     const e = effect();
     await ledger.recordStarted(e);
-    await ledger.recordOutcomeWithMessage(e.key, 'succeeded', { ok: true }, message(`${e.key}:result`));
+    const claim = { state: 'started', attempts: 1 } as const;
+    await ledger.recordOutcomeWithMessage(e.key, 'succeeded', { ok: true }, message(`${e.key}:result`), claim);
     expect(await ledger.get(e.key)).toMatchObject({ state: 'succeeded', result: { ok: true } });
     expect(await tools.sql.query(`select headers, payload from ${outbox} where id = ?`, [`${e.key}:result`])).toEqual([
       { headers: { k: "v '?" }, payload: { ok: "it's ?" } },
     ]);
     // An effect that was never started: refused, and no message is left behind.
-    await expect(ledger.recordOutcomeWithMessage('nope', 'failed', null, message('nope:result'))).rejects.toThrow(
-      /never started/,
-    );
+    await expect(
+      ledger.recordOutcomeWithMessage('nope', 'failed', null, message('nope:result'), claim),
+    ).rejects.toThrow(/never started/);
     expect(await tools.sql.query(`select id from ${outbox} where id = ?`, ['nope:result'])).toEqual([]);
     // A bad state fails the whole statement: the outcome is not recorded and no message is enqueued.
     const f = effect();
     await ledger.recordStarted(f);
     await expect(
-      ledger.recordOutcomeWithMessage(f.key, 'exploded' as 'failed', null, message(`${f.key}:result`)),
+      ledger.recordOutcomeWithMessage(f.key, 'exploded' as 'failed', null, message(`${f.key}:result`), claim),
     ).rejects.toThrow(/check/);
     expect(await ledger.get(f.key)).toMatchObject({ state: 'started' });
     expect(await tools.sql.query(`select id from ${outbox} where id = ?`, [`${f.key}:result`])).toEqual([]);
+  });
+
+  it('never lets a late attempt overwrite a human resolution, nor a newer attempt', async () => {
+    const ledger = new EffectLedgerRepository(tools.sql);
+    const outbox = tools.sql.table('outbox');
+    const message = (id: string) => ({ id, subject: 't.inbox.a.b', headers: {}, payload: { id } });
+    const sent = async (id: string) => (await tools.sql.query(`select id from ${outbox} where id = ?`, [id])).length;
+    const e = effect();
+    // Attempt 1 claims the effect and acts; it stalls, its lease runs out and a redelivery escalates.
+    await ledger.recordStarted(e);
+    const attempt1 = { state: 'started', attempts: 1 } as const;
+    expect(await ledger.recordOutcomeWithMessage(e.key, 'uncertain', null, message('escalated'), attempt1)).toBe(
+      'recorded',
+    );
+    // A human says it happened.
+    expect(await ledger.recordResolution(e.tenantId, e.key, 'happened', 'ops@acme', { ok: 'human' })).toEqual({
+      state: 'succeeded',
+      attempts: 1,
+    });
+    // Attempt 1 comes back with its own outcome: dropped; the human's answer stands and nothing is sent.
+    const late = await ledger.recordOutcomeWithMessage(e.key, 'failed', { late: true }, message('late'), attempt1);
+    expect(late).toMatchObject({ state: 'succeeded', resolution: 'happened', resolvedBy: 'ops@acme' });
+    expect(await ledger.get(e.key)).toMatchObject({ state: 'succeeded', result: { ok: 'human' } });
+    expect(await sent('late')).toBe(0);
+
+    // A human retry makes attempt 2; attempt 1's outcome, arriving after, does not end attempt 2.
+    const f = effect();
+    await ledger.recordStarted(f);
+    await ledger.recordOutcome(f.key, 'uncertain', null, attempt1);
+    const attempt2 = await ledger.recordResolution(f.tenantId, f.key, 'retry', 'ops@acme');
+    expect(attempt2).toEqual({ state: 'started', attempts: 2 });
+    expect(await ledger.recordOutcome(f.key, 'succeeded', { from: 1 }, attempt1)).toMatchObject({ state: 'started' });
+    expect(await ledger.recordOutcome(f.key, 'succeeded', { from: 2 }, attempt2!)).toBe('recorded');
+    expect(await ledger.get(f.key)).toMatchObject({ state: 'succeeded', result: { from: 2 } });
+  });
+
+  it('lets exactly one of two writers racing on the same read state win', async () => {
+    const outbox = tools.sql.table('outbox');
+    for (let round = 0; round < 10; round++) {
+      const e = effect();
+      await new EffectLedgerRepository(tools.sql).recordStarted(e);
+      const read = { state: 'started', attempts: 1 } as const;
+      const ids = [`${e.key}:outcome`, `${e.key}:escalation`];
+      const results = await Promise.all([
+        withServiceTx(tools, (tx) =>
+          new EffectLedgerRepository(tx).recordOutcomeWithMessage(e.key, 'succeeded', { ok: true }, msg(ids[0]!), read),
+        ),
+        withServiceTx(tools, (tx) =>
+          new EffectLedgerRepository(tx).recordOutcomeWithMessage(e.key, 'uncertain', null, msg(ids[1]!), read),
+        ),
+      ]);
+      expect(results.filter((r) => r === 'recorded')).toHaveLength(1);
+      const loser = results.find((r) => r !== 'recorded');
+      const winner = results[0] === 'recorded' ? 'succeeded' : 'uncertain';
+      expect(loser).toMatchObject({ state: winner });
+      const rows = await tools.sql.query<{ id: string }>(`select id from ${outbox} where id in (?)`, [ids]);
+      expect(rows).toHaveLength(1);
+    }
+    function msg(id: string) {
+      return { id, subject: 't.inbox.a.b', headers: {}, payload: { id } };
+    }
   });
 });
 

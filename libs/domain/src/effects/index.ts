@@ -1,1 +1,2 @@
 export * from './effect.decider';
+export * from './effect.transition';

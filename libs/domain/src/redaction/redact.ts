@@ -18,9 +18,26 @@ const SECRET_VALUE: RegExp[] = [
   /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
 ];
 
+/** A secret written out in prose: `password: hunter2`, `api key = abc…` — the value goes, the words stay. */
+const SECRET_PHRASE =
+  /\b(pass(?:word|phrase)?|passwd|pwd|secret|api[-_ ]?key|access[-_ ]?token)(\s*(?:is\s*)?[:=]\s*)("[^"]*"|'[^']*'|\S+)/gi;
+
+/** The deployment's own patterns (`RATCHET_REDACT_PATTERNS`), installed once at boot. */
+let operatorPatterns: readonly RegExp[] = [];
+
+/**
+ * Adds the deployment's patterns to the built-in ones, for every redaction in this process from now on.
+ * Called once at boot with the parsed configuration; each pattern is used globally (`g`).
+ */
+export function configureRedaction(patterns: readonly RegExp[]): void {
+  operatorPatterns = patterns.map((p) => (p.global ? p : new RegExp(p.source, `${p.flags}g`)));
+}
+
 export function redactText(text: string): string {
   let out = text;
   for (const pattern of SECRET_VALUE) out = out.replace(pattern, REDACTED);
+  out = out.replace(SECRET_PHRASE, (_m, name: string, sep: string) => `${name}${sep}${REDACTED}`);
+  for (const pattern of operatorPatterns) out = out.replace(pattern, REDACTED);
   return out;
 }
 

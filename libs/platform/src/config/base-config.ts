@@ -1,6 +1,16 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
-import { envEnum, envInt, envMillis, envPort, envString, envToken, envUrl, envUrlList } from './env-fields';
+import {
+  envEnum,
+  envInt,
+  envMillis,
+  envPatternList,
+  envPort,
+  envString,
+  envToken,
+  envUrl,
+  envUrlList,
+} from './env-fields';
 
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/ratchet';
 export const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
@@ -41,6 +51,11 @@ export const configFields = {
   /** Seeds one API key at boot for local development; never set it in production. */
   GATEWAY_BOOTSTRAP_API_KEY: envString().min(16, { error: 'expected at least 16 characters' }).optional(),
   GATEWAY_BOOTSTRAP_TENANT: envToken().default('demo'),
+  /**
+   * The deployment's own redaction patterns (a JSON array of regular expressions), applied with the
+   * built-in ones wherever data enters: run input and metadata, tool results, refused messages.
+   */
+  RATCHET_REDACT_PATTERNS: envPatternList().default([]),
 };
 
 const baseObject = z.object({
@@ -55,6 +70,7 @@ const baseObject = z.object({
   RATCHET_DUPLICATE_WINDOW_MS: configFields.RATCHET_DUPLICATE_WINDOW_MS,
   RATCHET_STREAM_REPLICAS: configFields.RATCHET_STREAM_REPLICAS,
   OTEL_EXPORTER_OTLP_ENDPOINT: configFields.OTEL_EXPORTER_OTLP_ENDPOINT,
+  RATCHET_REDACT_PATTERNS: configFields.RATCHET_REDACT_PATTERNS,
 });
 
 /** Defaults that depend on other variables are filled in after parsing. */

@@ -13,6 +13,39 @@ export function envString(expected = 'expected a non-empty string') {
   return z.string({ error: expected }).min(1, { error: expected });
 }
 
+/**
+ * A JSON array of regular expressions (JavaScript syntax, no slashes), e.g. `["ACME-[0-9]{6}"]`; each
+ * must compile. Parsed to RegExp objects (global, case-sensitive).
+ */
+export function envPatternList() {
+  const expected = 'expected a JSON array of regular expressions, e.g. ["ACME-[0-9]{6}"]';
+  return z.string({ error: expected }).transform((value, ctx) => {
+    let list: unknown;
+    try {
+      list = JSON.parse(value);
+    } catch {
+      list = undefined;
+    }
+    if (!Array.isArray(list) || !list.every((p) => typeof p === 'string' && p.length > 0)) {
+      ctx.addIssue({ code: 'custom', message: expected });
+      return z.NEVER;
+    }
+    const out: RegExp[] = [];
+    for (const source of list as string[]) {
+      try {
+        out.push(new RegExp(source, 'g'));
+      } catch (error) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${JSON.stringify(source)} is not a regular expression: ${(error as Error).message}`,
+        });
+        return z.NEVER;
+      }
+    }
+    return out;
+  });
+}
+
 /** A URL whose scheme is one of `protocols` (each with its trailing colon, e.g. `postgres:`). */
 export function envUrl(protocols: readonly string[], expected: string) {
   return z.string({ error: expected }).refine((value) => isUrl(value, protocols), { error: expected });

@@ -101,6 +101,20 @@ describe('loadConfig', () => {
     expect(range.message).toContain('GATEWAY_PORT: expected a TCP port (1-65535), got "70000"');
   });
 
+  it("parses the deployment's redaction patterns, and names one that does not compile", () => {
+    const config = loadConfig(
+      baseConfigSchema,
+      { RATCHET_REDACT_PATTERNS: '["ACME-[0-9]{6}", "emp#\\\\d+"]' },
+      'memory',
+    );
+    expect(config.RATCHET_REDACT_PATTERNS.map((p) => p.source)).toEqual(['ACME-[0-9]{6}', 'emp#\\d+']);
+    expect(loadConfig(baseConfigSchema, {}, 'memory').RATCHET_REDACT_PATTERNS).toEqual([]);
+    const bad = errorOf(() => loadConfig(baseConfigSchema, { RATCHET_REDACT_PATTERNS: '["(unclosed"]' }, 'memory'));
+    expect(bad.message).toContain('RATCHET_REDACT_PATTERNS: "(unclosed" is not a regular expression');
+    const notJson = errorOf(() => loadConfig(baseConfigSchema, { RATCHET_REDACT_PATTERNS: 'ACME-.*' }, 'memory'));
+    expect(notJson.message).toContain('RATCHET_REDACT_PATTERNS: expected a JSON array of regular expressions');
+  });
+
   it('names every bad variable at once', () => {
     const schema = extendConfig({ MODEL_API_KEY: z.string(), BATCH: envInt({ min: 1, max: 10 }) });
     const error = errorOf(() =>

@@ -11,6 +11,7 @@ import {
   findConsumer,
   type ConsumedMessage,
   type ConsumerHandle,
+  type FairShareOptions,
   type PoisonInfo,
   type Topology,
 } from '@ratchet/adapters';
@@ -31,6 +32,8 @@ export interface JetStreamServerOptions {
   ensureTopology?: boolean;
   /** Handlers running at once, per consumer (a number for all, or by consumer name). Default 8. */
   maxMessages?: number | Partial<Record<string, number>>;
+  /** Fair shares of a consumer's handlers between the keys (tenants) of its messages, by consumer name. */
+  fairShares?: Partial<Record<string, FairShareOptions>>;
   /** Records a message given up on (failure event, dead-letter row) before it is termed. Required: the
    *  failure must land somewhere durable, not only in a log line. */
   onPoison: (info: PoisonInfo) => Promise<void>;
@@ -121,6 +124,7 @@ export class JetStreamServer extends Server<JetStreamServerEvents, Status> imple
           handler: (message) => this.dispatch(pattern, message),
           onPoison: this.options.onPoison,
           maxMessages: typeof max === 'number' ? max : (max?.[pattern] ?? 8),
+          fairShares: this.options.fairShares?.[pattern],
           retryDelay: this.options.retryDelay,
           pullExpiresMs: this.options.pullExpiresMs,
           onError: (error, what) => this.logger.warn(`${spec.stream}/${spec.name}: ${what}: ${describe(error)}`),

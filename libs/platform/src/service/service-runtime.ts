@@ -16,7 +16,7 @@ import { OutboxRelay } from '../outbox';
 import { createLogger, type Logger } from './logger';
 import { topologyFromConfig } from './topology';
 import { meter } from '../telemetry';
-import { redactSecrets, redactText, type OutboxStore } from '@ratchet/domain';
+import { configureRedaction, redactSecrets, redactText, type OutboxStore } from '@ratchet/domain';
 
 /** Outbox lag as OTLP gauges: rows not yet published, and the age of the oldest one. */
 function observeOutboxLag(service: string, store: OutboxStore): void {
@@ -48,6 +48,8 @@ export interface RuntimeConfig {
   SERVICE_INSTANCE_ID: string;
   RATCHET_ACK_WAIT_MS: number;
   RATCHET_DUPLICATE_WINDOW_MS: number;
+  /** The deployment's redaction patterns (`RATCHET_REDACT_PATTERNS`). */
+  RATCHET_REDACT_PATTERNS?: readonly RegExp[];
 }
 
 export interface RuntimeOptions {
@@ -80,6 +82,8 @@ export class ServiceRuntime {
 
   static async start(options: RuntimeOptions): Promise<ServiceRuntime> {
     const { config } = options;
+    // The deployment's redaction patterns, for every redaction this process makes from now on.
+    configureRedaction(config.RATCHET_REDACT_PATTERNS ?? []);
     const logger = createLogger(options.service, config.LOG_LEVEL, config.SERVICE_INSTANCE_ID);
     const db = await openDatabase({ url: config.DATABASE_URL, schema: options.schema, migrations: options.migrations });
     let nc: NatsConnection | undefined;

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { INestApplication, Type } from '@nestjs/common';
+import type { FairShareOptions } from '@ratchet/adapters';
 import { JetStreamExceptionFilter, JetStreamServer } from '../jetstream';
 import { startTelemetry } from '../telemetry';
 import { Readiness } from './health.controller';
@@ -17,6 +18,8 @@ export interface StartServiceOptions extends RuntimeOptions {
   prepare?: (runtime: ServiceRuntime) => Promise<void>;
   /** Handlers running at once per consumer: one number for all, or per consumer (others keep 8). */
   maxMessages?: number | Partial<Record<string, number>>;
+  /** Fair shares between tenants on these consumers (see `consume()`). */
+  fairShares?: Partial<Record<string, FairShareOptions>>;
 }
 
 /**
@@ -55,6 +58,7 @@ export async function startService(
           onPoison: runtime.recordPoison,
           stopTimeoutMs: options.shutdownGraceMs,
           ...(options.maxMessages ? { maxMessages: options.maxMessages } : {}),
+          ...(options.fairShares ? { fairShares: options.fairShares } : {}),
         }),
       },
       { inheritAppConfig: true },
