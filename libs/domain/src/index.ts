@@ -6,4 +6,5 @@ export * from './redaction';
 export * from './payload';
 export * from './approvals';
 export * from './schedules';
+export * from './housekeeping';
 export * from './webhooks';

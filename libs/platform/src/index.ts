@@ -5,3 +5,4 @@ export * from './outbox';
 export * from './service';
 export * from './failpoints';
 export * from './telemetry';
+export * from './retention';
