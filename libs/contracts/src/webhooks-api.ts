@@ -40,7 +40,12 @@ export const WebhooksRequest = z.discriminatedUnion('op', [
   z.strictObject({
     op: z.literal('rotate-secret'),
     principal: Principal,
-    overlapSeconds: z.number().int().min(0).max(MAX_WEBHOOK_SECRET_OVERLAP_SECONDS).default(DEFAULT_WEBHOOK_SECRET_OVERLAP_SECONDS),
+    overlapSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_WEBHOOK_SECRET_OVERLAP_SECONDS)
+      .default(DEFAULT_WEBHOOK_SECRET_OVERLAP_SECONDS),
   }),
 ]);
 export type WebhooksRequest = z.input<typeof WebhooksRequest>;

@@ -55,14 +55,20 @@ Examples:
         try {
           data = (await nc.request(subject, JSON.stringify(request), { timeout: 10_000 })).data;
         } catch (error) {
-          throw new CliError(`no orchestrator answered on ${subject}: is one running?`, undefined, 'webhooks.unavailable', {
-            cause: error,
-          });
+          throw new CliError(
+            `no orchestrator answered on ${subject}: is one running?`,
+            undefined,
+            'webhooks.unavailable',
+            {
+              cause: error,
+            },
+          );
         }
         return WebhooksReply.parse(JSON.parse(new TextDecoder().decode(data)));
       });
       if (!reply.ok) throw new CliError(reply.error.message, undefined, `webhooks.${reply.error.code}`);
-      if (!('secret' in reply)) throw new CliError('the orchestrator answered without a secret', undefined, 'webhooks.invalid');
+      if (!('secret' in reply))
+        throw new CliError('the orchestrator answered without a secret', undefined, 'webhooks.invalid');
       const previousValidUntil = reply.previousValidUntil ?? null;
       if (out.json) {
         out.jsonLine({ tenant: opts.tenant, secret: reply.secret, previousValidUntil, scheme: reply.scheme });

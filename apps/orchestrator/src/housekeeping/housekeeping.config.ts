@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { InvalidTimingError, tickClock, type HousekeepingSettings } from '@ratchet/domain';
-import { ConfigError, envBoolean, envString, parseAge, parseRetentionPolicy, type RetentionPolicy } from '@ratchet/platform';
+import {
+  ConfigError,
+  envBoolean,
+  envString,
+  parseAge,
+  parseRetentionPolicy,
+  type RetentionPolicy,
+} from '@ratchet/platform';
 
 const DAY = 86_400_000;
 const AGE_EXPECTED = 'expected an age such as 90m, 12h, 7d or 4w, or off';
@@ -38,8 +45,15 @@ type Fields = { [K in keyof typeof housekeepingConfigFields]: z.output<(typeof h
  * The housekeeping schedule and the retention policy from the parsed configuration. Throws a
  * ConfigError naming the variable for a cron, time zone or policy the process cannot run with.
  */
-export function housekeepingFromConfig(config: Fields): { settings: HousekeepingSettings; retention: RetentionPolicy | undefined } {
-  const timing = { kind: 'cron' as const, expression: config.HOUSEKEEPING_CRON, timezone: config.HOUSEKEEPING_TIMEZONE };
+export function housekeepingFromConfig(config: Fields): {
+  settings: HousekeepingSettings;
+  retention: RetentionPolicy | undefined;
+} {
+  const timing = {
+    kind: 'cron' as const,
+    expression: config.HOUSEKEEPING_CRON,
+    timezone: config.HOUSEKEEPING_TIMEZONE,
+  };
   try {
     tickClock(timing, new Date(0));
   } catch (error) {

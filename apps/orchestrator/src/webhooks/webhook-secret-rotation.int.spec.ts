@@ -84,7 +84,14 @@ describe('webhook secret rotation', () => {
     expect([during.verifies('whsec_second'), during.verifies('whsec_first')]).toEqual([true, true]);
     expect(during.verifies('whsec_other')).toBe(false);
     // The first signature is the new secret's: a receiver that reads one can read the first.
-    expect(verifyWebhook('whsec_second', { timestamp: String(Math.floor(nowMs / 1000)), signature: during.signatures[0]! }, JSON.stringify({ id: 'd-during' }), clock.now())).toBe(true);
+    expect(
+      verifyWebhook(
+        'whsec_second',
+        { timestamp: String(Math.floor(nowMs / 1000)), signature: during.signatures[0]! },
+        JSON.stringify({ id: 'd-during' }),
+        clock.now(),
+      ),
+    ).toBe(true);
 
     nowMs = T0 + 3_600_001;
     const after = await deliver('acme', 'd-after');
@@ -110,7 +117,9 @@ describe('webhook secret rotation', () => {
 
   it("a tenant's rotation leaves other tenants' secrets alone; a first rotation has no previous secret", async () => {
     expect(await repo().secret('beta', () => 'whsec_beta')).toBe('whsec_beta');
-    expect(await repo().rotate('gamma', 'whsec_gamma', iso(nowMs + 1000), iso(nowMs))).toEqual({ current: 'whsec_gamma' });
+    expect(await repo().rotate('gamma', 'whsec_gamma', iso(nowMs + 1000), iso(nowMs))).toEqual({
+      current: 'whsec_gamma',
+    });
     expect(await repo().secrets('beta', () => 'unused', iso(nowMs))).toEqual({ current: 'whsec_beta' });
   });
 });

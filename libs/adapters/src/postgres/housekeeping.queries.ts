@@ -60,7 +60,11 @@ export async function recordHousekeeping(
 }
 
 /** The latest ticks of a job, newest first. */
-export async function listHousekeepingTicks(sql: SqlExecutor, job: string, limit: number): Promise<HousekeepingTickRecord[]> {
+export async function listHousekeepingTicks(
+  sql: SqlExecutor,
+  job: string,
+  limit: number,
+): Promise<HousekeepingTickRecord[]> {
   const rows = await sql.query<{
     tick_at: string;
     missed: number;

@@ -127,12 +127,17 @@ export class WebhookDeliveriesRepository {
       `insert into ${this.sql.table('webhook_secrets')} (tenant_id, secret) values (?, ?) on conflict do nothing`,
       [tenantId, make()],
     );
-    const rows = await this.sql.query<{ secret: string; previous_secret: string | null; previous_until: string | null }>(
+    const rows = await this.sql.query<{
+      secret: string;
+      previous_secret: string | null;
+      previous_until: string | null;
+    }>(
       `select secret, previous_secret, ${isoColumn('previous_until')} from ${this.sql.table('webhook_secrets')} where tenant_id = ?`,
       [tenantId],
     );
     const r = rows[0]!;
-    const overlapping = r.previous_secret !== null && r.previous_until !== null && (now === undefined || r.previous_until > now);
+    const overlapping =
+      r.previous_secret !== null && r.previous_until !== null && (now === undefined || r.previous_until > now);
     return overlapping
       ? { current: r.secret, previous: r.previous_secret!, previousUntil: r.previous_until! }
       : { current: r.secret };
@@ -144,7 +149,11 @@ export class WebhookDeliveriesRepository {
    * One statement: two rotations at once leave one of them, with the secret before it as previous.
    */
   async rotate(tenantId: string, next: string, previousUntil: string, now: string): Promise<WebhookSecrets> {
-    const rows = await this.sql.query<{ secret: string; previous_secret: string | null; previous_until: string | null }>(
+    const rows = await this.sql.query<{
+      secret: string;
+      previous_secret: string | null;
+      previous_until: string | null;
+    }>(
       `insert into ${this.sql.table('webhook_secrets')} as w (tenant_id, secret, rotated_at) values (?, ?, ?)
        on conflict (tenant_id) do update set previous_secret = w.secret, previous_until = ?::timestamptz,
          secret = excluded.secret, rotated_at = excluded.rotated_at

@@ -65,7 +65,13 @@ export async function applyRetention(
     const idleBefore = new Date(pass.now.getTime() - rule.idleMs).toISOString();
     for (const key of await listIdleThreads(db.sql, { tenantId, idleBefore })) {
       const { tenantId: t, threadId } = key;
-      const base = { tenantId: t, threadId, action: rule.action, rule: `${rule.action}:${rule.idle}`, dryRun: pass.dryRun };
+      const base = {
+        tenantId: t,
+        threadId,
+        action: rule.action,
+        rule: `${rule.action}:${rule.idle}`,
+        dryRun: pass.dryRun,
+      };
       let result: RetentionResult;
       try {
         if (rule.action === 'compact') {
