@@ -144,13 +144,20 @@ describe.each(['dev', 'prod'] as const)('deploy/k8s/overlays/%s', (overlay) => {
   });
   const deployment = (s: Service) => named(objects, 'Deployment', `ratchet-${s}`);
 
+  // dev ships the NATS, Postgres and Jaeger its credentials and OTLP endpoint name; prod brings its own.
+  const infra = overlay === 'dev' ? ['jaeger', 'nats', 'postgres'] : [];
+
   it('renders one Deployment per service, the gateway Service, both Jobs and the network policies', () => {
     expect(
       of(objects, 'Deployment')
         .map((d) => d.metadata.name)
         .sort(),
-    ).toEqual(SERVICES.map((s) => `ratchet-${s}`).sort());
-    expect(of(objects, 'Service').map((s) => s.metadata.name)).toEqual(['ratchet-gateway']);
+    ).toEqual([...infra, ...SERVICES.map((s) => `ratchet-${s}`)].sort());
+    expect(
+      of(objects, 'Service')
+        .map((s) => s.metadata.name)
+        .sort(),
+    ).toEqual([...infra, 'ratchet-gateway'].sort());
     expect(
       of(objects, 'Job')
         .map((j) => j.metadata.name)
@@ -341,6 +348,36 @@ describe.each(['dev', 'prod'] as const)('deploy/k8s/overlays/%s', (overlay) => {
     const cm = named(objects, 'ConfigMap', 'ratchet-nats-accounts');
     expect(cm['data']['ratchet-accounts.conf']).toBe(readFileSync(path.join(ROOT, NATS_ACCOUNTS), 'utf8'));
   });
+
+  if (overlay === 'dev') {
+    it('dev: the NATS it ships serves the Ratchet account with the dev passwords; Postgres matches DATABASE_URL', () => {
+      const nats = named(objects, 'Deployment', 'nats');
+      const pod = nats['spec'].template.spec;
+      const volumes = pod.volumes as { name: string; configMap?: { name: string } }[];
+      expect(volumes.map((v) => v.configMap?.name)).toContain('ratchet-nats-accounts');
+      const conf = of(objects, 'ConfigMap').find((c) => c.metadata.name.startsWith('ratchet-dev-nats-config'))!;
+      expect(volumes.map((v) => v.configMap?.name)).toContain(conf.metadata.name);
+      expect(conf['data']['nats-server.conf']).toContain('include ./accounts/ratchet-accounts.conf');
+      expect(pod.containers[0].envFrom).toEqual([{ secretRef: { name: 'ratchet-nats-passwords' } }]);
+      const pg = named(objects, 'Deployment', 'postgres')['spec'].template.spec.containers[0];
+      const pgEnv = Object.fromEntries((pg.env as { name: string; value: string }[]).map((e) => [e.name, e.value]));
+      const url = new URL(
+        Buffer.from(
+          String(
+            of(objects, 'Secret').find((x) => x.metadata.name.startsWith('ratchet-database'))!['data']['DATABASE_URL'],
+          ),
+          'base64',
+        ).toString(),
+      );
+      expect([url.hostname, url.port, url.username, url.password, url.pathname]).toEqual([
+        'postgres',
+        '5432',
+        pgEnv['POSTGRES_USER'],
+        pgEnv['POSTGRES_PASSWORD'],
+        `/${pgEnv['POSTGRES_DB']}`,
+      ]);
+    });
+  }
 
   if (overlay === 'prod') {
     it('prod: an HPA (2+ replicas) that alone owns the replica count and a PDB (minAvailable 1) per service, a pinned image, more resources than dev', () => {
