@@ -3,7 +3,11 @@
  * nats-server and the private Postgres are killed and restarted and messages are delayed; then prints the
  * invariants and exits non-zero if any failed. `--logs <dir>` keeps every service's output there.
  *
+ * `--cluster` runs it on a 3-node JetStream cluster on loopback (streams R3) whose nodes are SIGKILLed
+ * and brought back one at a time, instead of one nats-server.
+ *
  *   npm run chaos -- --runs 30 --seed 42 --json
+ *   npm run chaos -- --cluster --runs 30
  */
 import os from 'node:os';
 import { runChaos } from '../test/chaos/chaos';
@@ -18,7 +22,8 @@ async function main(): Promise<number> {
   const runs = Number(arg('--runs') ?? 200);
   const seed = Number(arg('--seed') ?? Date.now() % 1_000_000);
   const serviceLogDir = arg('--logs');
-  const report = await runChaos({ runs, seed, ...(serviceLogDir ? { serviceLogDir } : {}) });
+  const cluster = process.argv.includes('--cluster');
+  const report = await runChaos({ runs, seed, cluster, ...(serviceLogDir ? { serviceLogDir } : {}) });
   if (process.argv.includes('--json')) {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } else {
