@@ -25,6 +25,39 @@ export function redactNatsUrl(url: string): string {
 }
 
 /**
+ * The servers of a NATS_URL and the `user:pass@` it carries. nats.js does not read credentials from a
+ * server URL (it connects without them and the server answers "authentication error"), so they are
+ * taken out of the URLs and given as `user`/`pass` (or `token`); every URL of a list names the same user.
+ */
+export function natsServersAndAuth(url: string): { servers: string[]; user?: string; pass?: string; token?: string } {
+  let user: string | undefined;
+  let pass: string | undefined;
+  let token: string | undefined;
+  const servers = url
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0)
+    .map((one) =>
+      one.replace(/^([a-z]+:\/\/)?([^@/]*)@/i, (_m, scheme: string | undefined, auth: string) => {
+        const colon = auth.indexOf(':');
+        // `nats://<token>@host`: a bare user part is a token, as nats-server reads it.
+        if (colon < 0) token ??= decodeURIComponent(auth);
+        else {
+          user ??= decodeURIComponent(auth.slice(0, colon));
+          pass ??= decodeURIComponent(auth.slice(colon + 1));
+        }
+        return scheme ?? '';
+      }),
+    );
+  return {
+    servers,
+    ...(user !== undefined ? { user } : {}),
+    ...(pass !== undefined ? { pass } : {}),
+    ...(token !== undefined ? { token } : {}),
+  };
+}
+
+/**
  * Connects and proves JetStream answers, so a misconfigured environment fails at start with a message
  * a human can act on instead of on the first publish. After the first connection the client
  * reconnects forever: a service must survive a nats-server restart without its supervisor.
@@ -39,11 +72,8 @@ export async function connectNats(opts: ConnectNatsOptions): Promise<NatsConnect
       // Without this the client captures a stack trace (an Error) for every request, each JetStream
       // publish included, only to enrich a timeout's message: measurable CPU on every message.
       noAsyncTraces: true,
+      ...natsServersAndAuth(opts.url),
       ...opts.options,
-      servers: opts.url
-        .split(',')
-        .map((s) => s.trim())
-        .filter((s) => s.length > 0),
       name: opts.name,
       timeout: opts.timeoutMs ?? 5000,
     });
