@@ -10,8 +10,12 @@
  *   npm run chaos -- --cluster --runs 30
  */
 import os from 'node:os';
-import { runChaos } from '../test/chaos/chaos';
 import { table } from '../test/bench/stats';
+
+// The suite imports @ratchet/testing, whose contract suites import jest's globals, and @jest/globals
+// throws when loaded outside jest. The contracts are never run here: an empty module stands in for it.
+const jestGlobals = require.resolve('@jest/globals');
+require.cache[jestGlobals] = { id: jestGlobals, filename: jestGlobals, loaded: true, exports: {} } as NodeJS.Module;
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(name);
@@ -23,6 +27,8 @@ async function main(): Promise<number> {
   const seed = Number(arg('--seed') ?? Date.now() % 1_000_000);
   const serviceLogDir = arg('--logs');
   const cluster = process.argv.includes('--cluster');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded after the stand-in above
+  const { runChaos } = require('../test/chaos/chaos') as typeof import('../test/chaos/chaos');
   const report = await runChaos({ runs, seed, cluster, ...(serviceLogDir ? { serviceLogDir } : {}) });
   if (process.argv.includes('--json')) {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

@@ -54,6 +54,8 @@ export interface ChaosOptions {
   postgresRestarts?: boolean;
   /** The chaos goes on until Postgres was restarted at least this often (when enabled). Default 1. */
   minPostgresRestarts?: number;
+  /** The chaos goes on until NATS lost a server (a node) at least this often (when enabled). Default: 1 in cluster mode, else 0. */
+  minNatsRestarts?: number;
   /** Appends each service's output to `<dir>/<instance>.log` when the process exits (for diagnosis). */
   serviceLogDir?: string;
   log?: (line: string) => void;
@@ -205,6 +207,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const perThread = options.runsPerThread ?? 4;
   const minKills = options.minKills ?? Math.max(6, Math.round(options.runs / 10));
   const minPostgresRestarts = options.postgresRestarts === false ? 0 : (options.minPostgresRestarts ?? 1);
+  const minNatsRestarts = options.natsRestarts === false ? 0 : (options.minNatsRestarts ?? (options.cluster ? 1 : 0));
   if (options.serviceLogDir) mkdirSync(options.serviceLogDir, { recursive: true });
   const started = Date.now();
   const postgres = await PrivatePostgres.start();
@@ -299,7 +302,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         await sleep(250 + random() * 650);
         if (!chaos) break;
         const roll = random();
-        if (options.natsRestarts !== false && roll < 0.08 && Date.now() - lastNatsRestart > 5000) {
+        const natsOwed = actions['SIGKILL service']! >= minKills && actions['restart nats-server']! < minNatsRestarts;
+        if (options.natsRestarts !== false && (roll < 0.08 || natsOwed) && Date.now() - lastNatsRestart > 5000) {
           lastNatsRestart = Date.now();
           actions['restart nats-server']!++;
           log(`chaos: ${await bus.crash(random)}`);
@@ -376,7 +380,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       await sleep(15 + random() * 40);
     }
     log(`chaos: ${runs.length} requests published`);
-    while (actions['SIGKILL service']! < minKills || actions['restart postgres']! < minPostgresRestarts) {
+    while (
+      actions['SIGKILL service']! < minKills ||
+      actions['restart postgres']! < minPostgresRestarts ||
+      actions['restart nats-server']! < minNatsRestarts
+    ) {
       await sleep(200);
     }
     chaos = false;
