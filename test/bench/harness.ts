@@ -121,7 +121,7 @@ export class Stack {
       testDb = await createTestDatabase();
     }
     const prefix = uniquePrefix();
-    const nc = await connect({ servers: natsUrl, maxReconnectAttempts: -1, reconnectTimeWait: 200 });
+    const nc = await connect({ servers: natsUrl.split(','), maxReconnectAttempts: -1, reconnectTimeWait: 200 });
     const db = await openServiceDatabase(testDb.url, 'orchestrator', 4);
     const stack = new Stack(testDb, prefix, natsUrl, options.serviceNatsUrl ?? natsUrl, nc, db, options.env ?? {});
     stack.subscribeFeed();

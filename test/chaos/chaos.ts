@@ -19,6 +19,7 @@ import { diffProjections, foldRecord, recordFrom, type ThreadState } from '@ratc
 import { runIdFor } from '@ratchet/platform';
 import { EffectService } from '@ratchet/testing';
 import { PrivateNats, seeded, sleep, Stack, TERMINAL_TYPES } from '../bench/harness';
+import { NatsCluster } from '../e2e/nats-cluster';
 import { PrivatePostgres } from './private-postgres';
 
 /*
@@ -41,12 +42,20 @@ export interface ChaosOptions {
   runsPerThread?: number;
   /** SIGKILLs at least this many times before the chaos stops. Default max(6, runs / 10). */
   minKills?: number;
-  /** Restart the (private) nats-server during the chaos. Default true. */
+  /** Restart the (private) nats-server during the chaos (in cluster mode: one node at a time). Default true. */
   natsRestarts?: boolean;
+  /**
+   * Run on a 3-node JetStream cluster on loopback (streams R3) instead of one nats-server: the NATS fault
+   * is then a SIGKILL of a random node (at times the stream leader's), brought back on its ports with its
+   * store. No delay bursts (the delay proxy fronts a single server). Default false.
+   */
+  cluster?: boolean;
   /** Crash and restart the (private) Postgres during the chaos. Default true. */
   postgresRestarts?: boolean;
   /** The chaos goes on until Postgres was restarted at least this often (when enabled). Default 1. */
   minPostgresRestarts?: number;
+  /** The chaos goes on until NATS lost a server (a node) at least this often (when enabled). Default: 1 in cluster mode, else 0. */
+  minNatsRestarts?: number;
   /** Appends each service's output to `<dir>/<instance>.log` when the process exits (for diagnosis). */
   serviceLogDir?: string;
   log?: (line: string) => void;
@@ -198,22 +207,22 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const perThread = options.runsPerThread ?? 4;
   const minKills = options.minKills ?? Math.max(6, Math.round(options.runs / 10));
   const minPostgresRestarts = options.postgresRestarts === false ? 0 : (options.minPostgresRestarts ?? 1);
+  const minNatsRestarts = options.natsRestarts === false ? 0 : (options.minNatsRestarts ?? (options.cluster ? 1 : 0));
   if (options.serviceLogDir) mkdirSync(options.serviceLogDir, { recursive: true });
   const started = Date.now();
   const postgres = await PrivatePostgres.start();
-  const nats = await PrivateNats.start().catch(async (error: unknown) => {
+  const bus = await (options.cluster ? clusterBus() : singleBus()).catch(async (error: unknown) => {
     await postgres.stop();
     throw error;
   });
-  const proxy = new DelayProxy(nats.port);
-  await proxy.start();
   const effects = new EffectService();
   await effects.start();
   const stack = await Stack.create({
     databaseServerUrl: postgres.url,
-    natsUrl: nats.url,
-    serviceNatsUrl: `nats://127.0.0.1:${proxy.port}`,
+    natsUrl: bus.url,
+    serviceNatsUrl: bus.serviceUrl,
     env: {
+      ...bus.env,
       AGENTS_DIR,
       RATCHET_DEMO_EFFECT_URL: effects.url,
       RATCHET_ACK_WAIT_MS: '2000',
@@ -223,9 +232,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       RATCHET_CHAOS_SECRET: CANARY,
     },
   }).catch(async (error: unknown) => {
-    await proxy.stop();
     await effects.stop();
-    await nats.stop();
+    await bus.stop();
     await postgres.stop();
     throw error;
   });
@@ -294,13 +302,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         await sleep(250 + random() * 650);
         if (!chaos) break;
         const roll = random();
-        if (options.natsRestarts !== false && roll < 0.08 && Date.now() - lastNatsRestart > 5000) {
+        const natsOwed = actions['SIGKILL service']! >= minKills && actions['restart nats-server']! < minNatsRestarts;
+        if (options.natsRestarts !== false && (roll < 0.08 || natsOwed) && Date.now() - lastNatsRestart > 5000) {
           lastNatsRestart = Date.now();
           actions['restart nats-server']!++;
-          await nats.kill('SIGKILL');
-          await sleep(200 + random() * 800);
-          await nats.restart();
-          log('chaos: nats-server SIGKILLed and restarted');
+          log(`chaos: ${await bus.crash(random)}`);
           continue;
         }
         // Postgres: rare (8 %), at most every 8 s, and at least `minPostgresRestarts` times before the
@@ -326,7 +332,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           );
           continue;
         }
-        if (roll < 0.25) {
+        if (roll < 0.25 && bus.proxy) {
+          const proxy = bus.proxy;
           actions['delay burst']!++;
           proxy.delayMs = 20 + random() * 180;
           const ms = 500 + random() * 2000;
@@ -373,12 +380,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       await sleep(15 + random() * 40);
     }
     log(`chaos: ${runs.length} requests published`);
-    while (actions['SIGKILL service']! < minKills || actions['restart postgres']! < minPostgresRestarts) {
+    while (
+      actions['SIGKILL service']! < minKills ||
+      actions['restart postgres']! < minPostgresRestarts ||
+      actions['restart nats-server']! < minNatsRestarts
+    ) {
       await sleep(200);
     }
     chaos = false;
     await killer;
-    proxy.delayMs = 0;
+    if (bus.proxy) bus.proxy.delayMs = 0;
     await Promise.all(restarting.values());
     for (const [instance, service] of INSTANCES) {
       const s = stack.services.get(instance);
@@ -474,11 +485,64 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     stopping = true;
     operating = false;
     await stack.stop();
-    await proxy.stop();
     await effects.stop();
-    await nats.stop();
+    await bus.stop();
     await postgres.stop();
   }
+}
+
+/** The NATS the chaos runs on, and the fault it injects into it. */
+interface ChaosBus {
+  /** For the harness's own connection. */
+  url: string;
+  /** What the services are given as NATS_URL. */
+  serviceUrl: string;
+  env: Record<string, string>;
+  /** Present for a single server: holds traffic back for delay bursts. */
+  proxy?: DelayProxy;
+  /** SIGKILLs a server (a node) and brings it back; says what it did. */
+  crash(random: () => number): Promise<string>;
+  stop(): Promise<void>;
+}
+
+async function singleBus(): Promise<ChaosBus> {
+  const nats = await PrivateNats.start();
+  const proxy = new DelayProxy(nats.port);
+  await proxy.start();
+  return {
+    url: nats.url,
+    serviceUrl: `nats://127.0.0.1:${proxy.port}`,
+    env: {},
+    proxy,
+    crash: async (random) => {
+      await nats.kill('SIGKILL');
+      await sleep(200 + random() * 800);
+      await nats.restart();
+      return 'nats-server SIGKILLed and restarted';
+    },
+    stop: async () => {
+      await proxy.stop();
+      await nats.stop();
+    },
+  };
+}
+
+/** A 3-node cluster (the cluster test's helper), streams R3; the services know every node. */
+async function clusterBus(): Promise<ChaosBus> {
+  const cluster = await NatsCluster.start(3);
+  return {
+    url: cluster.url,
+    serviceUrl: cluster.url,
+    env: { RATCHET_STREAM_REPLICAS: '3' },
+    crash: async (random) => {
+      const node = cluster.nodes[Math.floor(random() * cluster.nodes.length)] ?? cluster.nodes[0]!;
+      await node.kill('SIGKILL');
+      await sleep(200 + random() * 800);
+      await cluster.restart(node.name);
+      return `nats node ${node.name} SIGKILLed and brought back (cluster of ${cluster.nodes.length})`;
+    },
+    stop: () => cluster.stop(),
+  };
 }
 
 /** Retries `work` while Postgres is unreachable or restarting (connection errors only), up to `timeoutMs`. */

@@ -44,7 +44,10 @@ export function contextHash(baseIds: string[]): string {
     .split('\0')
     .filter((f) => f && /^(apps|libs|agents|deploy|scripts|package\.json|package-lock\.json|tsconfig|nx\.json)/.test(f))
     // What .dockerignore leaves out of the context.
-    .filter((f) => !/\.spec\.ts$/.test(f) && !/\.md$/.test(f) && !f.startsWith('deploy/k8s/'))
+    .filter(
+      (f) =>
+        !/\.spec\.ts$/.test(f) && !/\.md$/.test(f) && !f.startsWith('deploy/k8s/') && !f.startsWith('deploy/compose/'),
+    )
     .sort();
   const hash = createHash('sha256');
   for (const id of baseIds) hash.update(`base ${id}\n`);

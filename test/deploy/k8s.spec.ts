@@ -5,11 +5,13 @@ import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { z } from 'zod';
 import { CONSUMER_NAMES, declareTopology } from '@ratchet/adapters';
+import { approvalsSubjects, memorySubject, subjects, threadsSubject } from '@ratchet/contracts';
 import { workerConfigSchema } from '@ratchet/platform';
 // The apps' own config schemas are what the manifests must satisfy; no library exports them.
 /* eslint-disable import/no-relative-packages */
 import { gatewayConfigSchema } from '../../apps/gateway/src/gateway.config';
 import { orchestratorConfigSchema } from '../../apps/orchestrator/src/orchestrator.config';
+import { housekeepingFromConfig } from '../../apps/orchestrator/src/housekeeping/housekeeping.config';
 import { toolExecutorConfigSchema } from '../../apps/tool-executor/src/tool-executor.config';
 import { memoryConfigSchema } from '../../apps/memory/src/memory.config';
 import { cliConfigSchema } from '../../apps/cli/src/cli.config';
@@ -142,13 +144,20 @@ describe.each(['dev', 'prod'] as const)('deploy/k8s/overlays/%s', (overlay) => {
   });
   const deployment = (s: Service) => named(objects, 'Deployment', `ratchet-${s}`);
 
+  // dev ships the NATS, Postgres and Jaeger its credentials and OTLP endpoint name; prod brings its own.
+  const infra = overlay === 'dev' ? ['jaeger', 'nats', 'postgres'] : [];
+
   it('renders one Deployment per service, the gateway Service, both Jobs and the network policies', () => {
     expect(
       of(objects, 'Deployment')
         .map((d) => d.metadata.name)
         .sort(),
-    ).toEqual(SERVICES.map((s) => `ratchet-${s}`).sort());
-    expect(of(objects, 'Service').map((s) => s.metadata.name)).toEqual(['ratchet-gateway']);
+    ).toEqual([...infra, ...SERVICES.map((s) => `ratchet-${s}`)].sort());
+    expect(
+      of(objects, 'Service')
+        .map((s) => s.metadata.name)
+        .sort(),
+    ).toEqual([...infra, 'ratchet-gateway'].sort());
     expect(
       of(objects, 'Job')
         .map((j) => j.metadata.name)
@@ -322,22 +331,53 @@ describe.each(['dev', 'prod'] as const)('deploy/k8s/overlays/%s', (overlay) => {
     expect(mount?.mountPath).toBe(config['data']['AGENTS_DIR']);
   });
 
-  it('a nightly retention CronJob runs `ratchet retention` with a policy the CLI accepts, never two at once', () => {
-    const cron = named(objects, 'CronJob', 'ratchet-retention');
-    expect(cron['spec'].concurrencyPolicy).toBe('Forbid');
-    const c = cron['spec'].jobTemplate.spec.template.spec.containers[0];
-    expect(c.args).toEqual(['retention']);
-    const policyMap = of(objects, 'ConfigMap').find((m) => m.metadata.name.startsWith('ratchet-retention-config'))!;
-    expect((c.envFrom as { configMapRef?: { name: string } }[]).map((e) => e.configMapRef?.name)).toContain(
-      policyMap.metadata.name,
-    );
-    expect(() => parseRetentionPolicy(policyMap['data']['RATCHET_RETENTION'])).not.toThrow();
+  it('retention runs inside the orchestrators (housekeeping), with a policy and a schedule they accept; no CronJob', () => {
+    expect(of(objects, 'CronJob')).toEqual([]);
+    const config = of(objects, 'ConfigMap').find((c) => c.metadata.name.startsWith('ratchet-orchestrator-config'))!;
+    const data = config['data'] as Record<string, string>;
+    expect(data['HOUSEKEEPING_ENABLED']).toBe('true');
+    expect(() => parseRetentionPolicy(data['RATCHET_RETENTION'])).not.toThrow();
+    expect(() =>
+      housekeepingFromConfig(
+        orchestratorConfigSchema.parse({ ...data, DATABASE_URL: 'postgres://x/y', NATS_URL: 'nats://x:4222' }),
+      ),
+    ).not.toThrow();
   });
 
   it('the NATS account ConfigMap is deploy/k8s/base/nats/ratchet-accounts.conf', () => {
     const cm = named(objects, 'ConfigMap', 'ratchet-nats-accounts');
     expect(cm['data']['ratchet-accounts.conf']).toBe(readFileSync(path.join(ROOT, NATS_ACCOUNTS), 'utf8'));
   });
+
+  if (overlay === 'dev') {
+    it('dev: the NATS it ships serves the Ratchet account with the dev passwords; Postgres matches DATABASE_URL', () => {
+      const nats = named(objects, 'Deployment', 'nats');
+      const pod = nats['spec'].template.spec;
+      const volumes = pod.volumes as { name: string; configMap?: { name: string } }[];
+      expect(volumes.map((v) => v.configMap?.name)).toContain('ratchet-nats-accounts');
+      const conf = of(objects, 'ConfigMap').find((c) => c.metadata.name.startsWith('ratchet-dev-nats-config'))!;
+      expect(volumes.map((v) => v.configMap?.name)).toContain(conf.metadata.name);
+      expect(conf['data']['nats-server.conf']).toContain('include ./accounts/ratchet-accounts.conf');
+      expect(pod.containers[0].envFrom).toEqual([{ secretRef: { name: 'ratchet-nats-passwords' } }]);
+      const pg = named(objects, 'Deployment', 'postgres')['spec'].template.spec.containers[0];
+      const pgEnv = Object.fromEntries((pg.env as { name: string; value: string }[]).map((e) => [e.name, e.value]));
+      const url = new URL(
+        Buffer.from(
+          String(
+            of(objects, 'Secret').find((x) => x.metadata.name.startsWith('ratchet-database'))!['data']['DATABASE_URL'],
+          ),
+          'base64',
+        ).toString(),
+      );
+      expect([url.hostname, url.port, url.username, url.password, url.pathname]).toEqual([
+        'postgres',
+        '5432',
+        pgEnv['POSTGRES_USER'],
+        pgEnv['POSTGRES_PASSWORD'],
+        `/${pgEnv['POSTGRES_DB']}`,
+      ]);
+    });
+  }
 
   if (overlay === 'prod') {
     it('prod: an HPA (2+ replicas) that alone owns the replica count and a PDB (minAvailable 1) per service, a pinned image, more resources than dev', () => {
@@ -511,6 +551,104 @@ describe('NATS users and permissions', () => {
     expect(user('ratchet-memory').allowResponses).toBe(true);
     expect(user('ratchet-memory').subscribe).toContain('ratchet.memory.*.*');
     for (const u of users) expect(u.password).toMatch(/^\$[A-Z_]+_NATS_PASSWORD$/);
+  });
+
+  /** NATS subject matching: `*` is one token, `>` one or more at the end. */
+  const matches = (pattern: string, subject: string): boolean => {
+    const p = pattern.split('.');
+    const t = subject.split('.');
+    for (let i = 0; i < p.length; i++) {
+      if (p[i] === '>') return t.length > i;
+      if (i >= t.length || (p[i] !== '*' && p[i] !== t[i])) return false;
+    }
+    return p.length === t.length;
+  };
+  const allowed = (patterns: string[], subject: string) => patterns.some((p) => matches(p, subject));
+
+  it('every subject a service publishes, asks or listens on is allowed to its user (schedules, webhooks, catalogs, queries)', () => {
+    const s = subjects('ratchet');
+    const a = approvalsSubjects('ratchet');
+    const uses: Record<string, { publish: string[]; subscribe: string[]; replies: boolean }> = {
+      'ratchet-gateway': {
+        publish: [
+          s.requests('acme'),
+          memorySubject('ratchet', 'acme', 'search'),
+          threadsSubject('ratchet', 'acme', 'list'),
+          s.agents('acme', 'list'),
+          s.deploymentAgents('list'),
+          s.tools('acme', 'list'),
+          s.schedules('acme', 'create'),
+          s.webhooks('acme', 'rotate-secret'),
+          a.api,
+        ],
+        subscribe: ['_INBOX.abc', s.events('acme', 't1'), s.tokens('acme', 't1'), a.principalsCheck],
+        replies: true,
+      },
+      'ratchet-orchestrator': {
+        publish: [
+          s.requests('acme'),
+          s.modelCommands('acme'),
+          s.toolCommands('acme'),
+          s.approvalCommands('acme'),
+          s.controlCommands('acme'),
+          s.webhookCommands('acme'),
+          s.runStops('acme', 't1'),
+          s.events('acme', 't1'),
+          s.inbox('acme', 't1'),
+          s.tokens('acme', 't1'),
+          memorySubject('ratchet', 'acme', 'search'),
+          s.tools('acme', 'list'),
+          s.deploymentTools('list'),
+          a.api,
+          a.principalsCheck,
+          '_INBOX.abc',
+          '$JS.API.STREAM.PURGE.RATCHET_EVENTS',
+        ],
+        subscribe: [
+          '_INBOX.abc',
+          s.runStops('acme', 't1'),
+          threadsSubject('ratchet', 'acme', 'get'),
+          s.agents('acme', 'register'),
+          s.deploymentAgents('list'),
+          s.schedules('acme', 'list'),
+          s.webhooks('acme', 'secret'),
+        ],
+        replies: false,
+      },
+      'ratchet-tool-executor': {
+        publish: [
+          s.inbox('acme', 't1'),
+          s.toolService('http.request'),
+          s.tenantToolService('acme', 'crm.lookup'),
+          '$SRV.INFO',
+        ],
+        subscribe: ['_INBOX.abc', s.runStops('acme', 't1'), s.tools('acme', 'list'), s.deploymentTools('list')],
+        replies: true,
+      },
+      'ratchet-approvals': {
+        publish: [s.inbox('acme', 't1')],
+        subscribe: ['_INBOX.abc', a.api],
+        replies: true,
+      },
+      'ratchet-memory': {
+        publish: [],
+        subscribe: ['_INBOX.abc', memorySubject('ratchet', 'acme', 'search')],
+        replies: true,
+      },
+    };
+    for (const [name, use] of Object.entries(uses)) {
+      const u = user(name);
+      expect([name, use.publish.filter((x) => !allowed(u.publish, x))]).toEqual([name, []]);
+      expect([name, use.subscribe.filter((x) => !allowed(u.subscribe, x))]).toEqual([name, []]);
+      // A responder that may not publish to `_INBOX.>` answers through allow_responses.
+      if (use.replies) expect([name, u.allowResponses || allowed(u.publish, '_INBOX.abc')]).toEqual([name, true]);
+    }
+    // Another tenant's schedules or webhooks are not the gateway's to listen to, nor anyone's but the orchestrator's.
+    for (const u of users.filter((x) => !['ratchet-orchestrator', 'ratchet-admin'].includes(x.user)))
+      expect([
+        u.user,
+        allowed(u.subscribe, s.schedules('acme', 'list')) || allowed(u.subscribe, s.webhooks('acme', 'secret')),
+      ]).toEqual([u.user, false]);
   });
 
   const natsServer = spawnSync('nats-server', ['--version'], { encoding: 'utf8' });

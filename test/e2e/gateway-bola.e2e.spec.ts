@@ -146,6 +146,12 @@ const CASES: Record<string, Case> = {
     crossTenant: 200,
     why: "takes no id: the caller's own tenant's secret",
   },
+  'POST /v1/webhooks/secret/rotate': {
+    path: () => '/v1/webhooks/secret/rotate',
+    body: { overlapSeconds: 0 },
+    crossTenant: 200,
+    why: "takes no id: rotates the caller's own tenant's secret",
+  },
   'GET /v1/approvals': {
     path: (i) => `/v1/approvals?threadId=${i.threadId}`,
     crossTenant: 200,

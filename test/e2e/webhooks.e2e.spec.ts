@@ -220,4 +220,43 @@ describe('completion webhooks: signed, retried, at least once, dead ones listed'
         .map((l) => JSON.parse(l) as WebhookDeliveryView),
     ).toEqual([expect.objectContaining({ runId: silentRun, status: 'dead' })]);
   });
+  it('rotates the secret over HTTP and the CLI: the previous one signs until the overlap ends; bad input is a 400', async () => {
+    const before = ((await (await api('GET', '/v1/webhooks/secret')).json()) as { secret: string }).secret;
+    const bad = await api('POST', '/v1/webhooks/secret/rotate', { overlapSeconds: -1 });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(await bad.json())).toMatch(/overlapSeconds/);
+    expect(((await (await api('GET', '/v1/webhooks/secret')).json()) as { secret: string }).secret).toBe(before);
+
+    const res = await api('POST', '/v1/webhooks/secret/rotate', { overlapSeconds: 3600 });
+    expect(res.status).toBe(200);
+    const rotated = (await res.json()) as { secret: string; previousValidUntil: string | null };
+    expect(rotated.secret).toMatch(/^whsec_/);
+    expect(rotated.secret).not.toBe(before);
+    expect(Date.parse(rotated.previousValidUntil!)).toBeGreaterThan(Date.now() + 3_000_000);
+    expect(await (await api('GET', '/v1/webhooks/secret')).json()).toMatchObject({
+      secret: rotated.secret,
+      previousValidUntil: rotated.previousValidUntil,
+    });
+
+    const cliRotated = await runProcess(
+      cli.command,
+      [...cli.args, 'webhook-secret', '--tenant', TENANT, '--rotate', '--overlap', '0s', '--json'],
+      { ...cli.env, ...stack.env },
+    );
+    expect(cliRotated).toMatchObject({ code: 0 });
+    const line = JSON.parse(cliRotated.stdout.trim()) as { secret: string; previousValidUntil: string | null };
+    expect(line.secret).not.toBe(rotated.secret);
+    expect(line.previousValidUntil).toBeNull();
+    expect(await (await api('GET', '/v1/webhooks/secret')).json()).toMatchObject({
+      secret: line.secret,
+      previousValidUntil: null,
+    });
+    const badCli = await runProcess(
+      cli.command,
+      [...cli.args, 'webhook-secret', '--tenant', TENANT, '--rotate', '--overlap', '9d'],
+      { ...cli.env, ...stack.env },
+    );
+    expect(badCli.code).not.toBe(0);
+    expect(badCli.stderr).toMatch(/--overlap must be a duration from 0s to 7d/);
+  });
 });

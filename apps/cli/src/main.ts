@@ -21,6 +21,7 @@ import { completionCommand } from './commands/completion.command';
 import { runsCommand } from './commands/runs.command';
 import { schedulesCommand } from './commands/schedules.command';
 import { webhooksCommand } from './commands/webhooks.command';
+import { webhookSecretCommand } from './commands/webhook-secret.command';
 import { migrateCommand } from './commands/migrate.command';
 import { outboxCommand } from './commands/outbox.command';
 import { rebuildCommand } from './commands/rebuild.command';
@@ -99,6 +100,7 @@ Examples:
     agentsCommand(),
     schedulesCommand(),
     webhooksCommand(),
+    webhookSecretCommand(),
     demoCommand(),
     completionCommand(buildProgram),
   ]) {

@@ -6,6 +6,7 @@ import { BUILTIN_TOOLS, loadToolModules, parseToolModuleList, ToolModuleError, T
 import type { AgentCatalog } from './agents/agent-catalog';
 import type { CatalogTools } from './agents/catalog-tools';
 import { MODEL_CONSUMER } from './models/model-worker.controller';
+import { housekeepingFromConfig } from './housekeeping/housekeeping.config';
 import { orchestratorConfigSchema } from './orchestrator.config';
 import { createCatalog, OrchestratorModule } from './orchestrator.module';
 import { REQUESTS_CONSUMER } from './threads/run-request.controller';
@@ -14,6 +15,7 @@ import { WEBHOOKS_CONSUMER } from './webhooks/webhook-commands.controller';
 
 runMain('orchestrator', async () => {
   const config = loadConfig(orchestratorConfigSchema, process.env, 'orchestrator');
+  const housekeeping = housekeepingFromConfig(config);
   // Its own tools: the built-in ones and the tool modules (for `local` tools, which run here). Every
   // other tool (remote services, MCP servers) is the tool executor's: its catalog answers for them.
   let modules;
@@ -78,6 +80,9 @@ runMain('orchestrator', async () => {
           graceMs: config.SCHEDULES_GRACE_MS,
           clockOffsetMs: config.RATCHET_TEST_CLOCK_OFFSET_MS,
         },
+        housekeeping: config.HOUSEKEEPING_ENABLED
+          ? { ...housekeeping, checkMs: config.HOUSEKEEPING_CHECK_MS }
+          : undefined,
         webhooks: {
           allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
           maxAttempts: config.WEBHOOK_MAX_ATTEMPTS,

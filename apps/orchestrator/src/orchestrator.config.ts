@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { envBoolean, envInt, envMillis, envPort, envString, extendConfig } from '@ratchet/platform';
+import { housekeepingConfigFields } from './housekeeping/housekeeping.config';
 
 export const orchestratorConfigSchema = extendConfig({
   /** Health probes; each service has its own default so all of them fit on one machine. */
@@ -73,5 +74,9 @@ export const orchestratorConfigSchema = extendConfig({
   RATCHET_TEST_CLOCK_OFFSET_MS: envInt().default(0),
   /** Messages of different threads decided in one transaction at most (group commit); 1 turns it off. */
   GROUP_COMMIT_MAX: envInt({ min: 1, max: 1000 }).default(32),
+  /** Built-in housekeeping (retention and pruning on a schedule; docs/runbooks/retention.md). */
+  ...housekeepingConfigFields,
+  /** How often this process looks whether a housekeeping tick is due (it asks the database only then). */
+  HOUSEKEEPING_CHECK_MS: envMillis().default(30_000),
 });
 export type OrchestratorConfig = z.output<typeof orchestratorConfigSchema>;

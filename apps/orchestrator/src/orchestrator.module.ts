@@ -39,6 +39,8 @@ import { WebhooksResponder } from './webhooks/webhooks.responder';
 import { ScheduleTicker } from './schedules/schedule-ticker';
 import { SchedulesLifecycle } from './schedules/schedules.lifecycle';
 import { SCHEDULE_CLOCK, SchedulesResponder, WEBHOOK_POLICY } from './schedules/schedules.responder';
+import { HousekeepingTicker, type HousekeepingTickerOptions } from './housekeeping/housekeeping-ticker';
+import { HousekeepingLifecycle } from './housekeeping/housekeeping.lifecycle';
 
 @Module({})
 export class OrchestratorModule {
@@ -61,6 +63,8 @@ export class OrchestratorModule {
       schedules?: { intervalMs: number; graceMs: number; clockOffsetMs?: number };
       /** Which webhook addresses may be called. */
       webhooks?: { allowPrivate: boolean; maxAttempts?: number; baseDelayMs?: number; timeoutMs?: number };
+      /** Built-in housekeeping (docs/runbooks/retention.md); undefined: off in this process. */
+      housekeeping?: Pick<HousekeepingTickerOptions, 'settings' | 'retention' | 'checkMs'> | undefined;
     },
   ): DynamicModule {
     const modelWorker = options.modelWorker;
@@ -205,6 +209,21 @@ export class OrchestratorModule {
         WebhooksLifecycle,
         WebhooksResponder,
         ...(schedules.intervalMs > 0 ? [SchedulesLifecycle] : []),
+        ...(options.housekeeping
+          ? [
+              {
+                provide: HousekeepingTicker,
+                useValue: new HousekeepingTicker(
+                  runtime.db,
+                  runtime.nc,
+                  clock,
+                  runtime.logger.child({ component: 'housekeeping' }),
+                  { ...options.housekeeping, worker: runtime.config.SERVICE_INSTANCE_ID, topology: runtime.config },
+                ),
+              },
+              HousekeepingLifecycle,
+            ]
+          : []),
         SchedulesResponder,
         AgentsResponder,
         ThreadsQueryResponder,

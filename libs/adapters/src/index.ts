@@ -143,7 +143,11 @@ export {
   type ScheduleTickRecord,
   type StoredSchedule,
 } from './postgres/schedules.repository';
-export { WebhookDeliveriesRepository, type WebhookDelivery } from './postgres/webhook-deliveries.repository';
+export {
+  WebhookDeliveriesRepository,
+  type WebhookDelivery,
+  type WebhookSecrets,
+} from './postgres/webhook-deliveries.repository';
 export { InMemoryThreadStore } from './memory/in-memory-thread-store';
 export { MemoryClient, type MemoryClientOptions } from './memory-client/memory.client';
 export {
@@ -152,12 +156,36 @@ export {
   webhookUrlProblem,
   type WebhookAddressPolicy,
 } from './webhooks/webhook-address';
-export { newWebhookSecret, signWebhook, verifyWebhook, WEBHOOK_HEADERS } from './webhooks/webhook-signature';
+export {
+  newWebhookSecret,
+  signWebhook,
+  verifyWebhook,
+  WEBHOOK_HEADERS,
+  signatureHeader,
+} from './webhooks/webhook-signature';
 export {
   findErasureTombstones,
   removeThreadEverywhere,
   removeThreadMemory,
   threadErasureHash,
   writeErasureTombstone,
+  type RemovalCounts,
 } from './postgres/erasure.queries';
-export { lockThread } from './postgres/retention.queries';
+export {
+  lockThread,
+  type ThreadSnapshot,
+  listIdleThreads,
+  listTenantsWithThreads,
+  readSnapshot,
+  saveSnapshotAndTrim,
+} from './postgres/retention.queries';
+export { type ThreadKey, readThreadColumns } from './postgres/operator-threads.queries';
+export {
+  claimHousekeepingJob,
+  ensureHousekeepingJob,
+  pruneInboxes,
+  pruneScheduleTicks,
+  pruneWebhookDeliveries,
+  recordHousekeeping,
+  pruneFailedMessages,
+} from './postgres/housekeeping.queries';

@@ -164,4 +164,6 @@ export {
   WebhookDeliveryView,
   WebhooksReply,
   WebhooksRequest,
+  DEFAULT_WEBHOOK_SECRET_OVERLAP_SECONDS,
+  MAX_WEBHOOK_SECRET_OVERLAP_SECONDS,
 } from './webhooks-api';

@@ -25,6 +25,10 @@ export const WebhookDeliveryView = z
   .describe('WebhookDeliveryView');
 export type WebhookDeliveryView = z.infer<typeof WebhookDeliveryView>;
 
+/** After a rotation, how long the previous secret still signs deliveries by default (a day), and at most (a week). */
+export const DEFAULT_WEBHOOK_SECRET_OVERLAP_SECONDS = 86_400;
+export const MAX_WEBHOOK_SECRET_OVERLAP_SECONDS = 7 * 86_400;
+
 export const WebhooksRequest = z.discriminatedUnion('op', [
   z.strictObject({
     op: z.literal('deliveries'),
@@ -33,12 +37,28 @@ export const WebhooksRequest = z.discriminatedUnion('op', [
     limit: z.number().int().min(1).max(500).default(100),
   }),
   z.strictObject({ op: z.literal('secret'), principal: Principal }),
+  z.strictObject({
+    op: z.literal('rotate-secret'),
+    principal: Principal,
+    overlapSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_WEBHOOK_SECRET_OVERLAP_SECONDS)
+      .default(DEFAULT_WEBHOOK_SECRET_OVERLAP_SECONDS),
+  }),
 ]);
 export type WebhooksRequest = z.input<typeof WebhooksRequest>;
 
 export const WebhooksReply = z.union([
   z.object({ ok: z.literal(true), deliveries: z.array(WebhookDeliveryView) }),
-  z.object({ ok: z.literal(true), secret: z.string(), scheme: z.string() }),
+  z.object({
+    ok: z.literal(true),
+    secret: z.string(),
+    scheme: z.string(),
+    /** During a rotation's overlap: until when the previous secret also signs deliveries. */
+    previousValidUntil: IsoTime.nullable().optional(),
+  }),
   z.object({
     ok: z.literal(false),
     error: z.object({
@@ -52,4 +72,4 @@ export type WebhooksReply = z.infer<typeof WebhooksReply>;
 
 /** What `secret` answers as the scheme: how to verify a delivery (docs/webhooks.md). */
 export const WEBHOOK_SIGNATURE_SCHEME =
-  'Ratchet-Webhook-Signature: v1=hex(HMAC-SHA256(secret, Ratchet-Webhook-Timestamp + "." + raw body))';
+  'Ratchet-Webhook-Signature: v1=hex(HMAC-SHA256(secret, Ratchet-Webhook-Timestamp + "." + raw body)); after a rotation, one v1= per valid secret, space-separated: accept if any verifies';

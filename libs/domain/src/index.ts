@@ -190,3 +190,9 @@ export {
   type WatchdogLimits,
 } from './watchdog/stalled-runs';
 export { type LedgerSnapshot, ledgerWrite } from './effects/effect.transition';
+export {
+  type HousekeepingDecision,
+  type HousekeepingSettings,
+  type HousekeepingTask,
+  decideHousekeeping,
+} from './housekeeping/housekeeping.decider';

@@ -70,3 +70,36 @@ export {
   spanContextOf,
   traceIdOf,
 } from './telemetry/spans';
+export {
+  type CompactOutcome,
+  addCounts,
+  compactThread,
+  eventsStream,
+  inTransaction,
+  nonZero,
+  purgeThreadSubject,
+  removeThreadRows,
+  total,
+} from './retention/thread-retention';
+export {
+  RETENTION_VARIABLE,
+  type RetentionPolicy,
+  type RetentionRule,
+  parseAge,
+  parseRetentionPolicy,
+  ruleFor,
+} from './retention/retention-policy';
+export { type RetentionResult, applyRetention } from './retention/apply-retention';
+export {
+  type ThreadLog,
+  type Verification,
+  canonicalJsonStrings,
+  foldLog,
+  logVersionOf,
+  readSnapshotIn,
+  readThreadLog,
+  rebuildThread,
+  runRowsOfLog,
+  threadStore,
+  verifyThread,
+} from './retention/thread-projection';

@@ -1,43 +1,22 @@
 import { Command } from 'commander';
-import { listIdleThreads, listTenantsWithThreads } from '@ratchet/adapters/operator';
+import { applyRetention, type RetentionResult } from '@ratchet/platform';
 import { assertToken, commandContext, plural, withNats, withSchema, type CommandContext } from '../cli.context';
 import { EXIT } from '../cli.errors';
-import { parseRetentionPolicy, ruleFor, RETENTION_VARIABLE, type RetentionRule } from '../ops/retention-policy';
-import {
-  addCounts,
-  compactThread,
-  eventsStream,
-  inTransaction,
-  nonZero,
-  purgeThreadSubject,
-  removeThreadRows,
-} from '../ops/thread-retention';
-import { keyOf } from '../ops/thread-selection';
+import { parseRetentionPolicy, RETENTION_VARIABLE } from '../ops/retention-policy';
+
+export type { RetentionResult };
 
 export interface RetentionOptions {
   dryRun?: boolean;
   tenant?: string;
 }
 
-/** One line of the report: what retention did (or would do) to one thread. */
-export interface RetentionResult {
-  tenantId: string;
-  threadId: string;
-  action: RetentionRule['action'];
-  rule: string;
-  outcome: 'compacted' | 'dropped' | 'skipped';
-  dryRun: boolean;
-  reason?: string;
-  snapshotVersion?: number;
-  eventsRemoved?: number;
-  removed?: Record<string, number>;
-}
-
 /**
  * Applies the per-tenant policy of RATCHET_RETENTION to finished threads (no active or queued run) whose
  * projection has not changed for the rule's age: `compact` folds their events behind one snapshot,
  * `drop` removes the thread everywhere (log, projection, runs, EVENTS stream messages, effect ledger,
- * approvals, outbox/inbox rows). Exit 1 when a thread could not be handled.
+ * approvals, outbox/inbox rows). Exit 1 when a thread could not be handled. The orchestrator runs the
+ * same pass as built-in housekeeping (docs/runbooks/retention.md).
  */
 export async function retentionRun(
   { config, out }: CommandContext,
@@ -47,53 +26,18 @@ export async function retentionRun(
   const policy = parseRetentionPolicy(env[RETENTION_VARIABLE]);
   if (opts.tenant !== undefined) assertToken('tenant', opts.tenant);
   const dryRun = opts.dryRun === true;
-  const now = Date.now();
-  const results: RetentionResult[] = [];
-  const failures: string[] = [];
-  await withSchema(config, 'orchestrator', async (db) => {
-    const tenants = opts.tenant !== undefined ? [opts.tenant] : await listTenantsWithThreads(db.sql);
-    await withNats(config, async (nc) => {
-      for (const tenantId of tenants) {
-        const rule = ruleFor(policy, tenantId);
-        if (!rule) {
-          out.note(`${tenantId}: no rule (and no default) in ${RETENTION_VARIABLE}, left alone`);
-          continue;
-        }
-        const idleBefore = new Date(now - rule.idleMs).toISOString();
-        for (const key of await listIdleThreads(db.sql, { tenantId, idleBefore })) {
-          const { tenantId: t, threadId } = key;
-          const base = { tenantId: t, threadId, action: rule.action, rule: `${rule.action}:${rule.idle}`, dryRun };
-          let result: RetentionResult;
-          try {
-            if (rule.action === 'compact') {
-              const c = await compactThread(db, key, dryRun);
-              result =
-                c.outcome === 'compacted'
-                  ? {
-                      ...base,
-                      outcome: 'compacted',
-                      snapshotVersion: c.snapshotVersion,
-                      eventsRemoved: c.eventsRemoved,
-                    }
-                  : { ...base, outcome: 'skipped', reason: c.reason };
-            } else {
-              // The stream first: should the database part fail, the thread is still found by a rerun.
-              const messages = await purgeThreadSubject(nc, config, key, dryRun);
-              const rows = await inTransaction(db, dryRun, (sql) => removeThreadRows(sql, key));
-              const removed = nonZero(addCounts({ [`nats.${eventsStream(config)}`]: messages }, rows));
-              result = { ...base, outcome: 'dropped', removed };
-            }
-          } catch (error) {
-            const reason = (error as Error).message.split('\n')[0]!;
-            failures.push(`${keyOf(key)}: ${reason}`);
-            result = { ...base, outcome: 'skipped', reason };
-          }
-          results.push(result);
-          print(out, result);
-        }
-      }
-    });
-  });
+  const { results, failures } = await withSchema(config, 'orchestrator', (db) =>
+    withNats(config, (nc) =>
+      applyRetention(db, nc, config, {
+        policy,
+        now: new Date(),
+        dryRun,
+        tenant: opts.tenant,
+        onUnruled: (tenantId) => out.note(`${tenantId}: no rule (and no default) in ${RETENTION_VARIABLE}, left alone`),
+        onResult: (result) => print(out, result),
+      }),
+    ),
+  );
   const n = (o: RetentionResult['outcome']) => results.filter((r) => r.outcome === o).length;
   if (out.json) {
     out.jsonLine({ summary: { dryRun, compacted: n('compacted'), dropped: n('dropped'), skipped: n('skipped') } });

@@ -1,13 +1,20 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { WebhookDeliveryStatus, WebhookDeliveryView, type WebhooksReply } from '@ratchet/contracts';
+import {
+  DEFAULT_WEBHOOK_SECRET_OVERLAP_SECONDS,
+  IsoTime,
+  MAX_WEBHOOK_SECRET_OVERLAP_SECONDS,
+  WebhookDeliveryStatus,
+  WebhookDeliveryView,
+  type WebhooksReply,
+} from '@ratchet/contracts';
 import { z } from 'zod';
 import { CurrentPrincipal, type AuthenticatedPrincipal } from '../auth/principal';
 import { READ_ROLES, RequireAnyRole, RequireRoles } from '../auth/roles.decorator';
 import { Backends } from '../backends/backends';
 import { backendProblem } from '../http/backend-errors';
 import { parseRequest } from '../http/problem-details';
-import { ApiJsonResponse } from '../openapi/zod-schemas';
+import { ApiJsonBody, ApiJsonResponse, ApiProblems } from '../openapi/zod-schemas';
 
 const DeliveriesQuery = z.object({
   status: WebhookDeliveryStatus.optional(),
@@ -17,8 +24,25 @@ export const WebhookDeliveryList = z
   .object({ deliveries: z.array(WebhookDeliveryView) })
   .describe('WebhookDeliveryList');
 export const WebhookSecret = z
-  .object({ secret: z.string(), scheme: z.string().describe('How a receiver verifies a delivery') })
+  .object({
+    secret: z.string(),
+    scheme: z.string().describe('How a receiver verifies a delivery'),
+    previousValidUntil: IsoTime.nullable().describe(
+      'After a rotation: until when the previous secret also signs deliveries (null: it does not)',
+    ),
+  })
   .describe('WebhookSecret');
+export const WebhookSecretRotation = z
+  .strictObject({
+    overlapSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_WEBHOOK_SECRET_OVERLAP_SECONDS)
+      .default(DEFAULT_WEBHOOK_SECRET_OVERLAP_SECONDS)
+      .describe('How long the previous secret keeps signing deliveries next to the new one (0: stop at once)'),
+  })
+  .describe('WebhookSecretRotation');
 
 /**
  * The tenant's completion webhooks (docs/webhooks.md), relayed to the orchestrator
@@ -56,7 +80,31 @@ export class WebhooksController {
       await this.backends.webhooks(principal.tenantId, { op: 'secret', principal: asPrincipal(principal) }),
       'secret',
     );
-    return { secret: reply.secret, scheme: reply.scheme };
+    return { secret: reply.secret, scheme: reply.scheme, previousValidUntil: reply.previousValidUntil ?? null };
+  }
+
+  @Post('secret/rotate')
+  @HttpCode(200)
+  @RequireRoles('admin')
+  @ApiOperation({
+    summary: "Rotate the tenant's webhook signing secret",
+    description:
+      'Makes a new secret. The previous one keeps signing deliveries, next to the new one, for `overlapSeconds` (default a day): the signature header carries a `v1=` per secret, so receivers can move to the new secret at their pace.',
+  })
+  @ApiJsonBody('WebhookSecretRotation', WebhookSecretRotation)
+  @ApiJsonResponse(200, 'The new secret', 'WebhookSecret', WebhookSecret)
+  @ApiProblems({ 400: 'Invalid body: overlapSeconds is not a whole number from 0 to 604800' })
+  async rotate(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Body() body: unknown) {
+    const { overlapSeconds } = parseRequest(WebhookSecretRotation, body ?? {}, { in: 'body' });
+    const reply = ok(
+      await this.backends.webhooks(principal.tenantId, {
+        op: 'rotate-secret',
+        principal: asPrincipal(principal),
+        overlapSeconds,
+      }),
+      'secret',
+    );
+    return { secret: reply.secret, scheme: reply.scheme, previousValidUntil: reply.previousValidUntil ?? null };
   }
 }
 

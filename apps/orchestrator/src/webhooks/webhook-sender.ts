@@ -1,7 +1,7 @@
 import { Agent, fetch as undiciFetch } from 'undici';
 import {
   newWebhookSecret,
-  signWebhook,
+  signatureHeader,
   webhookUrlProblem,
   WEBHOOK_HEADERS,
   WebhookDeliveriesRepository,
@@ -96,7 +96,8 @@ export class WebhookSender {
 
   private async attempt(d: WebhookDelivery): Promise<void> {
     const repo = new WebhookDeliveriesRepository(this.db.sql);
-    const result = await this.send(d, await repo.secret(d.tenantId, newWebhookSecret));
+    const secrets = await repo.secrets(d.tenantId, newWebhookSecret, this.clock.now().toISOString());
+    const result = await this.send(d, secrets.previous ? [secrets.current, secrets.previous] : [secrets.current]);
     const next = afterAttempt(d.attempts, result, this.options.retry, this.clock.now(), this.random());
     await repo.settle(d, next, 'status' in result ? result.status : undefined, this.clock.now().toISOString());
     const log = { tenantId: d.tenantId, deliveryId: d.deliveryId, attempt: d.attempts, status: next.status };
@@ -104,7 +105,7 @@ export class WebhookSender {
     else this.logger.info(log, 'webhook attempt');
   }
 
-  private async send(d: WebhookDelivery, secret: string): Promise<AttemptResult> {
+  private async send(d: WebhookDelivery, secrets: string[]): Promise<AttemptResult> {
     // The URL was checked when it was named; checked again here (rules may have changed since), then
     // every address connected to is checked by the dispatcher's lookup.
     const refused = webhookUrlProblem(d.url, { allowPrivate: this.options.allowPrivate });
@@ -127,7 +128,7 @@ export class WebhookSender {
           'user-agent': 'ratchet-webhooks/1',
           [WEBHOOK_HEADERS.id]: d.deliveryId,
           [WEBHOOK_HEADERS.timestamp]: String(timestamp),
-          [WEBHOOK_HEADERS.signature]: signWebhook(secret, timestamp, body),
+          [WEBHOOK_HEADERS.signature]: signatureHeader(secrets, timestamp, body),
           [WEBHOOK_HEADERS.attempt]: String(d.attempts),
         },
         body,

@@ -1,6 +1,11 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Msg, Subscription } from 'nats';
-import { newWebhookSecret, WebhookDeliveriesRepository, type WebhookDelivery } from '@ratchet/adapters';
+import {
+  newWebhookSecret,
+  WebhookDeliveriesRepository,
+  type WebhookDelivery,
+  type WebhookSecrets,
+} from '@ratchet/adapters';
 import {
   tenantOpOfSubject,
   WEBHOOK_SIGNATURE_SCHEME,
@@ -9,6 +14,8 @@ import {
   type WebhooksReply,
 } from '@ratchet/contracts';
 import { ServiceRuntime } from '@ratchet/platform';
+import type { Clock } from '../schedules/clock';
+import { SCHEDULE_CLOCK } from '../schedules/schedules.responder';
 
 /**
  * A tenant's webhook deliveries (dead ones included) and its signing secret over NATS request/reply
@@ -18,7 +25,10 @@ import { ServiceRuntime } from '@ratchet/platform';
 export class WebhooksResponder implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private sub: Subscription | undefined;
 
-  constructor(@Inject(ServiceRuntime) private readonly runtime: ServiceRuntime) {}
+  constructor(
+    @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
+    @Inject(SCHEDULE_CLOCK) private readonly clock: Clock,
+  ) {}
 
   onApplicationBootstrap(): void {
     this.sub = this.runtime.nc.subscribe(this.runtime.subjects.webhooksAll, {
@@ -75,13 +85,29 @@ export class WebhooksResponder implements OnApplicationBootstrap, BeforeApplicat
       case 'secret':
         if (!request.principal.roles.includes('admin'))
           return { ok: false, error: { code: 'forbidden', message: 'the signing secret is shown to admins only' } };
-        return { ok: true, secret: await repo.secret(tenantId, newWebhookSecret), scheme: WEBHOOK_SIGNATURE_SCHEME };
+        return secretReply(await repo.secrets(tenantId, newWebhookSecret, this.clock.now().toISOString()));
+      case 'rotate-secret': {
+        if (!request.principal.roles.includes('admin'))
+          return { ok: false, error: { code: 'forbidden', message: 'only admins rotate the signing secret' } };
+        const now = this.clock.now();
+        const until = new Date(now.getTime() + (request.overlapSeconds ?? 0) * 1000).toISOString();
+        const secrets = await repo.rotate(tenantId, newWebhookSecret(), until, now.toISOString());
+        this.runtime.logger.info(
+          { tenantId, by: request.principal.id, previousValidUntil: secrets.previousUntil ?? null },
+          'webhook secret rotated',
+        );
+        return secretReply(secrets);
+      }
       default: {
         const _exhaustive: never = request;
         return _exhaustive;
       }
     }
   }
+}
+
+function secretReply(s: WebhookSecrets): WebhooksReply {
+  return { ok: true, secret: s.current, scheme: WEBHOOK_SIGNATURE_SCHEME, previousValidUntil: s.previousUntil ?? null };
 }
 
 function view(d: WebhookDelivery): WebhookDeliveryView {

@@ -20,3 +20,4 @@ export * from './model-call-leases';
 export * from './idempotency-keys.repository';
 export * from './schedules.repository';
 export * from './webhook-deliveries.repository';
+export * from './housekeeping.queries';

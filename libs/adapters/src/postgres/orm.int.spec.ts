@@ -31,6 +31,8 @@ describe('openDatabase', () => {
         'agent_definitions',
         'erasures',
         'failed_messages',
+        'housekeeping',
+        'housekeeping_ticks',
         'inbox',
         'mikro_orm_migrations',
         'outbox',

@@ -115,14 +115,61 @@ export class WebhookDeliveriesRepository {
 
   /** The tenant's signing secret, made (with `make`) and stored the first time it is asked for. */
   async secret(tenantId: string, make: () => string): Promise<string> {
+    return (await this.secrets(tenantId, make, undefined)).current;
+  }
+
+  /**
+   * The tenant's current secret (made with `make` on first use) and, while a rotation's overlap lasts
+   * (`previous_until` after `now`), the previous one: both sign deliveries until then.
+   */
+  async secrets(tenantId: string, make: () => string, now: string | undefined): Promise<WebhookSecrets> {
     await this.sql.run(
       `insert into ${this.sql.table('webhook_secrets')} (tenant_id, secret) values (?, ?) on conflict do nothing`,
       [tenantId, make()],
     );
-    const rows = await this.sql.query<{ secret: string }>(
-      `select secret from ${this.sql.table('webhook_secrets')} where tenant_id = ?`,
+    const rows = await this.sql.query<{
+      secret: string;
+      previous_secret: string | null;
+      previous_until: string | null;
+    }>(
+      `select secret, previous_secret, ${isoColumn('previous_until')} from ${this.sql.table('webhook_secrets')} where tenant_id = ?`,
       [tenantId],
     );
-    return rows[0]!.secret;
+    const r = rows[0]!;
+    const overlapping =
+      r.previous_secret !== null && r.previous_until !== null && (now === undefined || r.previous_until > now);
+    return overlapping
+      ? { current: r.secret, previous: r.previous_secret!, previousUntil: r.previous_until! }
+      : { current: r.secret };
   }
+
+  /**
+   * Replaces the tenant's secret with `next`; the one it replaces keeps signing deliveries (next to the
+   * new one) until `previousUntil` (`now`: at once no more). A tenant with no secret yet gets `next` alone.
+   * One statement: two rotations at once leave one of them, with the secret before it as previous.
+   */
+  async rotate(tenantId: string, next: string, previousUntil: string, now: string): Promise<WebhookSecrets> {
+    const rows = await this.sql.query<{
+      secret: string;
+      previous_secret: string | null;
+      previous_until: string | null;
+    }>(
+      `insert into ${this.sql.table('webhook_secrets')} as w (tenant_id, secret, rotated_at) values (?, ?, ?)
+       on conflict (tenant_id) do update set previous_secret = w.secret, previous_until = ?::timestamptz,
+         secret = excluded.secret, rotated_at = excluded.rotated_at
+       returning secret, previous_secret, ${isoColumn('previous_until')}`,
+      [tenantId, next, now, previousUntil],
+    );
+    const r = rows[0]!;
+    return r.previous_secret !== null && r.previous_until !== null && r.previous_until > now
+      ? { current: r.secret, previous: r.previous_secret, previousUntil: r.previous_until }
+      : { current: r.secret };
+  }
+}
+
+/** The secrets that sign a tenant's deliveries now: the current one, and the previous one during an overlap. */
+export interface WebhookSecrets {
+  current: string;
+  previous?: string;
+  previousUntil?: string;
 }

@@ -3,7 +3,9 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 /**
  * The signature scheme of completion webhooks (docs/webhooks.md), in one place for the sender and for
  * receivers written in TypeScript: HMAC-SHA256 with the tenant's secret over `<timestamp>.<body>`
- * (the timestamp in Unix seconds, the body exactly as sent), hex, in `Ratchet-Signature: v1=<hex>`.
+ * (the timestamp in Unix seconds, the body exactly as sent), hex, in `Ratchet-Webhook-Signature: v1=<hex>`.
+ * While a rotated secret's overlap lasts the header carries one signature per secret, separated by a
+ * space (`v1=<new> v1=<old>`): a receiver accepts the delivery when any of them verifies.
  */
 export const WEBHOOK_HEADERS = {
   id: 'Ratchet-Webhook-Id',
@@ -18,6 +20,11 @@ export function newWebhookSecret(): string {
 
 export function signWebhook(secret: string, timestamp: number, body: string): string {
   return `v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
+}
+
+/** The header's value: a signature by each secret (the current first), space-separated. */
+export function signatureHeader(secrets: readonly string[], timestamp: number, body: string): string {
+  return secrets.map((secret) => signWebhook(secret, timestamp, body)).join(' ');
 }
 
 /**

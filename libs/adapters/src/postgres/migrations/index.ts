@@ -14,6 +14,8 @@ import { Migration20270301000000_orchestrator_agent_owners } from './orchestrato
 import { Migration20270301000001_orchestrator_run_requests } from './orchestrator/Migration20270301000001_run_requests';
 import { Migration20270401000000_orchestrator_schedules } from './orchestrator/Migration20270401000000_schedules';
 import { Migration20270401000001_orchestrator_webhooks } from './orchestrator/Migration20270401000001_webhooks';
+import { Migration20270501000000_orchestrator_housekeeping } from './orchestrator/Migration20270501000000_housekeeping';
+import { Migration20270501000001_orchestrator_webhook_secret_rotation } from './orchestrator/Migration20270501000001_webhook_secret_rotation';
 import { Migration20261130000000_tools_init } from './tools/Migration20261130000000_init';
 import { Migration20261210000000_tools_ledger_resolution } from './tools/Migration20261210000000_ledger_resolution';
 import { Migration20270110000000_tools_ledger_trace } from './tools/Migration20270110000000_ledger_trace';
@@ -44,6 +46,8 @@ export const ORCHESTRATOR_MIGRATIONS: readonly MigrationClass[] = [
   Migration20270301000001_orchestrator_run_requests,
   Migration20270401000000_orchestrator_schedules,
   Migration20270401000001_orchestrator_webhooks,
+  Migration20270501000000_orchestrator_housekeeping,
+  Migration20270501000001_orchestrator_webhook_secret_rotation,
 ];
 export const TOOLS_MIGRATIONS: readonly MigrationClass[] = [
   Migration20261130000000_tools_init,
