@@ -107,7 +107,7 @@ export class ThreadsQueryResponder implements OnApplicationBootstrap, BeforeAppl
         const after = cursor === undefined ? undefined : decodeRunCursor(cursor);
         if (cursor !== undefined && !after) return invalid('the cursor is not one this API returned');
         return { ok: true, ...(await searchRunPage(sql, tenant, { ...r, ...(after ? { after } : {}) })) };
-        }
+      }
       case 'erase': {
         const { threadId, by } = request as ThreadsRequest<'erase'>;
         const events = this.runtime.topology.streams.find((s) => s.role === 'events')!.config.name;
