@@ -621,6 +621,8 @@ describe('NATS users and permissions', () => {
           s.toolService('http.request'),
           s.tenantToolService('acme', 'crm.lookup'),
           '$SRV.INFO',
+          memorySubject('ratchet', 'acme', 'put'),
+          memorySubject('ratchet', 'acme', 'search'),
         ],
         subscribe: ['_INBOX.abc', s.runStops('acme', 't1'), s.tools('acme', 'list'), s.deploymentTools('list')],
         replies: true,
