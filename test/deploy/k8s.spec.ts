@@ -629,7 +629,7 @@ describe('NATS users and permissions', () => {
       },
       'ratchet-approvals': {
         publish: [s.inbox('acme', 't1')],
-        subscribe: ['_INBOX.abc', a.api],
+        subscribe: ['_INBOX.abc', a.api, s.runStops('acme', 't1')],
         replies: true,
       },
       'ratchet-memory': {
