@@ -386,8 +386,8 @@ export interface paths {
     put?: never;
     post?: never;
     /**
-     * Erase a thread (not yet: 501)
-     * @description Erasure of a thread (log, projections, effects, approvals) lands with the erase command; until then this answers 501 for an existing thread and 404 otherwise.
+     * Erase a thread from every store
+     * @description Removes the thread in one transaction from every store — its event log, snapshot, projection, conversation and runs, its effect-ledger rows, its approvals with their decisions and audit rows, the outbox, inbox and failed-message rows naming it, and the memory items its runs wrote — leaving an audit tombstone (the tenant, a hash of the thread id, the counts, who erased it); then purges its messages from the EVENTS stream. Refused with 409 while a run of it is queued or running. Idempotent: erasing it again answers 200 with `erased: false`.
      */
     delete: operations['Threads_remove'];
     options?: never;
@@ -497,6 +497,26 @@ export interface paths {
     get: operations['Webhooks_secret'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/webhooks/secret/rotate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Rotate the tenant's webhook signing secret
+     * @description Makes a new secret. The previous one keeps signing deliveries, next to the new one, for `overlapSeconds` (default a day): the signature header carries a `v1=` per secret, so receivers can move to the new secret at their pace.
+     */
+    post: operations['Webhooks_rotate'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1063,6 +1083,11 @@ export interface components {
       secret: string;
       /** @description How a receiver verifies a delivery */
       scheme: string;
+      /**
+       * Format: date-time
+       * @description After a rotation: until when the previous secret also signs deliveries (null: it does not)
+       */
+      previousValidUntil: string | null;
     };
     ApprovalList: {
       approvals: components['schemas']['ApprovalView'][];
@@ -1387,6 +1412,15 @@ export interface components {
       updatedAt: string;
       /** @description Oldest request first (at most the last 100) */
       runs: components['schemas']['RunView'][];
+    };
+    ThreadErased: {
+      threadId: string;
+      /** @description false: it was erased before; nothing more was removed but what the stream held */
+      erased: boolean;
+      /** @description Rows and stream messages removed, per store */
+      removed: {
+        [key: string]: number;
+      };
     };
     EventPage: {
       events: (
@@ -2232,6 +2266,14 @@ export interface components {
       endAt?: string | null;
       /** Format: uri */
       webhookUrl?: string | null;
+    };
+    /** @description WebhookSecretRotation */
+    WebhookSecretRotation: {
+      /**
+       * @description How long the previous secret keeps signing deliveries next to the new one (0: stop at once)
+       * @default 86400
+       */
+      overlapSeconds?: number;
     };
     ApprovalDecisionBody: {
       /** @enum {string} */
@@ -4706,12 +4748,14 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Erased (once erasure lands; today an existing thread answers 501) */
-      204: {
+      /** @description Erased (or erased before: `erased` false) */
+      200: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['ThreadErased'];
+        };
       };
       /** @description Invalid request (every issue listed in `errors`) */
       400: {
@@ -4749,8 +4793,8 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDetails'];
         };
       };
-      /** @description Rate limit of this credential exceeded (see Retry-After) */
-      429: {
+      /** @description A run of the thread is going: nothing was removed */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -4758,8 +4802,8 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDetails'];
         };
       };
-      /** @description Erasure is not available yet */
-      501: {
+      /** @description Rate limit of this credential exceeded (see Retry-After) */
+      429: {
         headers: {
           [name: string]: unknown;
         };
@@ -5179,6 +5223,75 @@ export interface operations {
         };
       };
       /** @description Invalid request (every issue listed in `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description No credential, or not a valid one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description An operator credential, which acts for no tenant */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description Rate limit of this credential exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description A backing service is unavailable (see Retry-After) */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+    };
+  };
+  Webhooks_rotate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['WebhookSecretRotation'];
+      };
+    };
+    responses: {
+      /** @description The new secret */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookSecret'];
+        };
+      };
+      /** @description Invalid body: overlapSeconds is not a whole number from 0 to 604800 */
       400: {
         headers: {
           [name: string]: unknown;
