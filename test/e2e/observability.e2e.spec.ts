@@ -242,6 +242,21 @@ describe('one trace per run, across services, crashes and resumes', () => {
     expect(String(retry.attributes['ratchet.event.types'])).toContain('model.requested');
     expect(replacedLink(retry)).toMatchObject({ traceId, spanId: spanIdOf(attempts.get(attempt - 1)) });
 
+    // The whole run is one `invoke_agent` span, recorded when its end was committed (no process lived
+    // through it): from run.started to run.completed, in the run's trace.
+    const whole = await otlp.waitFor("the run's invoke_agent span", () =>
+      inTraceOf(otlp, traceId).find((s) => s.name === 'invoke_agent slow'),
+    );
+    expect(whole.attributes).toMatchObject({
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': 'slow',
+      'gen_ai.conversation.id': threadId,
+      'ratchet.run': runId,
+      'ratchet.outcome': 'completed',
+    });
+    const at = (type: string) => BigInt(Date.parse(events.find((e) => e.type === type)!.at)) * 1_000_000n;
+    expect([whole.startNs, whole.endNs]).toEqual([at('run.started'), at('run.completed')]);
+
     // The executor's attempt after the crash links to the attempt that claimed the effect in the ledger.
     const afterCrash = await otlp.waitFor('execute_tool after the crash, with its ledger link', () =>
       inTraceOf(otlp, traceId).find(

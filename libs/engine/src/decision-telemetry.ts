@@ -2,7 +2,7 @@ import type { CachedThread } from './thread-cache';
 import type { ThreadEvent } from '@ratchet/contracts';
 import type { OutboxMessage, ThreadCommand, ThreadState } from '@ratchet/domain';
 import type { Counter, Histogram, Link, Span } from '@opentelemetry/api';
-import { ATTR, failpoint, meter } from '@ratchet/platform';
+import { ATTR, failpoint, meter, recordSpan, SPAN } from '@ratchet/platform';
 
 /** What the orchestrator tells about its decisions: `thread.append` span attributes and run/step metrics. */
 
@@ -63,10 +63,40 @@ export function describeSpan(span: Span, d: Decided): void {
   if (d.links?.length) span.addLinks(d.links);
 }
 
-/** Metrics of a committed decision, and the crash point right after the commit. */
+const RUN_ENDS = new Set(['run.completed', 'run.failed', 'run.cancelled']);
+
+/**
+ * The run's `invoke_agent` span, recorded once its end is committed: a run outlives the processes that
+ * work on it, so no process holds a span open for it. It starts at `run.started` and is a child of the
+ * run's own trace context (the one every message and event of the run carries).
+ */
+function recordRun(before: ThreadState | undefined, end: ThreadEvent): void {
+  const run = before?.active;
+  if (!run || run.runId !== end.runId) return;
+  recordSpan(
+    SPAN.invokeAgent(run.agent),
+    {
+      [ATTR.genAiOperation]: 'invoke_agent',
+      [ATTR.genAiAgentName]: run.agent,
+      [ATTR.genAiConversationId]: end.threadId,
+      [ATTR.tenant]: end.tenantId,
+      [ATTR.thread]: end.threadId,
+      [ATTR.run]: run.runId,
+      [ATTR.outcome]: end.type.slice('run.'.length),
+      [ATTR.step]: run.step,
+    },
+    { start: Date.parse(run.startedAt), end: Date.parse(end.at) },
+    run.trace,
+  );
+}
+
+/** Metrics of a committed decision, the spans of the runs it ended, and the crash point right after the commit. */
 export function afterCommit(d: Decided): void {
   if (d.events.length > 0) {
-    for (const e of d.events) if (RUN_OUTCOMES.has(e.type)) runsCounter().add(1, { event: e.type });
+    for (const e of d.events) {
+      if (RUN_OUTCOMES.has(e.type)) runsCounter().add(1, { event: e.type });
+      if (RUN_ENDS.has(e.type)) recordRun(d.before, e);
+    }
     recordStepLatency(d.before, d.events);
   }
   failpoint('orchestrator.after-commit');

@@ -38,6 +38,8 @@ export const ATTR = {
   genAiOutputTokens: 'gen_ai.usage.output_tokens',
   genAiToolName: 'gen_ai.tool.name',
   genAiToolCallId: 'gen_ai.tool.call.id',
+  genAiAgentName: 'gen_ai.agent.name',
+  genAiConversationId: 'gen_ai.conversation.id',
   // messaging semantic conventions
   messagingSystem: 'messaging.system',
   messagingDestination: 'messaging.destination.name',
@@ -53,6 +55,8 @@ export const SPAN = {
   outboxPublish: 'outbox.publish',
   approvalWait: 'approval.wait',
   run: 'run',
+  /** A whole run, from its `run.started` to its end (GenAI conventions: `invoke_agent {agent}`). */
+  invokeAgent: (agent: string) => `invoke_agent ${agent}`,
 } as const;
 
 /**
