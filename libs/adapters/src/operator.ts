@@ -1,13 +1,13 @@
 // `@ratchet/adapters/operator`: the queries an operator runs across tenants and services (the `ratchet`
-// CLI): thread and run listings, retention and erasure, inbox/outbox health, dead letters. No service
-// imports them; they read and write other services' tables and so stay out of the services' entry.
+// CLI): thread listings, erasure by subject, inbox/outbox health, dead letters. No service imports
+// them; they read and write other services' tables and so stay out of the services' entry. What the
+// orchestrator's own housekeeping and thread erasure use (retention, one thread's removal) is in the
+// main entry, and the CLI takes it from there.
 export { listFailures, type FailedMessageRow } from './postgres/failed-messages.repository';
 export {
   listThreadKeys,
   listThreads,
-  readThreadColumns,
   tenantsOfThread,
-  type ThreadKey,
   type ThreadKeyFilter,
   type ThreadListFilter,
   type ThreadListRow,
@@ -19,22 +19,10 @@ export {
   type InboxHealth,
   type OutboxHealth,
 } from './postgres/service-health.queries';
-export {
-  listIdleThreads,
-  listTenantsWithThreads,
-  listThreadKeysWithSnapshots,
-  lockThread,
-  readSnapshot,
-  saveSnapshotAndTrim,
-  type ThreadSnapshot,
-} from './postgres/retention.queries';
+export { listThreadKeysWithSnapshots } from './postgres/retention.queries';
 export {
   countMemoryOfSubject,
   erasureTombstoneHash,
-  findErasureTombstones,
-  removeThreadEverywhere,
   threadsOfPrincipal,
-  writeErasureTombstone,
   type ErasureTombstone,
-  type RemovalCounts,
 } from './postgres/erasure.queries';

@@ -1,13 +1,14 @@
 import { userInfo } from 'node:os';
 import { Command } from 'commander';
-import { MemoryClient, MemoryItemsRepository, sqlExecutor, type Database } from '@ratchet/adapters';
 import {
-  countMemoryOfSubject,
-  erasureTombstoneHash,
   findErasureTombstones,
-  threadsOfPrincipal,
+  MemoryClient,
+  MemoryItemsRepository,
+  sqlExecutor,
   writeErasureTombstone,
-} from '@ratchet/adapters/operator';
+  type Database,
+} from '@ratchet/adapters';
+import { countMemoryOfSubject, erasureTombstoneHash, threadsOfPrincipal } from '@ratchet/adapters/operator';
 import { MEMORY_ADMIN_ROLE } from '@ratchet/domain';
 import {
   assertToken,

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
-import { listThreadKeysWithSnapshots, type ThreadKey } from '@ratchet/adapters/operator';
+import { listThreadKeysWithSnapshots } from '@ratchet/adapters/operator';
+import { type ThreadKey } from '@ratchet/adapters';
 import { assertToken, commandContext, plural, resolveTenant, withSchema, type CommandContext } from '../cli.context';
 import { CliError, UsageError } from '../cli.errors';
 import { progressBar } from '../cli.progress';

@@ -1,5 +1,5 @@
-import { type Database } from '@ratchet/adapters';
-import { listThreadKeysWithSnapshots, type ThreadKey } from '@ratchet/adapters/operator';
+import { type Database, type ThreadKey } from '@ratchet/adapters';
+import { listThreadKeysWithSnapshots } from '@ratchet/adapters/operator';
 import { UsageError } from '../cli.errors';
 import { assertToken, resolveTenant } from '../cli.context';
 
