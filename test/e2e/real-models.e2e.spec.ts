@@ -379,7 +379,11 @@ describe('a model worker SIGKILLed while its lease still runs (bus path, a patie
     const events = await stack.waitFor(TENANT, threadIdFor(TENANT, marker), terminal(runIdFor(TENANT, marker)), 90_000);
     expect(events.at(-1)?.type).toBe('run.completed');
     const calls = model.of(marker);
-    expect([calls.calls, calls.aborted]).toEqual([2, 1]); // the killed call and its one retry
+    // The killed call and its one retry. The kill comes at a lease renewal: mostly while the call is still
+    // waiting for its answer (the model sees it aborted), but a renewal that ends just after the answer was
+    // written kills a process that had the answer and not yet committed it. Either way it is one more attempt.
+    expect(calls.calls).toBe(2);
+    expect(calls.aborted).toBeLessThanOrEqual(1);
     const attempts = events.filter((e) => e.type === 'model.requested');
     expect(attempts.map((e) => (e.data as { attempt: number }).attempt)).toEqual([1, 2]);
     expect((attempts[1]?.data as { retryReason?: string }).retryReason).toMatch(/stopped before answering/);
