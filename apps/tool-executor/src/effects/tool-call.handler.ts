@@ -1,13 +1,6 @@
-import {
-  HEADERS,
-  ToolCallCommand,
-  type Subjects,
-  type ToolResolveCommand,
-  type ToolResultMessage,
-} from '@ratchet/contracts';
+import { HEADERS, type Subjects, type ToolCallCommand, type ToolResolveCommand } from '@ratchet/contracts';
 import {
   EffectLedgerRepository,
-  withServiceTx,
   type Database,
   type EffectHolder,
   type EffectRecord,
@@ -16,27 +9,15 @@ import {
 import {
   decideEffect,
   InvariantError,
-  PoisonMessageError,
   prepareEffect,
-  redactSecrets,
   TransientError,
   type Clock,
-  type LedgerSnapshot,
   type CommittedPublisher,
   type EffectKind,
   type IdSource,
-  type OutboxMessage,
+  type LedgerSnapshot,
 } from '@ratchet/domain';
-import {
-  ATTR,
-  currentTraceContext,
-  LINK,
-  linkActiveSpan,
-  linkTo,
-  randomIds,
-  systemClock,
-  type RunStops,
-} from '@ratchet/platform';
+import { currentTraceContext, randomIds, systemClock, type RunStops } from '@ratchet/platform';
 import {
   callKind,
   runTool,
@@ -49,6 +30,10 @@ import {
 } from '@ratchet/tools';
 import { crashPoint } from './crash-points';
 import type { EffectLeases } from './effect-leases';
+import { claimOf, EffectRecorder, recordedKind, storedOutcome, uncertain, type Outcome } from './effect-recorder';
+import { EffectResolution, type ToolResolveResult } from './effect-resolution';
+
+export type { ToolResolveResult } from './effect-resolution';
 
 export type ToolCallResult =
   | 'executed'
@@ -60,17 +45,7 @@ export type ToolCallResult =
   | 'cancelled'
   /** Another executor is acting on the call right now: left to it. */
   | 'in-progress';
-export type ToolResolveResult = 'resolved' | 'retried' | 'dedup' | 'not-found' | 'not-uncertain';
 
-type Outcome = ToolResultMessage['outcome'];
-
-/**
- * The effect ledger around every tool call (architecture §6). For idempotent and at-most-once tools,
- * `started` is committed before the tool acts; the outcome and the result message commit together
- * afterwards. A pure tool may repeat, so nothing is written before it acts: its row is inserted with the
- * outcome and the result message in one statement. A redelivery reads the ledger and never blindly
- * repeats an effect that may have happened.
- */
 /** How the executor learns that runs stopped, and holds the effects it acts on. */
 export interface RunControl {
   /** Runs this process heard stopped, and the calls it is making for each (aborted when one stops). */
@@ -81,16 +56,28 @@ export interface RunControl {
   ready?: Promise<void>;
 }
 
+/**
+ * The effect ledger around every tool call (architecture §6). For idempotent and at-most-once tools,
+ * `started` is committed before the tool acts; the outcome and the result message commit together
+ * afterwards. A pure tool may repeat, so nothing is written before it acts: its row is inserted with the
+ * outcome and the result message in one statement. A redelivery reads the ledger and never blindly
+ * repeats an effect that may have happened.
+ *
+ * This file claims and decides (`handle`) and acts (`execute`); what is recorded once a call ended is
+ * `EffectRecorder`'s, a human's answer to an uncertain effect is `EffectResolution`'s.
+ */
 export class ToolCallHandler {
   private readonly services: ToolServices;
   private readonly holder: EffectHolder | undefined;
+  private readonly record: EffectRecorder;
+  private readonly resolution: EffectResolution;
 
   constructor(
     private readonly db: Database,
     /** Per tenant: built-in tools, tool modules, remote tool services and MCP servers (ToolCatalog). */
     private readonly tools: ToolLookup,
     private readonly relay: CommittedPublisher,
-    private readonly subjects: Subjects,
+    subjects: Subjects,
     logger: ToolLogger,
     services: Omit<ToolServices, 'logger'> = {},
     private readonly control?: RunControl,
@@ -99,6 +86,18 @@ export class ToolCallHandler {
   ) {
     this.services = { ...services, logger };
     this.holder = control?.leases.holder;
+    this.record = new EffectRecorder(db, relay, subjects, logger, time.ids);
+    this.resolution = new EffectResolution(db, tools, relay, this.record, (call, trace, tool, claim) =>
+      this.execute(call, trace, undefined, 'retried', tool, claim),
+    );
+  }
+
+  /**
+   * A human's answer to an `uncertain` effect. Recorded in the ledger only while the effect is still
+   * `uncertain` (a repeated or late answer changes nothing, and re-sends what the ledger holds).
+   */
+  resolve(command: ToolResolveCommand, traceHeaders: Record<string, string>): Promise<ToolResolveResult> {
+    return this.resolution.resolve(command, traceHeaders);
   }
 
   /**
@@ -146,11 +145,11 @@ export class ToolCallHandler {
         : await ledger.recordStarted(effect, this.holder);
     if (found === 'stopped') return this.cancel(command, traceHeaders, effect);
     const existing: EffectRecord | undefined = found === 'inserted' ? undefined : found;
-    this.checkTenant(command, existing);
+    this.record.checkTenant(command, existing);
     if (!tool && existing?.state === 'started' && existing.kind !== 'pure' && !existing.heldElsewhere) {
       // An earlier attempt may have acted, and no source offers the tool now (its service went away):
       // nothing can retry or reconcile it, so a human decides — never a failure the model would redo.
-      await this.escalate(command, traceHeaders, existing, `no source offers ${command.tool} any more`);
+      await this.record.escalate(command, traceHeaders, existing, `no source offers ${command.tool} any more`);
       return 'escalated';
     }
     // What an earlier attempt recorded rules: a source that changed its tool's kind since cannot loosen it.
@@ -160,17 +159,17 @@ export class ToolCallHandler {
       tool?.reconcile !== undefined,
       existing?.heldElsewhere,
     );
-    if (existing) this.linkToClaim(existing);
+    if (existing) this.record.linkToClaim(existing);
 
     switch (action) {
       case 'resend': {
-        await this.finish(command, traceHeaders, 'dedup', storedOutcome(existing));
+        await this.record.finish(command, traceHeaders, 'dedup', storedOutcome(existing));
         return 'dedup';
       }
       case 'wait':
         return this.inProgress(existing, deliveryCount);
       case 'escalate': {
-        await this.escalate(command, traceHeaders, existing);
+        await this.record.escalate(command, traceHeaders, existing);
         return 'escalated';
       }
       case 'reconcile': {
@@ -185,7 +184,15 @@ export class ToolCallHandler {
           : { happened: false as const };
         if (answer.happened) {
           const outcome: Outcome = { status: 'completed', result: answer.result };
-          await this.finish(command, traceHeaders, 'succeeded', outcome, undefined, undefined, claimOf(existing));
+          await this.record.finish(
+            command,
+            traceHeaders,
+            'succeeded',
+            outcome,
+            undefined,
+            undefined,
+            claimOf(existing),
+          );
           return 'reconciled';
         }
         const attempt = await ledger.recordAttempt(command.idempotencyKey, traceparent, this.holder);
@@ -251,91 +258,22 @@ export class ToolCallHandler {
     effect: StartEffect,
   ): Promise<ToolCallResult> {
     const outcome: Outcome = { status: 'cancelled', reason: 'the run stopped before this call started; it never ran' };
-    const row = this.resultRow(command, traceHeaders, outcome, false);
+    const row = this.record.resultRow(command, traceHeaders, outcome, false);
     const ledger = new EffectLedgerRepository(this.db.sql);
     if (await ledger.recordCancelled(effect, outcome, row)) {
       await this.relay.publishCommitted([row]);
       return 'cancelled';
     }
     const existing = await ledger.get(effect.key, this.holder?.holder);
-    this.checkTenant(command, existing);
+    this.record.checkTenant(command, existing);
     if (!existing || existing.state === 'started') return 'in-progress';
     if (existing.state === 'uncertain') {
-      await this.escalate(command, traceHeaders, existing);
+      await this.record.escalate(command, traceHeaders, existing);
       return 'escalated';
     }
-    await this.finish(command, traceHeaders, 'dedup', storedOutcome(existing));
+    await this.record.finish(command, traceHeaders, 'dedup', storedOutcome(existing));
     return 'dedup';
   }
-
-  /**
-   * A human's answer to an `uncertain` effect. Recorded in the ledger only while the effect is still
-   * `uncertain` (a repeated or late answer changes nothing, and re-sends what the ledger holds).
-   */
-  async resolve(command: ToolResolveCommand, traceHeaders: Record<string, string>): Promise<ToolResolveResult> {
-    const ledger = new EffectLedgerRepository(this.db.sql);
-    const record = await ledger.get(command.idempotencyKey);
-    // Another tenant's key reads as missing (architecture §8).
-    if (!record || record.tenantId !== command.tenantId) return 'not-found';
-    const call = ToolCallCommand.safeParse(record.command);
-    if (!call.success) return 'not-found';
-    if (record.state !== 'uncertain') {
-      if (record.state === 'started') return 'not-uncertain';
-      await this.finish(call.data, traceHeaders, 'dedup', storedOutcome(record));
-      return 'dedup';
-    }
-    const r = command.resolution;
-    if (r.decision === 'retry') {
-      const claim = await withServiceTx(this.db, (tx) =>
-        new EffectLedgerRepository(tx).recordResolution(command.tenantId, command.idempotencyKey, 'retry', command.by),
-      );
-      if (!claim) return 'not-uncertain';
-      // Back to `started` with one more attempt, committed before it runs again: a crash now escalates again.
-      await this.execute(
-        call.data,
-        traceHeaders,
-        undefined,
-        'retried',
-        await this.tools.resolve(command.tenantId, record.tool),
-        claim,
-      );
-      return 'retried';
-    }
-    const outcome: Outcome =
-      r.decision === 'happened'
-        ? { status: 'completed', result: r.result }
-        : {
-            status: 'failed',
-            error: {
-              code: 'effect.failed_by_human',
-              message: `${record.tool}: ${command.by} decided the call failed${r.reason ? `: ${r.reason}` : ''}`,
-              retryable: false,
-            },
-          };
-    const row = this.resultRow(call.data, traceHeaders, outcome, false);
-    const ok = await withServiceTx(this.db, async (tx) => {
-      const done = await new EffectLedgerRepository(tx).recordResolution(
-        command.tenantId,
-        command.idempotencyKey,
-        r.decision,
-        command.by,
-        outcome,
-      );
-      if (done) await tx.enqueue([row]);
-      return done !== undefined;
-    });
-    if (!ok) return 'not-uncertain';
-    await this.relay.publishCommitted([row]);
-    return 'resolved';
-  }
-
-  /**
-   * Runs the tool and records what came of it. Without `pure`, the ledger says `started` (committed
-   * before this runs). With `pure` (the call's ledger row, not written yet), the outcome is recorded
-   * with the row in one statement; when another delivery recorded an outcome first, that one is re-sent
-   * and this one dropped (a pure tool may repeat; its result reaches the thread once). Without `pure`,
-   * `claim` is the row as this attempt holds it: its outcome is recorded only while it still does.
-   */
   private async execute(
     command: ToolCallCommand,
     traceHeaders: Record<string, string>,
@@ -357,24 +295,24 @@ export class ToolCallHandler {
     if (outcome.status === 'uncertain') {
       this.services.logger.warn('effect uncertain: escalated', { key: command.idempotencyKey, tool: command.tool });
       const notice = uncertain(command, outcome.reason);
-      recorded = await this.finish(command, traceHeaders, 'uncertain', notice, pure, tool, claim);
+      recorded = await this.record.finish(command, traceHeaders, 'uncertain', notice, pure, tool, claim);
     } else {
       const state = outcome.status === 'completed' ? 'succeeded' : 'failed';
-      recorded = await this.finish(command, traceHeaders, state, outcome, pure, tool, claim);
+      recorded = await this.record.finish(command, traceHeaders, state, outcome, pure, tool, claim);
     }
     if (recorded === 'recorded') return result;
     // The row moved on while this attempt acted (a human answered it, or a newer attempt holds it), or
     // another delivery of this pure call recorded its outcome first: what the row holds stands.
-    this.checkTenant(command, recorded);
+    this.record.checkTenant(command, recorded);
     if (!pure && recorded.state === 'started') return 'in-progress';
-    this.linkToClaim(recorded);
+    this.record.linkToClaim(recorded);
     const action = decideEffect(recorded.state, 'pure', false);
     switch (action) {
       case 'resend':
-        await this.finish(command, traceHeaders, 'dedup', storedOutcome(recorded));
+        await this.record.finish(command, traceHeaders, 'dedup', storedOutcome(recorded));
         return 'dedup';
       case 'escalate':
-        await this.escalate(command, traceHeaders, recorded);
+        await this.record.escalate(command, traceHeaders, recorded);
         return 'escalated';
       // Not reachable (the statement finishes a `started` row of this tenant); if it were, the message is
       // redelivered and its look-up decides again.
@@ -416,152 +354,4 @@ export class ToolCallHandler {
       release?.();
     }
   }
-
-  /** Tells the thread (again) that the effect is uncertain; only a human's answer moves it on. */
-  private async escalate(
-    command: ToolCallCommand,
-    traceHeaders: Record<string, string>,
-    existing: EffectRecord | undefined,
-    why = `${command.tool} (${existing?.kind ?? 'at-most-once'}) cannot be repeated`,
-  ): Promise<void> {
-    await this.finish(
-      command,
-      traceHeaders,
-      existing?.state === 'uncertain' ? 'resend' : 'uncertain',
-      uncertain(command, `an earlier attempt of ${command.tool} stopped after it may have acted; ${why}`),
-      undefined,
-      undefined,
-      claimOf(existing),
-    );
-  }
-
-  private checkTenant(command: ToolCallCommand, existing: EffectRecord | undefined): void {
-    if (existing && existing.tenantId !== command.tenantId) {
-      // A key is derived from the tenant, so this is a forged or corrupt command: never answer across tenants.
-      throw new PoisonMessageError(
-        `effect ${command.idempotencyKey} belongs to another tenant`,
-        'effect.tenant_mismatch',
-      );
-    }
-  }
-
-  /** An earlier attempt claimed the key: this one (retry, reconcile, escalation or dedup) points at it. */
-  private linkToClaim(existing: EffectRecord): void {
-    linkActiveSpan(
-      linkTo(existing.traceparent, { [ATTR.linkReason]: LINK.ledgerClaim, [ATTR.attempt]: existing.attempts }),
-    );
-  }
-
-  /**
-   * Records the outcome (or the dedup hit) and the result message in one transaction, then publishes.
-   * `resend`: only the message (an uncertain notice again); `dedup`: the message and a dedup hit.
-   * `pure` (a pure call's row, not written yet): the row is inserted with its outcome and the message,
-   * in one statement; when an outcome was already there, nothing is written or published and that row
-   * is returned for the caller to re-send. Otherwise the outcome is recorded only while the row is as
-   * `claim` says (compare and set): a row that moved on meanwhile is returned, and nothing is sent.
-   */
-  private async finish(
-    command: ToolCallCommand,
-    traceHeaders: Record<string, string>,
-    record: 'succeeded' | 'failed' | 'uncertain' | 'dedup' | 'resend',
-    raw: Outcome,
-    pure?: StartEffect,
-    tool?: AnyTool,
-    claim?: LedgerSnapshot,
-  ): Promise<'recorded' | EffectRecord> {
-    // Secret-looking values (and fields the tool marks sensitive) never reach the ledger or the thread.
-    const outcome = redactSecrets(raw, tool?.sensitive ?? []);
-    const repeat = record === 'dedup' || record === 'resend';
-    const row = this.resultRow(command, traceHeaders, outcome, repeat);
-    if (record === 'dedup' || record === 'resend') {
-      await withServiceTx(this.db, async (tx) => {
-        if (record === 'dedup') await new EffectLedgerRepository(tx).recordDedupHit(command.idempotencyKey);
-        await tx.enqueue([row]);
-      });
-    } else {
-      const result = record === 'uncertain' ? null : outcome;
-      const ledger = new EffectLedgerRepository(this.db.sql);
-      // The outcome and its message in one statement: one round trip, both or neither.
-      if (pure) {
-        const recorded = await ledger.recordPureOutcome(pure, record, result, row);
-        if (recorded !== 'recorded') return recorded;
-      } else {
-        if (!claim)
-          throw new PoisonMessageError(
-            `effect ${command.idempotencyKey}: an outcome without the claim it ends`,
-            'effect.unclaimed',
-          );
-        const recorded = await ledger.recordOutcomeWithMessage(command.idempotencyKey, record, result, row, claim);
-        if (recorded !== 'recorded') {
-          this.services.logger.warn('effect moved on while this attempt acted: its outcome is dropped', {
-            key: command.idempotencyKey,
-            attempt: claim.attempts,
-            now: recorded.state,
-          });
-          return recorded;
-        }
-      }
-      await crashPoint('tools.after-outcome');
-    }
-    await this.relay.publishCommitted([row]);
-    return 'recorded';
-  }
-
-  private resultRow(
-    command: ToolCallCommand,
-    traceHeaders: Record<string, string>,
-    outcome: Outcome,
-    repeat: boolean,
-  ): OutboxMessage {
-    const message: ToolResultMessage = {
-      kind: 'tool.result',
-      // One id per outcome: a resend is deduped downstream, an uncertain notice and its later answer are not.
-      messageId: `${command.idempotencyKey}:result:${outcome.status}`,
-      tenantId: command.tenantId,
-      threadId: command.threadId,
-      runId: command.runId,
-      step: command.step,
-      callId: command.callId,
-      outcome,
-    };
-    return {
-      // A resend gets a row of its own (the first row may be long sent and pruned); the orchestrator's
-      // inbox dedups by the message id in the body, forever.
-      id:
-        repeat || outcome.status === 'uncertain'
-          ? `${message.messageId}:resend:${this.time.ids.next('r')}`
-          : message.messageId,
-      subject: this.subjects.inbox(command.tenantId, command.threadId),
-      payload: message,
-      headers: { ...traceHeaders, [HEADERS.messageType]: 'tool.result', [HEADERS.tenant]: command.tenantId },
-    };
-  }
-}
-
-function recordedKind(existing: EffectRecord | undefined): EffectKind | undefined {
-  const k = existing?.kind;
-  return k === 'pure' || k === 'idempotent' || k === 'at-most-once' ? k : undefined;
-}
-
-/** The row as the delivery read it: what a write decided on it must still find. */
-function claimOf(existing: EffectRecord | undefined): LedgerSnapshot | undefined {
-  return existing && { state: existing.state, attempts: existing.attempts };
-}
-
-function uncertain(command: ToolCallCommand, reason: string): Outcome {
-  return { status: 'uncertain', idempotencyKey: command.idempotencyKey, reason: `${reason}; a human must decide` };
-}
-
-function storedOutcome(record: EffectRecord | undefined): Outcome {
-  const stored = record?.result as Outcome | null | undefined;
-  if (stored && (stored.status === 'completed' || stored.status === 'failed' || stored.status === 'cancelled'))
-    return stored;
-  return {
-    status: 'failed',
-    error: {
-      code: 'ledger.missing_result',
-      message: 'the effect finished but its result was not stored',
-      retryable: false,
-    },
-  };
 }
