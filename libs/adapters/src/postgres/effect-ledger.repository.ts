@@ -1,4 +1,11 @@
-import { ledgerWrite, PoisonMessageError, type LedgerSnapshot, type OutboxMessage } from '@ratchet/domain';
+import {
+  InvariantError,
+  ledgerWrite,
+  PoisonMessageError,
+  TransientError,
+  type LedgerSnapshot,
+  type OutboxMessage,
+} from '@ratchet/domain';
 import { isoColumn, type SqlExecutor } from './sql';
 
 export type EffectState = 'started' | 'succeeded' | 'failed' | 'uncertain' | 'cancelled';
@@ -125,7 +132,10 @@ export class EffectLedgerRepository {
     const existing = await this.get(effect.key, holder?.holder);
     if (existing) return existing;
     if (rows[0]?.stopped) return 'stopped';
-    throw new Error(`effect ${effect.key}: insert conflicted but no row is visible`);
+    throw new TransientError(
+      `effect ${effect.key}: insert conflicted but no row is visible (removed meanwhile); trying again later`,
+      'effect.vanished',
+    );
   }
 
   /**
@@ -194,7 +204,7 @@ export class EffectLedgerRepository {
     const row = rows[0];
     if (!row) {
       if (holder) return undefined;
-      throw new Error(`effect ${key} was never started`);
+      throw new InvariantError(`effect ${key} was never started`, 'effect.not_started');
     }
     return row.attempts;
   }
@@ -320,7 +330,11 @@ export class EffectLedgerRepository {
     if (rows[0]?.recorded === 1) return 'recorded';
     // The conflicting row may have committed after this statement's snapshot: read it in a new one.
     const existing = await this.get(effect.key);
-    if (!existing) throw new Error(`effect ${effect.key}: insert conflicted but no row is visible`);
+    if (!existing)
+      throw new TransientError(
+        `effect ${effect.key}: insert conflicted but no row is visible (removed meanwhile); trying again later`,
+        'effect.vanished',
+      );
     return existing;
   }
 
@@ -331,7 +345,7 @@ export class EffectLedgerRepository {
       [key],
     );
     const row = rows[0];
-    if (!row) throw new Error(`effect ${key} was never started`);
+    if (!row) throw new InvariantError(`effect ${key} was never started`, 'effect.not_started');
     return row.dedup_hits;
   }
 
