@@ -1,4 +1,4 @@
-import { HEADERS, ToolResultMessage, type ToolCallCommand } from '@ratchet/contracts';
+import { HEADERS, type Json, type ToolCallCommand, type ToolResultMessage } from '@ratchet/contracts';
 import { redactSecrets, type OutboxMessage } from '@ratchet/domain';
 import type { LocalToolRunner } from '@ratchet/engine';
 import { ATTR, failpoint, inSpan, SPAN, toolCallAttributes, toolDuration } from '@ratchet/platform';
@@ -66,9 +66,12 @@ export class LocalTools implements LocalToolRunner<AnyTool> {
       // Secret-looking values (and fields the tool marks sensitive) never reach the thread.
       outcome: redactSecrets(o, tool.sensitive ?? []),
     });
-    // What the executor's result becomes on its way over the bus: JSON, checked against the contract.
-    const checked = ToolResultMessage.safeParse(asJson(result(outcome)));
-    if (checked.success) return checked.data;
+    // What the executor's result becomes on its way over the bus: JSON. The message is built here from a
+    // checked command and runTool's outcome, so only a completed call's result can break the contract: it
+    // goes through JSON once (as it would on the bus), and one JSON cannot hold is a failed call.
+    const json = outcome.status === 'completed' ? asJson(outcome.result) : { ok: true as const, value: undefined };
+    if (json.ok && (outcome.status !== 'completed' || json.value !== undefined))
+      return result(outcome.status === 'completed' ? { status: 'completed', result: json.value as Json } : outcome);
     return result({
       status: 'failed',
       error: { code: 'invalid_output', message: `${tool.name} returned a result that is not JSON`, retryable: false },
@@ -76,7 +79,12 @@ export class LocalTools implements LocalToolRunner<AnyTool> {
   }
 }
 
-function asJson(value: unknown): unknown {
-  const text = JSON.stringify(value);
-  return text === undefined ? undefined : JSON.parse(text);
+/** `value` as it reads after a trip through JSON; not ok when JSON cannot hold it (a BigInt, a cycle). */
+function asJson(value: unknown): { ok: true; value: unknown } | { ok: false } {
+  try {
+    const text = JSON.stringify(value);
+    return { ok: true, value: text === undefined ? undefined : JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
 }

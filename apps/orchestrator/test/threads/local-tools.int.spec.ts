@@ -52,6 +52,16 @@ const notJson = defineTool({
     return undefined as unknown as { ok: true };
   },
 });
+const bigInt = defineTool({
+  name: 'test.big_int',
+  description: 'Returns what JSON cannot hold',
+  kind: 'pure',
+  local: true,
+  input: z.object({}),
+  async execute() {
+    return { count: 10n } as unknown as { ok: true };
+  },
+});
 const onExecutor = defineTool({
   name: 'test.executor',
   description: 'Pure, but not local',
@@ -78,7 +88,7 @@ class FailOnceStore extends CountingStore {
 }
 
 function handlerWith(store: CountingStore, publisher: CheckingPublisher, group: GroupCommitOptions = { maxBatch: 1 }) {
-  const local = new LocalTools(new ToolRegistry([echo, memoryDown, notJson, onExecutor]), quiet);
+  const local = new LocalTools(new ToolRegistry([echo, memoryDown, notJson, bigInt, onExecutor]), quiet);
   return handlerOf(store, publisher, { group, localTools: local });
 }
 
@@ -220,6 +230,22 @@ describe('local tools: run inside the decision that calls them (real Postgres)',
     expect(failed?.data).toMatchObject({
       callId: 'c1',
       error: { code: 'invalid_output', message: 'test.not_json returned a result that is not JSON' },
+    });
+  });
+
+  it('turns a result JSON cannot hold (a BigInt) into a failed call, not a decision that fails on every delivery', async () => {
+    const handler = handlerWith(new CountingStore(db, threadColumns), new CheckingPublisher(db));
+    const t = await started(handler);
+    await handler.handle(
+      'inbox',
+      `m1-${t.threadId}`,
+      answer(t.tenantId, t.threadId, t.runId, null, [{ id: 'c1', name: 'test.big_int', args: {} }]),
+      meta(t.runId),
+    );
+    const failed = (await events(t.tenantId, t.threadId)).find((e) => e.type === 'tool.failed');
+    expect(failed?.data).toMatchObject({
+      callId: 'c1',
+      error: { code: 'invalid_output', message: 'test.big_int returned a result that is not JSON' },
     });
   });
 });
