@@ -1,4 +1,6 @@
 import path from 'node:path';
+import { openServiceDatabase, type Database } from '@ratchet/adapters';
+import type { ToolCallCommand } from '@ratchet/contracts';
 import { runIdFor, threadIdFor } from '@ratchet/platform';
 import { terminal, TestStack } from './stack';
 
@@ -80,6 +82,85 @@ describe.each([
         expect(acmeDone).toBeLessThan(floodLastAdmitted);
       } else {
         expect(await position('acme', 'run.requested', 'min')).toBeGreaterThan(floodLastAdmitted);
+      }
+    },
+  );
+});
+
+/**
+ * The same on the tool executor: tenant "flood" publishes TOOL_FLOOD slow tool calls straight on its
+ * command subject, then tenant "acme" publishes two. The executor runs two calls at a time. The facts
+ * compared are the order in which the effect ledger recorded the calls' `started` rows.
+ */
+const TOOL_FLOOD = 24;
+describe.each([
+  { share: '50', fair: true },
+  { share: '0', fair: false },
+])('a tenant flooding slow tool calls (tool executor, TENANT_SHARE_PERCENT=$share)', ({ share, fair }) => {
+  let stack: TestStack;
+  let tools: Database;
+  beforeAll(async () => {
+    stack = await TestStack.create();
+    await stack.start('tool-executor', {
+      TOOL_MODULES: path.resolve(__dirname, '../fixtures/tool-modules/slow.tools.ts'),
+      TOOL_CONCURRENCY: '2',
+      TENANT_SHARE_PERCENT: share,
+    });
+    tools = await openServiceDatabase(stack.testDb.url, 'tools');
+  });
+  afterAll(async () => {
+    await tools?.close();
+    await stack?.stop();
+  });
+
+  const call = (tenantId: string, n: number, ms: number): ToolCallCommand => ({
+    kind: 'tool.call',
+    commandId: `${tenantId}:call-${n}`,
+    tenantId,
+    threadId: `th-${tenantId}-${n}`,
+    runId: `run-${tenantId}-${n}`,
+    step: 1,
+    callId: `call-${n}`,
+    tool: 'test.slow',
+    args: { ms },
+    idempotencyKey: `${tenantId}:th-${tenantId}-${n}:run-${tenantId}-${n}:1:call-${n}`,
+    principal: { id: 'alice', roles: ['runner'] },
+  });
+  const publish = (c: ToolCallCommand) =>
+    stack.nc
+      .jetstream()
+      .publish(`${stack.prefix.subject}.cmd.tool.${c.tenantId}`, JSON.stringify(c), { msgID: c.commandId });
+
+  it(
+    fair
+      ? "starts the other tenant's calls while the flood's are still waiting"
+      : 'first come, first served: the other tenant waits for the whole flood (the case fair shares change)',
+    async () => {
+      for (let i = 0; i < TOOL_FLOOD; i++) await publish(call('flood', i, 250));
+      for (let i = 0; i < 2; i++) await publish(call('acme', i, 0));
+      const ledger = () =>
+        tools.sql.query<{ tenant_id: string; state: string; started_at: string }>(
+          `select tenant_id, state, to_char(started_at, 'YYYY-MM-DD HH24:MI:SS.US') as started_at
+             from ${tools.sql.table('effects')} order by started_at, key`,
+        );
+      const deadline = Date.now() + 60_000;
+      while ((await ledger()).filter((r) => r.state === 'succeeded').length < TOOL_FLOOD + 2 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 200));
+      const rows = await ledger();
+      // Every call of both tenants ran once: nothing is lost by waiting in line or by being deferred.
+      expect(
+        rows
+          .filter((r) => r.state === 'succeeded')
+          .map((r) => r.tenant_id)
+          .sort(),
+      ).toEqual([...Array<string>(2).fill('acme'), ...Array<string>(TOOL_FLOOD).fill('flood')]);
+      const order = rows.map((r) => r.tenant_id);
+      const floodAfterAcme = order.length - 1 - order.lastIndexOf('acme');
+      if (fair) {
+        // acme's calls started while most of the flood's were still waiting.
+        expect(floodAfterAcme).toBeGreaterThanOrEqual(TOOL_FLOOD / 2);
+      } else {
+        expect(floodAfterAcme).toBe(0);
       }
     },
   );

@@ -42,6 +42,18 @@ runMain('tool-executor', async () => {
     healthPort: config.HEALTH_PORT,
     shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
     maxMessages: { [TOOL_CONSUMER]: config.TOOL_CONCURRENCY, [CONTROL_CONSUMER]: 8 },
+    // One tenant's flood of slow tool calls waits behind its own share, not in front of other tenants'.
+    ...(config.TENANT_SHARE_PERCENT > 0
+      ? {
+          fairShares: {
+            [TOOL_CONSUMER]: {
+              // `<prefix>.cmd.tool.<tenant>`: the tenant is the last token.
+              keyOf: (subject: string) => subject.slice(subject.lastIndexOf('.') + 1),
+              perKeyInFlight: Math.max(1, Math.ceil((config.TOOL_CONCURRENCY * config.TENANT_SHARE_PERCENT) / 100)),
+            },
+          },
+        }
+      : {}),
     module: (runtime) => {
       const transport = natsToolTransport(runtime.nc);
       const subjects = subjectsOf(runtime.subjects.prefix);

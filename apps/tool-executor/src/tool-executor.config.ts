@@ -27,6 +27,11 @@ const mcpServers = z
 export const toolExecutorConfigSchema = extendConfig({
   HEALTH_PORT: envPort().default(9092),
   /** Tool calls handled at once. */
+  /**
+   * The share of TOOL_CONCURRENCY one tenant's tool calls use while another tenant's wait, in percent
+   * (docs/security.md#fair-shares); alone a tenant uses every slot. 0 turns fair shares off.
+   */
+  TENANT_SHARE_PERCENT: envInt({ min: 0, max: 100 }).default(50),
   TOOL_CONCURRENCY: envInt({ min: 1, max: 1000 }).default(8),
   /** Tools served by other services, declared here: `name:kind[:timeoutMs],...` (docs/tools.md). */
   REMOTE_TOOLS: z.string().default(''),
