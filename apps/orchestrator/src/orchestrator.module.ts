@@ -121,6 +121,8 @@ export class OrchestratorModule {
       orchestratorEngineDeps({
         store: new PgThreadStore(runtime.db, threadColumns),
         relay: local ?? runtime.relay,
+        // Published rows are marked sent by the next decision's commit (one statement fewer per commit).
+        marks: runtime.relay,
         subjects: runtime.subjects,
         enrich: approvalEnrichers(catalog, runtime),
         toolConfigs: toolConfigsOf(catalog),

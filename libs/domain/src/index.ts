@@ -11,6 +11,7 @@ export type {
   ClaimedThread,
   ClaimItem,
   CommittedPublisher,
+  PendingMarks,
   OutboxMessage,
   OutboxStore,
   PendingOutboxMessage,

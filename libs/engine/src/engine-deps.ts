@@ -4,6 +4,7 @@ import type {
   IdSource,
   Outgoing,
   OutboxMessage,
+  PendingMarks,
   ThreadCommand,
   ThreadState,
   ThreadStore,
@@ -19,6 +20,11 @@ export interface ThreadEngineDeps {
   store: ThreadStore<ThreadState>;
   /** Publishes committed outbox rows right after the commit (the sweeper does it if this process dies first). */
   relay: CommittedPublisher;
+  /**
+   * The relay's published rows waiting to be marked sent: a decision that commits takes them along in its
+   * statement, instead of a statement and commit of their own (none by default: the relay marks them).
+   */
+  marks?: PendingMarks | undefined;
   /** Where committed events are published (the thread's event feed). */
   subjects: Subjects;
   /** What a decision's requests (model calls, tool calls, replies…) become as outbox messages. */

@@ -1,6 +1,6 @@
 import { InMemoryThreadStore } from '@ratchet/adapters';
 import { subjects, type ThreadInboxMessage } from '@ratchet/contracts';
-import type { CommittedPublisher, OutboxMessage, ThreadCommand, ThreadState } from '@ratchet/domain';
+import type { CommittedPublisher, OutboxMessage, PendingMarks, ThreadCommand, ThreadState } from '@ratchet/domain';
 import { requestRunCommand } from '@ratchet/testing';
 import { ThreadCommandHandler } from './thread-command.handler';
 import type { OutgoingRequest } from './engine-deps';
@@ -19,16 +19,32 @@ class RecordingRelay implements CommittedPublisher {
   }
 }
 
-function engine(group: { maxBatch: number }) {
+/** The relay's published rows waiting to be marked sent, as a decision sees them. */
+class WaitingMarks implements PendingMarks {
+  waiting: string[] = [];
+  givenBack: string[] = [];
+  take(max: number): string[] {
+    return this.waiting.splice(0, max);
+  }
+  giveBack(ids: readonly string[]): void {
+    this.givenBack.push(...ids);
+    this.waiting.push(...ids);
+  }
+}
+
+function engine(group: { maxBatch: number }, marks?: PendingMarks) {
   const store = new InMemoryThreadStore<ThreadState>();
   const relay = new RecordingRelay();
   const asked: OutgoingRequest[] = [];
   const handler = new ThreadCommandHandler({
     store,
     relay,
+    marks,
     subjects: subjects('t'),
     outgoing: async (r) => {
       asked.push(r);
+      // A row whose id is taken already: the commit fails (after the decision took its marks).
+      if (r.context.threadId === 'th_broken') return [{ id: 'ev_1', subject: 't.x', payload: {}, headers: {} }];
       return [];
     },
     toCommand: (_message: ThreadInboxMessage): ThreadCommand => {
@@ -42,7 +58,7 @@ function engine(group: { maxBatch: number }) {
     },
     group,
   });
-  return { handler, relay, asked };
+  return { handler, relay, asked, store };
 }
 
 describe.each([1, 8])('the thread engine on its own (maxBatch %i)', (maxBatch) => {
@@ -70,5 +86,29 @@ describe.each([1, 8])('the thread engine on its own (maxBatch %i)', (maxBatch) =
     const again = await handler.handle('requests', 'm-1', request, { correlationId: request.requestId });
     expect(again).toEqual({ status: 'duplicate', events: [] });
     expect(relay.published).toHaveLength(published);
+  });
+
+  it("marks the relay's published rows sent with its own commit, and gives them back when it fails", async () => {
+    const marks = new WaitingMarks();
+    const { handler, relay, store } = engine({ maxBatch }, marks);
+    await handler.handle('requests', 'm-1', request, { correlationId: request.requestId });
+    const first = relay.published.map((m) => m.id);
+    expect((await store.lag()).unsent).toBe(first.length);
+    // Published: the relay would mark them; the next commit takes them along instead.
+    marks.waiting.push(...first);
+    const other = requestRunCommand('acme', 'th_other', 'run_other', at);
+    await handler.handle('requests', 'm-2', other, { correlationId: other.requestId });
+    expect(marks.waiting).toEqual([]);
+    expect((await store.lag()).unsent).toBe(relay.published.length - first.length);
+    // A commit that fails marks nothing, so its marks go back to the relay.
+    marks.waiting.push(...relay.published.slice(first.length).map((m) => m.id));
+    const taken = [...marks.waiting];
+    const broken = requestRunCommand('acme', 'th_broken', 'run_broken', at);
+    await expect(handler.handle('requests', 'm-3', broken, { correlationId: broken.requestId })).rejects.toThrow(
+      'duplicate outbox id ev_1',
+    );
+    expect((await store.lag()).unsent).toBe(taken.length);
+    expect(marks.givenBack).toEqual(taken);
+    expect(marks.waiting).toEqual(taken);
   });
 });

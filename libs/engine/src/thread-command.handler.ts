@@ -2,6 +2,7 @@ import type { ThreadEvent } from '@ratchet/contracts';
 import {
   ConcurrencyError,
   type CommittedPublisher,
+  type PendingMarks,
   type ThreadCommand,
   type ThreadState,
   type ThreadStore,
@@ -20,6 +21,9 @@ export interface HandleOutcome {
 
 /** Bounded: a thread under heavy contention is retried by redelivery, not by spinning here forever. */
 const MAX_CONFLICT_RETRIES = 8;
+
+/** Published rows one decision's commit marks sent at most (the relay's own statements take 500). */
+const MARKS_PER_COMMIT = 256;
 
 /** One message waiting for a group commit. */
 interface Pending {
@@ -60,10 +64,12 @@ export class ThreadCommandHandler {
 
   private readonly store: ThreadStore<ThreadState>;
   private readonly relay: CommittedPublisher;
+  private readonly marks: PendingMarks | undefined;
 
   constructor(deps: ThreadEngineDeps) {
     this.store = deps.store;
     this.relay = deps.relay;
+    this.marks = deps.marks;
     this.decision = {
       subjects: deps.subjects,
       outgoing: deps.outgoing,
@@ -147,6 +153,7 @@ export class ThreadCommandHandler {
       return;
     }
     let decided: Decided[];
+    let marked: string[] = [];
     try {
       decided = await this.store.transaction(async (tx) => {
         const loaded = await claimAndLoadCached(
@@ -165,9 +172,11 @@ export class ThreadCommandHandler {
             }),
           );
         }
+        if (out.some((d) => d.status === 'applied')) marked = this.rideMarks(tx);
         return out;
       });
     } catch {
+      this.giveBack(marked);
       // Nothing of the group was committed: each message on its own, with its own conflict retries and
       // its own error (a poison message fails alone), from what the database holds.
       for (const p of batch) this.cache.delete(p.command.tenantId, p.command.threadId);
@@ -192,12 +201,15 @@ export class ThreadCommandHandler {
   ): Promise<HandleOutcome> {
     for (let attempt = 1; ; attempt++) {
       let usedCache = false;
+      let marked: string[] = [];
       try {
         const result = await inSpan(SPAN.append, appendAttributes(consumer, command), async (span) => {
           const committed = await this.store.transaction(async (tx) => {
             const [loaded] = await claimAndLoadCached(tx, this.cache, [claimItem(consumer, messageId, command)]);
             usedCache = loaded?.cached !== undefined;
-            return decideInTx(this.decision, tx, messageId, command, meta, loaded!);
+            const d = await decideInTx(this.decision, tx, messageId, command, meta, loaded!);
+            if (d.status === 'applied') marked = this.rideMarks(tx);
+            return d;
           });
           describeSpan(span, committed);
           return committed;
@@ -213,6 +225,8 @@ export class ThreadCommandHandler {
         }
         return { status: result.status, events: result.events };
       } catch (error) {
+        this.giveBack(marked);
+        marked = [];
         this.cache.delete(command.tenantId, command.threadId);
         // Decided on a cached state that was no longer current (or the message was claimed before): decide
         // again from the database, whatever the error was; that attempt does not count as a conflict.
@@ -224,6 +238,18 @@ export class ThreadCommandHandler {
         throw error;
       }
     }
+  }
+
+  /** A committing decision marks the relay's published rows with its own statement (ThreadTx.markSent). */
+  private rideMarks(tx: { markSent(ids: readonly string[]): void }): string[] {
+    const ids = this.marks?.take(MARKS_PER_COMMIT) ?? [];
+    if (ids.length > 0) tx.markSent(ids);
+    return ids;
+  }
+
+  /** Marks a transaction took and did not commit: the relay marks them after all. */
+  private giveBack(ids: string[]): void {
+    if (ids.length > 0) this.marks?.giveBack(ids);
   }
 
   /** After a commit: the thread's state as committed, for its next message. */

@@ -4,7 +4,10 @@ import { InMemoryThreadStore } from './in-memory-thread-store';
 // contractColumns is what the Postgres adapter needs; referenced so both adapters run the same fixtures.
 void contractColumns;
 
-threadStoreContract('in-memory', async () => ({ store: new InMemoryThreadStore<ContractState>() }));
+threadStoreContract('in-memory', async () => {
+  const store = new InMemoryThreadStore<ContractState>();
+  return { store, outbox: store };
+});
 
 outboxStoreContract('in-memory', async () => {
   const store = new InMemoryThreadStore<ContractState>();

@@ -55,6 +55,7 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
     /** Claims made with the writes: each must be new at commit, and its thread still at `version`. */
     const guarded: Array<{ inbox: string; thread: string; threadId: string; version: number }> = [];
     const enqueued: OutboxMessage[] = [];
+    const marks: string[] = [];
     const release = () => claims.forEach((k) => this.claimed.delete(k));
 
     const tx: ThreadTx<S> = {
@@ -162,6 +163,9 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
       enqueue: async (messages) => {
         enqueued.push(...jsonClone(messages));
       },
+      markSent: (ids) => {
+        marks.push(...ids);
+      },
     };
 
     let result: T;
@@ -219,6 +223,7 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
       const holder = m.leaseMs !== undefined ? (m.leasedBy ?? null) : null;
       this.outbox.push({ ...m, createdAt, attempts: 0, sentAt: null, availableAt, holder });
     }
+    if (marks.length > 0) await this.markSent(marks);
     return result;
   }
 

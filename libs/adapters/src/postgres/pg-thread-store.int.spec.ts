@@ -28,7 +28,11 @@ async function open(service: 'orchestrator' | 'tools'): Promise<Database> {
 
 threadStoreContract('postgres', async () => {
   const db = await open('orchestrator');
-  return { store: new PgThreadStore<ContractState>(db, contractColumns), close: () => db.close() };
+  return {
+    store: new PgThreadStore<ContractState>(db, contractColumns),
+    outbox: new PgOutboxStore(db),
+    close: () => db.close(),
+  };
 });
 
 outboxStoreContract('postgres (thread store outbox)', async () => {

@@ -90,6 +90,7 @@ export class PgThreadStore<S> implements ThreadStore<S> {
       appendEvents: async (tenantId, threadId, expectedVersion, events) =>
         writes.append(tenantId, threadId, expectedVersion, events),
       saveProjection: async (row, runs, messages) => writes.project(row, runs, messages),
+      markSent: (ids) => writes.markSent(ids),
       findRequest: (tenantId, requestId) =>
         read(async () => {
           const rows = await sql.query<KnownRequestRow>(

@@ -51,6 +51,7 @@ interface Rows {
   rewritten: Array<{ tenant_id: string; thread_id: string; seq: number; message: unknown }>;
   outbox: Array<Record<string, unknown>>;
   guards: Array<{ k: number; tenant_id: string; thread_id: string; version: number }>;
+  marks: string[];
 }
 
 const noRows = (): Rows => ({
@@ -64,6 +65,7 @@ const noRows = (): Rows => ({
   rewritten: [],
   outbox: [],
   guards: [],
+  marks: [],
 });
 
 /** The writes of one transaction, sent together as one prepared statement (see thread-write.sql.ts). */
@@ -206,14 +208,23 @@ export class WriteBuffer<S> {
   }
 
   /**
+   * Outbox rows to mark sent with the next flush that writes (they never cause a flush of their own: a
+   * statement of only marks is the relay's, without waiting for the WAL).
+   */
+  markSent(ids: readonly string[]): void {
+    this.rows.marks.push(...ids);
+  }
+
+  /**
    * Sends the buffered writes as one statement; with `commit`, the transaction ends with it (when it is
    * the transaction's only statement, it runs on its own and commits as it completes: one round trip). A
    * gap before an appended batch, or a guarded thread that moved on, is detected inside the statement (it
    * raises), so nothing is committed when one is found.
    */
   async flush(commit = false): Promise<void> {
-    // Nothing buffered: the transaction commits on its own (one round trip either way).
-    if (!this.buffered) return;
+    // Nothing buffered: the transaction commits on its own (one round trip either way). Marks alone wait
+    // for the writes a read flushes first, and go with the last flush however it ends.
+    if (!this.buffered && !(commit && this.rows.marks.length > 0)) return;
     const rows = this.rows;
     this.rows = noRows();
     this.buffered = false;
@@ -230,6 +241,7 @@ export class WriteBuffer<S> {
       rows.rewritten,
       rows.outbox,
       rows.guards,
+      rows.marks,
     ].map((r) => JSON.stringify(r));
     try {
       await this.sql.queryPrepared(name, text, values, commit);

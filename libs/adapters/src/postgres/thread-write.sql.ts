@@ -5,7 +5,7 @@ import type { SqlExecutor } from './sql';
  * The one statement a thread transaction's writes are sent as: set-based data-modifying CTEs over JSON
  * arrays (`jsonb_to_recordset`), one per table, whatever the number of threads, events or rows. Its text
  * never changes (per schema), so it is a named prepared statement: parsed and planned once per
- * connection, and each call sends only its ten JSON parameters — no SQL text built per call, no literal
+ * connection, and each call sends only its eleven JSON parameters — no SQL text built per call, no literal
  * escaping, no planning that grows with a group commit's size.
  *
  * Parameters (each a JSON array; `[]` for none):
@@ -20,6 +20,7 @@ import type { SqlExecutor } from './sql';
  *  $8 rewritten  {tenant_id, thread_id, seq, message}: upserted (a whole conversation, with its cut)
  *  $9 outbox     {o, id, subject, headers, payload, lease_ms, leased_by, not_before}
  *  $10 guards    {k, tenant_id, thread_id, version}: the projection must still be at `version`
+ *  $11 marks     outbox row ids published after an earlier commit: marked sent with this one
  *
  * It returns one row: `gap` and `stale` are null unless a check failed, in which case the statement
  * raises instead (a cast of a non-constant text to int), so nothing of it — and no COMMIT sent with it —
@@ -105,6 +106,10 @@ enqueued as (
     from jsonb_to_recordset($9::jsonb) as o(o int, id text, subject text, headers jsonb, payload jsonb,
          lease_ms float8, leased_by text, not_before timestamptz)
    order by o.o
+  returning 1),
+marked as (
+  update ${t('outbox')} set sent_at = now(), attempts = attempts + 1
+   where id in (select jsonb_array_elements_text($11::jsonb)) and sent_at is null
   returning 1)
 select
   (select min(('${GAP_MARKER}' || x.k || ':' || x.got)::int)

@@ -131,6 +131,24 @@ export interface ThreadTx<S> {
   /** The run of the tenant that has this request id, on any thread (the `runs` rows keep every run ever accepted). */
   findRequest(tenantId: string, requestId: string): Promise<KnownRequest | undefined>;
   enqueue(messages: OutboxMessage[]): Promise<void>;
+  /**
+   * Marks outbox rows sent (rows published after an earlier commit) with this transaction's writes: they
+   * ride in its statement and its commit instead of a statement and a commit of their own. Only for a
+   * transaction that writes; when it fails, the marks fail with it (give them back to the relay).
+   */
+  markSent(ids: readonly string[]): void;
+}
+
+/**
+ * Rows published straight after their commit and waiting to be marked sent (the outbox relay's), which a
+ * transaction that writes anyway can take along (`ThreadTx.markSent`). What is not taken is marked by the
+ * relay on its own after a short delay; what a failed transaction took is given back.
+ */
+export interface PendingMarks {
+  /** Up to `max` ids waiting to be marked, removed from the wait. */
+  take(max: number): string[];
+  /** Ids taken by a transaction that did not commit: marked later after all. */
+  giveBack(ids: readonly string[]): void;
 }
 
 export interface ThreadStore<S> {

@@ -258,6 +258,22 @@ describe('OutboxRelay', () => {
     expect(store.markSentCalls.length).toBeLessThan(40);
   });
 
+  it('hands published rows to a committing transaction to mark; what it takes the relay does not mark, what it gives back it does', async () => {
+    const ids = store.add(4);
+    const messages = ids.map((id) => {
+      const r = store.rows.find((row) => row.id === id)!;
+      return { id, subject: r.subject, payload: r.payload, headers: r.headers };
+    });
+    expect(await relay.publishCommitted(messages)).toBe(4);
+    // Before the mark delay is over, a transaction takes three; it fails and gives one back.
+    const taken = relay.take(3);
+    expect(taken).toEqual(ids.slice(0, 3));
+    relay.giveBack([taken[2]!]);
+    await relay.stop();
+    expect(store.markSentCalls.flat().sort()).toEqual([ids[2]!, ids[3]!].sort());
+    expect(relay.take(10)).toEqual([]);
+  });
+
   it('a failed publishCommitted leaves the rows unsent for the sweeper, which waits out the grace period', async () => {
     relay = new OutboxRelay(store, publisher, { intervalMs: 10, sweepGraceMs: 300, onError: () => undefined });
     let down = true;

@@ -3,7 +3,13 @@ import { HEADERS } from '@ratchet/contracts';
 import { SpanKind } from '@opentelemetry/api';
 import { failpoint } from '../failpoints';
 import { ATTR, contextFromHeaders, inSpan, SPAN } from '../telemetry';
-import { TransientError, type OutboxMessage, type OutboxStore, type PendingOutboxMessage } from '@ratchet/domain';
+import {
+  TransientError,
+  type OutboxMessage,
+  type OutboxStore,
+  type PendingMarks,
+  type PendingOutboxMessage,
+} from '@ratchet/domain';
 
 export interface OutboxRelayOptions {
   /** Sweeper period, ms. Default 500. */
@@ -41,7 +47,7 @@ export interface OutboxRelayOptions {
  * consumer's inbox table. `flush(ids)` and sweeps lock rows with FOR UPDATE SKIP LOCKED, so those two
  * never hand a row to two publishers at once.
  */
-export class OutboxRelay {
+export class OutboxRelay implements PendingMarks {
   private readonly intervalMs: number;
   private readonly batchSize: number;
   private readonly maxBatches: number;
@@ -110,6 +116,19 @@ export class OutboxRelay {
         return sent.length;
       }),
     );
+  }
+
+  /**
+   * Published rows waiting to be marked, for a transaction that writes anyway to mark with its own
+   * commit (`ThreadTx.markSent`); what it takes the relay no longer marks itself.
+   */
+  take(max: number): string[] {
+    return this.unmarked.length === 0 ? [] : this.unmarked.splice(0, max);
+  }
+
+  /** Ids a transaction took and did not commit: marked like any others. */
+  giveBack(ids: readonly string[]): void {
+    this.mark(ids);
   }
 
   /**

@@ -1,9 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { ConcurrencyError, type RunRow, type ThreadStore } from '@ratchet/domain';
-import { barrier, makeEvents, newThreadRef, type ContractState } from './fixtures';
+import { ConcurrencyError, type OutboxStore, type RunRow, type ThreadStore } from '@ratchet/domain';
+import { barrier, makeEvents, makeMessages, newThreadRef, type ContractState } from './fixtures';
 
 export interface ThreadStoreFixture {
   store: ThreadStore<ContractState>;
+  /** The store's own outbox (starts empty): what its transactions enqueue and mark. */
+  outbox: OutboxStore;
   close?(): Promise<void>;
 }
 
@@ -145,6 +147,36 @@ export function threadStoreContract(name: string, make: () => Promise<ThreadStor
       expect(log.map((e) => e.version)).toEqual([1, 2]);
       expect(log[1]!.id).toBe((won[0] as PromiseFulfilledResult<string>).value);
       expect((await store.readProjection(ref.tenantId, ref.threadId))?.version).toBe(2);
+    });
+
+    it('marks outbox rows sent with the writes of a transaction that commits, and not with one that fails', async () => {
+      const ref = newThreadRef();
+      const [first, second] = makeMessages(2);
+      await store.transaction(async (tx) => {
+        await tx.appendEvents(ref.tenantId, ref.threadId, 0, makeEvents(ref, 1, 1));
+        await tx.enqueue([first!, second!]);
+      });
+      expect((await fixture.outbox.lag()).unsent).toBe(2);
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.appendEvents(ref.tenantId, ref.threadId, 1, makeEvents(ref, 2, 2));
+          tx.markSent([first!.id, second!.id]);
+          throw new Error('handler failed');
+        }),
+      ).rejects.toThrow('handler failed');
+      expect((await fixture.outbox.lag()).unsent).toBe(2);
+      await store.transaction(async (tx) => {
+        tx.markSent([first!.id]);
+        // A read after the marks does not send them on their own: they go with the writes.
+        expect(await tx.loadProjection(ref.tenantId, ref.threadId)).toBeUndefined();
+        await tx.appendEvents(ref.tenantId, ref.threadId, 1, makeEvents(ref, 2, 2));
+      });
+      expect((await fixture.outbox.lag()).unsent).toBe(1);
+      // Marks are never dropped, even by a transaction that ends up writing nothing else.
+      await store.transaction(async (tx) => {
+        tx.markSent([second!.id]);
+      });
+      expect((await fixture.outbox.lag()).unsent).toBe(0);
     });
 
     it('rolls back everything a failed transaction wrote', async () => {
