@@ -6,8 +6,8 @@ import { TestStack } from './stack';
 /*
  * Canaries: secrets of three kinds — one only the deployment's own pattern (RATCHET_REDACT_PATTERNS)
  * knows, a password written out in prose, and a credential of a well-known shape — placed in a run's
- * input and metadata and in a refused request, are found afterwards in no table of any schema and in
- * no message of any JetStream stream.
+ * input and metadata and in a refused request, are found afterwards in no table of any schema, in no
+ * message of any JetStream stream and in no line the services logged (traces: observability.e2e).
  */
 
 const TENANT = 'acme';
@@ -23,7 +23,8 @@ describe('secrets stay out of every store', () => {
   let stack: TestStack;
   beforeAll(async () => {
     stack = await TestStack.create();
-    const env = { RATCHET_REDACT_PATTERNS: JSON.stringify(['ZQCANARY-[A-Z0-9]{8}']) };
+    // Debug logs: the most a service writes about what it handles.
+    const env = { RATCHET_REDACT_PATTERNS: JSON.stringify(['ZQCANARY-[A-Z0-9]{8}']), LOG_LEVEL: 'debug' };
     await Promise.all([stack.start('orchestrator', { AGENTS_DIR: AGENTS, ...env }), stack.start('tool-executor', env)]);
   });
   afterAll(async () => {
@@ -105,5 +106,10 @@ describe('secrets stay out of every store', () => {
     }
     expect(scanned).toBeGreaterThan(5);
     expect(inStreams).toEqual([]);
+
+    // Everything the services wrote, at debug level (the refusal is logged, so the log is not empty).
+    const logs = [...stack.services.values()].map((s) => s.logs).join('\n');
+    expect(logs).toContain('no-such-agent');
+    expect(CANARIES.filter((c) => logs.includes(c))).toEqual([]);
   });
 });
