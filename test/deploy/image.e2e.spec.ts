@@ -129,6 +129,11 @@ describeWithEngine('the production image', () => {
     };
     const done = (runId: string) => (ev: ThreadEvent[]) => ev.some((e) => e.runId === runId && TERMINAL.has(e.type));
 
+    // The web console is in the image and served by the containerised gateway.
+    const page = await fetch(`http://127.0.0.1:${gateway.port}/console/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('console.js');
+
     const first = await post(0);
     const firstEvents = await stack.waitFor(TENANT, first.threadId, done(first.runId), 60_000);
     expect(firstEvents.filter((e) => TERMINAL.has(e.type)).map((e) => e.type)).toEqual(['run.completed']);

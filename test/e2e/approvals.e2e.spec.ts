@@ -298,6 +298,30 @@ describe('approvals, end to end', () => {
     expect(types(events).filter((t) => t === 'approval.granted')).toHaveLength(1);
     expect(effects.arrivalsFor(runId)).toBe(1);
   });
+  it("closes a stopped run's pending approval even when the approvals service was down as the run stopped", async () => {
+    const { runId, threadId } = await startRun(keys.runner, 'stop-while-down', 'big boat');
+    const [approval] = await pending(threadId, 1);
+    await stack.services.get('approvals')?.kill('SIGKILL');
+    const cancel = await http('POST', `/v1/runs/${runId}/cancel`, keys.runner, { reason: 'changed plans' });
+    expect(cancel.status).toBe(202);
+    const events = await stack.waitFor(TENANT, threadId, terminal(runId));
+    expect(events.at(-1)?.type).toBe('run.cancelled');
+    // Nobody heard the broadcast; the durable notice waits for the service and closes the approval then.
+    await stack.start('approvals', { APPROVALS_SWEEP_INTERVAL_MS: '200' });
+    const deadline = Date.now() + 30_000;
+    let view: ApprovalView | undefined;
+    while (Date.now() < deadline) {
+      view = (await http('GET', `/v1/approvals/${approval!.id}`, keys.approver)).body as unknown as ApprovalView;
+      if (view?.status !== 'pending') break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(view).toMatchObject({
+      status: 'cancelled',
+      decision: { decision: 'cancelled', by: 'system:run-stop', reason: expect.stringContaining('changed plans') },
+    });
+    expect(effects.arrivalsFor(runId)).toBe(0);
+  });
+
   it('holds an uncertain effect as an escalation with its own choices, and the answer reaches the run', async () => {
     // An executor whose effect service is unreachable: the charge may have acted, so it is `uncertain`.
     await stack.services.get('tool-executor')?.kill('SIGKILL');

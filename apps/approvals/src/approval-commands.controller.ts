@@ -1,6 +1,6 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
-import { ApprovalCommand } from '@ratchet/contracts';
+import { ApprovalCommand, RunStopNotice } from '@ratchet/contracts';
 import { PoisonMessageError } from '@ratchet/domain';
 import { currentTraceContext, JetStreamContext, parseOnSubject, ServiceRuntime } from '@ratchet/platform';
 import { ApprovalsService } from './approvals.service';
@@ -8,8 +8,9 @@ import { ApprovalsService } from './approvals.service';
 export const APPROVALS_CONSUMER = 'approvals';
 
 /**
- * `<prefix>.cmd.approval.<tenant>`: approval requests (a call waits for a human) and escalations (an
- * uncertain effect waits for one). Acked once the approval row is committed; a re-send is a no-op.
+ * `<prefix>.cmd.approval.<tenant>`: approval requests (a call waits for a human), escalations (an
+ * uncertain effect waits for one) and the stop notices of runs that asked a human something (their
+ * pending approvals close). Acked once the approval rows are committed; a re-send is a no-op.
  */
 @Controller()
 export class ApprovalCommandsController {
@@ -21,6 +22,15 @@ export class ApprovalCommandsController {
   @EventPattern(APPROVALS_CONSUMER)
   async onCommand(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
     const command = parseOnSubject(ctx, data, approvalCommand, this.runtime.subjects.approvalCommands, 'approval');
+    if (command.kind === 'run.stop') {
+      // The run stopped while a human was asked something for it: what is still pending closes.
+      const closed = await this.approvals.closeStoppedRun(command);
+      this.runtime.logger.info(
+        { tenantId: command.tenantId, runId: command.runId, closed },
+        'run stopped: its pending approvals closed',
+      );
+      return;
+    }
     // This consumer's span (telemetry on) or the request's context: the wait's span joins the run's trace.
     const traceparent = currentTraceContext()?.traceparent ?? ctx.getTraceparent();
     const result = await this.approvals.recordRequest(command, traceparent);
@@ -31,9 +41,14 @@ export class ApprovalCommandsController {
   }
 }
 
-/** The approval command contract, with a body that does not parse recorded as `approval.invalid`. */
+/**
+ * The approval command contract (or a run's stop notice), with a body that does not parse recorded as
+ * `approval.invalid`.
+ */
 const approvalCommand = {
-  parse(data: unknown): ApprovalCommand {
+  parse(data: unknown): ApprovalCommand | RunStopNotice {
+    const stop = RunStopNotice.safeParse(data);
+    if (stop.success) return stop.data;
     const parsed = ApprovalCommand.safeParse(data);
     if (!parsed.success)
       throw new PoisonMessageError(`not an approval command: ${parsed.error.message}`, 'approval.invalid');

@@ -105,7 +105,9 @@ export function outgoingMessages(
       }
       case 'run.stop': {
         // Durable for the tool executor (it must never start a call of the run after this), and broadcast
-        // on core NATS so every process working for the run stops at once.
+        // on core NATS so every process working for the run stops at once. Durable for the approvals
+        // service too when a human was asked something for the run: its approvals close even if that
+        // service was down when the run stopped.
         const notice: RunStopNotice = {
           kind: 'run.stop',
           messageId: `${o.runId}:stop`,
@@ -127,6 +129,16 @@ export function outgoingMessages(
             headers: messageHeaders(durable, 'run.stop', tenantId, trace),
           },
           { id: broadcast, subject: subjects.runStops(tenantId, threadId), payload: notice, headers: broadcastHeaders },
+          ...(o.humans
+            ? [
+                {
+                  id: `${o.runId}:stop-approvals@${version}`,
+                  subject: subjects.approvalCommands(tenantId),
+                  payload: notice,
+                  headers: messageHeaders(`${o.runId}:stop-approvals@${version}`, 'run.stop', tenantId, trace),
+                },
+              ]
+            : []),
         ];
       }
       case 'tool.call': {

@@ -1,5 +1,6 @@
 import type { Failure, RunOutcome } from '@ratchet/contracts';
 import { DecisionBuilder, modelCommandId, toolCommandId } from './decision.builder';
+import type { Outgoing } from './thread.commands';
 import { beforeModelCall, type BudgetBreach } from './run.budget';
 import { ActiveRun, openCalls, PendingCall, RunTicket } from './thread.state';
 
@@ -98,7 +99,7 @@ export function failOverBudget(
       ...(pending.length > 0 ? { pendingCalls: pending.map((c) => c.callId) } : {}),
     },
   });
-  d.send({ kind: 'run.stop', runId: run.runId, reason: breach.error.message });
+  d.send(runStop(run, breach.error.message));
   ended(d, run, { requestId: run.requestId, status: 'failed', runId: run.runId, error: breach.error });
   startNext(d);
 }
@@ -140,7 +141,13 @@ export function stopWork(
       },
     });
   }
-  d.send({ kind: 'run.stop', runId: run.runId, reason });
+  d.send(runStop(run, reason));
+}
+
+/** The run stopped; whether a human was asked something for it (its approvals must close). */
+export function runStop(run: ActiveRun, reason: string): Extract<Outgoing, { kind: 'run.stop' }> {
+  const asked = run.calls.some((c) => c.approval !== undefined || c.status === 'uncertain');
+  return { kind: 'run.stop', runId: run.runId, reason, ...(asked ? { humans: true as const } : {}) };
 }
 
 /** Ends the run as cancelled (see `stoppingCalls` for what happens to its open calls), then starts the next. */

@@ -175,6 +175,8 @@ export type Outgoing =
       kind: 'run.stop';
       runId: string;
       reason: string;
+      /** A human was asked something for the run (an approval, an escalation): the approvals service is told too. */
+      humans?: true;
     }
   | {
       kind: 'tool.call';
