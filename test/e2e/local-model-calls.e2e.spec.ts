@@ -56,6 +56,19 @@ describe('model calls run by the orchestrator that committed them', () => {
     await settle(async () => (await unsentModelRows()) === 0);
     expect(await unsentModelRows()).toBe(0);
     expect(await modelCommandsOnBus()).toBe(before);
+    // Each call's row names how many messages its conversation had, instead of holding them all again: a
+    // worker that takes a call over reads them from the thread (the SIGKILL cases below and in run-loop).
+    const rows = await stack.orchestratorDb.sql.query<{ inline: boolean; counted: number | null }>(
+      `select payload->'messages' is not null as inline, (payload->'transcript'->>'messages')::int as counted
+         from ${stack.orchestratorDb.sql.table('outbox')}
+        where headers->>'Ratchet-Message-Type' = 'model.call' and payload->>'threadId' = ?
+        order by created_at`,
+      [threadIdFor(TENANT, 'local-1')],
+    );
+    expect(rows).toEqual([
+      { inline: false, counted: 1 },
+      { inline: false, counted: 4 },
+    ]);
   });
 
   it('renews the lease of a call that outlasts it: no second attempt while the process lives', async () => {

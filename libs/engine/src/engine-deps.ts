@@ -34,12 +34,19 @@ export interface ThreadEngineDeps {
   /** Facts only the edge can supply once the thread is loaded (none by default). */
   enrich?: CommandEnricher | undefined;
   /** How long an outbox row is leased to this process, for messages it executes itself (none by default). */
-  leaseOf?: ((message: OutboxMessage) => { leaseMs: number; holder: string } | undefined) | undefined;
+  leaseOf?: ((message: OutboxMessage) => MessageLease | undefined) | undefined;
   /** Runs `local` tools inside the decision that calls them (none by default: every call goes to the executor). */
   localTools?: LocalToolRunner | undefined;
   /** Where event ids come from (random by default). */
   ids?: IdSource | undefined;
   group?: GroupCommitOptions | undefined;
+}
+
+/** How a message this process executes itself is held: its lease, and what its row holds instead of the payload. */
+export interface MessageLease {
+  leaseMs: number;
+  holder: string;
+  storedPayload?: unknown;
 }
 
 export interface GroupCommitOptions {

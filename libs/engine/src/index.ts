@@ -11,6 +11,7 @@ export type {
   GroupCommitOptions,
   InboxToCommand,
   LocalToolRunner,
+  MessageLease,
   OutgoingContext,
   OutgoingMapper,
   OutgoingRequest,

@@ -163,6 +163,7 @@ export async function decideInTx(
     if (lease) {
       m.leaseMs = lease.leaseMs;
       m.leasedBy = lease.holder;
+      if (lease.storedPayload !== undefined) m.storedPayload = lease.storedPayload;
     }
   }
   await tx.enqueue(outbox);

@@ -9,6 +9,7 @@ import {
   SPAN,
   type Logger,
 } from '@ratchet/platform';
+import type { MessageLease } from '@ratchet/engine';
 import type { ThreadInbox } from '../threads/thread-inbox';
 import type { MemoryRecall } from './memory-recall';
 import { LeaseLostError, waitUntil, type ModelCalls } from './model-calls';
@@ -62,11 +63,21 @@ export class LocalModelDispatch implements CommittedPublisher {
    * The lease for a message this process would run itself: a model-call command, while there is room.
    * A retry waiting out its backoff is leased for the wait too.
    */
-  leaseOf(message: OutboxMessage): { leaseMs: number; holder: string } | undefined {
+  leaseOf(message: OutboxMessage): MessageLease | undefined {
     if (!this.isModelCall(message) || !this.inbox || this.running.size >= this.options.maxInFlight) return undefined;
     const now = (this.options.now ?? Date.now)();
     const wait = message.notBefore ? Math.max(0, Date.parse(message.notBefore) - now) : 0;
-    return { leaseMs: this.calls.leaseMs + wait, holder: this.calls.holder };
+    // The call runs here from the command in memory; the row is for a worker that takes it over after this
+    // process died, which reads the conversation from the thread (committed with the row).
+    const { messages, ...command } = message.payload as ModelCallCommand;
+    const storedPayload: ModelCallCommand | undefined = messages
+      ? { ...command, transcript: { messages: messages.length } }
+      : undefined;
+    return {
+      leaseMs: this.calls.leaseMs + wait,
+      holder: this.calls.holder,
+      ...(storedPayload ? { storedPayload } : {}),
+    };
   }
 
   publishCommitted(messages: readonly OutboxMessage[]): Promise<number> {
@@ -117,7 +128,7 @@ export class LocalModelDispatch implements CommittedPublisher {
   }
 
   private async toBus(message: OutboxMessage): Promise<void> {
-    const { leaseMs: _lease, leasedBy: _holder, ...unleased } = message;
+    const { leaseMs: _lease, leasedBy: _holder, storedPayload: _stored, ...unleased } = message;
     await this.relay.releaseLease(message.id, this.calls.holder);
     await this.relay.publishCommitted([unleased]);
   }

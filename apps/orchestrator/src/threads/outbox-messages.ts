@@ -17,11 +17,19 @@ import { messageHeaders, type OutgoingContext, type OutgoingMapper } from '@ratc
 import { CORE_PUBLISH_HEADER } from '@ratchet/platform';
 import { argsDigest } from '../approvals/approval-policy';
 
+/**
+ * Each message's JSON length, measured once: a thread's messages are the same objects from one step to
+ * the next (the thread cache keeps its conversation), so a step measures only the ones it added.
+ */
+const jsonLengths = new WeakMap<ChatMessage, number>();
+
 /** Whether a conversation is small enough to travel in a command (counted in UTF-16 units: ≤ 2 bytes each). */
 function fitsInline(transcript: readonly ChatMessage[]): boolean {
   let size = 0;
   for (const m of transcript) {
-    size += JSON.stringify(m).length;
+    let length = jsonLengths.get(m);
+    if (length === undefined) jsonLengths.set(m, (length = JSON.stringify(m).length));
+    size += length;
     if (size * 2 > INLINE_TRANSCRIPT_BYTES) return false;
   }
   return true;

@@ -161,7 +161,13 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
         );
       },
       enqueue: async (messages) => {
-        enqueued.push(...jsonClone(messages));
+        enqueued.push(
+          ...jsonClone(
+            messages.map(({ storedPayload, ...m }) =>
+              storedPayload === undefined ? m : { ...m, payload: storedPayload },
+            ),
+          ),
+        );
       },
       markSent: (ids) => {
         marks.push(...ids);

@@ -196,7 +196,7 @@ export class WriteBuffer<S> {
         id: m.id,
         subject: m.subject,
         headers: m.headers,
-        payload: m.payload,
+        payload: m.storedPayload ?? m.payload,
         // A leased row is available to the sweeper only from now + leaseMs (its holder runs it); a delayed
         // one from notBefore; any other at once.
         lease_ms: m.leaseMs ?? null,

@@ -21,6 +21,12 @@ export interface OutboxMessage {
    * Exclusive with `leaseMs`.
    */
   notBefore?: string | undefined;
+  /**
+   * What the row holds, when it is not `payload`: a model call this process runs itself keeps its
+   * conversation in memory, and its row names only how many messages it has (the thread's conversation,
+   * committed with it, holds them), so a step does not write the whole conversation again.
+   */
+  storedPayload?: unknown;
 }
 
 export interface PendingOutboxMessage extends OutboxMessage {
