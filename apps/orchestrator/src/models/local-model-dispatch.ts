@@ -9,8 +9,7 @@ import {
   SPAN,
   type Logger,
 } from '@ratchet/platform';
-import type { MessageLease } from '@ratchet/engine';
-import type { ThreadInbox } from '../threads/thread-inbox';
+import type { MessageLease, ThreadInbox } from '@ratchet/engine';
 import type { MemoryRecall } from './memory-recall';
 import { LeaseLostError, waitUntil, type ModelCalls } from './model-calls';
 import type { ModelWorker } from './model-worker';
