@@ -120,6 +120,25 @@ describe('effect ledger: SIGKILL of the tool executor never repeats an effect by
   }
 
   /** `point` is where the first hit kills; `park` (default `point`) is where the gate holds every call first. */
+  /**
+   * Stops a case's executor once its outbox is empty: a row it had not marked yet would be relayed by the
+   * next case's doomed executor first, and kill it at that case's failpoint before any of its calls ran.
+   */
+  async function stopSettled(name: string): Promise<void> {
+    const deadline = Date.now() + 30_000;
+    const unsent = async () =>
+      Number(
+        (
+          await tools.sql.query<{ n: string }>(
+            `select count(*) as n from ${tools.sql.table('outbox')} where sent_at is null`,
+          )
+        )[0]?.n,
+      );
+    while ((await unsent()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(await unsent()).toBe(0);
+    await stack.services.get(name)!.kill();
+  }
+
   async function crashAt(point: string, label: string, park = point): Promise<Run[]> {
     const runs: Run[] = [];
     for (const { kind, agent } of KINDS) {
@@ -175,7 +194,7 @@ describe('effect ledger: SIGKILL of the tool executor never repeats an effect by
       const e = await ledgerOf(r);
       expect(e).toMatchObject({ state: 'succeeded', attempts: 1 });
     }
-    await stack.services.get('executor-a')!.kill();
+    await stopSettled('executor-a');
   });
 
   it('(b) killed after the effect, before the outcome: pure/idempotent repeat with the same key; at-most-once escalates to a human', async () => {
@@ -235,7 +254,7 @@ describe('effect ledger: SIGKILL of the tool executor never repeats an effect by
     await new Promise((r) => setTimeout(r, 1000));
     expect(await ledgerOf(once[0]!)).toMatchObject({ state: 'succeeded', resolvedBy: 'operator-ann' });
     expect(service.calls.get(once[0]!.key!)).toBe(1);
-    await stack.services.get('executor-b')!.kill();
+    await stopSettled('executor-b');
   });
 
   it('(c) killed after outcome + result are committed, before publishing: the stored result is sent, nothing runs again', async () => {
@@ -263,7 +282,7 @@ describe('effect ledger: SIGKILL of the tool executor never repeats an effect by
     } while (Date.now() < deadline);
     expect(hits.filter((h) => h < 1)).toEqual([]);
     for (const r of runs) expectNoRepeats(r);
-    await stack.services.get('executor-c')!.kill();
+    await stopSettled('executor-c');
   });
 
   it('(d) killed after publishing a result, before marking it sent: the results are sent again and absorbed, nothing runs again', async () => {
@@ -299,6 +318,6 @@ describe('effect ledger: SIGKILL of the tool executor never repeats an effect by
       if (left > 0) await new Promise((r) => setTimeout(r, 250));
     }
     expect(left).toBe(0);
-    await stack.services.get('executor-d')!.kill();
+    await stopSettled('executor-d');
   });
 });
