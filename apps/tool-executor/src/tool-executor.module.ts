@@ -101,6 +101,8 @@ export class ToolExecutorModule {
               },
               { stops, leases, ready: gate.ready },
               { clock: systemClock, ids: randomIds },
+              // Published results are marked sent by the next outcome's statement (one statement fewer).
+              runtime.relay,
             ),
         },
       ],

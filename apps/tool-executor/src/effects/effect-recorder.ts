@@ -14,12 +14,16 @@ import {
   type IdSource,
   type LedgerSnapshot,
   type OutboxMessage,
+  type PendingMarks,
 } from '@ratchet/domain';
 import { ATTR, LINK, linkActiveSpan, linkTo } from '@ratchet/platform';
 import type { AnyTool, ToolLogger } from '@ratchet/tools';
 import { crashPoint } from './crash-points';
 
 export type Outcome = ToolResultMessage['outcome'];
+
+/** Published rows one outcome's statement marks sent at most. */
+const MARKS_PER_OUTCOME = 256;
 
 /**
  * What the executor writes once it knows how a call ended (or that it must say so again): the ledger's
@@ -33,6 +37,8 @@ export class EffectRecorder {
     private readonly subjects: Subjects,
     private readonly logger: ToolLogger,
     private readonly ids: IdSource,
+    /** The relay's published rows waiting to be marked sent, taken along by each outcome's statement. */
+    private readonly marks?: PendingMarks,
   ) {}
 
   /** Tells the thread (again) that the effect is uncertain; only a human's answer moves it on. */
@@ -99,25 +105,32 @@ export class EffectRecorder {
     } else {
       const result = record === 'uncertain' ? null : outcome;
       const ledger = new EffectLedgerRepository(this.db.sql);
-      // The outcome and its message in one statement: one round trip, both or neither.
-      if (pure) {
-        const recorded = await ledger.recordPureOutcome(pure, record, result, row);
-        if (recorded !== 'recorded') return recorded;
-      } else {
-        if (!claim)
-          throw new PoisonMessageError(
-            `effect ${command.idempotencyKey}: an outcome without the claim it ends`,
-            'effect.unclaimed',
-          );
-        const recorded = await ledger.recordOutcomeWithMessage(command.idempotencyKey, record, result, row, claim);
-        if (recorded !== 'recorded') {
+      // The outcome and its message in one statement: one round trip, both or neither. The statement also
+      // marks the rows published after earlier outcomes (its commit is needed anyway).
+      if (!pure && !claim)
+        throw new PoisonMessageError(
+          `effect ${command.idempotencyKey}: an outcome without the claim it ends`,
+          'effect.unclaimed',
+        );
+      const marks = this.marks?.take(MARKS_PER_OUTCOME) ?? [];
+      let recorded: 'recorded' | EffectRecord;
+      try {
+        recorded = pure
+          ? await ledger.recordPureOutcome(pure, record, result, row, marks)
+          : await ledger.recordOutcomeWithMessage(command.idempotencyKey, record, result, row, claim!, marks);
+      } catch (error) {
+        if (marks.length > 0) this.marks?.giveBack(marks);
+        throw error;
+      }
+      if (recorded !== 'recorded') {
+        if (!pure && claim) {
           this.logger.warn('effect moved on while this attempt acted: its outcome is dropped', {
             key: command.idempotencyKey,
             attempt: claim.attempts,
             now: recorded.state,
           });
-          return recorded;
         }
+        return recorded;
       }
       await crashPoint('tools.after-outcome');
     }

@@ -16,6 +16,7 @@ import {
   type EffectKind,
   type IdSource,
   type LedgerSnapshot,
+  type PendingMarks,
 } from '@ratchet/domain';
 import { currentTraceContext, randomIds, systemClock, type RunStops } from '@ratchet/platform';
 import {
@@ -83,10 +84,12 @@ export class ToolCallHandler {
     private readonly control?: RunControl,
     /** The composition root's clock and ids (leases left, resend row ids). */
     private readonly time: { clock: Clock; ids: IdSource } = { clock: systemClock, ids: randomIds },
+    /** The relay's published rows waiting to be marked sent (outcome statements take them along). */
+    marks?: PendingMarks,
   ) {
     this.services = { ...services, logger };
     this.holder = control?.leases.holder;
-    this.record = new EffectRecorder(db, relay, subjects, logger, time.ids);
+    this.record = new EffectRecorder(db, relay, subjects, logger, time.ids, marks);
     this.resolution = new EffectResolution(db, tools, relay, this.record, (call, trace, tool, claim) =>
       this.execute(call, trace, undefined, 'retried', tool, claim),
     );

@@ -136,3 +136,41 @@ describe('EffectLedgerRepository: pure calls (no `started` row)', () => {
     expect(await outboxRows([`${e.key}:result:1`, `${e.key}:result:2`])).toHaveLength(1);
   });
 });
+
+describe('EffectLedgerRepository: outcomes mark published rows sent', () => {
+  const sentAt = async (ids: string[]) =>
+    (
+      await tools.sql.query<{ id: string; sent: boolean }>(
+        `select id, sent_at is not null as sent from ${tools.sql.table('outbox')} where id in (?) order by id`,
+        [ids],
+      )
+    ).map((r) => [r.id, r.sent]);
+
+  it('marks the rows it is given with the statement that records an outcome, whether or not the outcome is recorded', async () => {
+    const ledger = new EffectLedgerRepository(tools.sql);
+    const first = pureCall();
+    const second = pureCall();
+    await ledger.recordPureOutcome(first, 'succeeded', { n: 1 }, message(`${first.key}:result`));
+    // The second outcome's statement marks the first's result row (published meanwhile).
+    await ledger.recordPureOutcome(second, 'succeeded', { n: 2 }, message(`${second.key}:result`), [
+      `${first.key}:result`,
+    ]);
+    expect(await sentAt([`${first.key}:result`, `${second.key}:result`])).toEqual([
+      [`${first.key}:result`, true],
+      [`${second.key}:result`, false],
+    ]);
+    // A claimed call whose row moved on: nothing recorded, the marks still made.
+    const claimed = { ...pureCall(), kind: 'idempotent' as const };
+    expect(await ledger.recordStarted(claimed)).toBe('inserted');
+    const moved = await ledger.recordOutcomeWithMessage(
+      claimed.key,
+      'succeeded',
+      { n: 3 },
+      message(`${claimed.key}:result`),
+      { state: 'started', attempts: 2 },
+      [`${second.key}:result`],
+    );
+    expect(moved).toMatchObject({ key: claimed.key, state: 'started', attempts: 1 });
+    expect(await sentAt([`${second.key}:result`])).toEqual([[`${second.key}:result`, true]]);
+  });
+});

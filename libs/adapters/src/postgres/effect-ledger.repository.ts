@@ -89,6 +89,17 @@ const COLUMNS = `key, tenant_id, thread_id, run_id, call_id, tool, kind, state, 
  * The tool executor's effect ledger (schema `tools`). Pass a ServiceTx so the ledger write commits with
  * the inbox claim and the outbox message it goes with; `db.sql` works for reads.
  */
+/**
+ * `m`: the outbox rows (ids as one JSON array parameter) published after earlier commits, marked sent by
+ * the statement that records an outcome — its commit is needed anyway, so the marks cost no statement.
+ */
+function marksCte(sql: SqlExecutor): string {
+  return `m as (
+         update ${sql.table('outbox')} set sent_at = now(), attempts = attempts + 1
+         where id in (select jsonb_array_elements_text(?::jsonb)) and sent_at is null returning 1
+       )`;
+}
+
 export class EffectLedgerRepository {
   constructor(private readonly sql: SqlExecutor) {}
 
@@ -247,6 +258,8 @@ export class EffectLedgerRepository {
     result: unknown,
     message: OutboxMessage | undefined,
     read: LedgerSnapshot,
+    /** Outbox rows published after earlier commits, marked sent with this one (see ThreadTx.markSent). */
+    marks: readonly string[] = [],
   ): Promise<'recorded' | EffectRecord> {
     if (ledgerWrite(read, read, state, 'attempt') === 'refused')
       throw new PoisonMessageError(
@@ -261,8 +274,9 @@ export class EffectLedgerRepository {
        ), o as (
          insert into ${this.sql.table('outbox')} (id, subject, headers, payload)
          select ?, ?, ?::jsonb, ?::jsonb where ?::boolean and exists (select 1 from u) returning 1
-       )
-       select (select count(*) from u)::int as updated, (select count(*) from o)::int as enqueued`,
+       ), ${marksCte(this.sql)}
+       select (select count(*) from u)::int as updated, (select count(*) from o)::int as enqueued,
+              (select count(*) from m)::int as marked`,
       [
         state,
         result === undefined ? null : JSON.stringify(result),
@@ -274,6 +288,7 @@ export class EffectLedgerRepository {
         JSON.stringify(message?.headers ?? {}),
         JSON.stringify(message?.payload ?? null),
         message !== undefined,
+        JSON.stringify(marks),
       ],
     );
     if (rows[0]?.updated === 1) return 'recorded';
@@ -297,6 +312,8 @@ export class EffectLedgerRepository {
     state: Exclude<EffectState, 'started'>,
     result: unknown,
     message: OutboxMessage,
+    /** Outbox rows published after earlier commits, marked sent with this one (see ThreadTx.markSent). */
+    marks: readonly string[] = [],
   ): Promise<'recorded' | EffectRecord> {
     const effects = this.sql.table('effects');
     const rows = await this.sql.query<{ recorded: number }>(
@@ -313,8 +330,9 @@ export class EffectLedgerRepository {
        ), o as (
          insert into ${this.sql.table('outbox')} (id, subject, headers, payload)
          select ?, ?, ?::jsonb, ?::jsonb where exists (select 1 from e) returning 1
-       )
-       select (select count(*) from e)::int as recorded, (select count(*) from o)::int as enqueued`,
+       ), ${marksCte(this.sql)}
+       select (select count(*) from e)::int as recorded, (select count(*) from o)::int as enqueued,
+              (select count(*) from m)::int as marked`,
       [
         ...effectIdentity(effect),
         state,
@@ -325,6 +343,7 @@ export class EffectLedgerRepository {
         message.subject,
         JSON.stringify(message.headers),
         JSON.stringify(message.payload),
+        JSON.stringify(marks),
       ],
     );
     if (rows[0]?.recorded === 1) return 'recorded';
