@@ -217,35 +217,23 @@ describe('local tools: run inside the decision that calls them (real Postgres)',
     ]);
   });
 
-  it('turns a result that is not JSON into a failed call the model can read', async () => {
+  // A BigInt is what JSON cannot hold: without the check its decision would throw on every delivery.
+  it.each([
+    ['nothing', 'test.not_json'],
+    ['a BigInt', 'test.big_int'],
+  ])('turns a result that is not JSON (%s) into a failed call the model can read', async (_what, tool) => {
     const handler = handlerWith(new CountingStore(db, threadColumns), new CheckingPublisher(db));
     const t = await started(handler);
     await handler.handle(
       'inbox',
       `m1-${t.threadId}`,
-      answer(t.tenantId, t.threadId, t.runId, null, [{ id: 'c1', name: 'test.not_json', args: {} }]),
+      answer(t.tenantId, t.threadId, t.runId, null, [{ id: 'c1', name: tool, args: {} }]),
       meta(t.runId),
     );
     const failed = (await events(t.tenantId, t.threadId)).find((e) => e.type === 'tool.failed');
     expect(failed?.data).toMatchObject({
       callId: 'c1',
-      error: { code: 'invalid_output', message: 'test.not_json returned a result that is not JSON' },
-    });
-  });
-
-  it('turns a result JSON cannot hold (a BigInt) into a failed call, not a decision that fails on every delivery', async () => {
-    const handler = handlerWith(new CountingStore(db, threadColumns), new CheckingPublisher(db));
-    const t = await started(handler);
-    await handler.handle(
-      'inbox',
-      `m1-${t.threadId}`,
-      answer(t.tenantId, t.threadId, t.runId, null, [{ id: 'c1', name: 'test.big_int', args: {} }]),
-      meta(t.runId),
-    );
-    const failed = (await events(t.tenantId, t.threadId)).find((e) => e.type === 'tool.failed');
-    expect(failed?.data).toMatchObject({
-      callId: 'c1',
-      error: { code: 'invalid_output', message: 'test.big_int returned a result that is not JSON' },
+      error: { code: 'invalid_output', message: `${tool} returned a result that is not JSON` },
     });
   });
 });
