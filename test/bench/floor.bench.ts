@@ -21,7 +21,7 @@ import { summarize, type Summary } from './stats';
 export async function benchLoadAndStepFloor(repetitions: number): Promise<Summary> {
   process.env['DATABASE_URL'] ??= 'postgres://postgres@127.0.0.1:5432/ratchet';
   const db = await createTestDatabase();
-  const pool = new Pool({ connectionString: db.url, max: 1 });
+  const pool = floorPool(db.url, 1);
   try {
     await pool.query(
       'create table floor_threads (thread_id text primary key, version int not null, state jsonb not null);' +
@@ -106,7 +106,7 @@ export async function benchFloor(
 ): Promise<FloorResult> {
   process.env['DATABASE_URL'] ??= 'postgres://postgres@127.0.0.1:5432/ratchet';
   const db = await createTestDatabase();
-  const pool = new Pool({ connectionString: db.url, max: Math.max(...options.concurrency, 1) });
+  const pool = floorPool(db.url, Math.max(...options.concurrency, 1));
   try {
     await pool.query(
       'create table floor_events (thread_id text not null, version int not null, data jsonb not null, primary key (thread_id, version))',
@@ -147,4 +147,14 @@ export async function benchFloor(
     await pool.end();
     await db.drop();
   }
+}
+
+/**
+ * The floor's own pool. An idle connection the server ends (another process dropping a database with
+ * `force`, a restart) is reported, not left to crash the bench: the next query on it fails visibly.
+ */
+function floorPool(url: string, max: number): Pool {
+  const pool = new Pool({ connectionString: url, max });
+  pool.on('error', (error) => process.stderr.write(`floor: an idle connection ended: ${error.message}\n`));
+  return pool;
 }
