@@ -75,6 +75,7 @@ interface Pool {
   query(text: string): Promise<unknown>;
   connect(): Promise<PoolClient>;
   end(): Promise<void>;
+  on(event: 'error', listener: (error: Error) => void): void;
 }
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- an untyped CommonJS driver
 const { Pool } = require('pg') as { Pool: new (options: { connectionString: string; max: number }) => Pool };
