@@ -144,7 +144,7 @@ describe('EffectLedgerRepository: outcomes mark published rows sent', () => {
         `select id, sent_at is not null as sent from ${tools.sql.table('outbox')} where id in (?) order by id`,
         [ids],
       )
-    ).map((r) => [r.id, r.sent]);
+    ).reduce<Record<string, boolean>>((byId, r) => ({ ...byId, [r.id]: r.sent }), {});
 
   it('marks the rows it is given with the statement that records an outcome, whether or not the outcome is recorded', async () => {
     const ledger = new EffectLedgerRepository(tools.sql);
@@ -155,10 +155,10 @@ describe('EffectLedgerRepository: outcomes mark published rows sent', () => {
     await ledger.recordPureOutcome(second, 'succeeded', { n: 2 }, message(`${second.key}:result`), [
       `${first.key}:result`,
     ]);
-    expect(await sentAt([`${first.key}:result`, `${second.key}:result`])).toEqual([
-      [`${first.key}:result`, true],
-      [`${second.key}:result`, false],
-    ]);
+    expect(await sentAt([`${first.key}:result`, `${second.key}:result`])).toEqual({
+      [`${first.key}:result`]: true,
+      [`${second.key}:result`]: false,
+    });
     // A claimed call whose row moved on: nothing recorded, the marks still made.
     const claimed = { ...pureCall(), kind: 'idempotent' as const };
     expect(await ledger.recordStarted(claimed)).toBe('inserted');
@@ -171,6 +171,6 @@ describe('EffectLedgerRepository: outcomes mark published rows sent', () => {
       [`${second.key}:result`],
     );
     expect(moved).toMatchObject({ key: claimed.key, state: 'started', attempts: 1 });
-    expect(await sentAt([`${second.key}:result`])).toEqual([[`${second.key}:result`, true]]);
+    expect(await sentAt([`${second.key}:result`])).toEqual({ [`${second.key}:result`]: true });
   });
 });
