@@ -47,8 +47,13 @@ export function natsRecheckPorts(nc: NatsConnection, prefix: string): RecheckPor
     }
   };
   return {
-    async checkPrincipal(tenantId, principalId, roles): Promise<PrincipalStanding> {
-      const request: PrincipalCheckRequest = { tenantId, principalId, roles };
+    async checkPrincipal({ tenantId, principalId, roles, runStartedAt }): Promise<PrincipalStanding> {
+      const request: PrincipalCheckRequest = {
+        tenantId,
+        principalId,
+        roles,
+        ...(runStartedAt !== undefined ? { runStartedAt } : {}),
+      };
       const reply = PrincipalCheckReply.parse(await ask(subjects.principalsCheck, request, 'principal check'));
       if (!reply.ok)
         throw new TransientError(`principal check: ${reply.error.message}`, 'approvals.recheck_unavailable');

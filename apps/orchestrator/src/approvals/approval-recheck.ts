@@ -14,9 +14,19 @@ export interface PrincipalStanding {
   reason?: string | undefined;
 }
 
+export interface PrincipalQuery {
+  tenantId: string;
+  principalId: string;
+  roles: string[];
+  runStartedAt?: string | undefined;
+}
+
 export interface RecheckPorts {
-  /** The gateway's answer: does the principal still exist, unrevoked, with these roles? Throws when nobody answers. */
-  checkPrincipal(tenantId: string, principalId: string, roles: string[]): Promise<PrincipalStanding>;
+  /**
+   * The gateway's answer: does the principal still exist, unrevoked, with these roles, for a run started
+   * then (a JWT subject revoked since answers invalid, ADR 0035)? Throws when nobody answers.
+   */
+  checkPrincipal(request: PrincipalQuery): Promise<PrincipalStanding>;
   /** The approvals service's answer: is this approval good for this call and these arguments (marks it used)? */
   verify(request: {
     tenantId: string;
@@ -60,7 +70,12 @@ export function approvalRecheckEnricher(ports: RecheckPorts): CommandEnricher {
     if (approval.fourEyes && command.by === run.principal.id)
       return refuse('approval.four_eyes: the principal that started the run approved its own call');
 
-    const standing = await ports.checkPrincipal(command.tenantId, run.principal.id, [RUNNER_ROLE]);
+    const standing = await ports.checkPrincipal({
+      tenantId: command.tenantId,
+      principalId: run.principal.id,
+      roles: [RUNNER_ROLE],
+      runStartedAt: run.startedAt,
+    });
     if (standing.status === 'invalid')
       return refuse(
         `approval.revoked: the requester no longer holds ${RUNNER_ROLE}${standing.reason ? ` (${standing.reason})` : ''}`,
