@@ -286,6 +286,38 @@ describe('approvals, end to end', () => {
     expect(effectsOfThread.effects.filter((e) => e.tool === 'demo.effect.charge')).toHaveLength(0);
   });
 
+  it('refuses a call to a tool whose roles the requester lacks, and again when its role is gone by the time the approved call runs', async () => {
+    const repo = new ApiKeyRepository(gatewayDb.sql);
+    // Without payments: the call is refused as it starts; nobody is asked, nothing runs.
+    const plain = await repo.create({ tenantId: TENANT, name: 'no-payments', roles: ['runner'] });
+    const refused = await startRun(plain.secret, 'tool-role-missing', 'kayak', 'pay-restricted');
+    const refusedEvents = await stack.waitFor(TENANT, refused.threadId, terminal(refused.runId));
+    expect(types(refusedEvents)).not.toContain('approval.requested');
+    expect(refusedEvents.find((e) => e.type === 'tool.failed')?.data).toMatchObject({
+      error: {
+        code: 'tool.forbidden',
+        message: "using demo.effect.charge needs the role payments, which the run's principal does not hold",
+      },
+    });
+    expect(types(refusedEvents)).toContain('run.completed');
+    expect(effects.arrivalsFor(refused.runId)).toBe(0);
+
+    // With payments the call waits for an approver; the role is taken away before the grant is applied.
+    const payer = await repo.create({ tenantId: TENANT, name: 'payer', roles: ['runner', 'payments'] });
+    const { runId, threadId } = await startRun(payer.secret, 'tool-role-lost', 'canoe', 'pay-restricted');
+    const [approval] = await pending(threadId, 1);
+    await gatewayDb.sql.run(`update ${gatewayDb.sql.table('api_keys')} set roles = array['runner'] where id = ?`, [
+      payer.key.id,
+    ]);
+    expect((await decide(approval!.id, keys.approver, 'approve')).status).toBe(200);
+    const events = await stack.waitFor(TENANT, threadId, terminal(runId));
+    expect(types(events)).not.toContain('approval.granted');
+    expect(String((events.find((e) => e.type === 'approval.rejected')?.data as { reason: string }).reason)).toMatch(
+      /^approval\.tool_forbidden: using demo\.effect\.charge needs the role payments/,
+    );
+    expect(effects.arrivalsFor(runId)).toBe(0);
+  });
+
   it('executes once however often the decision is made or its message replayed', async () => {
     const { runId, threadId } = await startRun(keys.runner, 'replay', 'big kite');
     const [approval] = await pending(threadId, 1);

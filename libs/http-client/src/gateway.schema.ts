@@ -688,6 +688,8 @@ export interface components {
               /** @description http.request: the allowed hosts deduplicate by the Idempotency-Key header, so a POST/PUT/PATCH/DELETE may be retried (idempotent); otherwise it is at-most-once */
               honoursIdempotencyKey?: boolean;
             };
+            /** @description The roles that may use the tool: the run's principal must hold one of them when the call starts and again when an approved call runs */
+            roles?: string[];
           }[];
           /** @default 10 */
           maxSteps: number;
@@ -865,6 +867,8 @@ export interface components {
               /** @description http.request: the allowed hosts deduplicate by the Idempotency-Key header, so a POST/PUT/PATCH/DELETE may be retried (idempotent); otherwise it is at-most-once */
               honoursIdempotencyKey?: boolean;
             };
+            /** @description The roles that may use the tool: the run's principal must hold one of them when the call starts and again when an approved call runs */
+            roles?: string[];
           }[];
           /** @default 10 */
           maxSteps: number;
