@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { connect } from 'nats';
 import { ApiKeyRepository, natsServersAndAuth, openServiceDatabase, type Database } from '@ratchet/adapters';
-import type { ThreadEvent } from '@ratchet/contracts';
+import { approvalsSubjects, memorySubject, subjects, threadsSubject, type ThreadEvent } from '@ratchet/contracts';
 import { EffectService, freePort } from '@ratchet/testing';
 import { TestStack } from '../e2e/stack';
 import { accountUsers, parseNatsConf } from './nats-conf';
@@ -24,6 +24,9 @@ const CONF = readFileSync(path.join(ROOT, 'deploy/nats/nats-server.conf'), 'utf8
 const TENANT = 'acme';
 /** The test's own client (it reads the log and cleans the streams up): not one of the users under test. */
 const OBSERVER = { user: 'test-observer', password: 'observer' };
+/** A second tenant's external publisher: the shipped `acme-publisher` entry copied for `globex`, as deploy.md says to. */
+const OTHER_TENANT = 'globex';
+const OTHER_PUBLISHER = { user: `${OTHER_TENANT}-publisher`, password: 'other-publisher' };
 const SERVICES = ['gateway', 'orchestrator', 'tool-executor', 'approvals', 'memory'] as const;
 const password = (service: string) => `pw-${service}`;
 const TERMINAL = new Set(['run.completed', 'run.failed', 'run.cancelled']);
@@ -36,7 +39,11 @@ function serverConf(port: number, storeDir: string, version: [number, number]): 
   // `sync_interval` exists from nats-server 2.10 on.
   if (version[0] === 2 && version[1] < 10) conf = conf.replace(/^\s*sync_interval: always\s*$/m, '');
   const observer = `{ user: "${OBSERVER.user}", password: "${OBSERVER.password}", permissions: { publish: ">", subscribe: ">" } }`;
-  return conf.replace(/users: \[/, `users: [\n      ${observer}`);
+  const shipped = accountUsers(parseNatsConf(CONF), 'RATCHET').find((u) => u.user === 'acme-publisher');
+  if (!shipped) throw new Error('deploy/nats ships no acme-publisher');
+  const forOther = (list: string[]) => JSON.stringify(list.map((x) => x.replace(/\.acme(\.|$)/, `.${OTHER_TENANT}$1`)));
+  const other = `{ user: "${OTHER_PUBLISHER.user}", password: "${OTHER_PUBLISHER.password}", permissions: { publish: { allow: ${forOther(shipped.publish)} }, subscribe: { allow: ${forOther(shipped.subscribe)} } } }`;
+  return conf.replace(/users: \[/, `users: [\n      ${observer}\n      ${other}`);
 }
 
 describe('the NATS users and permissions of deploy/nats, enforced', () => {
@@ -178,5 +185,95 @@ describe('the NATS users and permissions of deploy/nats, enforced', () => {
       expect([route, res.status]).toEqual([route, 200]);
     }
     expect(serverLog).not.toMatch(/Violation/);
+  });
+
+  it("a tenant's external publisher reaches none of another tenant's subjects, publishing or subscribing; only its own requests", async () => {
+    const s = subjects('ratchet');
+    const a = approvalsSubjects('ratchet');
+    const A = TENANT;
+    // Every subject that carries tenant A (and the services' shared request subjects), as the services name them.
+    const publishTo = [
+      s.requests(A),
+      s.inbox(A, 't1'),
+      s.modelCommands(A),
+      s.toolCommands(A),
+      s.approvalCommands(A),
+      s.controlCommands(A),
+      s.webhookCommands(A),
+      s.runStops(A, 't1'),
+      s.tokens(A, 't1'),
+      s.events(A, 't1'),
+      s.tenantToolService(A, 'units.convert'),
+      s.agents(A, 'list'),
+      s.tools(A, 'list'),
+      s.schedules(A, 'list'),
+      s.webhooks(A, 'deliveries'),
+      threadsSubject('ratchet', A, 'list'),
+      memorySubject('ratchet', A, 'search'),
+      memorySubject('ratchet', A, 'put'),
+      a.api,
+      a.principalsCheck,
+    ];
+    const subscribeTo = [
+      s.requests(A),
+      `ratchet.inbox.${A}.>`,
+      `ratchet.cmd.*.${A}`,
+      `ratchet.stop.${A}.>`,
+      s.tokensOfTenant(A),
+      s.eventsOfTenant(A),
+      `ratchet.tenants.${A}.toolsvc.>`,
+      `ratchet.agents.${A}.*`,
+      `ratchet.tools.${A}.*`,
+      `ratchet.schedules.${A}.*`,
+      `ratchet.webhooks.${A}.*`,
+      `ratchet.threads.${A}.*`,
+      `ratchet.memory.${A}.*`,
+      a.principalsCheck,
+    ];
+    // The observer sees everything on the account: nothing B sends may arrive anywhere.
+    const observer = await connect(natsServersAndAuth(userUrl(OBSERVER.user, OBSERVER.password)));
+    const marker = 'bola-from-other-tenant';
+    const arrived: string[] = [];
+    observer.subscribe('ratchet.>', {
+      callback: (_e, m) => {
+        if (new TextDecoder().decode(m.data).includes(marker)) arrived.push(m.subject);
+      },
+    });
+    await observer.flush();
+
+    const b = await connect(natsServersAndAuth(userUrl(OTHER_PUBLISHER.user, OTHER_PUBLISHER.password)));
+    try {
+      for (const subject of publishTo) b.publish(subject, JSON.stringify({ marker, tenantId: A }));
+      for (const subject of subscribeTo) b.subscribe(subject, { callback: () => undefined });
+      await b.flush().catch(() => undefined);
+      const refused = (kind: string, subject: string) =>
+        serverLog.includes(`${kind} Violation - User "${OTHER_PUBLISHER.user}", Subject "${subject}"`);
+      const deadline = Date.now() + 10_000;
+      const missing = () => [
+        ...publishTo.filter((x) => !refused('Publish', x)).map((x) => `publish ${x}`),
+        ...subscribeTo.filter((x) => !refused('Subscription', x)).map((x) => `subscribe ${x}`),
+      ];
+      while (missing().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      expect(missing()).toEqual([]);
+      await observer.flush();
+      expect(arrived).toEqual([]);
+
+      // Its own tenant's request subject is its to publish on (JetStream acknowledges it), and only that.
+      const ack = await b.jetstream().publish(s.requests(OTHER_TENANT), JSON.stringify({ marker: 'own tenant' }));
+      expect(ack.stream).toBe('RATCHET_REQUESTS');
+    } finally {
+      await b.close().catch(() => undefined);
+      await observer.close();
+    }
+    // And the shipped publisher of tenant A, the other way round.
+    const acme = await connect(natsServersAndAuth(userUrl('acme-publisher', 'x')));
+    acme.publish(s.requests(OTHER_TENANT), JSON.stringify({ marker }));
+    await acme.flush().catch(() => undefined);
+    await acme.close().catch(() => undefined);
+    const deadline = Date.now() + 10_000;
+    const refusedAcme = () =>
+      serverLog.includes(`Publish Violation - User "acme-publisher", Subject "${s.requests(OTHER_TENANT)}"`);
+    while (!refusedAcme() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(refusedAcme()).toBe(true);
   });
 });

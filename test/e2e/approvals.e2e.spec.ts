@@ -1,3 +1,6 @@
+import { exportJWK, generateKeyPair, SignJWT, type KeyLike } from 'jose';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import {
   ApiKeyRepository,
@@ -18,6 +21,8 @@ import { terminal, TestStack } from './stack';
  */
 
 const TENANT = 'acme';
+const ISSUER = 'https://idp.approvals.test';
+const AUDIENCE = 'ratchet';
 const AGENTS = path.resolve(__dirname, '../agents/approvals');
 
 interface Keys {
@@ -38,6 +43,8 @@ describe('approvals, end to end', () => {
   const keys = {} as Keys;
   let runnerKeyId = '';
   let gatewayUrl = '';
+  let jwks: Server;
+  let signingKey: KeyLike;
 
   const http = async (method: string, url: string, key: string, body?: unknown, extra: Record<string, string> = {}) => {
     const res = await fetch(`${gatewayUrl}${url}`, {
@@ -76,6 +83,15 @@ describe('approvals, end to end', () => {
     http('POST', `/v1/approvals/${id}/decision`, key, { decision, reason });
 
   beforeAll(async () => {
+    // Runs may also be started with JWTs of an identity provider whose keys this test serves.
+    const pair = await generateKeyPair('RS256');
+    signingKey = pair.privateKey;
+    const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
+    jwks = createServer((_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ keys: [jwk] }));
+    });
+    await new Promise<void>((r) => jwks.listen(0, '127.0.0.1', r));
     stack = await TestStack.create();
     await effects.start();
     gatewayDb = await openServiceDatabase(stack.testDb.url, 'gateway');
@@ -94,7 +110,11 @@ describe('approvals, end to end', () => {
       stack.start('tool-executor', { RATCHET_DEMO_EFFECT_URL: effects.url }),
       stack.start('approvals', { APPROVALS_SWEEP_INTERVAL_MS: '200' }),
     ]);
-    const gateway = await stack.start('gateway');
+    const gateway = await stack.start('gateway', {
+      GATEWAY_JWT_JWKS_URL: `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json`,
+      GATEWAY_JWT_ISSUER: ISSUER,
+      GATEWAY_JWT_AUDIENCE: AUDIENCE,
+    });
     gatewayUrl = `http://127.0.0.1:${gateway.port}`;
   });
 
@@ -102,6 +122,8 @@ describe('approvals, end to end', () => {
     await stack?.stop();
     await Promise.all([gatewayDb?.close(), approvalsDb?.close(), toolsDb?.close()]);
     await effects.stop();
+    jwks?.closeAllConnections();
+    await new Promise((r) => jwks?.close(r));
   });
 
   it('runs a call whose arguments do not meet the condition without asking anyone', async () => {
@@ -234,6 +256,66 @@ describe('approvals, end to end', () => {
     expect(effects.arrivalsFor(runId)).toBe(0);
     const effectsOfThread = await threadEffects(toolsDb.sql, TENANT, threadId);
     expect(effectsOfThread.effects.filter((e) => e.tool === 'demo.effect.charge')).toHaveLength(0);
+  });
+
+  it("does not run an approved call when the requester's JWT subject was revoked before the decision is applied", async () => {
+    const jwt = await new SignJWT({ tenant: TENANT, roles: ['runner'], iss: ISSUER, aud: AUDIENCE })
+      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+      .setSubject('soon-gone')
+      .setIssuedAt()
+      .setExpirationTime('10m')
+      .sign(signingKey);
+    const { runId, threadId } = await startRun(jwt, 'jwt-revoked', 'big boat');
+    const [approval] = await pending(threadId, 1);
+    const admin = (
+      await new ApiKeyRepository(gatewayDb.sql).create({ tenantId: TENANT, name: 'admin', roles: ['admin'] })
+    ).secret;
+    expect((await http('POST', '/v1/revocations', admin, { subject: 'soon-gone', reason: 'left' })).status).toBe(201);
+    // The token itself is refused from now on, as an invalid one is.
+    expect((await http('GET', '/v1/approvals', jwt)).status).toBe(401);
+    expect((await decide(approval!.id, keys.approver, 'approve')).status).toBe(200);
+    const events = await stack.waitFor(TENANT, threadId, terminal(runId));
+    expect(types(events)).not.toContain('approval.granted');
+    const rejected = events.find((e) => e.type === 'approval.rejected');
+    expect(rejected?.data).toMatchObject({ by: 'system:recheck' });
+    expect(String((rejected?.data as { reason: string }).reason)).toMatch(
+      /^approval\.revoked: .*the JWT subject soon-gone was revoked/,
+    );
+    expect(effects.arrivalsFor(runId)).toBe(0);
+    const effectsOfThread = await threadEffects(toolsDb.sql, TENANT, threadId);
+    expect(effectsOfThread.effects.filter((e) => e.tool === 'demo.effect.charge')).toHaveLength(0);
+  });
+
+  it('refuses a call to a tool whose roles the requester lacks, and again when its role is gone by the time the approved call runs', async () => {
+    const repo = new ApiKeyRepository(gatewayDb.sql);
+    // Without payments: the call is refused as it starts; nobody is asked, nothing runs.
+    const plain = await repo.create({ tenantId: TENANT, name: 'no-payments', roles: ['runner'] });
+    const refused = await startRun(plain.secret, 'tool-role-missing', 'kayak', 'pay-restricted');
+    const refusedEvents = await stack.waitFor(TENANT, refused.threadId, terminal(refused.runId));
+    expect(types(refusedEvents)).not.toContain('approval.requested');
+    expect(refusedEvents.find((e) => e.type === 'tool.failed')?.data).toMatchObject({
+      error: {
+        code: 'tool.forbidden',
+        message: "using demo.effect.charge needs the role payments, which the run's principal does not hold",
+      },
+    });
+    expect(types(refusedEvents)).toContain('run.completed');
+    expect(effects.arrivalsFor(refused.runId)).toBe(0);
+
+    // With payments the call waits for an approver; the role is taken away before the grant is applied.
+    const payer = await repo.create({ tenantId: TENANT, name: 'payer', roles: ['runner', 'payments'] });
+    const { runId, threadId } = await startRun(payer.secret, 'tool-role-lost', 'canoe', 'pay-restricted');
+    const [approval] = await pending(threadId, 1);
+    await gatewayDb.sql.run(`update ${gatewayDb.sql.table('api_keys')} set roles = array['runner'] where id = ?`, [
+      payer.key.id,
+    ]);
+    expect((await decide(approval!.id, keys.approver, 'approve')).status).toBe(200);
+    const events = await stack.waitFor(TENANT, threadId, terminal(runId));
+    expect(types(events)).not.toContain('approval.granted');
+    expect(String((events.find((e) => e.type === 'approval.rejected')?.data as { reason: string }).reason)).toMatch(
+      /^approval\.tool_forbidden: using demo\.effect\.charge needs the role payments/,
+    );
+    expect(effects.arrivalsFor(runId)).toBe(0);
   });
 
   it('executes once however often the decision is made or its message replayed', async () => {

@@ -38,6 +38,7 @@ interface Ids {
   approvalId: string;
   agent: string;
   scheduleId: string;
+  revocationId: string;
 }
 
 interface Case {
@@ -158,6 +159,18 @@ const CASES: Record<string, Case> = {
     mustNotContain: (i) => [i.threadId],
   },
   'GET /v1/approvals/:id': { path: (i) => `/v1/approvals/${i.approvalId}` },
+  'GET /v1/revocations': {
+    path: () => '/v1/revocations',
+    crossTenant: 200,
+    mustNotContain: (i) => [i.revocationId, 'b-revoked-subject'],
+  },
+  'POST /v1/revocations': {
+    path: () => '/v1/revocations',
+    body: { subject: 'b-revoked-subject', reason: 'by A' },
+    crossTenant: 201,
+    why: "a JWT subject is a name within the caller's tenant: this adds A's own entry; B's list is unchanged",
+  },
+  'DELETE /v1/revocations/:id': { path: (i) => `/v1/revocations/${i.revocationId}` },
   'POST /v1/approvals/:id/decision': {
     path: (i) => `/v1/approvals/${i.approvalId}/decision`,
     body: { decision: 'approve', reason: 'bola' },
@@ -263,6 +276,12 @@ describe('gateway: BOLA sweep over every route', () => {
       paused: true,
     });
     expect(schedule.status).toBe(201);
+    // Tenant B's JWT deny-list entry.
+    const revocation = await call('POST', '/v1/revocations', secrets['b-all'], {
+      subject: 'b-revoked-subject',
+      reason: 'bolasecret',
+    });
+    expect(revocation.status).toBe(201);
     bIds = {
       threadId: run.threadId,
       runId: run.runId,
@@ -271,6 +290,7 @@ describe('gateway: BOLA sweep over every route', () => {
       approvalId: 'apr_bola_b',
       agent: 'b-private',
       scheduleId: 'b-nightly',
+      revocationId: ((await revocation.json()) as { id: string }).id,
     };
     missing = {
       threadId: 'th_missing0000000000000',
@@ -280,6 +300,7 @@ describe('gateway: BOLA sweep over every route', () => {
       approvalId: 'apr_missing',
       agent: 'no-such-agent',
       scheduleId: 'no-such-schedule',
+      revocationId: '00000000-0000-4000-8000-000000000000',
     };
   });
 
@@ -300,7 +321,16 @@ describe('gateway: BOLA sweep over every route', () => {
     const agents = await (await call('GET', '/v1/agents', secrets['b-all'])).json();
     const tools = await (await call('GET', '/v1/tools', secrets['b-all'])).json();
     const schedules = await (await call('GET', '/v1/schedules', secrets['b-all'])).json();
-    return { events: events.map((e) => `${e.version}:${e.type}`), item, threads, agents, tools, schedules };
+    const revocations = await (await call('GET', '/v1/revocations', secrets['b-all'])).json();
+    return {
+      events: events.map((e) => `${e.version}:${e.type}`),
+      item,
+      threads,
+      agents,
+      tools,
+      schedules,
+      revocations,
+    };
   };
 
   it('has a sweep case for every route the application serves (and the router serves nothing else)', () => {

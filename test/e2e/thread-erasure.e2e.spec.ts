@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { ThreadEvent } from '@ratchet/contracts';
 import { runIdFor, threadIdFor } from '@ratchet/platform';
@@ -19,12 +21,21 @@ const alice = { id: 'alice', roles: ['runner'] };
 describe('erasing a thread over the API', () => {
   let stack: TestStack;
   let base: string;
-  const auth = { authorization: `Bearer ${KEY}` };
+  let receiver: Server;
+  let hookUrl: string;
+  const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
 
   beforeAll(async () => {
+    // A completion-webhook receiver that takes every delivery.
+    receiver = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.end('ok'));
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
     stack = await TestStack.create();
     await Promise.all([
-      stack.start('orchestrator', { AGENTS_DIR: AGENTS }),
+      stack.start('orchestrator', { AGENTS_DIR: AGENTS, WEBHOOK_ALLOW_PRIVATE: 'true' }),
       stack.start('tool-executor'),
       stack.start('memory'),
     ]);
@@ -33,7 +44,19 @@ describe('erasing a thread over the API', () => {
   });
   afterAll(async () => {
     await stack?.stop();
+    receiver?.closeAllConnections();
+    await new Promise((r) => receiver?.close(r));
   });
+
+  async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      const found = await probe();
+      if (found !== undefined) return found;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`timed out waiting for ${what}`);
+  }
 
   const erase = (threadId: string) => fetch(`${base}/v1/threads/${threadId}`, { method: 'DELETE', headers: auth });
 
@@ -122,6 +145,76 @@ describe('erasing a thread over the API', () => {
       [TENANT],
     );
     expect(count?.n).toBe(1);
+  });
+
+  it("removes the thread's webhook deliveries and its run from a schedule's ticks, keeping the tick", async () => {
+    const sql = stack.orchestratorDb.sql;
+    // A run with a completion webhook: its delivery's body names the thread, the request and the output.
+    await stack.publishRequest(TENANT, {
+      requestId: 'erase-hooked',
+      agent: 'memo-saver',
+      input: [{ role: 'user', content: 'My favourite drink is black coffee' }],
+      principal: alice,
+      webhook: { url: hookUrl },
+    });
+    const hooked = threadIdFor(TENANT, 'erase-hooked');
+    await stack.waitFor(TENANT, hooked, terminal(runIdFor(TENANT, 'erase-hooked')));
+    await until('the webhook delivery', async () => {
+      const rows = await sql.query(
+        `select 1 from ${sql.table('webhook_deliveries')} where tenant_id = ? and body->>'threadId' = ?`,
+        [TENANT, hooked],
+      );
+      return rows.length > 0 ? true : undefined;
+    });
+    expect(Object.keys(await rowsHolding(hooked))).toContain('orchestrator.webhook_deliveries');
+    const res = await erase(hooked);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { removed: Record<string, number> }).removed).toMatchObject({
+      'orchestrator.webhook_deliveries': 1,
+    });
+    expect(await rowsHolding(hooked)).toEqual({});
+    expect(await rowsHolding('erase-hooked')).toEqual({});
+
+    // A schedule's tick started a run on a thread of its own; the schedule is paused once it has.
+    const created = await fetch(`${base}/v1/schedules`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({
+        id: 'erase-tick',
+        agent: 'memo-saver',
+        input: 'My favourite drink is mint tea',
+        everySeconds: 1,
+      }),
+    });
+    expect(created.status).toBe(201);
+    const tick = await until('a tick that started a run', async () => {
+      const rows = await sql.query<{ request_id: string; thread_id: string; run_id: string }>(
+        `select t.request_id, r.thread_id, r.run_id from ${sql.table('schedule_ticks')} t
+           join ${sql.table('runs')} r on r.tenant_id = t.tenant_id and r.request_id = t.request_id
+          where t.tenant_id = ? and t.schedule_id = 'erase-tick' and r.status = 'completed' limit 1`,
+        [TENANT],
+      );
+      return rows[0];
+    });
+    const paused = await fetch(`${base}/v1/schedules/erase-tick`, {
+      method: 'PATCH',
+      headers: auth,
+      body: JSON.stringify({ paused: true }),
+    });
+    expect(paused.status).toBe(200);
+    await stack.waitFor(TENANT, tick.thread_id, terminal(tick.run_id));
+    expect(Object.keys(await rowsHolding(tick.request_id))).toContain('orchestrator.schedule_ticks');
+
+    expect((await erase(tick.thread_id)).status).toBe(200);
+    expect(await rowsHolding(tick.thread_id)).toEqual({});
+    expect(await rowsHolding(tick.request_id)).toEqual({});
+    // The tick itself stays: the schedule's history still says a run was started then, not which.
+    const [kept] = await sql.query<{ n: number }>(
+      `select count(*)::int as n from ${sql.table('schedule_ticks')}
+        where tenant_id = ? and schedule_id = 'erase-tick' and action = 'start' and request_id is null`,
+      [TENANT],
+    );
+    expect(kept?.n).toBe(1);
   });
 
   it('refuses with 409 while a run of the thread is going, and removes nothing', async () => {

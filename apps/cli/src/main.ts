@@ -19,6 +19,7 @@ import { agentsCommand } from './commands/agents.command';
 import { approvalsCommand } from './commands/approvals.command';
 import { completionCommand } from './commands/completion.command';
 import { runsCommand } from './commands/runs.command';
+import { revocationsCommand } from './commands/revocations.command';
 import { schedulesCommand } from './commands/schedules.command';
 import { webhooksCommand } from './commands/webhooks.command';
 import { webhookSecretCommand } from './commands/webhook-secret.command';
@@ -97,6 +98,7 @@ Examples:
     retentionCommand(),
     eraseCommand(),
     keysCommand(),
+    revocationsCommand(),
     agentsCommand(),
     schedulesCommand(),
     webhooksCommand(),

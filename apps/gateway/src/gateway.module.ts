@@ -5,6 +5,7 @@ import {
   ApiKeyRepository,
   IdempotencyKeysRepository,
   JetStreamPublisher,
+  JwtRevocationsRepository,
   type Database,
   type MessagePublisher,
 } from '@ratchet/adapters';
@@ -25,6 +26,7 @@ import {
   IDEMPOTENCY_KEYS,
   DATABASE,
   GATEWAY_CONFIG,
+  JWT_REVOCATIONS,
   JWT_VERIFIER,
   LOGGER,
   MESSAGE_PUBLISHER,
@@ -38,6 +40,7 @@ import type { Logger } from './logging/logger';
 import { PrincipalsResponder } from './principals/principals.responder';
 import { MemoryController } from './memory/memory.controller';
 import { RunRequestPublisher } from './runs/run-request.publisher';
+import { RevocationsController } from './revocations/revocations.controller';
 import { RunsController } from './runs/runs.controller';
 import { EventStreamer } from './threads/event-stream';
 import { ThreadsController } from './threads/threads.controller';
@@ -94,6 +97,7 @@ export class GatewayModule {
         HealthController,
         MetricsController,
         ApprovalsController,
+        RevocationsController,
       ],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: resources.config },
@@ -108,6 +112,11 @@ export class GatewayModule {
         {
           provide: IDEMPOTENCY_KEYS,
           useFactory: (db: Database) => new IdempotencyKeysRepository(db.sql),
+          inject: [DATABASE],
+        },
+        {
+          provide: JWT_REVOCATIONS,
+          useFactory: (db: Database) => new JwtRevocationsRepository(db.sql),
           inject: [DATABASE],
         },
         { provide: JWT_VERIFIER, useFactory: () => jwtVerifierFor(resources.config) },

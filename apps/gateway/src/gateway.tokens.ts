@@ -8,6 +8,7 @@ export const DATABASE = Symbol('DATABASE');
 export const NATS_CONNECTION = Symbol('NATS_CONNECTION');
 export const MESSAGE_PUBLISHER = Symbol('MESSAGE_PUBLISHER');
 export const API_KEYS = Symbol('API_KEYS');
+export const JWT_REVOCATIONS = Symbol('JWT_REVOCATIONS');
 export const LOGGER = Symbol('LOGGER');
 /** The JwtVerifier, or null when GATEWAY_JWT_JWKS_URL is not set (API keys only). */
 export const JWT_VERIFIER = Symbol('JWT_VERIFIER');

@@ -101,6 +101,11 @@ export {
   type ThreadEffectsSummary,
 } from './postgres/effect-ledger.repository';
 export { ApiKeyRepository, hashApiKey, type ApiKeyRecord, type CreateApiKey } from './postgres/api-key.repository';
+export {
+  JwtRevocationsRepository,
+  type AddJwtRevocation,
+  type JwtRevocationRecord,
+} from './postgres/jwt-revocations.repository';
 export { openServiceDatabase } from './postgres/service-database';
 export {
   decodeListCursor,

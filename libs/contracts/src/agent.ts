@@ -151,6 +151,14 @@ export const AgentToolSpec = z
     name: ToolRef,
     approval: ToolApprovalPolicy.default({ when: 'never', role: 'approver', expiresInSeconds: 3600, fourEyes: false }),
     config: AgentToolConfig.optional().describe('Per-agent settings the tool executor receives with each call'),
+    roles: z
+      .array(z.string().min(1).max(64))
+      .min(1)
+      .max(16)
+      .optional()
+      .describe(
+        "The roles that may use the tool: the run's principal must hold one of them when the call starts and again when an approved call runs",
+      ),
   })
   .strict();
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CallId, Principal, RunId, SubjectToken, TenantId, ThreadId } from './ids';
+import { CallId, IsoTime, Principal, RunId, SubjectToken, TenantId, ThreadId } from './ids';
 import { Json, JsonObject } from './messages';
 import { ApprovalRequestCommand, CallAddress } from './wire';
 
@@ -144,14 +144,17 @@ export const PrincipalCheckRequest = z
     tenantId: TenantId,
     principalId: z.string().min(1).max(256),
     roles: z.array(z.string().min(1).max(64)).max(32).default([]),
+    /** When the run acting as the principal started: a JWT deny-list entry added later revokes it (ADR 0035). */
+    runStartedAt: IsoTime.optional(),
   })
   .strict();
 export type PrincipalCheckRequest = z.infer<typeof PrincipalCheckRequest>;
 
 /**
  * `valid`: it exists and holds every role asked for; `invalid`: it does not (revoked, expired, unknown,
- * or a role is missing — `reason` says which); `unmanaged`: the gateway does not own this principal
- * (a service that published its run request itself), so only the roles recorded on the run can count.
+ * or a role is missing — `reason` says which; a JWT subject on the tenant's deny list); `unmanaged`: the
+ * gateway does not keep this principal's roles (a JWT subject not revoked, a service that published its
+ * run request itself), so only the roles recorded on the run can count.
  */
 export const PrincipalCheckReply = z.union([
   z.object({

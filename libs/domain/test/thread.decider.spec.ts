@@ -253,6 +253,32 @@ describe('thread decider', () => {
   });
 });
 
+describe('refused calls', () => {
+  const forbidden = {
+    code: 'tool.forbidden',
+    message: 'demo.effect.charge needs one of the roles: payments',
+    retryable: false,
+  };
+
+  it('closes a refused call as failed without sending it, while its sibling runs', () => {
+    const history = run([requestRun('r1')]).events;
+    const d = given(history).when({
+      ...modelAnswers('r1', 1, [call('a'), call('b')], null),
+      refusals: { a: forbidden },
+    });
+    expect(types(d.events)).toEqual(['model.responded', 'tool.requested', 'tool.failed', 'tool.requested']);
+    expect(d.events[2]).toMatchObject({ data: { callId: 'a', error: forbidden } });
+    expect(d.outgoing.map((o) => `${o.kind}:${'callId' in o ? o.callId : ''}`)).toEqual(['tool.call:b']);
+  });
+
+  it('asks the model again at once when every call is refused', () => {
+    const history = run([requestRun('r1')]).events;
+    const d = given(history).when({ ...modelAnswers('r1', 1, [call('a')], null), refusals: { a: forbidden } });
+    expect(types(d.events)).toEqual(['model.responded', 'tool.requested', 'tool.failed', 'model.requested']);
+    expect(d.outgoing).toEqual([expect.objectContaining({ kind: 'model.call' })]);
+  });
+});
+
 describe('approvals', () => {
   const need = {
     approvalId: 'ap-a',

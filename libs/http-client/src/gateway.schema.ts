@@ -229,6 +229,44 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/revocations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List the tenant's JWT revocations, newest first */
+    get: operations['Revocations_list'];
+    put?: never;
+    /**
+     * Revoke JWTs of a subject
+     * @description Every token of the subject, or only the one with `jti`, or only those issued before `issuedBefore` (both: a token must match both). Takes effect on the next request; approvals of the subject’s runs are rejected when they would run.
+     */
+    post: operations['Revocations_add'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/revocations/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Remove a revocation (tokens it covered are accepted again) */
+    delete: operations['Revocations_remove'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/runs': {
     parameters: {
       query?: never;
@@ -650,6 +688,8 @@ export interface components {
               /** @description http.request: the allowed hosts deduplicate by the Idempotency-Key header, so a POST/PUT/PATCH/DELETE may be retried (idempotent); otherwise it is at-most-once */
               honoursIdempotencyKey?: boolean;
             };
+            /** @description The roles that may use the tool: the run's principal must hold one of them when the call starts and again when an approved call runs */
+            roles?: string[];
           }[];
           /** @default 10 */
           maxSteps: number;
@@ -827,6 +867,8 @@ export interface components {
               /** @description http.request: the allowed hosts deduplicate by the Idempotency-Key header, so a POST/PUT/PATCH/DELETE may be retried (idempotent); otherwise it is at-most-once */
               honoursIdempotencyKey?: boolean;
             };
+            /** @description The roles that may use the tool: the run's principal must hold one of them when the call starts and again when an approved call runs */
+            roles?: string[];
           }[];
           /** @default 10 */
           maxSteps: number;
@@ -1262,6 +1304,26 @@ export interface components {
         };
         score: number;
       }[];
+    };
+    /** @description RevocationList */
+    RevocationList: {
+      revocations: components['schemas']['RevocationView'][];
+    };
+    /** @description RevocationView */
+    RevocationView: {
+      id: string;
+      subject: string;
+      jti: string | null;
+      /** @description RFC 3339, or null: whenever issued */
+      issuedBefore: string | null;
+      reason: string;
+      /** @description The principal that added the entry */
+      createdBy: string;
+      createdAt: string;
+    };
+    /** @description RevocationDeleted */
+    RevocationDeleted: {
+      deleted: string;
     };
     /** @description RunAccepted */
     RunAccepted: {
@@ -2307,6 +2369,23 @@ export interface components {
        * @default false
        */
       refreshOnRead?: boolean;
+    };
+    /** @description RevocationBody */
+    RevocationBody: {
+      /** @description The JWT `sub` claim to revoke (the principal is `jwt:<sub>`) */
+      subject: string;
+      /** @description Only the token with this `jti` claim */
+      jti?: string;
+      /**
+       * Format: date-time
+       * @description Only tokens issued (`iat`) before this time
+       */
+      issuedBefore?: string;
+      /**
+       * @description Why (kept with the entry)
+       * @default
+       */
+      reason?: string;
     };
     CreateRunBody: {
       /** @description Agent name */
@@ -3692,6 +3771,216 @@ export interface operations {
       };
       /** @description An operator credential, which acts for no tenant */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description Rate limit of this credential exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description A backing service is unavailable (see Retry-After) */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+    };
+  };
+  Revocations_list: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The entries */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RevocationList'];
+        };
+      };
+      /** @description Invalid request (every issue listed in `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description No credential, or not a valid one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description An operator credential, which acts for no tenant */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description Rate limit of this credential exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description A backing service is unavailable (see Retry-After) */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+    };
+  };
+  Revocations_add: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RevocationBody'];
+      };
+    };
+    responses: {
+      /** @description Added */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RevocationView'];
+        };
+      };
+      /** @description Invalid entry (every problem listed) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description No credential, or not a valid one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description An operator credential, which acts for no tenant */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description Rate limit of this credential exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description A backing service is unavailable (see Retry-After) */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+    };
+  };
+  Revocations_remove: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Removed */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RevocationDeleted'];
+        };
+      };
+      /** @description Invalid request (every issue listed in `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description No credential, or not a valid one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description An operator credential, which acts for no tenant */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description No such revocation for this tenant */
+      404: {
         headers: {
           [name: string]: unknown;
         };

@@ -58,6 +58,7 @@ function guardWith(
       perTenant: 0,
       authFailuresPerSource: options.failures ?? 0,
     }),
+    { forSubject: async () => [] },
   );
 }
 

@@ -1,10 +1,17 @@
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { hashApiKey, type ApiKeyRecord, type ApiKeyRepository } from '@ratchet/adapters';
+import {
+  hashApiKey,
+  type ApiKeyRecord,
+  type ApiKeyRepository,
+  type JwtRevocationRecord,
+  type JwtRevocationsRepository,
+} from '@ratchet/adapters';
 import { TransientError } from '@ratchet/domain';
-import { API_KEYS, JWT_VERIFIER, RATE_LIMITER } from '../gateway.tokens';
+import { API_KEYS, JWT_REVOCATIONS, JWT_VERIFIER, RATE_LIMITER } from '../gateway.tokens';
 import { PROBLEM_TYPES, ProblemException } from '../http/problem-details';
 import { presentedCredential } from './credentials';
+import { tokenRevocation } from './jwt-revocation.rule';
 import { InvalidTokenError, looksLikeJwt, type JwtVerifier } from './jwt.verifier';
 import type { AuthenticatedPrincipal, AuthenticatedRequest, Role } from './principal';
 import type { LimitDecision, RequestLimits } from './request-limits';
@@ -18,7 +25,8 @@ const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="ratchet"' };
  * Authenticates every route that is not @Public(): a JWT bearer token (when a JWKS is configured) or
  * an API key, then applies the per-credential rate limit, then checks the roles the route requires.
  * Only the SHA-256 of a presented key is looked up; revoked and expired keys do not match. Unknown,
- * revoked and expired keys get the same answer, so the response does not reveal which.
+ * revoked and expired keys get the same answer, so the response does not reveal which; so do a JWT the
+ * tenant's deny list revokes (ADR 0035) and an invalid one.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
@@ -27,6 +35,7 @@ export class AuthGuard implements CanActivate {
     @Inject(API_KEYS) private readonly apiKeys: ApiKeyRepository,
     @Inject(JWT_VERIFIER) private readonly jwt: JwtVerifier | null,
     @Inject(RATE_LIMITER) private readonly limits: RequestLimits,
+    @Inject(JWT_REVOCATIONS) private readonly revocations: Pick<JwtRevocationsRepository, 'forSubject'>,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -77,18 +86,34 @@ export class AuthGuard implements CanActivate {
     if (credential.kind === 'malformed') throw unauthenticated(`Malformed credentials: ${credential.reason}.`);
 
     if (this.jwt && credential.via === 'authorization' && looksLikeJwt(credential.secret)) {
+      let verified: AuthenticatedPrincipal;
       try {
-        return withoutOperator(await this.jwt.verify(credential.secret));
+        verified = await this.jwt.verify(credential.secret);
       } catch (error) {
         if (error instanceof InvalidTokenError) throw unauthenticated(error.message);
         throw error;
       }
+      const token = verified.token;
+      if (token) {
+        const entries = await this.denyList(verified.tenantId, token.subject);
+        // The same answer as a bad signature: the response does not tell a revoked token from a forged one.
+        if (tokenRevocation(entries, token).revoked) throw unauthenticated('The token is not valid.');
+      }
+      return withoutOperator(verified);
     }
     const key = await this.lookup(hashApiKey(credential.secret));
     if (!key) throw unauthenticated('The credential is not valid.');
     if (key.tenantId === OPERATOR_TENANT)
       return { tenantId: OPERATOR_TENANT, principalId: `key:${key.id}`, roles: ['operator'], operator: true };
     return withoutOperator({ tenantId: key.tenantId, principalId: `key:${key.id}`, roles: key.roles });
+  }
+
+  private async denyList(tenantId: string, subject: string): Promise<JwtRevocationRecord[]> {
+    try {
+      return await this.revocations.forSubject(tenantId, subject);
+    } catch (error) {
+      throw new TransientError('jwt revocation lookup failed', 'database.unavailable', { cause: error });
+    }
   }
 
   private async lookup(keyHash: string): Promise<ApiKeyRecord | undefined> {

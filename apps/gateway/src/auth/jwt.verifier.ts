@@ -23,7 +23,8 @@ export function looksLikeJwt(token: string): boolean {
 /**
  * Verifies JWT bearer tokens against the issuer's JWKS: signature with a pinned algorithm (never
  * `none`, never one the token picks), `iss`, `aud`, `exp` (and `nbf`), then maps the claims:
- * `tenant` → tenant, `roles` → roles, `sub` → principal `jwt:<sub>`. Keys are fetched and cached by
+ * `tenant` → tenant, `roles` → roles, `sub` → principal `jwt:<sub>` (with `iat` and `jti` kept for the
+ * deny list, ADR 0035). Keys are fetched and cached by
  * jose (refetched when a token names an unknown `kid`, at most every 30 s).
  */
 export class JwtVerifier {
@@ -53,7 +54,9 @@ export class JwtVerifier {
     if (!roles) throw new InvalidTokenError('The "roles" claim must be an array of strings.');
     const sub = payload.sub ?? '';
     if (sub === '' || sub.length > 250) throw new InvalidTokenError('The token has no valid "sub" claim.');
-    return { tenantId: tenant, principalId: `jwt:${sub}`, roles };
+    const jti = typeof payload.jti === 'string' && payload.jti !== '' ? payload.jti : undefined;
+    const issuedAt = typeof payload.iat === 'number' ? new Date(payload.iat * 1000).toISOString() : undefined;
+    return { tenantId: tenant, principalId: `jwt:${sub}`, roles, token: { subject: sub, issuedAt, jti } };
   }
 }
 

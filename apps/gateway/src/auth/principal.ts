@@ -1,5 +1,6 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
+import type { PresentedToken } from './jwt-revocation.rule';
 
 /** Who is calling, as verified from the credential. The tenant comes from here and nowhere else. */
 export interface AuthenticatedPrincipal {
@@ -12,6 +13,8 @@ export interface AuthenticatedPrincipal {
    * is offered (shared agents) and acts for no tenant — its `tenantId` is `*`, which is no tenant.
    */
   readonly operator?: boolean;
+  /** A JWT's `sub`, `iat` and `jti`, which the deny list is checked against (ADR 0035); absent for API keys. */
+  readonly token?: PresentedToken;
 }
 
 export type Role = 'runner' | 'viewer' | 'approver' | 'admin' | 'operator';

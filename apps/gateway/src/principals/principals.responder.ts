@@ -1,10 +1,11 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import type { Database } from '@ratchet/adapters';
+import { JwtRevocationsRepository, type Database } from '@ratchet/adapters';
 import { approvalsSubjects, PrincipalCheckRequest, type PrincipalCheckReply } from '@ratchet/contracts';
 import type { NatsConnection, Subscription } from 'nats';
 import type { GatewayConfig } from '../gateway.config';
 import { DATABASE, GATEWAY_CONFIG, LOGGER, NATS_CONNECTION } from '../gateway.tokens';
 import type { Logger } from '../logging/logger';
+import { principalRevocation } from '../auth/jwt-revocation.rule';
 
 interface KeyRow {
   tenant_id: string;
@@ -17,8 +18,9 @@ interface KeyRow {
  * `<prefix>.principals.check` (request/reply, queue group): the gateway owns principals, so it answers
  * whether one still stands — an API key (`key:<id>`) of that tenant, not revoked, not expired, holding
  * every role asked for. The orchestrator asks right before an approved call runs (architecture §7).
- * Principals the gateway does not keep (JWT subjects, services that publish their own run requests)
- * answer `unmanaged`: the caller falls back to the roles recorded on the run.
+ * A JWT subject (`jwt:<sub>`) on the tenant's deny list answers `invalid` (ADR 0035); otherwise, as for
+ * principals the gateway does not keep at all (services that publish their own run requests), the answer
+ * is `unmanaged`: its roles came with its token, so the caller falls back to the roles recorded on the run.
  */
 @Injectable()
 export class PrincipalsResponder implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -54,7 +56,8 @@ export class PrincipalsResponder implements OnApplicationBootstrap, BeforeApplic
     }
     const parsed = PrincipalCheckRequest.safeParse(raw);
     if (!parsed.success) return { ok: false, error: { code: 'invalid', message: parsed.error.message } };
-    const { tenantId, principalId, roles } = parsed.data;
+    const { tenantId, principalId, roles, runStartedAt } = parsed.data;
+    if (principalId.startsWith('jwt:')) return this.answerJwt(tenantId, principalId.slice('jwt:'.length), runStartedAt);
     if (!principalId.startsWith('key:')) return { ok: true, status: 'unmanaged' };
     try {
       const rows = await this.db.sql.query<KeyRow>(
@@ -72,6 +75,23 @@ export class PrincipalsResponder implements OnApplicationBootstrap, BeforeApplic
       if (missing.length > 0)
         return { ok: true, status: 'invalid', reason: `the API key lacks ${missing.join(', ')}`, roles: key.roles };
       return { ok: true, status: 'valid', roles: key.roles };
+    } catch (error) {
+      this.logger.warn({ err: error }, 'principal check failed');
+      return { ok: false, error: { code: 'unavailable', message: 'principals are unavailable right now' } };
+    }
+  }
+
+  private async answerJwt(
+    tenantId: string,
+    subject: string,
+    runStartedAt: string | undefined,
+  ): Promise<PrincipalCheckReply> {
+    try {
+      const entries = await new JwtRevocationsRepository(this.db.sql).forSubject(tenantId, subject);
+      const verdict = principalRevocation(entries, subject, runStartedAt);
+      return verdict.revoked
+        ? { ok: true, status: 'invalid', reason: verdict.reason }
+        : { ok: true, status: 'unmanaged' };
     } catch (error) {
       this.logger.warn({ err: error }, 'principal check failed');
       return { ok: false, error: { code: 'unavailable', message: 'principals are unavailable right now' } };

@@ -1,8 +1,14 @@
+import type { Failure } from '@ratchet/contracts';
 import type { CommandEnricher } from '@ratchet/engine';
 import type { AgentCatalog } from '../agents/agent-catalog';
 import { approvalNeeds } from './approval-policy';
+import { toolForbidden, toolPermission } from './tool-permission';
 
-/** Adds the approvals a model response needs under the pinned agent version's policy. */
+/**
+ * Adds what a model response's calls need under the pinned agent version: a call to a tool whose entry
+ * names roles the run's principal holds none of is refused (never sent, never asked about); the others
+ * get the approvals the policy asks for.
+ */
 export function approvalEnricher(catalog: AgentCatalog): CommandEnricher {
   return async (state, command) => {
     if (
@@ -16,7 +22,18 @@ export function approvalEnricher(catalog: AgentCatalog): CommandEnricher {
     if (!run || run.runId !== command.runId) return command;
     const agent = await catalog.get(command.tenantId, run.agent, run.agentVersion);
     if (!agent) return command;
-    const approvals = approvalNeeds(agent.definition, run.runId, command.step, command.outcome.toolCalls, command.at);
-    return Object.keys(approvals).length > 0 ? { ...command, approvals } : command;
+    const refusals: Record<string, Failure> = {};
+    for (const call of command.outcome.toolCalls) {
+      const spec = agent.definition.tools.find((t) => t.name === call.name);
+      const permission = toolPermission(call.name, spec?.roles, run.principal.roles);
+      if (!permission.allowed) refusals[call.id] = toolForbidden(permission.reason);
+    }
+    const allowed = command.outcome.toolCalls.filter((c) => !(c.id in refusals));
+    const approvals = approvalNeeds(agent.definition, run.runId, command.step, allowed, command.at);
+    return {
+      ...command,
+      ...(Object.keys(approvals).length > 0 ? { approvals } : {}),
+      ...(Object.keys(refusals).length > 0 ? { refusals } : {}),
+    };
   };
 }

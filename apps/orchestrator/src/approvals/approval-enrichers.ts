@@ -32,11 +32,11 @@ export function composeEnrichers(...enrichers: CommandEnricher[]): CommandEnrich
 export function approvalEnrichers(catalog: AgentCatalog, runtime: ServiceRuntime): CommandEnricher {
   return composeEnrichers(
     approvalEnricher(catalog),
-    approvalRecheckEnricher(natsRecheckPorts(runtime.nc, runtime.subjects.prefix)),
+    approvalRecheckEnricher(natsRecheckPorts(runtime.nc, runtime.subjects.prefix, catalog)),
   );
 }
 
-export function natsRecheckPorts(nc: NatsConnection, prefix: string): RecheckPorts {
+export function natsRecheckPorts(nc: NatsConnection, prefix: string, catalog: AgentCatalog): RecheckPorts {
   const subjects = approvalsSubjects(prefix);
   const ask = async (subject: string, body: unknown, what: string): Promise<unknown> => {
     try {
@@ -47,12 +47,22 @@ export function natsRecheckPorts(nc: NatsConnection, prefix: string): RecheckPor
     }
   };
   return {
-    async checkPrincipal(tenantId, principalId, roles): Promise<PrincipalStanding> {
-      const request: PrincipalCheckRequest = { tenantId, principalId, roles };
+    async checkPrincipal({ tenantId, principalId, roles, runStartedAt }): Promise<PrincipalStanding> {
+      const request: PrincipalCheckRequest = {
+        tenantId,
+        principalId,
+        roles,
+        ...(runStartedAt !== undefined ? { runStartedAt } : {}),
+      };
       const reply = PrincipalCheckReply.parse(await ask(subjects.principalsCheck, request, 'principal check'));
       if (!reply.ok)
         throw new TransientError(`principal check: ${reply.error.message}`, 'approvals.recheck_unavailable');
-      return { status: reply.status, reason: reply.reason };
+      return { status: reply.status, reason: reply.reason, roles: reply.roles };
+    },
+    async toolRoles(tenantId, agent, agentVersion, tool) {
+      // A pinned version never changes; one the catalog cannot find is refused by the run itself.
+      const stored = await catalog.get(tenantId, agent, agentVersion);
+      return stored?.definition.tools.find((t) => t.name === tool)?.roles;
     },
     async verify(request) {
       const body: ApprovalsRequestInput = { op: 'verify', ...request };

@@ -45,7 +45,9 @@ export type RemovalCounts = Record<string, number>;
 /**
  * Deletes a thread from every schema in the caller's transaction: the orchestrator's log, snapshot,
  * projection, conversation messages and runs; the effect ledger rows keyed `<tenant>:<thread>:…`; the approvals of the thread
- * with their decisions and audit rows; and in every schema the outbox rows and failed messages that
+ * with their decisions and audit rows; its runs' webhook deliveries; its runs' request ids in schedule
+ * ticks (redacted: set to null) and a schedule's last thread and run when they are this thread's (counted
+ * under the table they were redacted in); and in every schema the outbox rows and failed messages that
  * name the thread, and the inbox rows whose message id is one of the thread's ids (events, causations,
  * request ids, removed outbox rows). Returns the counts per table (zero counts included).
  */
@@ -75,6 +77,7 @@ export async function removeThreadEverywhere(
     )
   ).map((r) => r.request_id);
   const ids = new Set(idRows.map((r) => r.id));
+  const requestIdArray = `{${requestIds.map(pgArrayItem).join(',')}}`;
 
   const services = Object.keys(SERVICE_SCHEMAS) as ServiceName[];
   for (const service of services) {
@@ -86,7 +89,7 @@ export async function removeThreadEverywhere(
           or exists (select 1 from unnest(?::text[]) rid where strpos(payload::text, '"requestId": "' || rid || '"') > 0))
          and (strpos(subject, ?) > 0 or strpos(payload::text, ?) > 0)
        returning id`,
-      [threadId, threadId, threadId, `{${requestIds.map(pgArrayItem).join(',')}}`, tenantId, tenantId],
+      [threadId, threadId, threadId, requestIdArray, tenantId, tenantId],
     );
     add(service, 'outbox', removed.length);
     for (const r of removed) ids.add(r.id);
@@ -116,6 +119,33 @@ export async function removeThreadEverywhere(
       await sql.run(`delete from ${o(table)} where tenant_id = ? and thread_id = ?`, byThread),
     );
   }
+  // Completion webhooks of the thread's runs: their bodies hold its ids, requests and output.
+  add(
+    'orchestrator',
+    'webhook_deliveries',
+    await sql.run(
+      `delete from ${o('webhook_deliveries')} where tenant_id = ?
+         and (body->>'threadId' = ? or body->>'requestId' = any(?::text[]))`,
+      [tenantId, threadId, requestIdArray],
+    ),
+  );
+  // A schedule's tick history stays (it decides nothing again), but no longer names the thread's runs.
+  add(
+    'orchestrator',
+    'schedule_ticks',
+    await sql.run(
+      `update ${o('schedule_ticks')} set request_id = null where tenant_id = ? and request_id = any(?::text[])`,
+      [tenantId, requestIdArray],
+    ),
+  );
+  add(
+    'orchestrator',
+    'schedules',
+    await sql.run(
+      `update ${o('schedules')} set last_thread_id = null, last_run_id = null where tenant_id = ? and last_thread_id = ?`,
+      byThread,
+    ),
+  );
   add(
     'tools',
     'effects',

@@ -90,6 +90,8 @@ export interface RecordModelResult extends CommandBase {
   worker?: string;
   /** Calls (by id) that need a human decision before they may run. */
   approvals?: Record<string, ApprovalNeed>;
+  /** Calls (by id) that may not run at all (e.g. the principal lacks a role the tool needs): closed as failed. */
+  refusals?: Record<string, Failure>;
 }
 
 /** A model worker picked up a redelivered model command: the earlier attempt died mid-call. */

@@ -268,6 +268,12 @@ function recordModelResult(d: DecisionBuilder, c: RecordModelResult): void {
       runId: run.runId,
       data: { step: run.step, callId: call.id, tool: call.name, args: call.args, idempotencyKey },
     });
+    const refusal = c.refusals?.[call.id];
+    if (refusal) {
+      // Never sent: the model learns why, as the tool's result.
+      d.emit({ type: 'tool.failed', runId: run.runId, data: { step: run.step, callId: call.id, error: refusal } });
+      continue;
+    }
     const need = c.approvals?.[call.id];
     if (need) {
       // The call waits, durably, for a human; its siblings go ahead.
@@ -299,6 +305,9 @@ function recordModelResult(d: DecisionBuilder, c: RecordModelResult): void {
     }
     sendToolCall(d, run, { callId: call.id, tool: call.name, args: call.args, idempotencyKey });
   }
+  // Every call refused: nothing will answer, so the model is asked again with the refusals.
+  const after = d.state.active;
+  if (after && after.runId === run.runId && openCalls(after).length === 0) nextStep(d, after);
 }
 
 function recordToolResult(d: DecisionBuilder, c: RecordToolResult): void {
