@@ -67,6 +67,21 @@ const libsToEngine = [
   },
 ];
 
+/** The operator's commands (libs/operator) are the CLI's: no service and no other library imports them. */
+const operatorLib = [
+  {
+    regex: '^@ratchet/operator$',
+    message: "libs/operator holds the ratchet CLI's commands: only apps/cli (and tests) import it.",
+  },
+  {
+    regex: '(^|/)libs/operator/',
+    message: "libs/operator holds the ratchet CLI's commands: only apps/cli (and tests) import it.",
+  },
+];
+
+const operatorMessage =
+  'libs/operator is what the ratchet commands do, without their arguments: commander and the options stay in apps/cli; no framework.';
+
 const engineMessage =
   'libs/engine is framework-free and stands on contracts, domain and platform only: the service passes its own parts (adapters, tools) in ThreadEngineDeps.';
 
@@ -105,14 +120,27 @@ const boundaries = [
           message: 'Apps do not import each other: shared code belongs in a library.',
         })),
         operatorEntry,
+        ...operatorLib,
       ],
     }),
   },
   {
     name: 'ratchet/boundaries/libs',
     files: ['libs/*/**/*.ts'],
-    ignores: ['libs/engine/**'],
-    rules: restrict({ patterns: [...libsToApps, ...libsToEngine] }),
+    ignores: ['libs/engine/**', 'libs/operator/**'],
+    rules: restrict({ patterns: [...libsToApps, ...libsToEngine, ...operatorLib] }),
+  },
+  {
+    name: 'ratchet/boundaries/operator',
+    files: ['libs/operator/**/*.ts'],
+    rules: restrict({
+      paths: [{ name: 'commander', message: operatorMessage }],
+      // The operator's queries (`@ratchet/adapters/operator`) are what it is for.
+      patterns: [
+        ...libsToApps.filter((p) => p !== operatorEntry),
+        { regex: '^(@nestjs|@mikro-orm)/', message: operatorMessage },
+      ],
+    }),
   },
   {
     name: 'ratchet/boundaries/engine',
@@ -124,7 +152,7 @@ const boundaries = [
         name,
         message: engineMessage,
       })),
-      patterns: [...libsToApps, { regex: '^(@nestjs|@mikro-orm)/', message: engineMessage }],
+      patterns: [...libsToApps, ...operatorLib, { regex: '^(@nestjs|@mikro-orm)/', message: engineMessage }],
     }),
   },
   {
@@ -152,6 +180,7 @@ const boundaries = [
       patterns: [
         ...libsToApps,
         ...libsToEngine,
+        ...operatorLib,
         {
           regex: '^(@nestjs|@mikro-orm)/',
           message: domainMessage,
@@ -171,6 +200,7 @@ const boundaries = [
       patterns: [
         ...libsToApps,
         ...libsToEngine,
+        ...operatorLib,
         { regex: '^@nestjs/', message: 'Adapters are framework-free: Nest wiring belongs in libs/platform.' },
       ],
     }),

@@ -65,6 +65,14 @@ const cases: readonly Case[] = [
   ['apps/gateway/src/probe.ts', "import { listThreads } from '@ratchet/adapters/operator';", 'forbidden'],
   ['libs/platform/src/probe.ts', "import { listThreads } from '@ratchet/adapters/operator';", 'forbidden'],
   ['apps/cli/src/probe.ts', "import { listThreads } from '@ratchet/adapters/src/postgres';", 'forbidden'],
+  // operator: the CLI's commands without their arguments, for the CLI only
+  ['libs/operator/src/probe.ts', "import { listThreads } from '@ratchet/adapters/operator';", 'allowed'],
+  ['libs/operator/src/probe.ts', "import { Command } from 'commander';", 'forbidden'],
+  ['libs/operator/src/probe.ts', "import { AppModule } from '@ratchet/gateway';", 'forbidden'],
+  ['apps/cli/src/probe.ts', "import { showThreads } from '@ratchet/operator';", 'allowed'],
+  ['apps/gateway/src/probe.ts', "import { showThreads } from '@ratchet/operator';", 'forbidden'],
+  ['libs/platform/src/probe.ts', "import { showThreads } from '@ratchet/operator';", 'forbidden'],
+  ['libs/domain/src/probe.ts', "import { showThreads } from '@ratchet/operator';", 'forbidden'],
   // no library imports an app
   ['libs/platform/src/probe.ts', "import { AppModule } from '@ratchet/gateway';", 'forbidden'],
   ['libs/platform/src/probe.ts', "import { AppModule } from '../../../apps/gateway/src/app.module';", 'forbidden'],

@@ -6,8 +6,8 @@ import {
   WebhooksReply,
   type WebhooksRequest,
 } from '@ratchet/contracts';
-import { assertToken, commandContext, withNats } from '../cli.context';
-import { CliError, UsageError } from '../cli.errors';
+import { assertToken, CliError, UsageError, withNats } from '@ratchet/operator';
+import { commandContext } from '../cli.context';
 
 const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
 

@@ -1,8 +1,7 @@
 import { Command } from 'commander';
 import { subjects, WebhooksReply, type WebhookDeliveryView, type WebhooksRequest } from '@ratchet/contracts';
-import { assertToken, commandContext, plural, withNats } from '../cli.context';
-import { CliError, UsageError } from '../cli.errors';
-import { table } from '../cli.parse';
+import { assertToken, CliError, plural, table, UsageError, withNats } from '@ratchet/operator';
+import { commandContext } from '../cli.context';
 
 const STATUSES = ['pending', 'delivered', 'dead'] as const;
 

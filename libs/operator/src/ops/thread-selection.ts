@@ -1,7 +1,7 @@
 import { type Database, type ThreadKey } from '@ratchet/adapters';
 import { listThreadKeysWithSnapshots } from '@ratchet/adapters/operator';
-import { UsageError } from '../cli.errors';
-import { assertToken, resolveTenant } from '../cli.context';
+import { UsageError } from '../errors';
+import { assertToken, resolveTenant } from '../context';
 
 export interface SelectionOptions {
   all?: boolean;

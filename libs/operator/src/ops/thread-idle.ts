@@ -1,4 +1,4 @@
-import { plural } from '../cli.context';
+import { plural } from '../context';
 import type { ThreadState } from '@ratchet/domain';
 
 /**

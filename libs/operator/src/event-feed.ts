@@ -1,6 +1,6 @@
 import type { NatsConnection } from 'nats';
 import { TERMINAL_RUN_EVENTS, decodeThreadEvent, type ThreadEvent } from '@ratchet/contracts';
-import { CliError } from './cli.errors';
+import { CliError } from './errors';
 
 export interface WaitForRunEndOptions {
   nc: NatsConnection;

@@ -1,7 +1,6 @@
-import type { Command } from 'commander';
 import { createGatewayClient, expectOk, GatewayError, type GatewayClient } from '@ratchet/http-client';
-import { LOCAL_DEMO_API_KEY, type CliConfig } from './cli.config';
-import { CliError, UsageError } from './cli.errors';
+import { LOCAL_DEMO_API_KEY, type CliConfig } from './config';
+import { CliError, UsageError } from './errors';
 
 /** Where the CLI's operator actions go: the gateway's HTTP API, with the operator's own credential. */
 export interface Gateway {
@@ -12,16 +11,6 @@ export interface Gateway {
 export interface GatewayOptions {
   gateway?: string;
   apiKey?: string;
-}
-
-/** `--gateway` and `--api-key`, for commands that act through the gateway (its roles and four-eyes apply). */
-export function withGatewayOptions(cmd: Command): Command {
-  return cmd
-    .option('--gateway <url>', 'gateway base URL (default: http://127.0.0.1:$GATEWAY_PORT, port 8080)')
-    .option(
-      '--api-key <key>',
-      `API key or JWT (default: $RATCHET_API_KEY, else the local dev key ${LOCAL_DEMO_API_KEY})`,
-    );
 }
 
 /** The generated client (@ratchet/http-client) aimed at `--gateway` with `--api-key`. */

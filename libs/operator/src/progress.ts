@@ -1,4 +1,4 @@
-import type { Output } from './cli.output';
+import type { Output } from './output';
 
 export interface Progress {
   /** `done` of `total` finished; `label` says what is being worked on. */

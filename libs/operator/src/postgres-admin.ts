@@ -1,5 +1,5 @@
 import { quoteIdent, redactUrl } from '@ratchet/adapters';
-import { CliError, PG, pgCode } from './cli.errors';
+import { CliError, PG, pgCode } from './errors';
 
 /** The part of `pg` the CLI uses (the workspace has no @types/pg; this keeps the surface explicit). */
 interface PgClient {

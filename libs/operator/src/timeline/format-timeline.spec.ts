@@ -1,5 +1,5 @@
 import { decodeThreadEvent, type ThreadEvent } from '@ratchet/contracts';
-import { DEMO_RUN, demoRunEvents } from '../../test/fixtures/demo-run.events';
+import { DEMO_RUN, demoRunEvents } from '@ratchet/testing';
 import { clock, formatTimeline, truncate, type Style } from './format-timeline';
 
 /** Builds one more event continuing `events`, as the orchestrator would append it. */

@@ -1,6 +1,6 @@
 import type { NatsConnection } from 'nats';
 import { decodeThreadEvent, type ThreadEvent } from '@ratchet/contracts';
-import { CliError } from '../cli.errors';
+import { CliError } from '../errors';
 
 /**
  * Delivers every event on `subject` (from the start of the EVENTS stream's retention, then live) to

@@ -1,6 +1,6 @@
 import { PgThreadStore, openServiceDatabase, redactUrl, type Database } from '@ratchet/adapters';
 import type { ThreadEvent } from '@ratchet/contracts';
-import { CliError, PG, pgCode } from './cli.errors';
+import { CliError, PG, pgCode } from './errors';
 
 /** The CLI only reads the log; a projection write through this store is a bug. */
 const readOnlyColumns = (): never => {
