@@ -79,6 +79,31 @@ const operatorLib = [
   },
 ];
 
+/** The timed work (libs/jobs) sits above platform and tools, beside the engine: only apps (and tests) import it. */
+const jobsLib = [
+  {
+    regex: '^@ratchet/jobs$',
+    message:
+      'libs/jobs (schedule ticker, webhook sender, housekeeping) sits above the other libraries: only apps import it.',
+  },
+  {
+    regex: '(^|/)libs/jobs/',
+    message:
+      'libs/jobs (schedule ticker, webhook sender, housekeeping) sits above the other libraries: only apps import it.',
+  },
+];
+
+/** The HTTP edge (libs/http-edge: problem details, parse-at-the-edge, OpenAPI decorators) is the gateway's. */
+const httpEdgeLib = [
+  {
+    regex: '^@ratchet/http-edge$',
+    message: 'libs/http-edge is the HTTP edge (problem details, request parsing): only the gateway imports it.',
+  },
+];
+
+const jobsMessage =
+  'libs/jobs is framework-free: the service wraps each job in its own Nest lifecycle and hands it its clock, database and relay.';
+
 const operatorMessage =
   'libs/operator is what the ratchet commands do, without their arguments: commander and the options stay in apps/cli; no framework.';
 
@@ -127,8 +152,20 @@ const boundaries = [
   {
     name: 'ratchet/boundaries/libs',
     files: ['libs/*/**/*.ts'],
-    ignores: ['libs/engine/**', 'libs/operator/**'],
-    rules: restrict({ patterns: [...libsToApps, ...libsToEngine, ...operatorLib] }),
+    ignores: ['libs/engine/**', 'libs/operator/**', 'libs/jobs/**'],
+    rules: restrict({ patterns: [...libsToApps, ...libsToEngine, ...operatorLib, ...jobsLib] }),
+  },
+  {
+    name: 'ratchet/boundaries/jobs',
+    files: ['libs/jobs/**/*.ts'],
+    rules: restrict({
+      patterns: [
+        ...libsToApps,
+        ...libsToEngine,
+        ...operatorLib,
+        { regex: '^(@nestjs|@mikro-orm)/', message: jobsMessage },
+      ],
+    }),
   },
   {
     name: 'ratchet/boundaries/operator',
@@ -152,7 +189,13 @@ const boundaries = [
         name,
         message: engineMessage,
       })),
-      patterns: [...libsToApps, ...operatorLib, { regex: '^(@nestjs|@mikro-orm)/', message: engineMessage }],
+      patterns: [
+        ...libsToApps,
+        ...operatorLib,
+        ...jobsLib,
+        ...httpEdgeLib,
+        { regex: '^(@nestjs|@mikro-orm)/', message: engineMessage },
+      ],
     }),
   },
   {
@@ -181,6 +224,8 @@ const boundaries = [
         ...libsToApps,
         ...libsToEngine,
         ...operatorLib,
+        ...jobsLib,
+        ...httpEdgeLib,
         {
           regex: '^(@nestjs|@mikro-orm)/',
           message: domainMessage,
@@ -201,6 +246,8 @@ const boundaries = [
         ...libsToApps,
         ...libsToEngine,
         ...operatorLib,
+        ...jobsLib,
+        ...httpEdgeLib,
         { regex: '^@nestjs/', message: 'Adapters are framework-free: Nest wiring belongs in libs/platform.' },
       ],
     }),

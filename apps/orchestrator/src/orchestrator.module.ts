@@ -30,16 +30,16 @@ import { AgentsResponder } from './agents/agents.responder';
 import { toolConfigsOf } from './agents/tool-configs';
 import { ThreadsQueryResponder } from './queries/threads.responder';
 import { WatchdogLifecycle } from './watchdog/watchdog.lifecycle';
-import { offsetClock } from './schedules/clock';
+import { offsetClock } from '@ratchet/jobs';
 import { DEFAULT_WEBHOOK_RETRY, threadColumns } from '@ratchet/domain';
 import { WebhookCommandsController } from './webhooks/webhook-commands.controller';
-import { WebhookSender } from './webhooks/webhook-sender';
+import { WebhookSender } from '@ratchet/jobs';
 import { WebhooksLifecycle } from './webhooks/webhooks.lifecycle';
 import { WebhooksResponder } from './webhooks/webhooks.responder';
-import { ScheduleTicker } from './schedules/schedule-ticker';
+import { ScheduleTicker } from '@ratchet/jobs';
 import { SchedulesLifecycle } from './schedules/schedules.lifecycle';
 import { SCHEDULE_CLOCK, SchedulesResponder, WEBHOOK_POLICY } from './schedules/schedules.responder';
-import { HousekeepingTicker, type HousekeepingTickerOptions } from './housekeeping/housekeeping-ticker';
+import { HousekeepingTicker, type HousekeepingTickerOptions } from '@ratchet/jobs';
 import { HousekeepingLifecycle } from './housekeeping/housekeeping.lifecycle';
 
 @Module({})

@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { hashApiKey, type ApiKeyRecord, type ApiKeyRepository } from '@ratchet/adapters';
 import { TransientError } from '@ratchet/domain';
 import { API_KEYS, JWT_VERIFIER, RATE_LIMITER } from '../gateway.tokens';
-import { PROBLEM_TYPES, ProblemException } from '../http/problem-details';
+import { PROBLEM_TYPES, ProblemException } from '@ratchet/http-edge';
 import { presentedCredential } from './credentials';
 import { InvalidTokenError, looksLikeJwt, type JwtVerifier } from './jwt.verifier';
 import type { AuthenticatedPrincipal, AuthenticatedRequest, Role } from './principal';

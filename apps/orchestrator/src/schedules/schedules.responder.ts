@@ -12,8 +12,8 @@ import { SchedulesRepository, webhookUrlProblem, withServiceTx } from '@ratchet/
 import { freshCursor, scheduleProblems, type Schedule } from '@ratchet/domain';
 import { newId, ServiceRuntime } from '@ratchet/platform';
 import { AgentCatalog } from '../agents/agent-catalog';
-import type { Clock } from './clock';
-import { scheduleView } from './schedule-view';
+import type { Clock } from '@ratchet/jobs';
+import { scheduleView } from '@ratchet/jobs';
 
 export const SCHEDULE_CLOCK = Symbol('SCHEDULE_CLOCK');
 export const WEBHOOK_POLICY = Symbol('WEBHOOK_POLICY');

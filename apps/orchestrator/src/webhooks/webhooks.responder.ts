@@ -14,7 +14,7 @@ import {
   type WebhooksReply,
 } from '@ratchet/contracts';
 import { ServiceRuntime } from '@ratchet/platform';
-import type { Clock } from '../schedules/clock';
+import type { Clock } from '@ratchet/jobs';
 import { SCHEDULE_CLOCK } from '../schedules/schedules.responder';
 
 /**

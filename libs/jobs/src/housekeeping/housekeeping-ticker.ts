@@ -17,7 +17,7 @@ import {
   type HousekeepingTask,
 } from '@ratchet/domain';
 import { applyRetention, type Logger, type RetentionPolicy, type TopologySettings } from '@ratchet/platform';
-import type { Clock } from '../schedules/clock';
+import type { Clock } from '../clock';
 
 /** The one built-in job (more could share the table). */
 export const HOUSEKEEPING_JOB = 'housekeeping';

@@ -9,7 +9,7 @@ import { RunRequest, runIdFor, subjects, threadIdFor } from '@ratchet/contracts'
 import { freshCursor, type OutboxMessage, type Schedule } from '@ratchet/domain';
 import { createLogger } from '@ratchet/platform';
 import { createTestDatabase, type TestDatabase } from '@ratchet/testing';
-import type { Clock } from './clock';
+import type { Clock } from '../clock';
 import { ScheduleTicker } from './schedule-ticker';
 
 let testDb: TestDatabase;

@@ -3,7 +3,7 @@ import type { Subjects } from '@ratchet/contracts';
 import { runIdFor, threadIdFor } from '@ratchet/contracts';
 import { decideTicks, InvalidTimingError, type OutboxMessage, type ScheduleDecision } from '@ratchet/domain';
 import type { Logger, OutboxRelay } from '@ratchet/platform';
-import type { Clock } from './clock';
+import type { Clock } from '../clock';
 import { tickMessages } from './tick-messages';
 
 export interface ScheduleTickerOptions {

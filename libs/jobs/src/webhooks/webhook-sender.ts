@@ -12,7 +12,7 @@ import {
 import { afterAttempt, type AttemptResult, type WebhookRetryPolicy } from '@ratchet/domain';
 import type { Logger } from '@ratchet/platform';
 import { EgressPolicy, EgressRefusedError, type Resolver } from '@ratchet/tools';
-import type { Clock } from '../schedules/clock';
+import type { Clock } from '../clock';
 
 export interface WebhookSenderOptions {
   intervalMs: number;
