@@ -101,6 +101,9 @@ const httpEdgeLib = [
   },
 ];
 
+/** The libraries above platform (engine, jobs, the HTTP edge, the operator's commands): only apps import them. */
+const upperLibs = [...libsToEngine, ...operatorLib, ...jobsLib, ...httpEdgeLib];
+
 const jobsMessage =
   'libs/jobs is framework-free: the service wraps each job in its own Nest lifecycle and hands it its clock, database and relay.';
 
@@ -153,7 +156,7 @@ const boundaries = [
     name: 'ratchet/boundaries/libs',
     files: ['libs/*/**/*.ts'],
     ignores: ['libs/engine/**', 'libs/operator/**', 'libs/jobs/**'],
-    rules: restrict({ patterns: [...libsToApps, ...libsToEngine, ...operatorLib, ...jobsLib] }),
+    rules: restrict({ patterns: [...libsToApps, ...upperLibs] }),
   },
   {
     name: 'ratchet/boundaries/jobs',
@@ -222,10 +225,7 @@ const boundaries = [
       })),
       patterns: [
         ...libsToApps,
-        ...libsToEngine,
-        ...operatorLib,
-        ...jobsLib,
-        ...httpEdgeLib,
+        ...upperLibs,
         {
           regex: '^(@nestjs|@mikro-orm)/',
           message: domainMessage,
@@ -244,10 +244,7 @@ const boundaries = [
       paths: [{ name: '@ratchet/platform', message: 'Adapters are framework-free and sit below platform.' }],
       patterns: [
         ...libsToApps,
-        ...libsToEngine,
-        ...operatorLib,
-        ...jobsLib,
-        ...httpEdgeLib,
+        ...upperLibs,
         { regex: '^@nestjs/', message: 'Adapters are framework-free: Nest wiring belongs in libs/platform.' },
       ],
     }),

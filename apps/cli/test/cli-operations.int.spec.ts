@@ -12,7 +12,7 @@ import {
 } from '@ratchet/adapters';
 import { decodeThreadEvent, subjects, type ThreadEvent } from '@ratchet/contracts';
 import { foldRecord, recordFrom, runRowsOf } from '@ratchet/domain';
-import { threadStore } from '@ratchet/operator';
+import { threadStore } from '@ratchet/platform';
 import { createTestDatabase, demoRunEvents, uniquePrefix, type TestDatabase } from '@ratchet/testing';
 import { jsonLines, lines, ratchet, startRatchet } from './ratchet-process';
 

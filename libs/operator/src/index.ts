@@ -36,6 +36,14 @@ export {
 export { streamCheck, type StreamCheckOptions } from './commands/stream-check';
 export { showThreads, type ThreadsOptions } from './commands/threads';
 export {
+  WEBHOOK_STATUSES,
+  parseOverlap,
+  showWebhookDeliveries,
+  webhookSecret,
+  type WebhookSecretOptions,
+  type WebhooksOptions,
+} from './commands/webhooks';
+export {
   DEFAULT_TENANT,
   GLOBAL_ENV_OPTIONS,
   LOCAL_DEMO_API_KEY,
@@ -71,31 +79,8 @@ export { compareStream, isClean, type StreamComparison } from './ops/stream-comp
 export { readStream, streamInfo, type FeedMessage } from './ops/stream-read';
 export { planFork, type ForkIds, type ForkPlan } from './ops/thread-fork';
 export { notIdleReason } from './ops/thread-idle';
-export {
-  canonicalJsonStrings,
-  foldLog,
-  logVersionOf,
-  readSnapshotIn,
-  readThreadLog,
-  rebuildThread,
-  runRowsOfLog,
-  threadStore,
-  verifyThread,
-  type ThreadLog,
-  type Verification,
-} from './ops/thread-projection';
-export {
-  addCounts,
-  compactThread,
-  eventsStream,
-  inTransaction,
-  nonZero,
-  purgeThreadSubject,
-  removeThreadRows,
-  total,
-  type CompactOutcome,
-} from './ops/thread-retention';
 export { keyOf, selectThreads, type SelectionOptions } from './ops/thread-selection';
+export { askOrchestrators } from './orchestrator-request';
 export { colourEnabled, processOutput, type Output } from './output';
 export { ensureDatabase, type EnsureDatabaseResult } from './postgres-admin';
 export { progressBar, type Progress } from './progress';

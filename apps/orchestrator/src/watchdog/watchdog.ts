@@ -3,6 +3,7 @@ import { watchdogAction, type RunCandidate, type ThreadState } from '@ratchet/do
 import type { Logger } from '@ratchet/platform';
 import type { AgentCatalog } from '../agents/agent-catalog';
 import type { ThreadCommandHandler } from '@ratchet/engine';
+import { PeriodicPass } from '@ratchet/jobs';
 
 /** The agent contract's default, for a run whose agent version is no longer known. */
 const DEFAULT_STEP_TIMEOUT_SECONDS = 300;
@@ -24,8 +25,7 @@ export interface WatchdogOptions {
  * that a live worker holds (its lease renewed) is not even looked at, however long it runs.
  */
 export class Watchdog {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
+  private readonly loop: PeriodicPass;
 
   constructor(
     private readonly db: Database,
@@ -35,22 +35,21 @@ export class Watchdog {
     private readonly options: WatchdogOptions,
   ) {
     this.leases = new ModelCallLeases(db.sql);
+    this.loop = new PeriodicPass(
+      options.intervalMs,
+      () => this.tick(),
+      (error) => this.logger.warn({ err: error }, 'watchdog tick failed'),
+    );
   }
 
   private readonly leases: ModelCallLeases;
 
   start(): void {
-    this.timer = setInterval(() => {
-      this.running ??= this.tick()
-        .catch((error: unknown) => this.logger.warn({ err: error }, 'watchdog tick failed'))
-        .finally(() => (this.running = undefined));
-    }, this.options.intervalMs);
-    this.timer.unref();
+    this.loop.start();
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+    await this.loop.stop();
   }
 
   async tick(now = new Date()): Promise<number> {

@@ -18,6 +18,7 @@ import {
 } from '@ratchet/domain';
 import { applyRetention, type Logger, type RetentionPolicy, type TopologySettings } from '@ratchet/platform';
 import type { Clock } from '../clock';
+import { PeriodicPass } from '../periodic-pass';
 
 /** The one built-in job (more could share the table). */
 export const HOUSEKEEPING_JOB = 'housekeeping';
@@ -43,8 +44,7 @@ export interface HousekeepingTickerOptions {
  * orchestrator runs the tick again, which is safe: every task removes by age, and what is gone stays gone.
  */
 export class HousekeepingTicker {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
+  private readonly loop: PeriodicPass;
   /** When this process next asks the database (a tick is due then); undefined: at the next check. */
   private nextDueAt: number | undefined;
   private stopping = false;
@@ -55,27 +55,26 @@ export class HousekeepingTicker {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly options: HousekeepingTickerOptions,
-  ) {}
+  ) {
+    this.loop = new PeriodicPass(
+      options.checkMs,
+      () => this.pass(),
+      (error) =>
+        error instanceof HousekeepingInterruptedError
+          ? this.logger.info({ tickAt: error.tickAt }, error.message)
+          : this.logger.warn({ err: error }, 'housekeeping failed; the next check retries'),
+      () => this.nextDueAt === undefined || this.clock.now().getTime() >= this.nextDueAt,
+    );
+  }
 
   start(): void {
-    this.timer = setInterval(() => {
-      if (this.nextDueAt !== undefined && this.clock.now().getTime() < this.nextDueAt) return;
-      this.running ??= this.pass()
-        .catch((error: unknown) =>
-          error instanceof HousekeepingInterruptedError
-            ? this.logger.info({ tickAt: error.tickAt }, error.message)
-            : this.logger.warn({ err: error }, 'housekeeping failed; the next check retries'),
-        )
-        .finally(() => (this.running = undefined));
-    }, this.options.checkMs);
-    this.timer.unref();
+    this.loop.start();
   }
 
   /** Stops checking; a tick in progress stops after its current task, unrecorded (the next process reruns it). */
   async stop(): Promise<void> {
     this.stopping = true;
-    clearInterval(this.timer);
-    await this.running;
+    await this.loop.stop();
   }
 
   /**

@@ -4,6 +4,7 @@ import { runIdFor, threadIdFor } from '@ratchet/contracts';
 import { decideTicks, InvalidTimingError, type OutboxMessage, type ScheduleDecision } from '@ratchet/domain';
 import type { Logger, OutboxRelay } from '@ratchet/platform';
 import type { Clock } from '../clock';
+import { PeriodicPass } from '../periodic-pass';
 import { tickMessages } from './tick-messages';
 
 export interface ScheduleTickerOptions {
@@ -27,8 +28,7 @@ export interface ScheduleTickerOptions {
  * schedule due for the next ticker.
  */
 export class ScheduleTicker {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
+  private readonly loop: PeriodicPass;
 
   constructor(
     private readonly db: Database,
@@ -37,20 +37,20 @@ export class ScheduleTicker {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly options: ScheduleTickerOptions,
-  ) {}
+  ) {
+    this.loop = new PeriodicPass(
+      options.intervalMs,
+      () => this.pass(),
+      (error) => this.logger.warn({ err: error }, 'schedule tick failed; the next pass retries'),
+    );
+  }
 
   start(): void {
-    this.timer = setInterval(() => {
-      this.running ??= this.pass()
-        .catch((error: unknown) => this.logger.warn({ err: error }, 'schedule tick failed; the next pass retries'))
-        .finally(() => (this.running = undefined));
-    }, this.options.intervalMs);
-    this.timer.unref();
+    this.loop.start();
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+    await this.loop.stop();
   }
 
   /** Decides every due schedule (batch after batch); resolves with how many schedules were decided. */

@@ -13,6 +13,7 @@ import { afterAttempt, type AttemptResult, type WebhookRetryPolicy } from '@ratc
 import type { Logger } from '@ratchet/platform';
 import { EgressPolicy, EgressRefusedError, type Resolver } from '@ratchet/tools';
 import type { Clock } from '../clock';
+import { PeriodicPass } from '../periodic-pass';
 
 export interface WebhookSenderOptions {
   intervalMs: number;
@@ -33,8 +34,7 @@ export interface WebhookSenderOptions {
  * receiver dedups by `Ratchet-Webhook-Id`. Redirects are not followed (a redirect could lead anywhere).
  */
 export class WebhookSender {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
+  private readonly loop: PeriodicPass;
   private readonly inFlight = new Set<Promise<void>>();
   /**
    * Where receivers may be: not inside the deployment unless WEBHOOK_ALLOW_PRIVATE. Checked on the address
@@ -55,20 +55,19 @@ export class WebhookSender {
       ? undefined
       : new EgressPolicy(options.resolve ? { resolve: options.resolve } : {});
     this.dispatcher = new Agent(this.egress ? { connect: { lookup: this.egress.lookup } } : {});
+    this.loop = new PeriodicPass(
+      options.intervalMs,
+      () => this.pass(),
+      (error) => this.logger.warn({ err: error }, 'webhook pass failed; the next pass retries'),
+    );
   }
 
   start(): void {
-    this.timer = setInterval(() => {
-      this.running ??= this.pass()
-        .catch((error: unknown) => this.logger.warn({ err: error }, 'webhook pass failed; the next pass retries'))
-        .finally(() => (this.running = undefined));
-    }, this.options.intervalMs);
-    this.timer.unref();
+    this.loop.start();
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+    await this.loop.stop();
     await Promise.allSettled([...this.inFlight]);
     await this.dispatcher.close();
   }

@@ -5,7 +5,7 @@ import { CliError, UsageError } from '../errors';
 import { table } from '../format';
 import { call, gateway, type GatewayOptions } from '../gateway';
 import { decideApproval } from './approvals';
-import { threadStore } from '../ops/thread-projection';
+import { threadStore } from '@ratchet/platform';
 
 export interface EffectsOptions {
   tenant?: string;

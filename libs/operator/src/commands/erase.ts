@@ -19,7 +19,7 @@ import {
   purgeThreadSubject,
   removeThreadRows,
   total,
-} from '../ops/thread-retention';
+} from '@ratchet/platform';
 import { keyOf } from '../ops/thread-selection';
 
 export interface EraseOptions {

@@ -4,7 +4,7 @@ import { type CliConfig } from '../config';
 import { openSchema, resolveTenant, withNats, withSchema, type CommandContext } from '../context';
 import { CliError } from '../errors';
 import { followFeed } from '../ops/feed-follow';
-import { threadStore } from '../ops/thread-projection';
+import { threadStore } from '@ratchet/platform';
 import { formatTimeline } from '../timeline/format-timeline';
 
 export interface EventsOptions {

@@ -10,7 +10,7 @@ import {
   type ExportHeader,
 } from '../ops/export-format';
 import { notIdleReason } from '../ops/thread-idle';
-import { foldLog, readThreadLog, type ThreadLog } from '../ops/thread-projection';
+import { foldLog, readThreadLog, type ThreadLog } from '@ratchet/platform';
 
 export interface ExportOptions {
   tenant?: string;

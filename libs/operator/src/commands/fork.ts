@@ -3,7 +3,7 @@ import { ConcurrencyError, runRowsOf } from '@ratchet/domain';
 import { assertToken, plural, resolveTenant, withSchema, type CommandContext } from '../context';
 import { CliError, UsageError } from '../errors';
 import { planFork } from '../ops/thread-fork';
-import { threadStore } from '../ops/thread-projection';
+import { threadStore } from '@ratchet/platform';
 
 export interface ForkOptions {
   at: number;

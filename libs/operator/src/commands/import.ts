@@ -6,7 +6,7 @@ import { CliError, EXIT } from '../errors';
 import { progressBar } from '../progress';
 import { parseExport, parseTenantMap, type ExportedSnapshot } from '../ops/export-format';
 import { notIdleReason } from '../ops/thread-idle';
-import { foldLog, logVersionOf, readThreadLog, runRowsOfLog, threadStore } from '../ops/thread-projection';
+import { foldLog, logVersionOf, readThreadLog, runRowsOfLog, threadStore } from '@ratchet/platform';
 import type { Database } from '@ratchet/adapters';
 
 export interface ImportOptions {

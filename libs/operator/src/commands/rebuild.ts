@@ -1,7 +1,7 @@
 import { plural, withSchema, type CommandContext } from '../context';
 import { CliError } from '../errors';
 import { progressBar } from '../progress';
-import { rebuildThread } from '../ops/thread-projection';
+import { rebuildThread } from '@ratchet/platform';
 import { keyOf, selectThreads } from '../ops/thread-selection';
 
 export interface RebuildOptions {

@@ -1,7 +1,7 @@
 import { plural, withSchema, type CommandContext } from '../context';
 import { EXIT } from '../errors';
 import { progressBar } from '../progress';
-import { verifyThread, type Verification } from '../ops/thread-projection';
+import { verifyThread, type Verification } from '@ratchet/platform';
 import { keyOf, selectThreads, type SelectionOptions } from '../ops/thread-selection';
 
 export interface ReplayOptions extends SelectionOptions {

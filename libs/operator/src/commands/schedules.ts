@@ -1,7 +1,8 @@
 import { SchedulesReply, subjects, type ScheduleView, type SchedulesRequest } from '@ratchet/contracts';
-import { assertToken, plural, withNats, type CommandContext } from '../context';
+import { assertToken, plural, type CommandContext } from '../context';
 import { CliError, UsageError } from '../errors';
 import { table } from '../format';
+import { askOrchestrators } from '../orchestrator-request';
 
 /** Who a schedule created here runs as, unless `--as` names someone. */
 export const SCHEDULE_PRINCIPAL = 'ratchet-cli';
@@ -13,27 +14,12 @@ export const SCHEDULE_PRINCIPAL = 'ratchet-cli';
 async function ask({ config }: CommandContext, tenant: string, request: SchedulesRequest): Promise<SchedulesReply> {
   assertToken('tenant', tenant);
   const subject = subjects(config.RATCHET_SUBJECT_PREFIX).schedules(tenant, request.op);
-  return withNats(config, async (nc) => {
-    let data: Uint8Array;
-    try {
-      data = (await nc.request(subject, JSON.stringify(request), { timeout: 10_000 })).data;
-    } catch (error) {
-      throw new CliError(
-        `no orchestrator answered on ${subject}: is one running?`,
-        undefined,
-        'schedules.unavailable',
-        {
-          cause: error,
-        },
-      );
-    }
-    const reply = SchedulesReply.parse(JSON.parse(new TextDecoder().decode(data)));
-    if (!reply.ok) {
-      const detail = reply.error.problems?.length ? `\n  ${reply.error.problems.join('\n  ')}` : '';
-      throw new CliError(`${reply.error.message}${detail}`, undefined, `schedules.${reply.error.code}`);
-    }
-    return reply;
-  });
+  const reply = SchedulesReply.parse(await askOrchestrators(config, subject, request, 'schedules'));
+  if (!reply.ok) {
+    const detail = reply.error.problems?.length ? `\n  ${reply.error.problems.join('\n  ')}` : '';
+    throw new CliError(`${reply.error.message}${detail}`, undefined, `schedules.${reply.error.code}`);
+  }
+  return reply;
 }
 
 const operator = (as: string | undefined) => ({ id: as ?? SCHEDULE_PRINCIPAL, roles: ['runner'] });

@@ -6,7 +6,7 @@ import { CliError, EXIT } from '../errors';
 import { progressBar } from '../progress';
 import { compareStream, isClean, type StreamComparison } from '../ops/stream-compare';
 import { readStream, type FeedMessage } from '../ops/stream-read';
-import { threadStore } from '../ops/thread-projection';
+import { threadStore } from '@ratchet/platform';
 import { keyOf, selectThreads, type SelectionOptions } from '../ops/thread-selection';
 
 export interface StreamCheckOptions extends SelectionOptions {
