@@ -9,7 +9,7 @@ import {
   writeErasureTombstone,
   type Database,
 } from '@ratchet/adapters';
-import { decideErasure, type ErasureDecision } from './thread-erasure.rule';
+import { decideErasure, type ErasureDecision } from '@ratchet/domain';
 
 export type ThreadErasure =
   | { status: 'erased' | 'already'; removed: Record<string, number> }
