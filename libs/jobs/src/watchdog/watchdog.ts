@@ -1,9 +1,26 @@
 import { isoColumn, ModelCallLeases, type Database } from '@ratchet/adapters';
-import { watchdogAction, type RunCandidate, type ThreadState } from '@ratchet/domain';
+import { watchdogAction, type RunCandidate, type ThreadCommand, type ThreadState } from '@ratchet/domain';
 import type { Logger } from '@ratchet/platform';
-import type { AgentCatalog } from '../agents/agent-catalog';
-import type { ThreadCommandHandler } from '@ratchet/engine';
-import { PeriodicPass } from '@ratchet/jobs';
+import { PeriodicPass } from '../periodic-pass';
+
+/** Where the watchdog sends its nudges and expiries: the thread engine (`ThreadCommandHandler`). */
+export interface WatchdogThreads {
+  handle(
+    consumer: string,
+    messageId: string,
+    command: ThreadCommand,
+    meta: { correlationId: string },
+  ): Promise<{ status: string }>;
+}
+
+/** The pinned agent version's timeouts (the orchestrator's `AgentCatalog`). */
+export interface WatchdogAgents {
+  get(
+    tenant: string,
+    name: string,
+    version: number,
+  ): Promise<{ definition: { stepTimeoutSeconds?: number; runTimeoutSeconds?: number } } | undefined>;
+}
 
 /** The agent contract's default, for a run whose agent version is no longer known. */
 const DEFAULT_STEP_TIMEOUT_SECONDS = 300;
@@ -29,8 +46,8 @@ export class Watchdog {
 
   constructor(
     private readonly db: Database,
-    private readonly handler: ThreadCommandHandler,
-    private readonly agents: AgentCatalog,
+    private readonly handler: WatchdogThreads,
+    private readonly agents: WatchdogAgents,
     private readonly logger: Logger,
     private readonly options: WatchdogOptions,
   ) {
