@@ -1,4 +1,4 @@
-import type { OfferedTool, ToolProblem } from '@ratchet/tools';
+import type { OfferedTool, ToolProblem } from './catalog';
 
 /** One tool subject found by discovery, and what its describe answer made of it. */
 export interface DiscoveredEndpoint {

@@ -1,16 +1,14 @@
 import { RequestStrategy, type NatsConnection } from 'nats';
 import { parseToolServiceSubject } from '@ratchet/contracts';
+import type { DynamicToolSource, OfferedTool, ToolProblem } from './catalog';
 import {
   describedRemoteTool,
   parseRemoteDescription,
   REMOTE_TOOL_HEADERS,
   RemoteDescriptionError,
-  type DynamicToolSource,
-  type OfferedTool,
   type RemoteToolTransport,
-  type ToolLogger,
-  type ToolProblem,
-} from '@ratchet/tools';
+} from './remote';
+import type { ToolLogger } from './tool';
 import { discoveryRound, type DiscoveredEndpoint } from './discovery-state';
 
 export interface RemoteDiscoveryOptions {
