@@ -67,6 +67,49 @@ const libsToEngine = [
   },
 ];
 
+/** The operator's commands (libs/operator) are the CLI's: no service and no other library imports them. */
+const operatorLib = [
+  {
+    regex: '^@ratchet/operator$',
+    message: "libs/operator holds the ratchet CLI's commands: only apps/cli (and tests) import it.",
+  },
+  {
+    regex: '(^|/)libs/operator/',
+    message: "libs/operator holds the ratchet CLI's commands: only apps/cli (and tests) import it.",
+  },
+];
+
+/** The timed work (libs/jobs) sits above platform and tools, beside the engine: only apps (and tests) import it. */
+const jobsLib = [
+  {
+    regex: '^@ratchet/jobs$',
+    message:
+      'libs/jobs (schedule ticker, webhook sender, housekeeping) sits above the other libraries: only apps import it.',
+  },
+  {
+    regex: '(^|/)libs/jobs/',
+    message:
+      'libs/jobs (schedule ticker, webhook sender, housekeeping) sits above the other libraries: only apps import it.',
+  },
+];
+
+/** The HTTP edge (libs/http-edge: problem details, parse-at-the-edge, OpenAPI decorators) is the gateway's. */
+const httpEdgeLib = [
+  {
+    regex: '^@ratchet/http-edge$',
+    message: 'libs/http-edge is the HTTP edge (problem details, request parsing): only the gateway imports it.',
+  },
+];
+
+/** The libraries above platform (engine, jobs, the HTTP edge, the operator's commands): only apps import them. */
+const upperLibs = [...libsToEngine, ...operatorLib, ...jobsLib, ...httpEdgeLib];
+
+const jobsMessage =
+  'libs/jobs is framework-free: the service wraps each job in its own Nest lifecycle and hands it its clock, database and relay.';
+
+const operatorMessage =
+  'libs/operator is what the ratchet commands do, without their arguments: commander and the options stay in apps/cli; no framework.';
+
 const engineMessage =
   'libs/engine is framework-free and stands on contracts, domain and platform only: the service passes its own parts (adapters, tools) in ThreadEngineDeps.';
 
@@ -105,14 +148,39 @@ const boundaries = [
           message: 'Apps do not import each other: shared code belongs in a library.',
         })),
         operatorEntry,
+        ...operatorLib,
       ],
     }),
   },
   {
     name: 'ratchet/boundaries/libs',
     files: ['libs/*/**/*.ts'],
-    ignores: ['libs/engine/**'],
-    rules: restrict({ patterns: [...libsToApps, ...libsToEngine] }),
+    ignores: ['libs/engine/**', 'libs/operator/**', 'libs/jobs/**'],
+    rules: restrict({ patterns: [...libsToApps, ...upperLibs] }),
+  },
+  {
+    name: 'ratchet/boundaries/jobs',
+    files: ['libs/jobs/**/*.ts'],
+    rules: restrict({
+      patterns: [
+        ...libsToApps,
+        ...libsToEngine,
+        ...operatorLib,
+        { regex: '^(@nestjs|@mikro-orm)/', message: jobsMessage },
+      ],
+    }),
+  },
+  {
+    name: 'ratchet/boundaries/operator',
+    files: ['libs/operator/**/*.ts'],
+    rules: restrict({
+      paths: [{ name: 'commander', message: operatorMessage }],
+      // The operator's queries (`@ratchet/adapters/operator`) are what it is for.
+      patterns: [
+        ...libsToApps.filter((p) => p !== operatorEntry),
+        { regex: '^(@nestjs|@mikro-orm)/', message: operatorMessage },
+      ],
+    }),
   },
   {
     name: 'ratchet/boundaries/engine',
@@ -124,7 +192,13 @@ const boundaries = [
         name,
         message: engineMessage,
       })),
-      patterns: [...libsToApps, { regex: '^(@nestjs|@mikro-orm)/', message: engineMessage }],
+      patterns: [
+        ...libsToApps,
+        ...operatorLib,
+        ...jobsLib,
+        ...httpEdgeLib,
+        { regex: '^(@nestjs|@mikro-orm)/', message: engineMessage },
+      ],
     }),
   },
   {
@@ -151,7 +225,7 @@ const boundaries = [
       })),
       patterns: [
         ...libsToApps,
-        ...libsToEngine,
+        ...upperLibs,
         {
           regex: '^(@nestjs|@mikro-orm)/',
           message: domainMessage,
@@ -170,7 +244,7 @@ const boundaries = [
       paths: [{ name: '@ratchet/platform', message: 'Adapters are framework-free and sit below platform.' }],
       patterns: [
         ...libsToApps,
-        ...libsToEngine,
+        ...upperLibs,
         { regex: '^@nestjs/', message: 'Adapters are framework-free: Nest wiring belongs in libs/platform.' },
       ],
     }),

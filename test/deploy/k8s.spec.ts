@@ -14,8 +14,7 @@ import { orchestratorConfigSchema } from '../../apps/orchestrator/src/orchestrat
 import { housekeepingFromConfig } from '../../apps/orchestrator/src/housekeeping/housekeeping.config';
 import { toolExecutorConfigSchema } from '../../apps/tool-executor/src/tool-executor.config';
 import { memoryConfigSchema } from '../../apps/memory/src/memory.config';
-import { cliConfigSchema } from '../../apps/cli/src/cli.config';
-import { parseRetentionPolicy } from '../../apps/cli/src/ops/retention-policy';
+import { cliConfigSchema, parseRetentionPolicy } from '@ratchet/operator';
 /* eslint-enable import/no-relative-packages */
 import { accountUsers, parseNatsConf, type NatsUser } from './nats-conf';
 

@@ -65,6 +65,25 @@ const cases: readonly Case[] = [
   ['apps/gateway/src/probe.ts', "import { listThreads } from '@ratchet/adapters/operator';", 'forbidden'],
   ['libs/platform/src/probe.ts', "import { listThreads } from '@ratchet/adapters/operator';", 'forbidden'],
   ['apps/cli/src/probe.ts', "import { listThreads } from '@ratchet/adapters/src/postgres';", 'forbidden'],
+  // operator: the CLI's commands without their arguments, for the CLI only
+  ['libs/operator/src/probe.ts', "import { listThreads } from '@ratchet/adapters/operator';", 'allowed'],
+  ['libs/operator/src/probe.ts', "import { Command } from 'commander';", 'forbidden'],
+  ['libs/operator/src/probe.ts', "import { AppModule } from '@ratchet/gateway';", 'forbidden'],
+  ['apps/cli/src/probe.ts', "import { showThreads } from '@ratchet/operator';", 'allowed'],
+  ['apps/gateway/src/probe.ts', "import { showThreads } from '@ratchet/operator';", 'forbidden'],
+  ['libs/platform/src/probe.ts', "import { showThreads } from '@ratchet/operator';", 'forbidden'],
+  ['libs/domain/src/probe.ts', "import { showThreads } from '@ratchet/operator';", 'forbidden'],
+  // jobs: framework-free timed work above platform and tools, for the services
+  ['libs/jobs/src/probe.ts', "import { claimDueSchedules } from '@ratchet/adapters';", 'allowed'],
+  ['libs/jobs/src/probe.ts', "import { EgressPolicy } from '@ratchet/tools';", 'allowed'],
+  ['libs/jobs/src/probe.ts', "import { Injectable } from '@nestjs/common';", 'forbidden'],
+  ['apps/orchestrator/src/probe.ts', "import { ScheduleTicker } from '@ratchet/jobs';", 'allowed'],
+  ['libs/platform/src/probe.ts', "import { ScheduleTicker } from '@ratchet/jobs';", 'forbidden'],
+  ['libs/adapters/src/probe.ts', "import { ScheduleTicker } from '@ratchet/jobs';", 'forbidden'],
+  // http-edge: the gateway's HTTP edge
+  ['apps/gateway/src/probe.ts', "import { parseRequest } from '@ratchet/http-edge';", 'allowed'],
+  ['libs/domain/src/probe.ts', "import { parseRequest } from '@ratchet/http-edge';", 'forbidden'],
+  ['libs/engine/src/probe.ts', "import { parseRequest } from '@ratchet/http-edge';", 'forbidden'],
   // no library imports an app
   ['libs/platform/src/probe.ts', "import { AppModule } from '@ratchet/gateway';", 'forbidden'],
   ['libs/platform/src/probe.ts', "import { AppModule } from '../../../apps/gateway/src/app.module';", 'forbidden'],

@@ -2,34 +2,34 @@
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { CliError, EXIT } from '@ratchet/operator';
 import { ConfigError } from '@ratchet/platform';
 import { globalOptions } from './cli.config';
-import { CliError, EXIT } from './cli.errors';
+import { agentsCommand } from './commands/agents.command';
+import { approvalsCommand } from './commands/approvals.command';
+import { completionCommand } from './commands/completion.command';
 import { demoCommand } from './commands/demo.command';
-import { eventsCommand } from './commands/events.command';
 import { doctorCommand } from './commands/doctor.command';
 import { effectsCommand } from './commands/effects.command';
 import { eraseCommand } from './commands/erase.command';
+import { eventsCommand } from './commands/events.command';
 import { exportCommand } from './commands/export.command';
 import { forkCommand } from './commands/fork.command';
 import { importCommand } from './commands/import.command';
 import { inboxCommand } from './commands/inbox.command';
 import { keysCommand } from './commands/keys.command';
-import { agentsCommand } from './commands/agents.command';
-import { approvalsCommand } from './commands/approvals.command';
-import { completionCommand } from './commands/completion.command';
-import { runsCommand } from './commands/runs.command';
-import { revocationsCommand } from './commands/revocations.command';
-import { schedulesCommand } from './commands/schedules.command';
-import { webhooksCommand } from './commands/webhooks.command';
-import { webhookSecretCommand } from './commands/webhook-secret.command';
 import { migrateCommand } from './commands/migrate.command';
 import { outboxCommand } from './commands/outbox.command';
 import { rebuildCommand } from './commands/rebuild.command';
+import { revocationsCommand } from './commands/revocations.command';
 import { replayCommand } from './commands/replay.command';
 import { retentionCommand } from './commands/retention.command';
+import { runsCommand } from './commands/runs.command';
+import { schedulesCommand } from './commands/schedules.command';
 import { streamCheckCommand } from './commands/stream-check.command';
 import { threadsCommand } from './commands/threads.command';
+import { webhookSecretCommand } from './commands/webhook-secret.command';
+import { webhooksCommand } from './commands/webhooks.command';
 
 /** Thrown by commander's exitOverride: carries the exit code commander wanted, already mapped. */
 class ParseExit extends Error {

@@ -12,9 +12,8 @@ import {
 } from '@ratchet/adapters';
 import { decodeThreadEvent, subjects, type ThreadEvent } from '@ratchet/contracts';
 import { foldRecord, recordFrom, runRowsOf } from '@ratchet/domain';
-import { createTestDatabase, uniquePrefix, type TestDatabase } from '@ratchet/testing';
-import { threadStore } from '../src/ops/thread-projection';
-import { demoRunEvents } from './fixtures/demo-run.events';
+import { threadStore } from '@ratchet/platform';
+import { createTestDatabase, demoRunEvents, uniquePrefix, type TestDatabase } from '@ratchet/testing';
 import { jsonLines, lines, ratchet, startRatchet } from './ratchet-process';
 
 /*

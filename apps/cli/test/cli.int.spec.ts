@@ -17,8 +17,8 @@ import {
   openAdmin,
   uniquePrefix,
   type TestDatabase,
+  demoRunEvents,
 } from '@ratchet/testing';
-import { demoRunEvents } from './fixtures/demo-run.events';
 
 /*
  * Runs the real `ratchet` binary as a child process, against a database and a subject prefix of its own.

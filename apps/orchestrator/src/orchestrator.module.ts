@@ -24,22 +24,25 @@ import { ModelCalls } from './models/model-calls';
 import { TokenStream } from './models/token-stream';
 import { LocalTools } from './threads/local-tools';
 import { MemoryRecall, runPrincipalFromProjection } from './models/memory-recall';
-import { Watchdog } from './watchdog/watchdog';
 import { approvalEnrichers } from './approvals/approval-enrichers';
 import { AgentsResponder } from './agents/agents.responder';
 import { toolConfigsOf } from './agents/tool-configs';
 import { ThreadsQueryResponder } from './queries/threads.responder';
 import { WatchdogLifecycle } from './watchdog/watchdog.lifecycle';
-import { offsetClock } from './schedules/clock';
 import { DEFAULT_WEBHOOK_RETRY, threadColumns } from '@ratchet/domain';
 import { WebhookCommandsController } from './webhooks/webhook-commands.controller';
-import { WebhookSender } from './webhooks/webhook-sender';
 import { WebhooksLifecycle } from './webhooks/webhooks.lifecycle';
 import { WebhooksResponder } from './webhooks/webhooks.responder';
-import { ScheduleTicker } from './schedules/schedule-ticker';
 import { SchedulesLifecycle } from './schedules/schedules.lifecycle';
 import { SCHEDULE_CLOCK, SchedulesResponder, WEBHOOK_POLICY } from './schedules/schedules.responder';
-import { HousekeepingTicker, type HousekeepingTickerOptions } from './housekeeping/housekeeping-ticker';
+import {
+  HousekeepingTicker,
+  offsetClock,
+  ScheduleTicker,
+  Watchdog,
+  WebhookSender,
+  type HousekeepingTickerOptions,
+} from '@ratchet/jobs';
 import { HousekeepingLifecycle } from './housekeeping/housekeeping.lifecycle';
 
 @Module({})

@@ -8,6 +8,7 @@ import {
   parseRemoteTools,
   parseToolModuleList,
   remoteTool,
+  RemoteToolDiscovery,
   ToolCatalog,
   toolLogger,
   ToolModuleError,
@@ -16,7 +17,6 @@ import {
   type DynamicToolSource,
 } from '@ratchet/tools';
 import { subjects as subjectsOf } from '@ratchet/contracts';
-import { RemoteToolDiscovery } from './catalog/remote-discovery';
 import { natsToolTransport } from './effects/remote-transport';
 import { CONTROL_CONSUMER } from './effects/run-stop.controller';
 import { TOOL_CONSUMER } from './effects/tool-call.controller';

@@ -197,3 +197,4 @@ export {
   type HousekeepingTask,
   decideHousekeeping,
 } from './housekeeping/housekeeping.decider';
+export { decideErasure, type ErasureDecision, type ErasureFacts } from './thread/thread-erasure.rule';

@@ -103,3 +103,4 @@ export {
   threadStore,
   verifyThread,
 } from './retention/thread-projection';
+export { eraseThread, type ThreadErasure } from './retention/thread-erasure';

@@ -26,3 +26,4 @@ export { freePort, runProcess, ServiceProcess, sourceCommand, type ServiceName }
 export { FakeModelServer, type ConversationStats } from './fake-model-server';
 export { EffectService } from './effect-service';
 export { requestRunCommand } from './thread-commands';
+export { DEMO_RUN, DEMO_TENANT, DEMO_THREAD, demoRunEvents } from './demo-run.events';

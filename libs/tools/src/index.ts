@@ -13,6 +13,7 @@ export {
   type ToolMemory,
 } from './tool';
 export { ToolRegistry } from './registry';
+export { RemoteToolDiscovery, type RemoteDiscoveryOptions } from './remote-discovery';
 export {
   describedRemoteTool,
   parseRemoteDescription,

@@ -1,5 +1,5 @@
 import { Command, type Option } from 'commander';
-import { UsageError } from '../cli.errors';
+import { UsageError } from '@ratchet/operator';
 
 /** Every command path of the program (`runs cancel` …) with the words that may follow it. */
 export function completionWords(program: Command): Map<string, string[]> {

@@ -1,8 +1,8 @@
 import { Command } from 'commander';
 import type { GatewaySchemas } from '@ratchet/http-client';
-import { commandContext, plural, type CommandContext } from '../cli.context';
-import { table } from '../cli.parse';
-import { call, gateway, withGatewayOptions, type GatewayOptions } from '../gateway';
+import { call, gateway, plural, table, type CommandContext, type GatewayOptions } from '@ratchet/operator';
+import { commandContext } from '../cli.context';
+import { withGatewayOptions } from '../gateway-options';
 
 type RevocationView = GatewaySchemas['RevocationView'];
 

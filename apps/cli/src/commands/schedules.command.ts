@@ -1,122 +1,13 @@
 import { Command } from 'commander';
-import { SchedulesReply, subjects, type ScheduleView, type SchedulesRequest } from '@ratchet/contracts';
-import { assertToken, commandContext, plural, withNats, type CommandContext } from '../cli.context';
-import { CliError, UsageError } from '../cli.errors';
-import { table } from '../cli.parse';
-
-/** Who a schedule created here runs as, unless `--as` names someone. */
-const CLI_PRINCIPAL = 'ratchet-cli';
-
-/**
- * Asks the orchestrators, over `<prefix>.schedules.<tenant>.<op>` — the same service the gateway's
- * `/v1/schedules` relays to, so a schedule is validated the same way whichever door it comes in by.
- */
-async function ask({ config }: CommandContext, tenant: string, request: SchedulesRequest): Promise<SchedulesReply> {
-  assertToken('tenant', tenant);
-  const subject = subjects(config.RATCHET_SUBJECT_PREFIX).schedules(tenant, request.op);
-  return withNats(config, async (nc) => {
-    let data: Uint8Array;
-    try {
-      data = (await nc.request(subject, JSON.stringify(request), { timeout: 10_000 })).data;
-    } catch (error) {
-      throw new CliError(
-        `no orchestrator answered on ${subject}: is one running?`,
-        undefined,
-        'schedules.unavailable',
-        {
-          cause: error,
-        },
-      );
-    }
-    const reply = SchedulesReply.parse(JSON.parse(new TextDecoder().decode(data)));
-    if (!reply.ok) {
-      const detail = reply.error.problems?.length ? `\n  ${reply.error.problems.join('\n  ')}` : '';
-      throw new CliError(`${reply.error.message}${detail}`, undefined, `schedules.${reply.error.code}`);
-    }
-    return reply;
-  });
-}
-
-const operator = (as: string | undefined) => ({ id: as ?? CLI_PRINCIPAL, roles: ['runner'] });
-
-function timing(s: ScheduleView): string {
-  return s.cron !== undefined ? `${s.cron} (${s.timezone ?? 'UTC'})` : `every ${s.everySeconds}s`;
-}
-
-function print(ctx: CommandContext, schedules: ScheduleView[], note: string): void {
-  const { out } = ctx;
-  if (out.json) {
-    for (const s of schedules) out.jsonLine(s);
-    return;
-  }
-  const lines = table([
-    ['ID', 'AGENT', 'WHEN', 'THREAD', 'OVERLAP', 'CATCH-UP', 'STATE', 'NEXT'],
-    ...schedules.map((s) => [
-      s.id,
-      s.agent,
-      timing(s),
-      s.thread,
-      s.overlap,
-      s.catchUp === 'all' ? `all (max ${s.catchUpMax})` : s.catchUp,
-      s.paused ? 'paused' : s.nextDueAt ? 'active' : 'ended',
-      s.nextDueAt ?? '-',
-    ]),
-  ]);
-  out.line(out.style('bold', lines[0]!));
-  for (const l of lines.slice(1)) out.line(l);
-  out.note(note);
-}
-
-interface CreateOptions {
-  tenant: string;
-  agent: string;
-  input: string;
-  id?: string;
-  cron?: string;
-  timezone?: string;
-  every?: string;
-  thread?: string;
-  overlap?: string;
-  catchUp?: string;
-  catchUpMax?: string;
-  endAt?: string;
-  webhook?: string;
-  paused?: boolean;
-  as?: string;
-}
-
-function wholeNumber(flag: string, raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${flag} must be a whole number of at least 1, not ${raw}`);
-  return n;
-}
-
-export async function createSchedule(ctx: CommandContext, o: CreateOptions): Promise<ScheduleView> {
-  const schedule = {
-    ...(o.id !== undefined ? { id: o.id } : {}),
-    agent: o.agent,
-    input: o.input,
-    ...(o.cron !== undefined ? { cron: o.cron } : {}),
-    ...(o.timezone !== undefined ? { timezone: o.timezone } : {}),
-    ...(o.every !== undefined ? { everySeconds: wholeNumber('--every', o.every) } : {}),
-    ...(o.thread !== undefined ? { thread: o.thread } : {}),
-    ...(o.overlap !== undefined ? { overlap: o.overlap } : {}),
-    ...(o.catchUp !== undefined ? { catchUp: o.catchUp } : {}),
-    ...(o.catchUpMax !== undefined ? { catchUpMax: wholeNumber('--catch-up-max', o.catchUpMax) } : {}),
-    ...(o.endAt !== undefined ? { endAt: o.endAt } : {}),
-    ...(o.webhook !== undefined ? { webhookUrl: o.webhook } : {}),
-    ...(o.paused ? { paused: true } : {}),
-  };
-  const reply = await ask(ctx, o.tenant, { op: 'create', principal: operator(o.as), schedule });
-  if (!('schedule' in reply)) throw new CliError('unexpected reply', undefined, 'schedules.reply');
-  print(
-    ctx,
-    [reply.schedule],
-    `schedule ${reply.schedule.id} created; next tick ${reply.schedule.nextDueAt ?? 'never'}`,
-  );
-  return reply.schedule;
-}
+import {
+  createSchedule,
+  deleteSchedule,
+  listSchedules,
+  SCHEDULE_PRINCIPAL,
+  setSchedulePaused,
+  type ScheduleCreateOptions,
+} from '@ratchet/operator';
+import { commandContext } from '../cli.context';
 
 export function schedulesCommand(): Command {
   const cmd = new Command('schedules').description("a tenant's schedules: runs that start on a cron or an interval");
@@ -126,10 +17,7 @@ export function schedulesCommand(): Command {
     .requiredOption('--tenant <tenant>', 'the tenant')
     .addHelpText('after', '\nExamples:\n  $ ratchet schedules list --tenant acme')
     .action(async (opts: { tenant: string }, c: Command) => {
-      const ctx = commandContext(c);
-      const reply = await ask(ctx, opts.tenant, { op: 'list', principal: operator(undefined) });
-      const list = 'schedules' in reply ? reply.schedules : [];
-      print(ctx, list, `${plural(list.length, 'schedule')} for tenant ${opts.tenant}`);
+      await listSchedules(commandContext(c), opts.tenant);
     });
   cmd
     .command('create')
@@ -148,14 +36,14 @@ export function schedulesCommand(): Command {
     .option('--end-at <time>', 'no tick after this RFC 3339 time')
     .option('--webhook <url>', "each tick's run posts its outcome here (docs/webhooks.md)")
     .option('--paused', 'create it paused')
-    .option('--as <principal>', `whom the runs act as (default ${CLI_PRINCIPAL})`)
+    .option('--as <principal>', `whom the runs act as (default ${SCHEDULE_PRINCIPAL})`)
     .addHelpText(
       'after',
       `\nExamples:
   $ ratchet schedules create --tenant acme --agent triage --input "triage the queue" --cron "0 9 * * 1-5" --timezone Europe/Berlin
   $ ratchet schedules create --tenant acme --id sync --agent sync --input go --every 3600 --catch-up once`,
     )
-    .action(async (opts: CreateOptions, c: Command) => {
+    .action(async (opts: ScheduleCreateOptions, c: Command) => {
       await createSchedule(commandContext(c), opts);
     });
   for (const [name, paused, what] of [
@@ -167,24 +55,14 @@ export function schedulesCommand(): Command {
       .description(what)
       .requiredOption('--tenant <tenant>', 'the tenant')
       .action(async (id: string, opts: { tenant: string }, c: Command) => {
-        const ctx = commandContext(c);
-        const reply = await ask(ctx, opts.tenant, {
-          op: 'update',
-          principal: operator(undefined),
-          id,
-          patch: { paused },
-        });
-        if ('schedule' in reply) print(ctx, [reply.schedule], `schedule ${id} ${paused ? 'paused' : 'resumed'}`);
+        await setSchedulePaused(commandContext(c), opts.tenant, id, paused);
       });
   cmd
     .command('delete <id>')
     .description('delete a schedule (runs it started go on)')
     .requiredOption('--tenant <tenant>', 'the tenant')
     .action(async (id: string, opts: { tenant: string }, c: Command) => {
-      const ctx = commandContext(c);
-      await ask(ctx, opts.tenant, { op: 'delete', principal: operator(undefined), id });
-      if (ctx.out.json) ctx.out.jsonLine({ deleted: id });
-      else ctx.out.line(`${ctx.out.style('green', '✔')} schedule ${id} deleted`);
+      await deleteSchedule(commandContext(c), opts.tenant, id);
     });
   return cmd;
 }

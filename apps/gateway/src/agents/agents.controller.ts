@@ -6,9 +6,9 @@ import { z } from 'zod';
 import { CurrentPrincipal, type AuthenticatedPrincipal } from '../auth/principal';
 import { OperatorOnly, READ_ROLES, RequireAnyRole, RequireRoles } from '../auth/roles.decorator';
 import { Backends } from '../backends/backends';
-import { backendProblem } from '../http/backend-errors';
-import { parseRequest } from '../http/problem-details';
-import { ApiJsonResponse, ApiPathParams, ApiProblems, ApiQueryParams } from '../openapi/zod-schemas';
+import { backendProblem } from '@ratchet/http-edge';
+import { parseRequest } from '@ratchet/http-edge';
+import { ApiJsonResponse, ApiPathParams, ApiProblems, ApiQueryParams } from '@ratchet/http-edge';
 
 const NameParam = z.object({ name: z.string().min(1).max(128) });
 const GetQuery = z.object({ version: z.coerce.number().int().positive().optional() });

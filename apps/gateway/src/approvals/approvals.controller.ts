@@ -3,8 +3,8 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApprovalView } from '@ratchet/contracts';
 import { z } from 'zod';
 import { CurrentPrincipal, type AuthenticatedPrincipal } from '../auth/principal';
-import { parseRequest } from '../http/problem-details';
-import { ApiJsonBody, ApiJsonResponse, ApiPathParams, ApiProblems, ApiQueryParams } from '../openapi/zod-schemas';
+import { parseRequest } from '@ratchet/http-edge';
+import { ApiJsonBody, ApiJsonResponse, ApiPathParams, ApiProblems, ApiQueryParams } from '@ratchet/http-edge';
 import { ApprovalsClient } from './approvals.client';
 import { ApprovalIdParam, DecisionBody, ListApprovalsQuery, parseParams, problemFor } from './approvals.http';
 

@@ -2,7 +2,7 @@ import type { ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { hashApiKey, type ApiKeyRecord, type ApiKeyRepository } from '@ratchet/adapters';
 import { TransientError } from '@ratchet/domain';
-import { ProblemException } from '../http/problem-details';
+import { ProblemException } from '@ratchet/http-edge';
 import { AuthGuard } from './auth.guard';
 import { InvalidTokenError, type JwtVerifier } from './jwt.verifier';
 import type { AuthenticatedRequest } from './principal';

@@ -9,7 +9,7 @@ import {
 } from '@ratchet/adapters';
 import { TransientError } from '@ratchet/domain';
 import { API_KEYS, JWT_REVOCATIONS, JWT_VERIFIER, RATE_LIMITER } from '../gateway.tokens';
-import { PROBLEM_TYPES, ProblemException } from '../http/problem-details';
+import { PROBLEM_TYPES, ProblemException } from '@ratchet/http-edge';
 import { presentedCredential } from './credentials';
 import { tokenRevocation } from './jwt-revocation.rule';
 import { InvalidTokenError, looksLikeJwt, type JwtVerifier } from './jwt.verifier';

@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HealthCheck, HealthCheckService, type HealthCheckResult } from '@nestjs/terminus';
 import { Public } from '../auth/roles.decorator';
 import { LOGGER } from '../gateway.tokens';
-import { PROBLEM_TYPES, ProblemException } from '../http/problem-details';
+import { PROBLEM_TYPES, ProblemException } from '@ratchet/http-edge';
 import type { Logger } from '../logging/logger';
 import { ReadinessIndicators } from './readiness.indicators';
 

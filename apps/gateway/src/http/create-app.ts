@@ -7,7 +7,7 @@ import path from 'node:path';
 import { GatewayModule, type GatewayResources } from '../gateway.module';
 import { PinoNestLogger } from '../logging/logger';
 import { buildOpenApiDocument } from '../openapi/openapi';
-import { storableRequest } from './storable-request';
+import { storableRequest } from '@ratchet/http-edge';
 
 /**
  * Builds the HTTP app around already-open resources, without listening. main.ts and the integration

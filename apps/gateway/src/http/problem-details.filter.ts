@@ -2,7 +2,7 @@ import { Catch, Inject, type ArgumentsHost, type ExceptionFilter } from '@nestjs
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LOGGER } from '../gateway.tokens';
 import type { Logger } from '../logging/logger';
-import { PROBLEM_CONTENT_TYPE, toProblem } from './problem-details';
+import { PROBLEM_CONTENT_TYPE, toProblem } from '@ratchet/http-edge';
 
 /**
  * Every error of every route (and of the body parser, which runs before any route) leaves as

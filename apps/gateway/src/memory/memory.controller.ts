@@ -6,9 +6,9 @@ import { z } from 'zod';
 import { CurrentPrincipal, type AuthenticatedPrincipal } from '../auth/principal';
 import { READ_ROLES, RequireAnyRole, WRITE_ROLES } from '../auth/roles.decorator';
 import { Backends } from '../backends/backends';
-import { backendProblem } from '../http/backend-errors';
-import { parseRequest } from '../http/problem-details';
-import { ApiJsonBody, ApiJsonResponse, ApiPathParams, ApiProblems, ApiQueryParams } from '../openapi/zod-schemas';
+import { backendProblem } from '@ratchet/http-edge';
+import { parseRequest } from '@ratchet/http-edge';
+import { ApiJsonBody, ApiJsonResponse, ApiPathParams, ApiProblems, ApiQueryParams } from '@ratchet/http-edge';
 
 /** Path `/v1/memory/items/{namespace}/{key}`: the namespace is one URL-encoded segment (`users%2Falice`). */
 const ItemParams = z.object({ namespace: MemoryNamespace, key: MemoryKey.pipe(z.string().max(1024)) });

@@ -5,7 +5,7 @@ import { loadConfig } from '@ratchet/platform';
 import { gatewayConfigSchema } from '../gateway.config';
 import { GatewayModule, type GatewayResources } from '../gateway.module';
 import { listRoutes, openApiPath } from './routes';
-import { componentSchemas } from './zod-schemas';
+import { componentSchemas } from '@ratchet/http-edge';
 
 /** The API's own version (the `/v1` of its paths), not the package's. */
 export const API_VERSION = '1.0.0';

@@ -7,8 +7,7 @@ import { z } from 'zod';
 import { CurrentPrincipal, type AuthenticatedPrincipal } from '../auth/principal';
 import { RequireRoles } from '../auth/roles.decorator';
 import { JWT_REVOCATIONS } from '../gateway.tokens';
-import { notFound, parseRequest } from '../http/problem-details';
-import { ApiJsonBody, ApiJsonResponse, ApiPathParams, ApiProblems } from '../openapi/zod-schemas';
+import { ApiJsonBody, ApiJsonResponse, ApiPathParams, ApiProblems, notFound, parseRequest } from '@ratchet/http-edge';
 
 /** No NUL or other control characters: what Postgres cannot store, or a log would misprint. */
 const Text = (max: number) =>

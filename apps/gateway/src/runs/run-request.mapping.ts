@@ -3,7 +3,7 @@ import { newId, runIdFor, threadIdFor } from '@ratchet/platform';
 import { z } from 'zod';
 import type { AuthenticatedPrincipal } from '../auth/principal';
 import { webhookUrlProblem } from '@ratchet/adapters';
-import { InvalidRequestError, parseRequest } from '../http/problem-details';
+import { InvalidRequestError, parseRequest } from '@ratchet/http-edge';
 
 /**
  * The body of `POST /v1/runs`. Field limits are RunRequest's own, so the HTTP API cannot accept what

@@ -21,9 +21,9 @@ import { READ_ROLES, RequireAnyRole, RequireRoles } from '../auth/roles.decorato
 import { Backends } from '../backends/backends';
 import type { GatewayConfig } from '../gateway.config';
 import { GATEWAY_CONFIG, IDEMPOTENCY_KEYS, NATS_CONNECTION } from '../gateway.tokens';
-import { backendProblem } from '../http/backend-errors';
-import { conflict, parseRequest } from '../http/problem-details';
-import { ApiJsonBody, ApiJsonResponse, ApiPathParams, ApiProblems, ApiQueryParams } from '../openapi/zod-schemas';
+import { backendProblem } from '@ratchet/http-edge';
+import { conflict, parseRequest } from '@ratchet/http-edge';
+import { ApiJsonBody, ApiJsonResponse, ApiPathParams, ApiProblems, ApiQueryParams } from '@ratchet/http-edge';
 import { RunRequestPublisher } from './run-request.publisher';
 import {
   CreateRunBody,

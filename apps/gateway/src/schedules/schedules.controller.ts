@@ -12,9 +12,9 @@ import { z } from 'zod';
 import { CurrentPrincipal, type AuthenticatedPrincipal } from '../auth/principal';
 import { READ_ROLES, RequireAnyRole, RequireRoles } from '../auth/roles.decorator';
 import { Backends } from '../backends/backends';
-import { backendProblem } from '../http/backend-errors';
-import { parseRequest } from '../http/problem-details';
-import { ApiJsonBody, ApiJsonResponse, ApiPathParams, ApiProblems } from '../openapi/zod-schemas';
+import { backendProblem } from '@ratchet/http-edge';
+import { parseRequest } from '@ratchet/http-edge';
+import { ApiJsonBody, ApiJsonResponse, ApiPathParams, ApiProblems } from '@ratchet/http-edge';
 
 const IdParam = z.object({ id: SubjectToken });
 export const ScheduleList = z.object({ schedules: z.array(ScheduleView) }).describe('ScheduleList');

@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Backends } from '../backends/backends';
 import type { GatewayConfig } from '../gateway.config';
 import { GATEWAY_CONFIG, LOGGER, NATS_CONNECTION } from '../gateway.tokens';
-import { backendProblem } from '../http/backend-errors';
+import { backendProblem } from '@ratchet/http-edge';
 import type { Logger } from '../logging/logger';
 
 /** How long a stream waits for a thread that does not exist yet (a run just accepted). */

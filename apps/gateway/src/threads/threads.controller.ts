@@ -8,9 +8,9 @@ import { READ_ROLES, RequireAnyRole, RequireRoles } from '../auth/roles.decorato
 import { Backends } from '../backends/backends';
 import type { GatewayConfig } from '../gateway.config';
 import { GATEWAY_CONFIG } from '../gateway.tokens';
-import { backendProblem } from '../http/backend-errors';
-import { parseRequest } from '../http/problem-details';
-import { ApiJsonBody, ApiJsonResponse, ApiPathParams, ApiProblems, ApiQueryParams } from '../openapi/zod-schemas';
+import { backendProblem } from '@ratchet/http-edge';
+import { parseRequest } from '@ratchet/http-edge';
+import { ApiJsonBody, ApiJsonResponse, ApiPathParams, ApiProblems, ApiQueryParams } from '@ratchet/http-edge';
 import { RunRequestPublisher } from '../runs/run-request.publisher';
 import {
   IDEMPOTENCY_KEY_HEADER,

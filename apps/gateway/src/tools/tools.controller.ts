@@ -5,8 +5,8 @@ import { z } from 'zod';
 import { CurrentPrincipal, type AuthenticatedPrincipal } from '../auth/principal';
 import { READ_ROLES, RequireAnyRole } from '../auth/roles.decorator';
 import { Backends } from '../backends/backends';
-import { backendProblem } from '../http/backend-errors';
-import { ApiJsonResponse } from '../openapi/zod-schemas';
+import { backendProblem } from '@ratchet/http-edge';
+import { ApiJsonResponse } from '@ratchet/http-edge';
 
 const ToolList = z.object({ tools: z.array(CatalogToolView), problems: z.array(ToolProblemView) });
 

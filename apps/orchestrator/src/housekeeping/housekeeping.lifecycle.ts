@@ -1,5 +1,5 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { HousekeepingTicker } from './housekeeping-ticker';
+import { HousekeepingTicker } from '@ratchet/jobs';
 
 /** Starts the housekeeping ticker with the app and stops it (a tick in progress finishes) before the connections close. */
 @Injectable()

@@ -17,8 +17,7 @@ import {
   readEventPage,
   searchRunPage,
 } from '@ratchet/adapters';
-import { ServiceRuntime } from '@ratchet/platform';
-import { eraseThread } from './thread-erasure';
+import { eraseThread, ServiceRuntime } from '@ratchet/platform';
 
 type AnyReply = ThreadsReply<ThreadsOp>;
 

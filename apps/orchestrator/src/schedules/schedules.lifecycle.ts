@@ -1,5 +1,5 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { ScheduleTicker } from './schedule-ticker';
+import { ScheduleTicker } from '@ratchet/jobs';
 
 /** Starts the schedule ticker with the app and stops it before the connections close. */
 @Injectable()

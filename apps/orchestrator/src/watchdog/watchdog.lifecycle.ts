@@ -1,5 +1,5 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { Watchdog } from './watchdog';
+import { Watchdog } from '@ratchet/jobs';
 
 /** Starts the watchdog with the app and stops it before the connections close. */
 @Injectable()

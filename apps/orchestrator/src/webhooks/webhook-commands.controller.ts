@@ -5,8 +5,8 @@ import { WebhookDeliveryCommand } from '@ratchet/contracts';
 import { PoisonMessageError } from '@ratchet/domain';
 import { JetStreamContext, ServiceRuntime } from '@ratchet/platform';
 import { SCHEDULE_CLOCK } from '../schedules/schedules.responder';
-import type { Clock } from '../schedules/clock';
-import { webhookBody } from './webhook-body';
+import type { Clock } from '@ratchet/jobs';
+import { webhookBody } from '@ratchet/jobs';
 
 export const WEBHOOKS_CONSUMER = 'orchestrator-webhooks';
 

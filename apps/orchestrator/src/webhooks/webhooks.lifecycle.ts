@@ -1,5 +1,5 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { WebhookSender } from './webhook-sender';
+import { WebhookSender } from '@ratchet/jobs';
 
 /** Starts the webhook sender with the app and lets attempts in flight finish before the connections close. */
 @Injectable()

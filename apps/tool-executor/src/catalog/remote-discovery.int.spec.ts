@@ -4,9 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { connect, type NatsConnection, type Service } from 'nats';
 import { freePort } from '@ratchet/testing';
-import { ToolCatalog, ToolRegistry } from '@ratchet/tools';
+import { RemoteToolDiscovery, ToolCatalog, ToolRegistry } from '@ratchet/tools';
 import { natsToolTransport } from '../effects/remote-transport';
-import { RemoteToolDiscovery } from './remote-discovery';
 
 /*
  * Discovery on a nats-server whose users are bound like a deployment binds tenants' tool services:

@@ -1,0 +1,149 @@
+import { headers, type NatsConnection } from 'nats';
+import { HEADERS, subjects, type ThreadEvent } from '@ratchet/contracts';
+import { topologyFromConfig } from '@ratchet/platform';
+import { plural, withNats, withSchema, type CommandContext } from '../context';
+import { CliError, EXIT } from '../errors';
+import { progressBar } from '../progress';
+import { compareStream, isClean, type StreamComparison } from '../ops/stream-compare';
+import { readStream, type FeedMessage } from '../ops/stream-read';
+import { threadStore } from '@ratchet/platform';
+import { keyOf, selectThreads, type SelectionOptions } from '../ops/thread-selection';
+
+export interface StreamCheckOptions extends SelectionOptions {
+  repair?: boolean;
+}
+
+/** Margin under the stream's max age before a missing event counts as expired rather than lost. */
+const EXPIRY_MARGIN_MS = 60_000;
+
+/**
+ * Compares the EVENTS stream with the Postgres log per thread: missing, duplicated, reordered and
+ * unknown messages. `--repair` republishes the missing events with Nats-Msg-Id = event id (the
+ * relay's own id, so a concurrent relay publish is deduplicated by the server; an id the server still
+ * remembers from before the loss is retried once as `<event id>.repair`).
+ */
+export async function streamCheck(
+  { config, out }: CommandContext,
+  threadId: string | undefined,
+  opts: StreamCheckOptions,
+): Promise<number> {
+  const s = subjects(config.RATCHET_SUBJECT_PREFIX);
+  const stream = topologyFromConfig(config).streams.find((x) => x.role === 'events')!.config.name;
+  const results = await withSchema(config, 'orchestrator', async (db) => {
+    const keys = await selectThreads(db, threadId, opts);
+    return withNats(config, async (nc) => {
+      const jsm = await nc.jetstreamManager();
+      const info = await jsm.streams.info(stream).catch((error: unknown) => {
+        throw new CliError(
+          `stream ${stream} is missing: run \`ratchet migrate\` (then stream-check --repair)`,
+          undefined,
+          'nats.no_stream',
+          {
+            cause: error,
+          },
+        );
+      });
+      const maxAgeMs = info.config.max_age / 1e6;
+      const expiredBefore = maxAgeMs > 0 ? Date.now() - maxAgeMs + EXPIRY_MARGIN_MS : undefined;
+      // One pass over the stream for many threads; one subject for one thread.
+      const filter =
+        threadId !== undefined
+          ? s.events(keys[0]!.tenantId, keys[0]!.threadId)
+          : opts.tenant !== undefined
+            ? s.eventsOfTenant(opts.tenant)
+            : s.eventsAll;
+      const feed = groupBySubject(await readStream(nc, stream, filter));
+      const store = threadStore(db);
+      const bar = progressBar(out, 'checking', keys.length);
+      const found: (StreamComparison & { repaired: number })[] = [];
+      for (const [i, key] of keys.entries()) {
+        bar.update(i, keyOf(key));
+        const subject = s.events(key.tenantId, key.threadId);
+        const log = await store.readEvents(key.tenantId, key.threadId);
+        const c = compareStream(key.tenantId, key.threadId, log, feed.get(subject) ?? [], expiredBefore);
+        feed.delete(subject);
+        const repaired = opts.repair ? await republish(nc, subject, log, c) : 0;
+        found.push({ ...c, repaired });
+      }
+      bar.finish();
+      // With --all, subjects of threads that have no log at all.
+      const orphans = opts.after === undefined ? [...feed.entries()] : [];
+      return { found, orphans };
+    });
+  });
+  let failed = results.orphans.length > 0;
+  for (const c of results.found) {
+    const unrepaired = c.missing.length - c.repaired;
+    if (unrepaired > 0 || c.unknown.length > 0) failed = true;
+    if (out.json) out.jsonLine(c);
+    else if (!isClean(c) || results.found.length === 1) print(out, c);
+  }
+  for (const [subject, msgs] of results.orphans) {
+    if (out.json) out.jsonLine({ subject, orphan: true, seqs: msgs.map((m) => m.seq) });
+    else
+      out.line(`${out.style('red', 'ORPHAN')}  ${subject}: ${plural(msgs.length, 'message')} for a thread with no log`);
+  }
+  if (!out.json) {
+    const bad = results.found.filter((c) => !isClean(c)).length;
+    const mark = failed ? out.style('red', '✘') : out.style('green', '✔');
+    out.line(`${mark} ${plural(results.found.length, 'thread')} checked against ${stream}, ${bad} with differences`);
+  }
+  return failed ? EXIT.failure : EXIT.ok;
+}
+
+function groupBySubject(messages: FeedMessage[]): Map<string, FeedMessage[]> {
+  const bySubject = new Map<string, FeedMessage[]>();
+  for (const m of messages) bySubject.set(m.subject, [...(bySubject.get(m.subject) ?? []), m]);
+  return bySubject;
+}
+
+async function republish(
+  nc: NatsConnection,
+  subject: string,
+  log: ThreadEvent[],
+  c: StreamComparison,
+): Promise<number> {
+  const js = nc.jetstream();
+  const missing = new Set(c.missing.map((m) => m.id));
+  let published = 0;
+  for (const e of log) {
+    if (!missing.has(e.id)) continue;
+    const h = headers();
+    h.set(HEADERS.msgId, e.id);
+    h.set(HEADERS.messageType, e.type);
+    h.set(HEADERS.tenant, e.tenantId);
+    if (e.trace) {
+      h.set(HEADERS.traceparent, e.trace.traceparent);
+      if (e.trace.tracestate) h.set(HEADERS.tracestate, e.trace.tracestate);
+    }
+    const ack = await js.publish(subject, JSON.stringify(e), { msgID: e.id, headers: h });
+    if (ack.duplicate) {
+      // Deleted within the duplicate window, the server still remembers the id and drops the copy. We
+      // just saw it absent, so store it under a derived id (readers key on the event id in the payload).
+      h.set(HEADERS.msgId, `${e.id}.repair`);
+      const again = await js.publish(subject, JSON.stringify(e), { msgID: `${e.id}.repair`, headers: h });
+      if (again.duplicate) continue;
+    }
+    published += 1;
+  }
+  return published;
+}
+
+function print(out: CommandContext['out'], c: StreamComparison & { repaired: number }): void {
+  const head = `${c.tenantId}/${c.threadId}: log ${plural(c.logEvents, 'event')}, stream ${plural(c.streamMessages, 'message')}`;
+  out.line(
+    isClean(c)
+      ? `${out.style('green', 'ok')}      ${head}${c.expired ? ` (${c.expired} expired by max age)` : ''}`
+      : `${out.style('yellow', 'DIFFERS')} ${head}`,
+  );
+  for (const m of c.missing) out.line(`  missing     v${m.version} ${m.type} ${m.id}`);
+  if (c.repaired > 0)
+    out.line(out.style('green', `  republished ${plural(c.repaired, 'missing event')} with Nats-Msg-Id = event id`));
+  for (const d of c.duplicated) out.line(`  duplicated  v${d.version} ${d.id} at seqs ${d.seqs.join(', ')}`);
+  for (const r of c.reordered)
+    out.line(`  reordered   v${r.version} (seq ${r.seq}) after v${r.after}: feed readers must order by version`);
+  for (const u of c.unknown)
+    out.line(
+      out.style('red', `  unknown     seq ${u.seq} msg id ${u.msgId ?? '-'} v${u.version ?? '?'}: not in the log`),
+    );
+}

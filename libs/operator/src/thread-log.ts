@@ -1,0 +1,46 @@
+import { PgThreadStore, openServiceDatabase, redactUrl, type Database } from '@ratchet/adapters';
+import type { ThreadEvent } from '@ratchet/contracts';
+import { CliError, PG, pgCode } from './errors';
+
+/** The CLI only reads the log; a projection write through this store is a bug. */
+const readOnlyColumns = (): never => {
+  throw new Error('the ratchet CLI reads thread logs and never writes projections');
+};
+
+/** Reads a thread's events (versions > `afterVersion`) from the orchestrator schema, the system of record. */
+export async function readThreadEvents(
+  databaseUrl: string,
+  tenantId: string,
+  threadId: string,
+  afterVersion = 0,
+): Promise<ThreadEvent[]> {
+  let db: Database;
+  try {
+    db = await openServiceDatabase(databaseUrl, 'orchestrator', 1);
+  } catch (error) {
+    if (pgCode(error) === PG.invalidCatalogName) {
+      throw new CliError(
+        `database ${new URL(databaseUrl).pathname.slice(1)} does not exist on ${redactUrl(databaseUrl)}: check DATABASE_URL, or run \`npm run ratchet -- migrate\` to create it`,
+        undefined,
+        'database.missing',
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+  try {
+    return await new PgThreadStore(db, readOnlyColumns).readEvents(tenantId, threadId, afterVersion);
+  } catch (error) {
+    if (pgCode(error) === PG.undefinedTable) {
+      throw new CliError(
+        `${db.safeUrl} has no orchestrator.thread_events table: run \`npm run ratchet -- migrate\` first`,
+        undefined,
+        'database.not_migrated',
+        { cause: error },
+      );
+    }
+    throw error;
+  } finally {
+    await db.close();
+  }
+}
