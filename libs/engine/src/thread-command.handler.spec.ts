@@ -23,8 +23,8 @@ class RecordingRelay implements CommittedPublisher {
 class WaitingMarks implements PendingMarks {
   waiting: string[] = [];
   givenBack: string[] = [];
-  take(max: number): string[] {
-    return this.waiting.splice(0, max);
+  take(max: number, atLeast = 1): string[] {
+    return this.waiting.length < atLeast ? [] : this.waiting.splice(0, max);
   }
   giveBack(ids: readonly string[]): void {
     this.givenBack.push(...ids);
@@ -94,20 +94,26 @@ describe.each([1, 8])('the thread engine on its own (maxBatch %i)', (maxBatch) =
     await handler.handle('requests', 'm-1', request, { correlationId: request.requestId });
     const first = relay.published.map((m) => m.id);
     expect((await store.lag()).unsent).toBe(first.length);
-    // Published: the relay would mark them; the next commit takes them along instead.
+    // A few published rows are left to the relay: a lone decision does not wait for their marks.
     marks.waiting.push(...first);
+    const lone = requestRunCommand('acme', 'th_lone', 'run_lone', at);
+    await handler.handle('requests', 'm-lone', lone, { correlationId: lone.requestId });
+    expect(marks.waiting).toEqual(first);
+    // Many waiting (a busy relay): the next commit takes them along instead.
+    const others = Array.from({ length: 16 }, (_, i) => `published-elsewhere-${i}`);
+    marks.waiting.push(...others);
     const other = requestRunCommand('acme', 'th_other', 'run_other', at);
     await handler.handle('requests', 'm-2', other, { correlationId: other.requestId });
     expect(marks.waiting).toEqual([]);
     expect((await store.lag()).unsent).toBe(relay.published.length - first.length);
     // A commit that fails marks nothing, so its marks go back to the relay.
-    marks.waiting.push(...relay.published.slice(first.length).map((m) => m.id));
+    marks.waiting.push(...relay.published.slice(first.length).map((m) => m.id), ...others);
     const taken = [...marks.waiting];
     const broken = requestRunCommand('acme', 'th_broken', 'run_broken', at);
     await expect(handler.handle('requests', 'm-3', broken, { correlationId: broken.requestId })).rejects.toThrow(
       'duplicate outbox id ev_1',
     );
-    expect((await store.lag()).unsent).toBe(taken.length);
+    expect((await store.lag()).unsent).toBe(relay.published.length - first.length);
     expect(marks.givenBack).toEqual(taken);
     expect(marks.waiting).toEqual(taken);
   });

@@ -22,8 +22,9 @@ import { crashPoint } from './crash-points';
 
 export type Outcome = ToolResultMessage['outcome'];
 
-/** Published rows one outcome's statement marks sent at most. */
+/** Published rows one outcome's statement marks sent: at most 256, and only when at least 64 wait (as the orchestrator's decisions do). */
 const MARKS_PER_OUTCOME = 256;
+const MARKS_AT_LEAST = 64;
 
 /**
  * What the executor writes once it knows how a call ended (or that it must say so again): the ledger's
@@ -112,7 +113,7 @@ export class EffectRecorder {
           `effect ${command.idempotencyKey}: an outcome without the claim it ends`,
           'effect.unclaimed',
         );
-      const marks = this.marks?.take(MARKS_PER_OUTCOME) ?? [];
+      const marks = this.marks?.take(MARKS_PER_OUTCOME, MARKS_AT_LEAST) ?? [];
       let recorded: 'recorded' | EffectRecord;
       try {
         recorded = pure

@@ -96,7 +96,7 @@ const COLUMNS = `key, tenant_id, thread_id, run_id, call_id, tool, kind, state, 
 function marksCte(sql: SqlExecutor): string {
   return `m as (
          update ${sql.table('outbox')} set sent_at = now(), attempts = attempts + 1
-         where id in (select jsonb_array_elements_text(?::jsonb)) and sent_at is null returning 1
+         where id = any(array(select jsonb_array_elements_text(?::jsonb))) and sent_at is null returning 1
        )`;
 }
 

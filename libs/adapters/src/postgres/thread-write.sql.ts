@@ -109,7 +109,7 @@ enqueued as (
   returning 1),
 marked as (
   update ${t('outbox')} set sent_at = now(), attempts = attempts + 1
-   where id in (select jsonb_array_elements_text($11::jsonb)) and sent_at is null
+   where id = any(array(select jsonb_array_elements_text($11::jsonb))) and sent_at is null
   returning 1)
 select
   (select min(('${GAP_MARKER}' || x.k || ':' || x.got)::int)

@@ -151,8 +151,11 @@ export interface ThreadTx<S> {
  * relay on its own after a short delay; what a failed transaction took is given back.
  */
 export interface PendingMarks {
-  /** Up to `max` ids waiting to be marked, removed from the wait. */
-  take(max: number): string[];
+  /**
+   * Up to `max` ids waiting to be marked, removed from the wait; none unless at least `atLeast` wait (a
+   * few marks cost a commit that waits for them more than the relay's own statement beside it).
+   */
+  take(max: number, atLeast?: number): string[];
   /** Ids taken by a transaction that did not commit: marked later after all. */
   giveBack(ids: readonly string[]): void;
 }

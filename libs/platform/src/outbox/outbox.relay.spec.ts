@@ -265,6 +265,8 @@ describe('OutboxRelay', () => {
       return { id, subject: r.subject, payload: r.payload, headers: r.headers };
     });
     expect(await relay.publishCommitted(messages)).toBe(4);
+    // Fewer waiting than a transaction asks for: it takes none.
+    expect(relay.take(3, 16)).toEqual([]);
     // Before the mark delay is over, a transaction takes three; it fails and gives one back.
     const taken = relay.take(3);
     expect(taken).toEqual(ids.slice(0, 3));

@@ -122,8 +122,8 @@ export class OutboxRelay implements PendingMarks {
    * Published rows waiting to be marked, for a transaction that writes anyway to mark with its own
    * commit (`ThreadTx.markSent`); what it takes the relay no longer marks itself.
    */
-  take(max: number): string[] {
-    return this.unmarked.length === 0 ? [] : this.unmarked.splice(0, max);
+  take(max: number, atLeast = 1): string[] {
+    return this.unmarked.length < Math.max(1, atLeast) ? [] : this.unmarked.splice(0, max);
   }
 
   /** Ids a transaction took and did not commit: marked like any others. */
