@@ -100,7 +100,7 @@ describe.each([1, 8])('the thread engine on its own (maxBatch %i)', (maxBatch) =
     await handler.handle('requests', 'm-lone', lone, { correlationId: lone.requestId });
     expect(marks.waiting).toEqual(first);
     // Many waiting (a busy relay): the next commit takes them along instead.
-    const others = Array.from({ length: 16 }, (_, i) => `published-elsewhere-${i}`);
+    const others = Array.from({ length: 64 }, (_, i) => `published-elsewhere-${i}`);
     marks.waiting.push(...others);
     const other = requestRunCommand('acme', 'th_other', 'run_other', at);
     await handler.handle('requests', 'm-2', other, { correlationId: other.requestId });
