@@ -66,6 +66,9 @@ async function serve(nc: NatsConnection, name: string, tools: Record<string, str
   const service = await nc.services.add({ name, version: '1.0.0' });
   for (const [subject, answer] of Object.entries(tools))
     service.addEndpoint(subject.replace(/\W/g, '_'), { subject, handler: (_e, msg) => msg.respond(answer) });
+  // The server has the service's subscriptions once it answered a ping sent after them: a discovery
+  // round from another connection right after this sees the service (under load it could miss it).
+  await nc.flush();
   return service;
 }
 
