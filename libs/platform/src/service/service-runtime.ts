@@ -1,7 +1,6 @@
 import type { NatsConnection } from 'nats';
 import {
   connectNats,
-  ensureTopology,
   JetStreamPublisher,
   openDatabase,
   PgOutboxStore,
@@ -15,6 +14,7 @@ import { subjects, type Subjects } from '@ratchet/contracts';
 import { OutboxRelay } from '../outbox';
 import { createLogger, type Logger } from './logger';
 import { topologyFromConfig } from './topology';
+import { ensureTopologyWhenReady } from './topology-wait';
 import { meter } from '../telemetry';
 import { configureRedaction, redactSecrets, redactText, type OutboxStore } from '@ratchet/domain';
 
@@ -92,7 +92,7 @@ export class ServiceRuntime {
       if (applied.length > 0) logger.info({ applied, schema: options.schema }, 'migrations applied');
       nc = await connectNats({ url: config.NATS_URL, name: `${options.service}:${config.SERVICE_INSTANCE_ID}` });
       const topology = topologyFromConfig(config);
-      await ensureTopology(await nc.jetstreamManager(), topology, options.consumers);
+      await ensureTopologyWhenReady(nc, topology, options.consumers, logger);
       const publisher = new RoutingPublisher(nc, new JetStreamPublisher(nc));
       const outboxStore = new PgOutboxStore(db);
       const relay = new OutboxRelay(outboxStore, publisher, {
