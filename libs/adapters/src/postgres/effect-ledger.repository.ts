@@ -6,7 +6,7 @@ import {
   type LedgerSnapshot,
   type OutboxMessage,
 } from '@ratchet/domain';
-import { isoColumn, type SqlExecutor } from './sql';
+import { isoColumn, markSentCte, type SqlExecutor } from './sql';
 
 export type EffectState = 'started' | 'succeeded' | 'failed' | 'uncertain' | 'cancelled';
 
@@ -89,16 +89,6 @@ const COLUMNS = `key, tenant_id, thread_id, run_id, call_id, tool, kind, state, 
  * The tool executor's effect ledger (schema `tools`). Pass a ServiceTx so the ledger write commits with
  * the inbox claim and the outbox message it goes with; `db.sql` works for reads.
  */
-/**
- * `m`: the outbox rows (ids as one JSON array parameter) published after earlier commits, marked sent by
- * the statement that records an outcome — its commit is needed anyway, so the marks cost no statement.
- */
-function marksCte(sql: SqlExecutor): string {
-  return `m as (
-         update ${sql.table('outbox')} set sent_at = now(), attempts = attempts + 1
-         where id = any(array(select jsonb_array_elements_text(?::jsonb))) and sent_at is null returning 1
-       )`;
-}
 
 export class EffectLedgerRepository {
   constructor(private readonly sql: SqlExecutor) {}
@@ -274,7 +264,7 @@ export class EffectLedgerRepository {
        ), o as (
          insert into ${this.sql.table('outbox')} (id, subject, headers, payload)
          select ?, ?, ?::jsonb, ?::jsonb where ?::boolean and exists (select 1 from u) returning 1
-       ), ${marksCte(this.sql)}
+       ), ${markSentCte(this.sql, 'm', '?')}
        select (select count(*) from u)::int as updated, (select count(*) from o)::int as enqueued,
               (select count(*) from m)::int as marked`,
       [
@@ -330,7 +320,7 @@ export class EffectLedgerRepository {
        ), o as (
          insert into ${this.sql.table('outbox')} (id, subject, headers, payload)
          select ?, ?, ?::jsonb, ?::jsonb where exists (select 1 from e) returning 1
-       ), ${marksCte(this.sql)}
+       ), ${markSentCte(this.sql, 'm', '?')}
        select (select count(*) from e)::int as recorded, (select count(*) from o)::int as enqueued,
               (select count(*) from m)::int as marked`,
       [

@@ -23,6 +23,18 @@ export function valuesList(rows: number, row: string): string {
   return Array.from({ length: rows }, () => row).join(', ');
 }
 
+/**
+ * A data-modifying CTE `name` that marks outbox rows sent: those whose ids the JSON array parameter
+ * `param` (`$11`, or `?`) names, published after earlier commits, so a statement that commits anyway
+ * carries their marks (ADR 0006). `= any(array(…))`: an index lookup per id in a generic plan too.
+ */
+export function markSentCte(sql: SqlExecutor, name: string, param: string): string {
+  return `${name} as (
+  update ${sql.table('outbox')} set sent_at = now(), attempts = attempts + 1
+   where id = any(array(select jsonb_array_elements_text(${param}::jsonb))) and sent_at is null
+  returning 1)`;
+}
+
 /** A pooled pg client as knex hands it out (MikroORM's type parsers already set on it). */
 interface PooledClient {
   query(text: string): Promise<PgResult | PgResult[]>;

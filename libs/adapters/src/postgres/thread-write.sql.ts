@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { SqlExecutor } from './sql';
+import { markSentCte, type SqlExecutor } from './sql';
 
 /**
  * The one statement a thread transaction's writes are sent as: set-based data-modifying CTEs over JSON
@@ -107,10 +107,7 @@ enqueued as (
          lease_ms float8, leased_by text, not_before timestamptz)
    order by o.o
   returning 1),
-marked as (
-  update ${t('outbox')} set sent_at = now(), attempts = attempts + 1
-   where id = any(array(select jsonb_array_elements_text($11::jsonb))) and sent_at is null
-  returning 1)
+${markSentCte(sql, 'marked', '$11')}
 select
   (select min(('${GAP_MARKER}' || x.k || ':' || x.got)::int)
      from (select a.k, a.n, (select count(*) from ev
