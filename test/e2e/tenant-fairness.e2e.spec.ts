@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { openServiceDatabase, type Database } from '@ratchet/adapters';
-import type { ToolCallCommand } from '@ratchet/contracts';
+import type { RunOutcome, ToolCallCommand } from '@ratchet/contracts';
 import { runIdFor, threadIdFor } from '@ratchet/platform';
 import { terminal, TestStack } from './stack';
 
@@ -164,4 +164,73 @@ describe.each([
       }
     },
   );
+});
+
+/**
+ * A bound on one tenant's runs in flight: tenant "busy" may have three runs queued or running. Its three
+ * slow runs (a model that takes 4 s) fill it; a fourth request is refused as retryable and recorded on the
+ * thread it named, another tenant's run completes meanwhile, and the fourth is accepted when asked again
+ * once the three have ended.
+ */
+describe('a tenant at its bound on runs in flight (TENANT_MAX_ACTIVE_RUNS=3)', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await TestStack.create();
+    await Promise.all([
+      stack.start('orchestrator', { AGENTS_DIR: AGENTS, TENANT_MAX_ACTIVE_RUNS: '3' }),
+      stack.start('tool-executor'),
+    ]);
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  const slow = (requestId: string, replyTo?: string) => ({
+    ...hello(requestId),
+    agent: 'slow',
+    ...(replyTo ? { replyTo } : {}),
+  });
+
+  it('refuses the tenant a fourth run while three are in flight, as retryable; other tenants and a later retry are served', async () => {
+    const outcomes: RunOutcome[] = [];
+    const replyTo = `${stack.prefix.subject}.replies.bound`;
+    stack.nc.subscribe(replyTo, { callback: (_e, m) => outcomes.push(m.json<RunOutcome>()) });
+    const started = (events: { type: string }[]) => events.some((e) => e.type === 'run.started');
+    for (const id of ['s-1', 's-2', 's-3']) await stack.publishRequest('busy', slow(id));
+    for (const id of ['s-1', 's-2', 's-3']) await stack.waitFor('busy', threadIdFor('busy', id), started);
+
+    await stack.publishRequest('busy', slow('s-4', replyTo));
+    const refused = await stack.waitFor('busy', threadIdFor('busy', 's-4'), (events) =>
+      events.some((e) => e.type === 'run.rejected'),
+    );
+    expect(refused.map((e) => e.type)).toEqual(['thread.created', 'run.rejected']);
+    expect(refused[1]?.data).toMatchObject({ requestId: 's-4', error: { code: 'tenant.runs_limit', retryable: true } });
+    const deadline = Date.now() + 10_000;
+    while (outcomes.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(outcomes).toEqual([
+      expect.objectContaining({
+        requestId: 's-4',
+        status: 'rejected',
+        runId: runIdFor('busy', 's-4'),
+        error: expect.objectContaining({ code: 'tenant.runs_limit', retryable: true }),
+      }),
+    ]);
+
+    // The bound is the tenant's: another tenant's run is not held by it.
+    await stack.publishRequest('acme', hello('a-1'));
+    const other = await stack.waitFor('acme', threadIdFor('acme', 'a-1'), terminal(runIdFor('acme', 'a-1')), 60_000);
+    expect(other.at(-1)?.type).toBe('run.completed');
+
+    for (const id of ['s-1', 's-2', 's-3'])
+      expect(
+        (await stack.waitFor('busy', threadIdFor('busy', id), terminal(runIdFor('busy', id)), 60_000)).at(-1)?.type,
+      ).toBe('run.completed');
+    // Asked again (the same request id, a new message) once the three have ended: accepted and run.
+    await stack.publishRequest('busy', slow('s-4', replyTo), 'busy:s-4:again');
+    const retried = await stack.waitFor('busy', threadIdFor('busy', 's-4'), terminal(runIdFor('busy', 's-4')), 60_000);
+    expect(retried.map((e) => e.type)).toEqual(
+      expect.arrayContaining(['run.rejected', 'run.requested', 'run.started', 'run.completed']),
+    );
+    expect(retried.at(-1)?.type).toBe('run.completed');
+  });
 });

@@ -72,6 +72,7 @@ runMain('orchestrator', async () => {
           lostAfterMs: config.WATCHDOG_LOST_AFTER_MS,
         },
         groupCommitMax: config.GROUP_COMMIT_MAX,
+        runAdmission: { maxActiveRuns: config.TENANT_MAX_ACTIVE_RUNS },
         localModelCalls: config.MODEL_LOCAL_CALLS,
         localTools: config.LOCAL_TOOLS,
         shutdownGraceMs: config.SHUTDOWN_GRACE_MS,

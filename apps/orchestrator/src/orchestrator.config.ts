@@ -52,6 +52,13 @@ export const orchestratorConfigSchema = extendConfig({
    * shares off (first come, first served).
    */
   TENANT_SHARE_PERCENT: envInt({ min: 0, max: 100 }).default(50),
+  /**
+   * The most runs one tenant may have queued or running at once (docs/security.md#runs-in-flight): a run
+   * request past it is refused as `tenant.runs_limit` (retryable) and recorded on the thread it named.
+   * Counted when a request is decided, so several orchestrators deciding the same tenant's requests at the
+   * same moment can pass it by at most that many. 0: no bound.
+   */
+  TENANT_MAX_ACTIVE_RUNS: envInt({ min: 0, max: 10_000_000 }).default(1000),
   /** How often the schedule ticker looks for due ticks (docs/schedules.md); 0 turns the ticker off here. */
   SCHEDULES_TICK_MS: envMillis().default(1000),
   /** A tick at most this late is on time; a later one was missed and follows its schedule's catch-up policy. */

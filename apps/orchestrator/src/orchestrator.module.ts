@@ -13,7 +13,7 @@ import { AgentCatalog } from './agents/agent-catalog';
 import { CatalogTools } from './agents/catalog-tools';
 import { ModelWorker } from './models/model-worker';
 import { ModelWorkerController } from './models/model-worker.controller';
-import { RunRequestController } from './threads/run-request.controller';
+import { RUN_ADMISSION, RunRequestController, type RunAdmission } from './threads/run-request.controller';
 import { ThreadInboxController } from './threads/thread-inbox.controller';
 import { orchestratorEngineDeps } from './threads/engine-deps';
 import { inboxToCommand } from './threads/to-command';
@@ -66,6 +66,8 @@ export class OrchestratorModule {
       schedules?: { intervalMs: number; graceMs: number; clockOffsetMs?: number };
       /** Which webhook addresses may be called. */
       webhooks?: { allowPrivate: boolean; maxAttempts?: number; baseDelayMs?: number; timeoutMs?: number };
+      /** The bound on one tenant's runs in flight (TENANT_MAX_ACTIVE_RUNS); none when undefined. */
+      runAdmission?: RunAdmission;
       /** Built-in housekeeping (docs/runbooks/retention.md); undefined: off in this process. */
       housekeeping?: Pick<HousekeepingTickerOptions, 'settings' | 'retention' | 'checkMs'> | undefined;
     },
@@ -173,6 +175,7 @@ export class OrchestratorModule {
       ],
       providers: [
         { provide: CLOCK, useValue: systemClock },
+        { provide: RUN_ADMISSION, useValue: options.runAdmission ?? { maxActiveRuns: 0 } },
         { provide: AgentCatalog, useValue: catalog },
         { provide: KeyedSerializer, useValue: serializer },
         { provide: ThreadInbox, useValue: inbox },

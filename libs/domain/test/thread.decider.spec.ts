@@ -44,6 +44,41 @@ describe('thread decider', () => {
       expect(types(decide(state, again).events)).toEqual(['run.requested', 'run.started', 'model.requested']);
     });
 
+    it("refuses a new run past the tenant's bound on runs in flight, records why on the thread it named, and says it may be asked again", () => {
+      const d = given([]).when({ ...requestRun('r1', { replyTo: 'svc.replies' }), activeRunLimit: 2, activeRuns: 2 });
+      expect(types(d.events)).toEqual(['thread.created', 'run.rejected']);
+      expect(d.events[1]).toMatchObject({
+        runId: 'r1',
+        data: { requestId: 'req-r1', error: { code: 'tenant.runs_limit', retryable: true } },
+      });
+      expect(d.outgoing).toEqual([
+        expect.objectContaining({
+          kind: 'reply',
+          replyTo: 'svc.replies',
+          outcome: expect.objectContaining({
+            status: 'rejected',
+            runId: 'r1',
+            error: expect.objectContaining({ code: 'tenant.runs_limit' }),
+          }),
+        }),
+      ]);
+      expect(d.after.active).toBeNull();
+    });
+
+    it('starts the run under the bound, and answers a request it knows whatever the count', () => {
+      const under = given([]).when({ ...requestRun('r1'), activeRunLimit: 2, activeRuns: 1 });
+      expect(types(under.events)).toEqual(['thread.created', 'run.requested', 'run.started', 'model.requested']);
+      // The run this request started is going: the same request again is its own, not a new run to refuse.
+      const history = run([requestRun('r1')]).events;
+      const again = given(history).when({
+        ...requestRun('r1-again', { requestId: 'req-r1' }),
+        activeRunLimit: 1,
+        activeRuns: 1,
+      });
+      expect(again.events).toEqual([]);
+      expect(again.outgoing).toEqual([]);
+    });
+
     it('rejects a second run on a busy thread under the reject policy, and records why', () => {
       const history = run([requestRun('r1')]).events;
       const d = given(history).when(requestRun('r2', { replyTo: 'svc.replies' }));

@@ -15,7 +15,10 @@ export type Loaded = ClaimedThread<ThreadState> & {
 /** What to claim and load for a message; a run request also asks whether its request id is known. */
 export function claimItem(consumer: string, messageId: string, command: ThreadCommand): ClaimItem {
   const item: ClaimItem = { consumer, messageId, tenantId: command.tenantId, threadId: command.threadId };
-  if (command.type === 'RequestRun') item.requestId = command.requestId;
+  if (command.type === 'RequestRun') {
+    item.requestId = command.requestId;
+    if (command.activeRunLimit !== undefined) item.activeRunsUpTo = command.activeRunLimit;
+  }
   return item;
 }
 
@@ -47,7 +50,15 @@ export async function claimAndLoadCached(
   return out.map((l) => l ?? loaded[next++]!);
 }
 
-/** The facts the claim-and-load found for the command (a known request id), put on it for the decider. */
+/**
+ * The facts the claim-and-load found for the command (a known request id, the tenant's runs in flight),
+ * put on it for the decider.
+ */
 export function withFacts(command: ThreadCommand, loaded: Loaded): ThreadCommand {
-  return command.type === 'RequestRun' && loaded.known ? { ...command, known: loaded.known } : command;
+  if (command.type !== 'RequestRun') return command;
+  return {
+    ...command,
+    ...(loaded.known ? { known: loaded.known } : {}),
+    ...(command.activeRunLimit !== undefined ? { activeRuns: loaded.activeRuns ?? 0 } : {}),
+  };
 }

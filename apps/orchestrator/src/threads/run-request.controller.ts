@@ -9,6 +9,12 @@ import { requestToCommand, runLimitsOf } from './to-command';
 
 export const REQUESTS_CONSUMER = 'orchestrator-requests';
 
+/** What the deployment allows one tenant: at most `maxActiveRuns` runs queued or running (0: no bound). */
+export interface RunAdmission {
+  maxActiveRuns: number;
+}
+export const RUN_ADMISSION = Symbol('RUN_ADMISSION');
+
 /**
  * Run requests from the gateway and from any service publishing on `<prefix>.requests.<tenant>`. The
  * tenant is the subject's (bound by NATS permissions), never the body's. A request that cannot start a
@@ -23,6 +29,7 @@ export class RunRequestController {
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
     @Inject(KeyedSerializer) private readonly serializer: KeyedSerializer,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(RUN_ADMISSION) private readonly admission: RunAdmission,
   ) {}
 
   @EventPattern(REQUESTS_CONSUMER)
@@ -75,6 +82,7 @@ export class RunRequestController {
         limits: runLimitsOf(agent.definition),
       },
       this.clock.now().toISOString(),
+      this.admission.maxActiveRuns > 0 ? this.admission.maxActiveRuns : undefined,
     );
     const traceparent = ctx.getTraceparent();
     // Claimed per stream message, not per request id: a redelivery of this message is decided once, while

@@ -14,9 +14,11 @@ export function requestToCommand(
   request: RunRequest,
   agent: { name: string; version: number; maxSteps: number; limits: RunLimits },
   at: string,
+  activeRunLimit?: number,
 ): RequestRun {
   return {
     type: 'RequestRun',
+    ...(activeRunLimit !== undefined ? { activeRunLimit } : {}),
     tenantId,
     threadId: request.threadId ?? threadIdFor(tenantId, request.requestId),
     at,

@@ -68,7 +68,7 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
       },
       claimAndLoadMany: async (items) => {
         const out: ClaimedThread<S>[] = [];
-        for (const { consumer, messageId, tenantId, threadId, requestId } of items) {
+        for (const { consumer, messageId, tenantId, threadId, requestId, activeRunsUpTo } of items) {
           if (!(await tx.claimInbox(consumer, messageId))) {
             out.push({ claimed: false, projection: undefined, newer: [] });
             continue;
@@ -76,7 +76,11 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
           const projection = await tx.loadProjection(tenantId, threadId);
           const newer = await tx.loadEvents(tenantId, threadId, projection?.version ?? 0);
           const known = requestId === undefined ? undefined : await tx.findRequest(tenantId, requestId);
-          out.push({ claimed: true, projection, newer, ...(known ? { known } : {}) });
+          const active =
+            activeRunsUpTo === undefined
+              ? {}
+              : { activeRuns: Math.min(activeRunsUpTo, this.activeRuns(tenantId, runs)) };
+          out.push({ claimed: true, projection, newer, ...(known ? { known } : {}), ...active });
         }
         return out;
       },
@@ -245,6 +249,15 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
 
   async readMessages(tenantId: string, threadId: string): Promise<ChatMessage[]> {
     return jsonClone(this.messages.get(threadKey(tenantId, threadId)) ?? []);
+  }
+
+  /** The tenant's queued and running runs: the committed rows, as this transaction's rows change them. */
+  private activeRuns(tenantId: string, written: ReadonlyMap<string, RunRow>): number {
+    const rows = new Map([...this.runs, ...written]);
+    let n = 0;
+    for (const r of rows.values())
+      if (r.tenantId === tenantId && (r.status === 'queued' || r.status === 'running')) n++;
+    return n;
   }
 
   /** Committed runs of a thread, for assertions. */

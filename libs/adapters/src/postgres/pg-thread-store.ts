@@ -137,8 +137,9 @@ async function claimAndLoadMany<S>(sql: SqlExecutor, items: readonly ClaimItem[]
     state: S | null;
     newer: EventRow[] | null;
     known: KnownRequestRow | null;
+    active_runs: number | null;
   }>(
-    `with input (ord, consumer, message_id, tenant_id, thread_id, request_id) as (values ${valuesList(items.length, '(?::int, ?, ?, ?, ?, ?::text)')}),
+    `with input (ord, consumer, message_id, tenant_id, thread_id, request_id, active_up_to) as (values ${valuesList(items.length, '(?::int, ?, ?, ?, ?, ?::text, ?::int)')}),
      claim as (
        insert into ${sql.table('inbox')} (consumer, message_id)
        select consumer, message_id from input on conflict do nothing returning consumer, message_id
@@ -152,7 +153,12 @@ async function claimAndLoadMany<S>(sql: SqlExecutor, items: readonly ClaimItem[]
        (select json_build_object('run_id', r.run_id, 'thread_id', r.thread_id, 'request_digest', r.request_digest,
                'outcome', r.outcome)
           from ${sql.table('runs')} r
-         where i.request_id is not null and r.tenant_id = i.tenant_id and r.request_id = i.request_id) as known
+         where i.request_id is not null and r.tenant_id = i.tenant_id and r.request_id = i.request_id) as known,
+       (select count(*)::int from (
+          select 1 from ${sql.table('runs')} r
+           where i.active_up_to is not null and r.tenant_id = i.tenant_id and r.status in ('queued', 'running')
+           limit i.active_up_to
+        ) a) as active_runs
      from input i
      left join ${sql.table('threads')} t on t.tenant_id = i.tenant_id and t.thread_id = i.thread_id
      order by i.ord`,
@@ -163,6 +169,7 @@ async function claimAndLoadMany<S>(sql: SqlExecutor, items: readonly ClaimItem[]
       item.tenantId,
       item.threadId,
       item.requestId ?? null,
+      item.activeRunsUpTo ?? null,
     ]),
   );
   return items.map((item, ord) => {
@@ -176,6 +183,7 @@ async function claimAndLoadMany<S>(sql: SqlExecutor, items: readonly ClaimItem[]
       projection,
       newer: (row?.newer ?? []).map(rowToEvent),
       ...(item.requestId !== undefined && row?.known ? { known: knownRequestOf(row.known) } : {}),
+      ...(item.activeRunsUpTo !== undefined ? { activeRuns: row?.active_runs ?? 0 } : {}),
     };
   });
 }

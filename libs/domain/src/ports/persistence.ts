@@ -89,6 +89,11 @@ export interface ClaimItem {
   threadId: string;
   /** A run request's id: the claim also finds the tenant's run that has it. */
   requestId?: string | undefined;
+  /**
+   * With a run request under a bound on the tenant's runs in flight: the claim also counts the tenant's
+   * queued and running runs (the `runs` rows), up to this many (a count past the bound says nothing more).
+   */
+  activeRunsUpTo?: number | undefined;
 }
 
 /** What a handler needs at the start of its transaction for one claimed message. */
@@ -100,6 +105,8 @@ export interface ClaimedThread<S> {
   newer: ThreadEvent[];
   /** With a `requestId` in the claim: the tenant's run that has that request id, if any (the `runs` rows). */
   known?: KnownRequest | undefined;
+  /** With `activeRunsUpTo` in the claim: the tenant's queued and running runs, counted up to that many. */
+  activeRuns?: number | undefined;
 }
 
 export interface ThreadTx<S> {

@@ -50,6 +50,13 @@ export interface RequestRun extends CommandBase {
    * fact alone.
    */
   known?: KnownRequest | undefined;
+  /**
+   * The deployment's bound on the tenant's runs in flight (queued or running), when it has one: a new run
+   * past it is refused (`tenant.runs_limit`, retryable) instead of accepted.
+   */
+  activeRunLimit?: number | undefined;
+  /** A fact the edge supplies with `activeRunLimit`: the tenant's runs in flight now (counted up to the bound). */
+  activeRuns?: number | undefined;
 }
 
 /** The run a request id already started, as the `runs` projection has it. */

@@ -109,6 +109,19 @@ function requestRun(d: DecisionBuilder, c: RequestRun): void {
       reply(d, c.replyTo, { requestId: c.requestId, runId: known.runId, ...known.outcome }, known.threadId);
     return;
   }
+  if (c.activeRunLimit !== undefined && (c.activeRuns ?? 0) >= c.activeRunLimit) {
+    // The tenant has as many runs in flight as the deployment allows one tenant: refused, and recorded on
+    // the thread it named, so the requester (and anyone looking at the thread) learns why; it may ask again.
+    const error: Failure = {
+      code: 'tenant.runs_limit',
+      message: `tenant ${c.tenantId} has ${c.activeRunLimit} runs queued or running, the most this deployment allows one tenant; ask again when some have ended`,
+      retryable: true,
+    };
+    if (d.state.threadId === null) d.emit({ type: 'thread.created', data: { createdBy: c.principal.id } });
+    d.emit({ type: 'run.rejected', runId: c.runId, data: { requestId: c.requestId, error } });
+    reply(d, c.replyTo, { requestId: c.requestId, status: 'rejected', error, runId: c.runId });
+    return;
+  }
   const busy = d.state.active !== null || d.state.queue.length > 0;
   if (busy && c.concurrency === 'reject') {
     const error: Failure = {

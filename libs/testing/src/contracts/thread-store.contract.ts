@@ -339,6 +339,41 @@ export function threadStoreContract(name: string, make: () => Promise<ThreadStor
       expect(await store.transaction((tx) => tx.claimAndLoadMany([]))).toEqual([]);
     });
 
+    it("counts the tenant's queued and running runs for a claim that asks, up to the bound it names", async () => {
+      const a = newThreadRef();
+      const b = { tenantId: a.tenantId, threadId: `${a.threadId}-b` };
+      const other = newThreadRef();
+      await store.transaction(async (tx) => {
+        await tx.appendEvents(a.tenantId, a.threadId, 0, makeEvents(a, 1, 1));
+        await tx.saveProjection({ ...a, version: 1, state: state(1) }, [
+          run(a, { runId: 'r-running', requestId: 'q1', status: 'running' }),
+          run(a, { runId: 'r-queued', requestId: 'q2', status: 'queued' }),
+          run(a, { runId: 'r-done', requestId: 'q3', status: 'completed' }),
+        ]);
+        await tx.appendEvents(b.tenantId, b.threadId, 0, makeEvents(b, 1, 1));
+        await tx.saveProjection({ ...b, version: 1, state: state(1) }, [
+          run(b, { runId: 'r-b', requestId: 'q4', status: 'running' }),
+          run(b, { runId: 'r-failed', requestId: 'q5', status: 'failed' }),
+          run(b, { runId: 'r-cancelled', requestId: 'q6', status: 'cancelled' }),
+        ]);
+        // Another tenant's runs are not counted.
+        await tx.appendEvents(other.tenantId, other.threadId, 0, makeEvents(other, 1, 1));
+        await tx.saveProjection({ ...other, version: 1, state: state(1) }, [run(other, { status: 'running' })]);
+      });
+      const item = (id: string, extra = {}) => ({
+        consumer: 'c',
+        messageId: `${id}-${a.threadId}`,
+        tenantId: a.tenantId,
+        threadId: `${a.threadId}-new-${id}`,
+        requestId: `req-${id}`,
+        ...extra,
+      });
+      const loaded = await store.transaction((tx) =>
+        tx.claimAndLoadMany([item('m1', { activeRunsUpTo: 10 }), item('m2', { activeRunsUpTo: 2 }), item('m3')]),
+      );
+      expect(loaded.map((l) => l.activeRuns)).toEqual([3, 2, undefined]);
+    });
+
     it('claims with the writes on a state it did not read: kept when the thread is still there, refused when it moved or the message was seen', async () => {
       const ref = newThreadRef();
       await store.transaction(async (tx) => {
