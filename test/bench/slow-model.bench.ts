@@ -97,7 +97,15 @@ export async function benchSlowModel(options: SlowModelOptions, log: (line: stri
       '',
     ].join('\n'),
   );
-  const stack = await Stack.create({ env: { AGENTS_DIR: agents, OPENAI_API_KEY: 'sk-bench' } });
+  // One tenant puts every run in flight at once: the bound on a tenant's runs in flight (default 1,000)
+  // is raised to the workload's size, the one setting changed from the defaults.
+  const stack = await Stack.create({
+    env: {
+      AGENTS_DIR: agents,
+      OPENAI_API_KEY: 'sk-bench',
+      TENANT_MAX_ACTIVE_RUNS: String(Math.max(1000, options.runs)),
+    },
+  });
   let sampling = true;
   let postgresConnections = 0;
   try {

@@ -51,7 +51,13 @@ export async function benchTenantFlood(o: TenantFloodOptions, log: (line: string
     const stack = await Stack.create();
     try {
       await Promise.all([
-        stack.start('orchestrator', 'orchestrator', { AGENTS_DIR: AGENTS, TENANT_SHARE_PERCENT: p.share }),
+        // Every flood request is admitted (no bound on B's runs in flight): what is measured is how fairly
+        // the consumers share their handlers, with all of B's runs in the way.
+        stack.start('orchestrator', 'orchestrator', {
+          AGENTS_DIR: AGENTS,
+          TENANT_SHARE_PERCENT: p.share,
+          TENANT_MAX_ACTIVE_RUNS: '0',
+        }),
         stack.start('tool-executor'),
       ]);
       // Warm up both tenants' paths (agent catalog, connections) before measuring.
