@@ -168,43 +168,75 @@ describe.each([
 
 /**
  * A bound on one tenant's runs in flight: tenant "busy" may have three runs queued or running. Its three
- * slow runs (a model that takes 4 s) fill it; a fourth request is refused as retryable and recorded on the
- * thread it named, another tenant's run completes meanwhile, and the fourth is accepted when asked again
- * once the three have ended.
+ * slow runs (a model that takes 4 s), started over HTTP, fill it. A fourth over HTTP gets 429 at once
+ * (nothing goes on the bus); one published straight on NATS is refused by the orchestrator as retryable
+ * and recorded on its thread; a resend of a run in flight is still answered; another tenant's run
+ * completes meanwhile; both fourth requests are accepted when asked again once the three have ended.
  */
 describe('a tenant at its bound on runs in flight (TENANT_MAX_ACTIVE_RUNS=3)', () => {
+  const KEY = 'rk_e2e_runs_in_flight_bootstrap_key';
   let stack: TestStack;
+  let base: string;
   beforeAll(async () => {
     stack = await TestStack.create();
     await Promise.all([
       stack.start('orchestrator', { AGENTS_DIR: AGENTS, TENANT_MAX_ACTIVE_RUNS: '3' }),
       stack.start('tool-executor'),
     ]);
+    const gateway = await stack.start('gateway', { GATEWAY_BOOTSTRAP_API_KEY: KEY, GATEWAY_BOOTSTRAP_TENANT: 'busy' });
+    base = `http://127.0.0.1:${gateway.port}`;
   });
   afterAll(async () => {
     await stack?.stop();
   });
 
+  const startOverHttp = (key: string) =>
+    fetch(`${base}/v1/runs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'idempotency-key': key },
+      body: JSON.stringify({ agent: 'slow', input: 'hello' }),
+    });
   const slow = (requestId: string, replyTo?: string) => ({
     ...hello(requestId),
     agent: 'slow',
     ...(replyTo ? { replyTo } : {}),
   });
+  const started = (events: { type: string }[]) => events.some((e) => e.type === 'run.started');
+  const completed = async (requestId: string) =>
+    (await stack.waitFor('busy', threadIdFor('busy', requestId), terminal(runIdFor('busy', requestId)), 60_000)).at(-1)
+      ?.type;
 
-  it('refuses the tenant a fourth run while three are in flight, as retryable; other tenants and a later retry are served', async () => {
+  it('refuses the tenant a fourth run while three are in flight (429 over HTTP, a retryable rejection on NATS); a resend, other tenants and a later retry are served', async () => {
+    for (const id of ['h-1', 'h-2', 'h-3']) {
+      const res = await startOverHttp(id);
+      expect(res.status).toBe(202);
+      expect(await res.json()).toMatchObject({ runId: runIdFor('busy', id) });
+    }
+    for (const id of ['h-1', 'h-2', 'h-3']) await stack.waitFor('busy', threadIdFor('busy', id), started);
+
+    // Over HTTP: told at once, before anything is on the bus.
+    const refused = await startOverHttp('h-4');
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(await refused.json()).toMatchObject({ status: 429, code: 'tenant.runs_limit', limit: 3 });
+    // A resend of a run in flight is that run, not a fourth: answered, whatever the count.
+    const resent = await startOverHttp('h-1');
+    expect(resent.status).toBe(202);
+    expect(await resent.json()).toMatchObject({ runId: runIdFor('busy', 'h-1') });
+
+    // Straight on NATS (no gateway in front): the orchestrator refuses it, retryable, on the thread it named.
     const outcomes: RunOutcome[] = [];
     const replyTo = `${stack.prefix.subject}.replies.bound`;
     stack.nc.subscribe(replyTo, { callback: (_e, m) => outcomes.push(m.json<RunOutcome>()) });
-    const started = (events: { type: string }[]) => events.some((e) => e.type === 'run.started');
-    for (const id of ['s-1', 's-2', 's-3']) await stack.publishRequest('busy', slow(id));
-    for (const id of ['s-1', 's-2', 's-3']) await stack.waitFor('busy', threadIdFor('busy', id), started);
-
     await stack.publishRequest('busy', slow('s-4', replyTo));
-    const refused = await stack.waitFor('busy', threadIdFor('busy', 's-4'), (events) =>
+    const rejected = await stack.waitFor('busy', threadIdFor('busy', 's-4'), (events) =>
       events.some((e) => e.type === 'run.rejected'),
     );
-    expect(refused.map((e) => e.type)).toEqual(['thread.created', 'run.rejected']);
-    expect(refused[1]?.data).toMatchObject({ requestId: 's-4', error: { code: 'tenant.runs_limit', retryable: true } });
+    expect(rejected.map((e) => e.type)).toEqual(['thread.created', 'run.rejected']);
+    expect(rejected[1]?.data).toMatchObject({
+      requestId: 's-4',
+      error: { code: 'tenant.runs_limit', retryable: true },
+    });
     const deadline = Date.now() + 10_000;
     while (outcomes.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(outcomes).toEqual([
@@ -221,16 +253,18 @@ describe('a tenant at its bound on runs in flight (TENANT_MAX_ACTIVE_RUNS=3)', (
     const other = await stack.waitFor('acme', threadIdFor('acme', 'a-1'), terminal(runIdFor('acme', 'a-1')), 60_000);
     expect(other.at(-1)?.type).toBe('run.completed');
 
-    for (const id of ['s-1', 's-2', 's-3'])
-      expect(
-        (await stack.waitFor('busy', threadIdFor('busy', id), terminal(runIdFor('busy', id)), 60_000)).at(-1)?.type,
-      ).toBe('run.completed');
-    // Asked again (the same request id, a new message) once the three have ended: accepted and run.
+    for (const id of ['h-1', 'h-2', 'h-3']) expect(await completed(id)).toBe('run.completed');
+    // Asked again once the three have ended: accepted and run, over HTTP and over NATS.
+    expect((await startOverHttp('h-4')).status).toBe(202);
     await stack.publishRequest('busy', slow('s-4', replyTo), 'busy:s-4:again');
-    const retried = await stack.waitFor('busy', threadIdFor('busy', 's-4'), terminal(runIdFor('busy', 's-4')), 60_000);
-    expect(retried.map((e) => e.type)).toEqual(
-      expect.arrayContaining(['run.rejected', 'run.requested', 'run.started', 'run.completed']),
-    );
-    expect(retried.at(-1)?.type).toBe('run.completed');
+    expect(await completed('h-4')).toBe('run.completed');
+    expect(await completed('s-4')).toBe('run.completed');
+    // The HTTP refusal never reached the bus: h-4's thread holds its one run, no rejection.
+    const h4 = await stack.events('busy', threadIdFor('busy', 'h-4'));
+    expect(h4.filter((e) => e.type === 'run.rejected')).toEqual([]);
+    expect(h4.filter((e) => e.type === 'run.requested')).toHaveLength(1);
+    // And one run per request id, however often it was sent.
+    const h1 = await stack.events('busy', threadIdFor('busy', 'h-1'));
+    expect(h1.filter((e) => e.type === 'run.started')).toHaveLength(1);
   });
 });

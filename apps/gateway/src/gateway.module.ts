@@ -40,6 +40,7 @@ import type { Logger } from './logging/logger';
 import { PrincipalsResponder } from './principals/principals.responder';
 import { MemoryController } from './memory/memory.controller';
 import { RunRequestPublisher } from './runs/run-request.publisher';
+import { RunAdmissionCheck } from './runs/run-admission';
 import { RevocationsController } from './revocations/revocations.controller';
 import { RunsController } from './runs/runs.controller';
 import { EventStreamer } from './threads/event-stream';
@@ -133,6 +134,7 @@ export class GatewayModule {
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
         RunRequestPublisher,
+        RunAdmissionCheck,
         Backends,
         EventStreamer,
         ApprovalsClient,

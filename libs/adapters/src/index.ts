@@ -138,6 +138,7 @@ export {
   decodeRunCursor,
   searchRunPage,
 } from './postgres/threads.queries';
+export { runAdmissionFacts, type RunAdmissionFacts } from './postgres/runs-in-flight.queries';
 export { ModelCallLeases, type ModelCallClaim, type ModelCallRef } from './postgres/model-call-leases';
 export { IdempotencyKeysRepository, type IdempotencyRecord, type KeyUse } from './postgres/idempotency-keys.repository';
 export {

@@ -103,6 +103,8 @@ export {
   THREADS_CONTRACTS,
   THREADS_ERROR_CODES,
   THREADS_OPS,
+  ThreadsAdmissionReply,
+  ThreadsAdmissionRequest,
   ThreadsError,
   ThreadsEventsReply,
   ThreadsEventsRequest,

@@ -10,7 +10,7 @@ import { ThreadEventSchema } from './thread-events';
  * answers `not_found` exactly like one that does not exist: ids are names, not capabilities.
  */
 
-export const THREADS_OPS = ['get', 'list', 'events', 'run', 'erase', 'runs'] as const;
+export const THREADS_OPS = ['get', 'list', 'events', 'run', 'erase', 'runs', 'admission'] as const;
 export const ThreadsOp = z.enum(THREADS_OPS);
 export type ThreadsOp = z.infer<typeof ThreadsOp>;
 
@@ -101,6 +101,13 @@ export const ThreadsRunsRequest = z
     cursor: z.string().min(1).max(512).optional().describe('nextCursor of the previous page'),
   })
   .describe('ThreadsRunsRequest');
+/**
+ * Whether the tenant has room for the run a request would start, under the bound on its runs in flight
+ * (the gateway asks before it puts a request on the bus). A request whose run exists always has room.
+ */
+export const ThreadsAdmissionRequest = z
+  .strictObject({ requestId: z.string().min(1).max(256) })
+  .describe('ThreadsAdmissionRequest');
 export const RunSummary = RunView.omit({ outcome: true }).describe('RunSummary');
 export type RunSummary = z.infer<typeof RunSummary>;
 
@@ -139,6 +146,15 @@ export const ThreadsRunsReply = reply('ThreadsRunsReply', {
   nextCursor: z.string().optional().describe('Absent on the last page'),
 });
 
+export const ThreadsAdmissionReply = reply('ThreadsAdmissionReply', {
+  /** The most runs the tenant may have queued or running (`TENANT_MAX_ACTIVE_RUNS`); 0: no bound. */
+  limit: z.number().int().nonnegative(),
+  /** The tenant's runs queued or running now, counted up to `limit` (0 when there is no bound). */
+  activeRuns: z.number().int().nonnegative(),
+  /** The request already started a run (a resend): it is answered with that run, never refused for room. */
+  known: z.boolean(),
+});
+
 export const THREADS_CONTRACTS = {
   get: { request: ThreadsGetRequest, reply: ThreadsGetReply },
   list: { request: ThreadsListRequest, reply: ThreadsListReply },
@@ -146,6 +162,7 @@ export const THREADS_CONTRACTS = {
   run: { request: ThreadsRunRequest, reply: ThreadsRunReply },
   erase: { request: ThreadsEraseRequest, reply: ThreadsEraseReply },
   runs: { request: ThreadsRunsRequest, reply: ThreadsRunsReply },
+  admission: { request: ThreadsAdmissionRequest, reply: ThreadsAdmissionReply },
 } as const satisfies Record<ThreadsOp, { request: z.ZodType; reply: z.ZodType }>;
 
 export type ThreadsRequest<O extends ThreadsOp> = z.output<(typeof THREADS_CONTRACTS)[O]['request']>;

@@ -4150,7 +4150,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDetails'];
         };
       };
-      /** @description Rate limit of this credential exceeded (see Retry-After) */
+      /** @description The tenant has as many runs queued or running as the deployment allows one tenant (`code`: `tenant.runs_limit`); retry after `Retry-After` */
       429: {
         headers: {
           [name: string]: unknown;
@@ -4928,7 +4928,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDetails'];
         };
       };
-      /** @description Rate limit of this credential exceeded (see Retry-After) */
+      /** @description The tenant has as many runs queued or running as the deployment allows one tenant (`code`: `tenant.runs_limit`); retry after `Retry-After` */
       429: {
         headers: {
           [name: string]: unknown;

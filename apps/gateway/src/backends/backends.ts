@@ -42,8 +42,13 @@ export class Backends {
     this.memory = new MemoryClient(nc, { subjectPrefix: this.prefix, timeoutMs: this.timeoutMs });
   }
 
-  async threads<O extends ThreadsOp>(tenant: string, op: O, request: ThreadsRequestInput<O>): Promise<ThreadsReply<O>> {
-    const raw = await this.request(threadsSubject(this.prefix, tenant, op), request, `threads ${op}`);
+  async threads<O extends ThreadsOp>(
+    tenant: string,
+    op: O,
+    request: ThreadsRequestInput<O>,
+    timeoutMs = this.timeoutMs,
+  ): Promise<ThreadsReply<O>> {
+    const raw = await this.request(threadsSubject(this.prefix, tenant, op), request, `threads ${op}`, timeoutMs);
     return THREADS_CONTRACTS[op].reply.parse(raw) as ThreadsReply<O>;
   }
 
@@ -80,9 +85,9 @@ export class Backends {
     return ToolsReply.parse(raw);
   }
 
-  private async request(subject: string, body: unknown, what: string): Promise<unknown> {
+  private async request(subject: string, body: unknown, what: string, timeoutMs = this.timeoutMs): Promise<unknown> {
     try {
-      const msg = await this.nc.request(subject, JSON.stringify(body), { timeout: this.timeoutMs });
+      const msg = await this.nc.request(subject, JSON.stringify(body), { timeout: timeoutMs });
       return JSON.parse(new TextDecoder().decode(msg.data));
     } catch (error) {
       throw new TransientError(`${what}: no answer on ${subject}`, 'backend.unavailable', { cause: error });

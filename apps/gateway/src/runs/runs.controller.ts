@@ -25,6 +25,7 @@ import { backendProblem } from '@ratchet/http-edge';
 import { conflict, parseRequest } from '@ratchet/http-edge';
 import { ApiJsonBody, ApiJsonResponse, ApiPathParams, ApiProblems, ApiQueryParams } from '@ratchet/http-edge';
 import { RunRequestPublisher } from './run-request.publisher';
+import { RunAdmissionCheck } from './run-admission';
 import {
   CreateRunBody,
   IDEMPOTENCY_KEY_HEADER,
@@ -84,6 +85,7 @@ export class RunsController {
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     @Inject(IDEMPOTENCY_KEYS) private readonly idempotencyKeys: IdempotencyKeysRepository,
+    private readonly admission: RunAdmissionCheck,
   ) {
     this.subjects = subjects(config.RATCHET_SUBJECT_PREFIX);
     this.webhooks = { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE };
@@ -106,6 +108,7 @@ export class RunsController {
   @ApiJsonResponse(202, 'Accepted: the run request is durably on the bus', 'RunAccepted', RunAcceptedSchema)
   @ApiProblems({
     409: 'The Idempotency-Key was already used for a different request (another thread, agent, input or metadata)',
+    429: 'The tenant has as many runs queued or running as the deployment allows one tenant (`code`: `tenant.runs_limit`); retry after `Retry-After`',
   })
   async create(
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
@@ -115,6 +118,8 @@ export class RunsController {
     const body = parseRequest(CreateRunBody, rawBody, { in: 'body' });
     const request = toRunRequest(body, principal, idempotencyKeyOf(headers), this.webhooks);
     const accepted = runAccepted(principal.tenantId, request);
+    // At the tenant's bound on runs in flight: 429 now, before a key is taken or anything is on the bus.
+    await this.admission.assertRoom(principal.tenantId, request.requestId);
     if (headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()] !== undefined) {
       // A key names one request for ever: the same one again gets the same run, another one a 409.
       const taken = await this.idempotencyKeys.take({

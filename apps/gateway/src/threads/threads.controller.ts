@@ -21,6 +21,7 @@ import {
   type RunAccepted,
 } from '../runs/run-request.mapping';
 import { EventStreamer } from './event-stream';
+import { RunAdmissionCheck } from '../runs/run-admission';
 import {
   CreateThreadBody,
   EventsQuery,
@@ -52,6 +53,7 @@ export class ThreadsController {
     private readonly runRequests: RunRequestPublisher,
     private readonly streamer: EventStreamer,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    private readonly admission: RunAdmissionCheck,
   ) {}
 
   @Post()
@@ -69,6 +71,9 @@ export class ThreadsController {
   })
   @ApiJsonBody('CreateThreadBody', CreateThreadBody)
   @ApiJsonResponse(202, 'Accepted: the run request is durably on the bus', 'RunAccepted', RunAcceptedSchema)
+  @ApiProblems({
+    429: 'The tenant has as many runs queued or running as the deployment allows one tenant (`code`: `tenant.runs_limit`); retry after `Retry-After`',
+  })
   async create(
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Body() rawBody: unknown,
@@ -78,6 +83,7 @@ export class ThreadsController {
     const request = toRunRequest(body, principal, idempotencyKeyOf(headers), {
       allowPrivate: this.config.WEBHOOK_ALLOW_PRIVATE,
     });
+    await this.admission.assertRoom(principal.tenantId, request.requestId);
     await this.runRequests.publish(principal.tenantId, request, headers);
     return runAccepted(principal.tenantId, request);
   }

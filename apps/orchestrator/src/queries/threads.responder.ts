@@ -15,9 +15,11 @@ import {
   getThread,
   listThreadPage,
   readEventPage,
+  runAdmissionFacts,
   searchRunPage,
 } from '@ratchet/adapters';
 import { eraseThread, ServiceRuntime } from '@ratchet/platform';
+import { RUN_ADMISSION, type RunAdmission } from '../threads/run-request.controller';
 
 type AnyReply = ThreadsReply<ThreadsOp>;
 
@@ -31,7 +33,10 @@ type AnyReply = ThreadsReply<ThreadsOp>;
 export class ThreadsQueryResponder implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private sub: Subscription | undefined;
 
-  constructor(@Inject(ServiceRuntime) private readonly runtime: ServiceRuntime) {}
+  constructor(
+    @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
+    @Inject(RUN_ADMISSION) private readonly admission: RunAdmission,
+  ) {}
 
   onApplicationBootstrap(): void {
     this.sub = this.runtime.nc.subscribe(threadsSubjectPattern(this.runtime.subjects.prefix), {
@@ -106,6 +111,11 @@ export class ThreadsQueryResponder implements OnApplicationBootstrap, BeforeAppl
         const after = cursor === undefined ? undefined : decodeRunCursor(cursor);
         if (cursor !== undefined && !after) return invalid('the cursor is not one this API returned');
         return { ok: true, ...(await searchRunPage(sql, tenant, { ...r, ...(after ? { after } : {}) })) };
+      }
+      case 'admission': {
+        const { requestId } = request as ThreadsRequest<'admission'>;
+        const limit = this.admission.maxActiveRuns;
+        return { ok: true, limit, ...(await runAdmissionFacts(sql, tenant, requestId, limit)) };
       }
       case 'erase': {
         const { threadId, by } = request as ThreadsRequest<'erase'>;

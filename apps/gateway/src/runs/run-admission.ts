@@ -1,0 +1,51 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { PROBLEM_TYPES, ProblemException } from '@ratchet/http-edge';
+import type { Logger } from '../logging/logger';
+import { Backends } from '../backends/backends';
+import { LOGGER } from '../gateway.tokens';
+
+/** How long a run request waits for the orchestrators' count before it is accepted without it. */
+const ADMISSION_TIMEOUT_MS = 500;
+/** What a refused caller is told to wait: runs end at their own pace, so a few seconds, then ask again. */
+const RUNS_LIMIT_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The gateway's side of the bound on a tenant's runs in flight (docs/security.md#runs-in-flight): before a
+ * new run request is put on the bus, the orchestrators are asked how many runs the tenant has queued or
+ * running; at the bound the caller gets 429 at once instead of a 202 for a run that would be refused.
+ * The orchestrator decides again when the request arrives (the bound is its rule); when it does not answer
+ * in time the request is accepted as before, so runs are still taken while the orchestrators restart.
+ */
+@Injectable()
+export class RunAdmissionCheck {
+  constructor(
+    @Inject(Backends) private readonly backends: Backends,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  /** Throws 429 when the tenant is at its bound and `requestId` has not started a run already (a resend has room). */
+  async assertRoom(tenantId: string, requestId: string): Promise<void> {
+    let reply;
+    try {
+      reply = await this.backends.threads(tenantId, 'admission', { requestId }, ADMISSION_TIMEOUT_MS);
+    } catch (error) {
+      this.logger.warn(
+        { err: error, tenantId },
+        'runs in flight not known in time: the request is accepted, the orchestrator decides',
+      );
+      return;
+    }
+    if (!reply.ok || reply.known || reply.limit === 0 || reply.activeRuns < reply.limit) return;
+    throw new ProblemException(
+      {
+        type: PROBLEM_TYPES.rateLimited,
+        title: 'Too many runs in flight',
+        status: 429,
+        detail: `This tenant has ${reply.limit} runs queued or running, the most this deployment allows one tenant; ask again when some have ended (retry after ${RUNS_LIMIT_RETRY_AFTER_SECONDS} s).`,
+        code: 'tenant.runs_limit',
+        limit: reply.limit,
+      },
+      { 'Retry-After': String(RUNS_LIMIT_RETRY_AFTER_SECONDS) },
+    );
+  }
+}
