@@ -22,19 +22,15 @@ export {
   type PublishOptions,
   type PublishResult,
 } from './nats/jetstream.publisher';
+export { consume, type ConsumeOptions, type ConsumerHandle, type FairShareOptions } from './nats/jetstream.consumer';
 export {
-  consume,
   defaultRetryDelay,
   headersToRecord,
-  isParseFailure,
-  retryDecision,
   type ConsumedMessage,
-  type ConsumeOptions,
-  type ConsumerHandle,
   type MessageHandler,
   type PoisonInfo,
-  type FairShareOptions,
-} from './nats/jetstream.consumer';
+} from './nats/jetstream.settle';
+export { isParseFailure, retryDecision } from './nats/failure-classification';
 export { ScriptedModel } from './models/scripted.model';
 export {
   OPENAI_DEFAULT_BASE_URL,
