@@ -130,6 +130,18 @@ export function stopWork(
   code: string,
   reason: string,
 ): void {
+  closeCalls(d, run, closed, code, reason);
+  d.send(runStop(run, reason));
+}
+
+/** Closes the calls of a stopping run that never ran (see `stoppingCalls`) with an explicit result (`code`). */
+export function closeCalls(
+  d: DecisionBuilder,
+  run: ActiveRun,
+  closed: readonly PendingCall[],
+  code: string,
+  reason: string,
+): void {
   for (const call of closed) {
     d.emit({
       type: 'tool.failed',
@@ -141,7 +153,6 @@ export function stopWork(
       },
     });
   }
-  d.send(runStop(run, reason));
 }
 
 /** The run stopped; whether a human was asked something for it (its approvals must close). */
