@@ -47,6 +47,7 @@ export { runMain } from './service/run-main';
 export { topologyFromConfig, type TopologySettings } from './service/topology';
 export { RATCHET_VERSION } from './service/version';
 export { readRunStop, RunStoppedError, RunStops } from './service/run-stops';
+export { LeaseRenewal } from './service/lease-renewal';
 export { failpoint } from './failpoints/failpoints';
 export { ATTR, LINK, SPAN, toolCallAttributes, genAiProviderName } from './telemetry/attributes';
 export {
