@@ -119,21 +119,6 @@ export function stoppingCalls(run: ActiveRun): { closed: PendingCall[]; pending:
   };
 }
 
-/**
- * Closes the calls that never ran with an explicit result (`code`), and tells every process working for
- * the run that it stopped: a model call in flight is aborted, a tool call not started yet is never run.
- */
-export function stopWork(
-  d: DecisionBuilder,
-  run: ActiveRun,
-  closed: readonly PendingCall[],
-  code: string,
-  reason: string,
-): void {
-  closeCalls(d, run, closed, code, reason);
-  d.send(runStop(run, reason));
-}
-
 /** Closes the calls of a stopping run that never ran (see `stoppingCalls`) with an explicit result (`code`). */
 export function closeCalls(
   d: DecisionBuilder,
@@ -164,7 +149,10 @@ export function runStop(run: ActiveRun, reason: string): Extract<Outgoing, { kin
 /** Ends the run as cancelled (see `stoppingCalls` for what happens to its open calls), then starts the next. */
 export function endByCancel(d: DecisionBuilder, run: ActiveRun, by: string, reason: string, nextRunId?: string): void {
   const { closed, pending } = stoppingCalls(run);
-  stopWork(d, run, closed, 'run.cancelled', reason);
+  // Every process working for the run is told it stopped: a model call in flight is aborted, a tool call
+  // not started yet is never run.
+  closeCalls(d, run, closed, 'run.cancelled', reason);
+  d.send(runStop(run, reason));
   d.emit({
     type: 'run.cancelled',
     runId: run.runId,
