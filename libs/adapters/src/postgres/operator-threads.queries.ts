@@ -1,4 +1,5 @@
 import { Conditions, isoColumn, type SqlExecutor } from './sql';
+import type { ThreadDbRow } from './threads.queries';
 
 /**
  * Read-only queries over the orchestrator schema for operators (`ratchet threads`, `replay`, `rebuild`,
@@ -84,22 +85,17 @@ export async function listThreads(sql: SqlExecutor, filter: ThreadListFilter = {
     );
   }
   if (filter.since !== undefined) where.and('t.updated_at >= ?::timestamptz', filter.since.toISOString());
-  const rows = await sql.query<{
-    tenant_id: string;
-    thread_id: string;
-    status: string;
-    agent: string | null;
-    active_run_id: string | null;
-    version: number;
-    created_at: string;
-    updated_at: string;
-    runs: number;
-    run_id: string | null;
-    run_status: string | null;
-    run_agent: string | null;
-    run_steps: number | null;
-    run_ended_at: string | null;
-  }>(
+  const rows = await sql.query<
+    ThreadDbRow & {
+      tenant_id: string;
+      runs: number;
+      run_id: string | null;
+      run_status: string | null;
+      run_agent: string | null;
+      run_steps: number | null;
+      run_ended_at: string | null;
+    }
+  >(
     `select t.tenant_id, t.thread_id, t.status, t.agent, t.active_run_id, t.version,
        ${isoColumn('t.created_at', 'created_at')}, ${isoColumn('t.updated_at', 'updated_at')},
        (select count(*)::int from ${sql.table('runs')} c where c.tenant_id = t.tenant_id and c.thread_id = t.thread_id) as runs,

@@ -16,7 +16,8 @@ import {
  * first: a thread id of another tenant finds nothing, exactly like an id that does not exist.
  */
 
-interface ThreadRow {
+/** The columns of a `threads` row, as they come back from Postgres. */
+export interface ThreadDbRow {
   thread_id: string;
   status: string;
   agent: string | null;
@@ -24,6 +25,9 @@ interface ThreadRow {
   version: number;
   created_at: string;
   updated_at: string;
+}
+
+interface ThreadRow extends ThreadDbRow {
   run_count: number;
 }
 
