@@ -1,6 +1,6 @@
 import { openServiceDatabase, type Database } from '@ratchet/adapters';
 import type { ThreadEvent } from '@ratchet/contracts';
-import { freePort } from '@ratchet/testing';
+import { freePort, ledgerEffects } from '@ratchet/testing';
 import { TestStack } from '../e2e/stack';
 import { cli, Container, containerCli, ensureImage } from './containers';
 
@@ -167,10 +167,7 @@ describeWithEngine('the production image', () => {
       expect([r.runId, completed]).toEqual([r.runId, requested]);
     }
     // Every effect ran once: none was cut off by the stop and executed again.
-    const effects = await tools.sql.query<{ key: string; attempts: number; state: string }>(
-      `select key, attempts, state from ${tools.sql.table('effects')} where tenant_id = ?`,
-      [TENANT],
-    );
+    const effects = await ledgerEffects(tools.sql, TENANT);
     expect(effects.length).toBeGreaterThanOrEqual(runs.length);
     expect(effects.filter((e) => e.attempts !== 1 || e.state !== 'succeeded')).toEqual([]);
 

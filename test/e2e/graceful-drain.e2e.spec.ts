@@ -1,7 +1,7 @@
 import type { ThreadEvent } from '@ratchet/contracts';
 import { openServiceDatabase, type Database } from '@ratchet/adapters';
 import { runIdFor } from '@ratchet/platform';
-import type { ServiceProcess } from '@ratchet/testing';
+import { ledgerEffects, weatherRunRequest, type ServiceProcess } from '@ratchet/testing';
 import { TestStack } from './stack';
 
 /**
@@ -17,21 +17,7 @@ const SHUTDOWN_GRACE_MS = 5_000;
 const MARGIN_MS = 5_000;
 const TERMINAL = new Set(['run.completed', 'run.failed', 'run.cancelled']);
 
-const city = (n: number) =>
-  'C' +
-  n
-    .toString(26)
-    .split('')
-    .map((d) => String.fromCharCode(97 + parseInt(d, 26)))
-    .join('');
-
-const request = (i: number) => ({
-  requestId: `drain-${i}`,
-  threadId: `drain-thread-${i}`,
-  agent: 'demo',
-  input: [{ role: 'user' as const, content: `What is the weather in ${city(2 * i)} and ${city(2 * i + 1)}?` }],
-  principal: { id: 'alice', roles: ['runner'] },
-});
+const request = (i: number) => weatherRunRequest('drain', i);
 
 /** SIGTERM and how the process ended, with the time from the signal to its exit. */
 async function terminate(svc: ServiceProcess) {
@@ -124,10 +110,7 @@ describe('graceful drain: SIGTERM in the middle of runs', () => {
     expect(requested).toHaveLength(2 * RUNS);
     expect(completed.slice().sort()).toEqual(requested.slice().sort());
     // A drained executor finished every effect it started: none was cut off and executed again.
-    const effects = await tools.sql.query<{ key: string; attempts: number; state: string }>(
-      `select key, attempts, state from ${tools.sql.table('effects')} where tenant_id = ?`,
-      [TENANT],
-    );
+    const effects = await ledgerEffects(tools.sql, TENANT);
     expect(effects).toHaveLength(2 * RUNS);
     expect(effects.filter((e) => e.attempts !== 1 || e.state !== 'succeeded')).toEqual([]);
 

@@ -2,6 +2,7 @@ import { openServiceDatabase, type Database } from '@ratchet/adapters';
 import type { ThreadEvent } from '@ratchet/contracts';
 import { AckPolicy, DeliverPolicy, nanos, type JsMsg } from 'nats';
 import { NatsCluster } from './nats-cluster';
+import { ledgerEffects } from '@ratchet/testing';
 import { TestStack } from './stack';
 
 /**
@@ -147,10 +148,7 @@ describe('a 3-node NATS cluster loses a node while runs are in flight', () => {
     expect([...ids].filter((id) => !counts.has(id))).toEqual([]);
     expect(published.length).toBe(expected);
     // No effect ran twice.
-    const effects = await tools.sql.query<{ key: string; attempts: number; state: string }>(
-      `select key, attempts, state from ${tools.sql.table('effects')} where tenant_id = ?`,
-      [TENANT],
-    );
+    const effects = await ledgerEffects(tools.sql, TENANT);
     expect(effects.length).toBeGreaterThanOrEqual(RUNS);
     expect(effects.filter((e) => e.attempts !== 1 || e.state !== 'succeeded')).toEqual([]);
     return killed;

@@ -1,6 +1,7 @@
 import type { ThreadEvent } from '@ratchet/contracts';
 import { openServiceDatabase, type Database } from '@ratchet/adapters';
 import { runIdFor } from '@ratchet/platform';
+import { ledgerEffects, weatherRunRequest } from '@ratchet/testing';
 import { TestStack } from './stack';
 
 /**
@@ -12,22 +13,7 @@ const TENANT = 'acme';
 const RUNS = 100;
 const TERMINAL = new Set(['run.completed', 'run.failed', 'run.cancelled']);
 
-/** Letters only: the demo agent's script reads city names as [A-Za-z]+. */
-const city = (n: number) =>
-  'C' +
-  n
-    .toString(26)
-    .split('')
-    .map((d) => String.fromCharCode(97 + parseInt(d, 26)))
-    .join('');
-
-const request = (i: number) => ({
-  requestId: `scale-${i}`,
-  threadId: `scale-thread-${i}`,
-  agent: 'demo',
-  input: [{ role: 'user' as const, content: `What is the weather in ${city(2 * i)} and ${city(2 * i + 1)}?` }],
-  principal: { id: 'alice', roles: ['runner'] },
-});
+const request = (i: number) => weatherRunRequest('scale', i);
 
 describe('scale-out: two replicas of orchestrator and tool executor, 100 concurrent runs', () => {
   let stack: TestStack;
@@ -86,13 +72,7 @@ describe('scale-out: two replicas of orchestrator and tool executor, 100 concurr
     expect(new Set(requested).size).toBe(requested.length);
     expect(completed.slice().sort()).toEqual(requested.slice().sort());
 
-    const effects = await tools.sql.query<{
-      key: string;
-      run_id: string;
-      call_id: string;
-      attempts: number;
-      state: string;
-    }>(`select key, run_id, call_id, attempts, state from ${tools.sql.table('effects')} where tenant_id = ?`, [TENANT]);
+    const effects = await ledgerEffects(tools.sql, TENANT);
     expect(effects).toHaveLength(2 * RUNS);
     expect(new Set(effects.map((e) => e.key)).size).toBe(effects.length);
     expect(effects.map((e) => `${e.run_id}/${e.call_id}`).sort()).toEqual(requested.slice().sort());

@@ -1,11 +1,26 @@
 import { Controller, Inject } from '@nestjs/common';
-import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
+import { Ctx, EventPattern } from '@nestjs/microservices';
 import { ApprovalCommand, RunStopNotice } from '@ratchet/contracts';
 import { PoisonMessageError } from '@ratchet/domain';
-import { currentTraceContext, JetStreamContext, parseOnSubject, ServiceRuntime } from '@ratchet/platform';
+import { currentTraceContext, JetStreamContext, OnItsSubject, ServiceRuntime } from '@ratchet/platform';
 import { ApprovalsService } from './approvals.service';
 
 export const APPROVALS_CONSUMER = 'approvals';
+
+/**
+ * The approval command contract (or a run's stop notice), with a body that does not parse recorded as
+ * `approval.invalid`.
+ */
+const approvalCommand = {
+  parse(data: unknown): ApprovalCommand | RunStopNotice {
+    const stop = RunStopNotice.safeParse(data);
+    if (stop.success) return stop.data;
+    const parsed = ApprovalCommand.safeParse(data);
+    if (!parsed.success)
+      throw new PoisonMessageError(`not an approval command: ${parsed.error.message}`, 'approval.invalid');
+    return parsed.data;
+  },
+};
 
 /**
  * `<prefix>.cmd.approval.<tenant>`: approval requests (a call waits for a human), escalations (an
@@ -20,8 +35,10 @@ export class ApprovalCommandsController {
   ) {}
 
   @EventPattern(APPROVALS_CONSUMER)
-  async onCommand(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
-    const command = parseOnSubject(ctx, data, approvalCommand, this.runtime.subjects.approvalCommands, 'approval');
+  async onCommand(
+    @OnItsSubject(approvalCommand, (s) => s.approvalCommands, 'approval') command: ApprovalCommand | RunStopNotice,
+    @Ctx() ctx: JetStreamContext,
+  ): Promise<void> {
     if (command.kind === 'run.stop') {
       // The run stopped while a human was asked something for it: what is still pending closes.
       const closed = await this.approvals.closeStoppedRun(command);
@@ -40,18 +57,3 @@ export class ApprovalCommandsController {
     );
   }
 }
-
-/**
- * The approval command contract (or a run's stop notice), with a body that does not parse recorded as
- * `approval.invalid`.
- */
-const approvalCommand = {
-  parse(data: unknown): ApprovalCommand | RunStopNotice {
-    const stop = RunStopNotice.safeParse(data);
-    if (stop.success) return stop.data;
-    const parsed = ApprovalCommand.safeParse(data);
-    if (!parsed.success)
-      throw new PoisonMessageError(`not an approval command: ${parsed.error.message}`, 'approval.invalid');
-    return parsed.data;
-  },
-};

@@ -1,7 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Subscription } from 'nats';
-import { RunStopNotice } from '@ratchet/contracts';
-import { ServiceRuntime } from '@ratchet/platform';
+import { readRunStop, ServiceRuntime } from '@ratchet/platform';
 import { ApprovalsService } from './approvals.service';
 
 /**
@@ -24,12 +23,8 @@ export class RunStopListener implements OnApplicationBootstrap, OnApplicationShu
     this.subscription = nc.subscribe(subjects.runStopsAll, {
       callback: (error, msg) => {
         if (error) return;
-        const parsed = RunStopNotice.safeParse(safeJson(msg.data));
-        if (!parsed.success || msg.subject !== subjects.runStops(parsed.data.tenantId, parsed.data.threadId)) {
-          logger.warn({ subject: msg.subject }, 'run.stop notice ignored: it does not parse or is not its tenant’s');
-          return;
-        }
-        const notice = parsed.data;
+        const notice = readRunStop(subjects, msg, logger);
+        if (!notice) return;
         const work = this.approvals
           .closeStoppedRun(notice)
           .then((closed) => {
@@ -51,13 +46,5 @@ export class RunStopListener implements OnApplicationBootstrap, OnApplicationShu
   async onApplicationShutdown(): Promise<void> {
     this.subscription?.unsubscribe();
     await Promise.all(this.inFlight);
-  }
-}
-
-function safeJson(data: Uint8Array): unknown {
-  try {
-    return JSON.parse(new TextDecoder().decode(data)) as unknown;
-  } catch {
-    return undefined;
   }
 }

@@ -22,19 +22,15 @@ export {
   type PublishOptions,
   type PublishResult,
 } from './nats/jetstream.publisher';
+export { consume, type ConsumeOptions, type ConsumerHandle, type FairShareOptions } from './nats/jetstream.consumer';
 export {
-  consume,
   defaultRetryDelay,
   headersToRecord,
-  isParseFailure,
-  retryDecision,
   type ConsumedMessage,
-  type ConsumeOptions,
-  type ConsumerHandle,
   type MessageHandler,
   type PoisonInfo,
-  type FairShareOptions,
-} from './nats/jetstream.consumer';
+} from './nats/jetstream.settle';
+export { isParseFailure, retryDecision } from './nats/failure-classification';
 export { ScriptedModel } from './models/scripted.model';
 export {
   OPENAI_DEFAULT_BASE_URL,
@@ -90,16 +86,15 @@ export { recordFailure, type FailedMessage } from './postgres/failed-messages.re
 export { assertContiguous, listRuns, PgThreadStore, type ThreadColumnsMapper } from './postgres/pg-thread-store';
 export { PgOutboxStore } from './postgres/pg-outbox.store';
 export { withServiceTx, type ServiceTx } from './postgres/pg-service-tx';
+export { EffectLedgerRepository } from './postgres/effect-ledger.repository';
 export {
-  EffectLedgerRepository,
-  threadEffects,
   type EffectHolder,
   type EffectRecord,
   type EffectResolution,
   type EffectState,
   type StartEffect,
-  type ThreadEffectsSummary,
-} from './postgres/effect-ledger.repository';
+} from './postgres/effect-ledger.records';
+export { threadEffects, type ThreadEffectsSummary } from './postgres/effect-ledger.summary';
 export { ApiKeyRepository, hashApiKey, type ApiKeyRecord, type CreateApiKey } from './postgres/api-key.repository';
 export {
   JwtRevocationsRepository,

@@ -40,16 +40,22 @@ export const StoredAgentView = z.object({
   definition: AgentDefinition,
 });
 
+/**
+ * How an owner of definitions (agents, schedules) refuses a request over request/reply: a code the
+ * gateway maps to its HTTP status, and the problems of a definition that does not validate.
+ */
+export const DefinitionRefusal = z.object({
+  ok: z.literal(false),
+  error: z.object({
+    code: z.enum(['invalid', 'not_found', 'forbidden', 'conflict', 'unavailable']),
+    message: z.string(),
+    problems: z.array(z.string()).optional(),
+  }),
+});
+
 export const AgentsReply = z.union([
   z.object({ ok: z.literal(true), agents: z.array(StoredAgentView) }),
   z.object({ ok: z.literal(true), agent: StoredAgentView, created: z.boolean().optional() }),
-  z.object({
-    ok: z.literal(false),
-    error: z.object({
-      code: z.enum(['invalid', 'not_found', 'forbidden', 'conflict', 'unavailable']),
-      message: z.string(),
-      problems: z.array(z.string()).optional(),
-    }),
-  }),
+  DefinitionRefusal,
 ]);
 export type AgentsReply = z.infer<typeof AgentsReply>;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CallId, IsoTime, Principal, RunId, SubjectToken, TenantId, ThreadId } from './ids';
 import { Json, JsonObject } from './messages';
-import { ApprovalRequestCommand, CallAddress } from './wire';
+import { ApprovalRequestCommand, HeldCallHeader } from './wire';
 
 /**
  * The approvals service's contracts (architecture §7):
@@ -32,13 +32,7 @@ export const TOOL_APPROVAL_CHOICES = ['approve', 'reject'] as const;
 /** Orchestrator → approvals: an effect is `uncertain` and needs a human to say what happened. */
 export const EscalationRequestCommand = z.object({
   kind: z.literal('escalation.request'),
-  commandId: z.string(),
-  ...CallAddress,
-  approvalId: z.string(),
-  agent: z.string(),
-  tool: z.string(),
-  args: JsonObject,
-  argsDigest: z.string(),
+  ...HeldCallHeader,
   idempotencyKey: z.string().min(1),
   reason: z.string().max(2000),
   role: z.string(),

@@ -58,7 +58,8 @@ export {
   ToolApprovalPolicy,
   type AgentDefinitionInput,
 } from './agent';
-export { asyncApiDocument, eventDataSchemas, jsonSchemaOf, PUBLIC_MESSAGES } from './public-schemas';
+export { eventDataSchemas, jsonSchemaOf, PUBLIC_MESSAGES } from './public-schemas';
+export { asyncApiDocument } from './asyncapi';
 export {
   MEMORY_CONTRACTS,
   MEMORY_ERROR_CODES,

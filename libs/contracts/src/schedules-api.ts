@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DefinitionRefusal } from './agents-api';
 import { IsoTime, Principal, SubjectToken } from './ids';
 
 /**
@@ -104,14 +105,7 @@ export const SchedulesReply = z.union([
   z.object({ ok: z.literal(true), schedules: z.array(ScheduleView) }),
   z.object({ ok: z.literal(true), schedule: ScheduleView, created: z.boolean().optional() }),
   z.object({ ok: z.literal(true), deleted: z.string() }),
-  z.object({
-    ok: z.literal(false),
-    error: z.object({
-      code: z.enum(['invalid', 'not_found', 'forbidden', 'conflict', 'unavailable']),
-      message: z.string(),
-      problems: z.array(z.string()).optional(),
-    }),
-  }),
+  DefinitionRefusal,
 ]);
 export type SchedulesReply = z.infer<typeof SchedulesReply>;
 

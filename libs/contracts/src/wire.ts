@@ -117,9 +117,12 @@ export type ToolResolveCommand = z.infer<typeof ToolResolveCommand>;
 export const ToolCommand = z.discriminatedUnion('kind', [ToolCallCommand, ToolResolveCommand]);
 export type ToolCommand = z.infer<typeof ToolCommand>;
 
-/** Orchestrator → approvals: a call waits for a human decision. */
-export const ApprovalRequestCommand = z.object({
-  kind: z.literal('approval.request'),
+/**
+ * The head of every orchestrator → approvals command: which call waits for a human (its address, tool
+ * and arguments with their digest) and the approval that holds it. An approval request and an
+ * escalation differ only in what follows.
+ */
+export const HeldCallHeader = {
   commandId: z.string(),
   ...CallAddress,
   approvalId: z.string(),
@@ -127,6 +130,12 @@ export const ApprovalRequestCommand = z.object({
   tool: z.string(),
   args: JsonObject,
   argsDigest: z.string(),
+};
+
+/** Orchestrator → approvals: a call waits for a human decision. */
+export const ApprovalRequestCommand = z.object({
+  kind: z.literal('approval.request'),
+  ...HeldCallHeader,
   role: z.string(),
   fourEyes: z.boolean(),
   expiresAt: z.iso.datetime({ offset: true }),

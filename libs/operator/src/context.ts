@@ -3,7 +3,7 @@ import { connectNats, openServiceDatabase, redactUrl, type Database, type Servic
 import { listThreadKeysWithSnapshots } from '@ratchet/adapters/operator';
 import { SubjectToken } from '@ratchet/contracts';
 import { type CliConfig } from './config';
-import { CliError, PG, UsageError, pgCode } from './errors';
+import { CliError, PG, UsageError, pgCode, rethrowNotMigrated } from './errors';
 import { type Output } from './output';
 
 /** What every command action starts from: the parsed configuration and where to write. */
@@ -39,15 +39,7 @@ export async function withSchema<T>(
   try {
     return await work(db);
   } catch (error) {
-    if (pgCode(error) === PG.undefinedTable) {
-      throw new CliError(
-        `${db.safeUrl} is missing tables of schema ${db.schema}: run \`ratchet migrate\` first`,
-        undefined,
-        'database.not_migrated',
-        { cause: error },
-      );
-    }
-    throw error;
+    rethrowNotMigrated(error, `${db.safeUrl} is missing tables of schema ${db.schema}: run \`ratchet migrate\` first`);
   } finally {
     await db.close();
   }

@@ -46,3 +46,13 @@ export function pgCode(error: unknown): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * Rethrows a failure of a statement: a table that is not there means the schema was never migrated,
+ * said as such (`message` names what to run); any other error as it is.
+ */
+export function rethrowNotMigrated(error: unknown, message: string): never {
+  if (pgCode(error) === PG.undefinedTable)
+    throw new CliError(message, undefined, 'database.not_migrated', { cause: error });
+  throw error;
+}

@@ -1,6 +1,6 @@
 import { PgThreadStore, openServiceDatabase, redactUrl, type Database } from '@ratchet/adapters';
 import type { ThreadEvent } from '@ratchet/contracts';
-import { CliError, PG, pgCode } from './errors';
+import { CliError, PG, pgCode, rethrowNotMigrated } from './errors';
 
 /** The CLI only reads the log; a projection write through this store is a bug. */
 const readOnlyColumns = (): never => {
@@ -31,15 +31,10 @@ export async function readThreadEvents(
   try {
     return await new PgThreadStore(db, readOnlyColumns).readEvents(tenantId, threadId, afterVersion);
   } catch (error) {
-    if (pgCode(error) === PG.undefinedTable) {
-      throw new CliError(
-        `${db.safeUrl} has no orchestrator.thread_events table: run \`npm run ratchet -- migrate\` first`,
-        undefined,
-        'database.not_migrated',
-        { cause: error },
-      );
-    }
-    throw error;
+    rethrowNotMigrated(
+      error,
+      `${db.safeUrl} has no orchestrator.thread_events table: run \`npm run ratchet -- migrate\` first`,
+    );
   } finally {
     await db.close();
   }

@@ -29,7 +29,7 @@ export { exitOnConfigError, type ExitIo } from './config/exit-on-config-error';
 export { CLOCK, newId, randomIds, runIdFor, systemClock, threadIdFor } from './ids/ids';
 export { JetStreamContext } from './jetstream/jetstream.context';
 export { JetStreamExceptionFilter } from './jetstream/jetstream.exception-filter';
-export { parseOnSubject } from './jetstream/parse-on-subject';
+export { OnItsSubject } from './jetstream/on-its-subject';
 export {
   JETSTREAM_TRANSPORT,
   JetStreamServer,
@@ -46,7 +46,8 @@ export { startService, type StartServiceOptions } from './service/start-service'
 export { runMain } from './service/run-main';
 export { topologyFromConfig, type TopologySettings } from './service/topology';
 export { RATCHET_VERSION } from './service/version';
-export { RunStoppedError, RunStops } from './service/run-stops';
+export { readRunStop, RunStoppedError, RunStops } from './service/run-stops';
+export { LeaseRenewal } from './service/lease-renewal';
 export { failpoint } from './failpoints/failpoints';
 export { ATTR, LINK, SPAN, toolCallAttributes, genAiProviderName } from './telemetry/attributes';
 export {

@@ -25,5 +25,6 @@ export { outboxStoreContract, type OutboxStoreFixture } from './contracts/outbox
 export { freePort, runProcess, ServiceProcess, sourceCommand, type ServiceName } from './service-process';
 export { FakeModelServer, type ConversationStats } from './fake-model-server';
 export { EffectService } from './effect-service';
+export { demoCity, ledgerEffects, weatherRunRequest, type LedgerEffectRow } from './fleet-runs';
 export { requestRunCommand } from './thread-commands';
 export { DEMO_RUN, DEMO_TENANT, DEMO_THREAD, demoRunEvents } from './demo-run.events';

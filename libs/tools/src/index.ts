@@ -18,13 +18,8 @@ export {
   describedRemoteTool,
   parseRemoteDescription,
   parseRemoteTools,
-  REMOTE_TOOL_HEADERS,
   RemoteDescriptionError,
-  RemoteReconcileResult,
   remoteTool,
-  RemoteToolDescription,
-  RemoteToolReply,
-  RemoteToolRequest,
   type RemoteToolDeclaration,
   type RemoteToolTransport,
 } from './remote';

@@ -1,10 +1,9 @@
 import { RequestStrategy, type NatsConnection } from 'nats';
-import { parseToolServiceSubject } from '@ratchet/contracts';
+import { parseToolServiceSubject, REMOTE_TOOL_HEADERS } from '@ratchet/contracts';
 import type { DynamicToolSource, OfferedTool, ToolProblem } from './catalog';
 import {
   describedRemoteTool,
   parseRemoteDescription,
-  REMOTE_TOOL_HEADERS,
   RemoteDescriptionError,
   type RemoteToolTransport,
 } from './remote';

@@ -10,14 +10,8 @@ import {
 import { compileInputSchema, jsonSchemaInput, modelParameters } from './json-schema';
 import { defineTool, ToolError, type AnyTool, type ToolContext, type ToolKind } from './tool';
 
-// The contract itself (headers, bodies, the description) is part of the wire language: @ratchet/contracts.
-export {
-  REMOTE_TOOL_HEADERS,
-  RemoteReconcileResult,
-  RemoteToolDescription,
-  RemoteToolReply,
-  RemoteToolRequest,
-} from '@ratchet/contracts';
+// The contract itself (headers, bodies, the description) is part of the wire language: it is exported
+// by @ratchet/contracts only.
 
 /** How the executor reaches a remote tool: a NATS request on the tool's subject. */
 export interface RemoteToolTransport {

@@ -11,7 +11,8 @@ import {
 } from '@ratchet/platform';
 import type { MessageLease, ThreadInbox } from '@ratchet/engine';
 import type { MemoryRecall } from './memory-recall';
-import { LeaseLostError, waitUntil, type ModelCalls } from './model-calls';
+import { waitUntil } from './abortable-wait';
+import { LeaseLostError, type ModelCalls } from './model-calls';
 import type { ModelWorker } from './model-worker';
 
 /** What the dispatcher needs of the outbox relay. */

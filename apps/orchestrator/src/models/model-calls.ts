@@ -1,5 +1,5 @@
 import type { ModelCallLeases } from '@ratchet/adapters';
-import { failpoint, type Logger, type RunStops } from '@ratchet/platform';
+import { failpoint, LeaseRenewal, type Logger, type RunStops } from '@ratchet/platform';
 
 /** The call lost its lease: another worker holds it, the watchdog gave up on it, or the thread moved on. */
 export class LeaseLostError extends Error {
@@ -26,8 +26,7 @@ export interface CallOwner {
  */
 export class ModelCalls {
   private readonly leased = new Map<string, AbortController>();
-  private timer: NodeJS.Timeout | undefined;
-  private renewing: Promise<void> | undefined;
+  private readonly renewal: LeaseRenewal;
 
   constructor(
     private readonly leases: ModelCallLeases,
@@ -35,23 +34,16 @@ export class ModelCalls {
     readonly holder: string,
     readonly leaseMs: number,
     private readonly logger: Logger,
-  ) {}
-
-  start(): void {
-    if (this.timer) return;
-    this.timer = setInterval(
-      () => {
-        this.renewing ??= this.renew().finally(() => (this.renewing = undefined));
-      },
-      Math.max(100, Math.floor(this.leaseMs / 3)),
-    );
-    this.timer.unref();
+  ) {
+    this.renewal = new LeaseRenewal(() => this.renew(), leaseMs);
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.renewing;
+  start(): void {
+    this.renewal.start();
+  }
+
+  stop(): Promise<void> {
+    return this.renewal.stop();
   }
 
   /** Calls running now. */
@@ -98,22 +90,4 @@ export class ModelCalls {
       }
     }
   }
-}
-
-/** Waits until `at` (an ISO time), or until the signal aborts (then rejects with its reason). */
-export function waitUntil(at: string | undefined, signal: AbortSignal, now: () => number = Date.now): Promise<void> {
-  const ms = at ? Date.parse(at) - now() : 0;
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  if (!(ms > 0)) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason as Error);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -6,7 +6,8 @@ import { currentTraceContext, JetStreamContext, RunStoppedError, ServiceRuntime 
 import { TransientError } from '@ratchet/domain';
 import { ModelWorker } from './model-worker';
 import { MemoryRecall } from './memory-recall';
-import { LeaseLostError, ModelCalls, waitUntil } from './model-calls';
+import { waitUntil } from './abortable-wait';
+import { LeaseLostError, ModelCalls } from './model-calls';
 
 export const MODEL_CONSUMER = 'model-worker';
 

@@ -6,6 +6,7 @@ import type { AgentCatalog } from '../agents/agent-catalog';
 import type { ToolSpecs } from '../agents/catalog-tools';
 import type { MemoryRecall, Recall } from './memory-recall';
 import type { TokenStream } from './token-stream';
+import { pause } from './abortable-wait';
 
 /** Reads the first `count` messages of a thread's conversation (a command that references its transcript). */
 export type TranscriptReader = (tenantId: string, threadId: string, count: number) => Promise<ChatMessage[]>;
@@ -202,18 +203,4 @@ async function untilAnswered<T>(ask: () => Promise<T>, signal: AbortSignal): Pro
       });
     }
   }
-}
-
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason as Error);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -1,9 +1,8 @@
 import { Controller, Inject } from '@nestjs/common';
-import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
+import { EventPattern } from '@nestjs/microservices';
 import { WebhookDeliveriesRepository } from '@ratchet/adapters';
 import { WebhookDeliveryCommand } from '@ratchet/contracts';
-import { PoisonMessageError } from '@ratchet/domain';
-import { JetStreamContext, ServiceRuntime } from '@ratchet/platform';
+import { OnItsSubject, ServiceRuntime } from '@ratchet/platform';
 import { SCHEDULE_CLOCK } from '../schedules/schedules.responder';
 import type { Clock } from '@ratchet/jobs';
 import { webhookBody } from '@ratchet/jobs';
@@ -23,13 +22,9 @@ export class WebhookCommandsController {
   ) {}
 
   @EventPattern(WEBHOOKS_CONSUMER)
-  async onDelivery(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
-    const command = WebhookDeliveryCommand.parse(data);
-    if (ctx.getSubject() !== this.runtime.subjects.webhookCommands(command.tenantId))
-      throw new PoisonMessageError(
-        `webhook delivery for ${command.tenantId} arrived on ${ctx.getSubject()}`,
-        'webhook.subject_mismatch',
-      );
+  async onDelivery(
+    @OnItsSubject(WebhookDeliveryCommand, (s) => s.webhookCommands, 'webhook') command: WebhookDeliveryCommand,
+  ): Promise<void> {
     await new WebhookDeliveriesRepository(this.runtime.db.sql).record(
       { tenantId: command.tenantId, deliveryId: command.deliveryId, url: command.url, body: webhookBody(command) },
       this.clock.now().toISOString(),

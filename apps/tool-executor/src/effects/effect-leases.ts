@@ -1,5 +1,5 @@
 import type { EffectLedgerRepository } from '@ratchet/adapters';
-import type { Logger } from '@ratchet/platform';
+import { LeaseRenewal, type Logger } from '@ratchet/platform';
 
 /**
  * The `started` effects this executor acts on, their leases renewed in one statement every third of the
@@ -9,30 +9,22 @@ import type { Logger } from '@ratchet/platform';
  */
 export class EffectLeases {
   private readonly held = new Map<string, number>();
-  private timer: NodeJS.Timeout | undefined;
-  private renewing: Promise<void> | undefined;
+  private readonly renewal: LeaseRenewal;
 
   constructor(
     private readonly ledger: EffectLedgerRepository,
     readonly holder: { holder: string; leaseMs: number },
     private readonly logger: Logger,
-  ) {}
-
-  start(): void {
-    if (this.timer) return;
-    this.timer = setInterval(
-      () => {
-        this.renewing ??= this.renew().finally(() => (this.renewing = undefined));
-      },
-      Math.max(100, Math.floor(this.holder.leaseMs / 3)),
-    );
-    this.timer.unref();
+  ) {
+    this.renewal = new LeaseRenewal(() => this.renew(), holder.leaseMs);
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.renewing;
+  start(): void {
+    this.renewal.start();
+  }
+
+  stop(): Promise<void> {
+    return this.renewal.stop();
   }
 
   /** Keeps the lease of `key` renewed until the returned function is called. */

@@ -1,8 +1,8 @@
 import { Controller, Inject } from '@nestjs/common';
-import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
+import { EventPattern } from '@nestjs/microservices';
 import { EffectLedgerRepository } from '@ratchet/adapters';
 import { RunStopNotice } from '@ratchet/contracts';
-import { JetStreamContext, parseOnSubject, RunStops, ServiceRuntime } from '@ratchet/platform';
+import { OnItsSubject, RunStops, ServiceRuntime } from '@ratchet/platform';
 
 export const CONTROL_CONSUMER = 'tool-executor-control';
 
@@ -20,8 +20,7 @@ export class RunStopController {
   ) {}
 
   @EventPattern(CONTROL_CONSUMER)
-  async onNotice(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
-    const notice = parseOnSubject(ctx, data, RunStopNotice, this.runtime.subjects.controlCommands, 'control');
+  async onNotice(@OnItsSubject(RunStopNotice, (s) => s.controlCommands, 'control') notice: RunStopNotice): Promise<void> {
     await new EffectLedgerRepository(this.runtime.db.sql).recordStoppedRun(notice);
     this.stops.stop(notice.tenantId, notice.runId, notice.reason);
   }

@@ -1,5 +1,5 @@
 import { Controller, Inject } from '@nestjs/common';
-import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
+import { Ctx, EventPattern } from '@nestjs/microservices';
 import { HEADERS, ToolCommand } from '@ratchet/contracts';
 import {
   ATTR,
@@ -7,7 +7,7 @@ import {
   inSpan,
   JetStreamContext,
   meter,
-  parseOnSubject,
+  OnItsSubject,
   ServiceRuntime,
   SPAN,
   toolCallAttributes,
@@ -43,8 +43,10 @@ export class ToolCallController {
   ) {}
 
   @EventPattern(TOOL_CONSUMER)
-  async onCommand(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
-    const command = parseOnSubject(ctx, data, ToolCommand, this.runtime.subjects.toolCommands, 'tool');
+  async onCommand(
+    @OnItsSubject(ToolCommand, (s) => s.toolCommands, 'tool') command: ToolCommand,
+    @Ctx() ctx: JetStreamContext,
+  ): Promise<void> {
     const trace: Record<string, string> = {};
     // This consumer's span (telemetry on) or the command's context: the result joins the run's trace.
     const traceparent = currentTraceContext()?.traceparent ?? ctx.getTraceparent();

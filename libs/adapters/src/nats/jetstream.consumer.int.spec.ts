@@ -3,7 +3,8 @@ import type { JetStreamManager, NatsConnection } from 'nats';
 import { z } from 'zod';
 import { PoisonMessageError, TransientError } from '@ratchet/domain';
 import { connectNats } from './connect';
-import { consume, type ConsumedMessage, type ConsumerHandle, type PoisonInfo } from './jetstream.consumer';
+import { consume, type ConsumerHandle } from './jetstream.consumer';
+import type { ConsumedMessage, PoisonInfo } from './jetstream.settle';
 import { JetStreamPublisher } from './jetstream.publisher';
 import {
   declareTopology,

@@ -1,5 +1,6 @@
 import { createTestDatabase, newThreadRef, type TestDatabase } from '@ratchet/testing';
-import { EffectLedgerRepository, type StartEffect } from './effect-ledger.repository';
+import { EffectLedgerRepository } from './effect-ledger.repository';
+import type { StartEffect } from './effect-ledger.records';
 import type { Database } from './orm';
 import { openServiceDatabase } from './service-database';
 

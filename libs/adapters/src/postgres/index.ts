@@ -7,6 +7,8 @@ export * from './pg-thread-store';
 export * from './pg-outbox.store';
 export * from './pg-service-tx';
 export * from './effect-ledger.repository';
+export * from './effect-ledger.records';
+export * from './effect-ledger.summary';
 export * from './api-key.repository';
 export * from './service-database';
 export * from './memory-items.repository';

@@ -1,4 +1,5 @@
-import { isoColumn, type SqlExecutor } from './sql';
+import { Conditions, isoColumn, type SqlExecutor } from './sql';
+import type { ThreadDbRow } from './threads.queries';
 
 /**
  * Read-only queries over the orchestrator schema for operators (`ratchet threads`, `replay`, `rebuild`,
@@ -23,28 +24,21 @@ export interface ThreadKeyFilter {
  * log is the system of record, so this is the list to verify and rebuild from.
  */
 export async function listThreadKeys(sql: SqlExecutor, filter: ThreadKeyFilter = {}): Promise<ThreadKey[]> {
-  const where: string[] = ['version = 1'];
-  const params: unknown[] = [];
-  if (filter.tenantId !== undefined) {
-    where.push('tenant_id = ?');
-    params.push(filter.tenantId);
-  }
-  if (filter.threadId !== undefined) {
-    where.push('thread_id = ?');
-    params.push(filter.threadId);
-  }
-  if (filter.after) {
-    where.push('(tenant_id, thread_id) > (?, ?)');
-    params.push(filter.after.tenantId, filter.after.threadId);
-  }
-  params.push(filter.limit ?? 1_000_000);
+  const where = threadKeyConditions(filter, 'version = 1');
   // Every log starts at version 1 (appends are contiguous), so one row per thread without a GROUP BY.
   const rows = await sql.query<{ tenant_id: string; thread_id: string }>(
     `select tenant_id, thread_id from ${sql.table('thread_events')}
-     where ${where.join(' and ')} order by tenant_id, thread_id limit ?`,
-    params,
+     where ${where} order by tenant_id, thread_id limit ?`,
+    [...where.params, filter.limit ?? 1_000_000],
   );
   return rows.map((r) => ({ tenantId: r.tenant_id, threadId: r.thread_id }));
+}
+
+/** The conditions of a `ThreadKeyFilter` (its tenant, thread and resume point), after `always`. */
+export function threadKeyConditions(filter: ThreadKeyFilter, ...always: string[]): Conditions {
+  const where = new Conditions(...always).eq('tenant_id', filter.tenantId).eq('thread_id', filter.threadId);
+  if (filter.after) where.and('(tenant_id, thread_id) > (?, ?)', filter.after.tenantId, filter.after.threadId);
+  return where;
 }
 
 /** The tenants that own a thread with this id (an operator often has the thread id only). */
@@ -80,43 +74,28 @@ export interface ThreadListRow {
 
 /** The `threads` projection joined with its latest run, newest first. */
 export async function listThreads(sql: SqlExecutor, filter: ThreadListFilter = {}): Promise<ThreadListRow[]> {
-  const where: string[] = ['true'];
-  const params: unknown[] = [];
-  if (filter.tenantId !== undefined) {
-    where.push('t.tenant_id = ?');
-    params.push(filter.tenantId);
-  }
-  if (filter.status !== undefined) {
-    where.push('t.status = ?');
-    params.push(filter.status);
-  }
+  const where = new Conditions('true').eq('t.tenant_id', filter.tenantId).eq('t.status', filter.status);
   if (filter.agent !== undefined) {
     // The thread's active agent, or the agent of any of its runs.
-    where.push(`(t.agent = ? or exists (select 1 from ${sql.table('runs')} a
-      where a.tenant_id = t.tenant_id and a.thread_id = t.thread_id and a.agent = ?))`);
-    params.push(filter.agent, filter.agent);
+    where.and(
+      `(t.agent = ? or exists (select 1 from ${sql.table('runs')} a
+      where a.tenant_id = t.tenant_id and a.thread_id = t.thread_id and a.agent = ?))`,
+      filter.agent,
+      filter.agent,
+    );
   }
-  if (filter.since !== undefined) {
-    where.push('t.updated_at >= ?::timestamptz');
-    params.push(filter.since.toISOString());
-  }
-  params.push(filter.limit ?? 100);
-  const rows = await sql.query<{
-    tenant_id: string;
-    thread_id: string;
-    status: string;
-    agent: string | null;
-    active_run_id: string | null;
-    version: number;
-    created_at: string;
-    updated_at: string;
-    runs: number;
-    run_id: string | null;
-    run_status: string | null;
-    run_agent: string | null;
-    run_steps: number | null;
-    run_ended_at: string | null;
-  }>(
+  if (filter.since !== undefined) where.and('t.updated_at >= ?::timestamptz', filter.since.toISOString());
+  const rows = await sql.query<
+    ThreadDbRow & {
+      tenant_id: string;
+      runs: number;
+      run_id: string | null;
+      run_status: string | null;
+      run_agent: string | null;
+      run_steps: number | null;
+      run_ended_at: string | null;
+    }
+  >(
     `select t.tenant_id, t.thread_id, t.status, t.agent, t.active_run_id, t.version,
        ${isoColumn('t.created_at', 'created_at')}, ${isoColumn('t.updated_at', 'updated_at')},
        (select count(*)::int from ${sql.table('runs')} c where c.tenant_id = t.tenant_id and c.thread_id = t.thread_id) as runs,
@@ -127,9 +106,9 @@ export async function listThreads(sql: SqlExecutor, filter: ThreadListFilter = {
        select run_id, status, agent, steps, ended_at from ${sql.table('runs')} x
        where x.tenant_id = t.tenant_id and x.thread_id = t.thread_id order by x.version desc, x.run_id desc limit 1
      ) r on true
-     where ${where.join(' and ')}
+     where ${where}
      order by t.updated_at desc, t.tenant_id, t.thread_id limit ?`,
-    params,
+    [...where.params, filter.limit ?? 100],
   );
   return rows.map((r) => ({
     tenantId: r.tenant_id,

@@ -16,7 +16,8 @@ import { WriteBuffer, type ThreadColumnsMapper } from './thread-write-buffer';
 import { claimInbox } from './inbox-outbox.sql';
 import { insertSnapshot, type ThreadSnapshot } from './retention.queries';
 import type { Database } from './orm';
-import { inTransaction, isoColumn, valuesList, type SqlExecutor } from './sql';
+import { inTransaction, valuesList, type SqlExecutor } from './sql';
+import { RUN_SUMMARY_COLUMNS, runSummaryOf, type RunSummaryDbRow } from './run.rows';
 
 export { assertContiguous, type ThreadColumnsMapper } from './thread-write-buffer';
 
@@ -232,40 +233,21 @@ async function loadEvents(
 }
 
 export async function listRuns(sql: SqlExecutor, tenantId: string, threadId: string): Promise<RunRow[]> {
-  const rows = await sql.query<{
-    tenant_id: string;
-    run_id: string;
-    thread_id: string;
-    request_id: string;
-    agent: string;
-    agent_version: number;
-    principal_id: string;
-    status: RunRow['status'];
-    steps: number;
-    started_at: string | null;
-    ended_at: string | null;
-    version: number;
-    request_digest: string | null;
-    outcome: RunRow['outcome'];
-  }>(
-    `select tenant_id, run_id, thread_id, request_id, agent, agent_version, principal_id, status, steps,
-       ${isoColumn('started_at')}, ${isoColumn('ended_at')},
-       version, request_digest, outcome
-     from ${sql.table('runs')} where tenant_id = ? and thread_id = ? order by version, run_id`,
+  const rows = await sql.query<
+    RunSummaryDbRow & {
+      tenant_id: string;
+      version: number;
+      request_digest: string | null;
+      outcome: RunRow['outcome'];
+    }
+  >(
+    `select r.tenant_id, ${RUN_SUMMARY_COLUMNS('r')}, r.version, r.request_digest, r.outcome
+     from ${sql.table('runs')} r where r.tenant_id = ? and r.thread_id = ? order by r.version, r.run_id`,
     [tenantId, threadId],
   );
   return rows.map((r) => ({
     tenantId: r.tenant_id,
-    runId: r.run_id,
-    threadId: r.thread_id,
-    requestId: r.request_id,
-    agent: r.agent,
-    agentVersion: r.agent_version,
-    principalId: r.principal_id,
-    status: r.status,
-    steps: r.steps,
-    startedAt: r.started_at,
-    endedAt: r.ended_at,
+    ...runSummaryOf(r),
     version: r.version,
     requestDigest: r.request_digest,
     outcome: r.outcome,

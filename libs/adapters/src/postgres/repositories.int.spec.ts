@@ -1,6 +1,7 @@
 import { createTestDatabase, newThreadRef, type TestDatabase } from '@ratchet/testing';
 import { ApiKeyRepository, hashApiKey } from './api-key.repository';
-import { EffectLedgerRepository, type StartEffect } from './effect-ledger.repository';
+import { EffectLedgerRepository } from './effect-ledger.repository';
+import type { StartEffect } from './effect-ledger.records';
 import { listFailures } from './failed-messages.repository';
 import type { Database } from './orm';
 import { withServiceTx } from './pg-service-tx';

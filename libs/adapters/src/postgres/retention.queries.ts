@@ -1,4 +1,4 @@
-import type { ThreadKey, ThreadKeyFilter } from './operator-threads.queries';
+import { threadKeyConditions, type ThreadKey, type ThreadKeyFilter } from './operator-threads.queries';
 import { isoColumn, type SqlExecutor } from './sql';
 
 /**
@@ -101,28 +101,15 @@ export async function listThreadKeysWithSnapshots(
   sql: SqlExecutor,
   filter: ThreadKeyFilter = {},
 ): Promise<ThreadKey[]> {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  if (filter.tenantId !== undefined) {
-    where.push('tenant_id = ?');
-    params.push(filter.tenantId);
-  }
-  if (filter.threadId !== undefined) {
-    where.push('thread_id = ?');
-    params.push(filter.threadId);
-  }
-  if (filter.after) {
-    where.push('(tenant_id, thread_id) > (?, ?)');
-    params.push(filter.after.tenantId, filter.after.threadId);
-  }
-  const cond = where.length === 0 ? '' : `and ${where.join(' and ')}`;
+  const where = threadKeyConditions(filter);
+  const cond = where.empty ? '' : `and ${where}`;
   const rows = await sql.query<{ tenant_id: string; thread_id: string }>(
     `select tenant_id, thread_id from (
        select tenant_id, thread_id from ${sql.table('thread_events')} where version = 1 ${cond}
        union
        select tenant_id, thread_id from ${sql.table('thread_snapshots')} where true ${cond}
      ) k order by tenant_id, thread_id limit ?`,
-    [...params, ...params, filter.limit ?? 1_000_000],
+    [...where.params, ...where.params, filter.limit ?? 1_000_000],
   );
   return rows.map((r) => ({ tenantId: r.tenant_id, threadId: r.thread_id }));
 }

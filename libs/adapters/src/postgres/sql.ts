@@ -200,3 +200,39 @@ export function isoColumn(column: string, alias = column): string {
   // to_char(null) is null, so nullable columns need no special case.
   return `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ${quoteIdent(alias)}`;
 }
+
+/**
+ * A WHERE clause built one condition at a time, its parameters kept in the order of its placeholders:
+ * the optional filters of a listing (`eq('t.status', filter.status)`: no condition when the value is
+ * undefined).
+ */
+export class Conditions {
+  private readonly parts: string[];
+  readonly params: unknown[];
+
+  constructor(...always: string[]) {
+    this.parts = always;
+    this.params = [];
+  }
+
+  /** `column = ?`, unless `value` is undefined. */
+  eq(column: string, value: unknown): this {
+    return value === undefined ? this : this.and(`${column} = ?`, value);
+  }
+
+  /** A condition and the values of its placeholders. */
+  and(condition: string, ...params: unknown[]): this {
+    this.parts.push(condition);
+    this.params.push(...params);
+    return this;
+  }
+
+  get empty(): boolean {
+    return this.parts.length === 0;
+  }
+
+  /** The conditions joined by `and`. */
+  toString(): string {
+    return this.parts.join(' and ');
+  }
+}

@@ -1,5 +1,6 @@
 import { listRuns } from './pg-thread-store';
-import { isoColumn, type SqlExecutor } from './sql';
+import { RUN_SUMMARY_COLUMNS, runSummaryOf, type RunSummaryDbRow } from './run.rows';
+import { Conditions, isoColumn, type SqlExecutor } from './sql';
 import { EVENT_COLUMNS, rowToEvent, type EventRow } from './thread-event.rows';
 import {
   TERMINAL_RUN_EVENTS,
@@ -15,7 +16,8 @@ import {
  * first: a thread id of another tenant finds nothing, exactly like an id that does not exist.
  */
 
-interface ThreadRow {
+/** The columns of a `threads` row, as they come back from Postgres. */
+export interface ThreadDbRow {
   thread_id: string;
   status: string;
   agent: string | null;
@@ -23,6 +25,9 @@ interface ThreadRow {
   version: number;
   created_at: string;
   updated_at: string;
+}
+
+interface ThreadRow extends ThreadDbRow {
   run_count: number;
 }
 
@@ -86,29 +91,23 @@ export async function listThreadPage(
     after?: { createdAt: string; threadId: string };
   },
 ): Promise<{ threads: ThreadSummary[]; nextCursor?: string }> {
-  const where = ['t.tenant_id = ?'];
-  const params: unknown[] = [tenantId];
-  if (filter.status !== undefined) {
-    where.push('t.status = ?');
-    params.push(filter.status);
-  }
+  const where = new Conditions().eq('t.tenant_id', tenantId).eq('t.status', filter.status);
   if (filter.agent !== undefined) {
-    where.push(`exists (select 1 from ${sql.table('runs')} a
-      where a.tenant_id = t.tenant_id and a.thread_id = t.thread_id and a.agent = ?)`);
-    params.push(filter.agent);
+    where.and(
+      `exists (select 1 from ${sql.table('runs')} a
+      where a.tenant_id = t.tenant_id and a.thread_id = t.thread_id and a.agent = ?)`,
+      filter.agent,
+    );
   }
-  if (filter.after) {
-    where.push('(t.created_at, t.thread_id) < (?::timestamptz, ?)');
-    params.push(filter.after.createdAt, filter.after.threadId);
-  }
-  params.push(filter.limit + 1);
+  if (filter.after)
+    where.and('(t.created_at, t.thread_id) < (?::timestamptz, ?)', filter.after.createdAt, filter.after.threadId);
   const rows = await sql.query<ThreadRow>(
     `select ${THREAD_COLUMNS('t')},
        (select count(*)::int from ${sql.table('runs')} c where c.tenant_id = t.tenant_id and c.thread_id = t.thread_id) as run_count
      from ${sql.table('threads')} t
-     where ${where.join(' and ')}
+     where ${where}
      order by t.created_at desc, t.thread_id desc limit ?`,
-    params,
+    [...where.params, filter.limit + 1],
   );
   const page = rows.slice(0, filter.limit);
   const last = page.at(-1);
@@ -188,19 +187,9 @@ async function terminalEvents(
 }
 
 function runView(r: Awaited<ReturnType<typeof listRuns>>[number], outcome: Terminal | undefined): RunView {
-  return {
-    runId: r.runId,
-    threadId: r.threadId,
-    requestId: r.requestId,
-    agent: r.agent,
-    agentVersion: r.agentVersion,
-    principalId: r.principalId,
-    status: r.status,
-    steps: r.steps,
-    startedAt: r.startedAt,
-    endedAt: r.endedAt,
-    ...(outcome ? { outcome } : {}),
-  };
+  // The row's summary, without what only the orchestrator keeps (its version, digest and stored ending).
+  const { tenantId: _tenant, version: _version, requestDigest: _digest, outcome: _ending, ...summary } = r;
+  return { ...summary, ...(outcome ? { outcome } : {}) };
 }
 
 export interface RunSearch {
@@ -224,69 +213,37 @@ export async function searchRunPage(
   tenantId: string,
   search: RunSearch,
 ): Promise<{ runs: RunSummary[]; nextCursor?: string }> {
-  const where = ['r.tenant_id = ?'];
-  const params: unknown[] = [tenantId];
-  const eq = (column: string, value: string | undefined) => {
-    if (value === undefined) return;
-    where.push(`${column} = ?`);
-    params.push(value);
-  };
-  eq('r.status', search.status);
-  eq('r.agent', search.agent);
-  eq('r.thread_id', search.threadId);
-  if (search.since !== undefined) {
-    where.push('r.started_at >= ?::timestamptz');
-    params.push(search.since);
-  }
-  if (search.until !== undefined) {
-    where.push('r.started_at < ?::timestamptz');
-    params.push(search.until);
-  }
+  const where = new Conditions()
+    .eq('r.tenant_id', tenantId)
+    .eq('r.status', search.status)
+    .eq('r.agent', search.agent)
+    .eq('r.thread_id', search.threadId);
+  if (search.since !== undefined) where.and('r.started_at >= ?::timestamptz', search.since);
+  if (search.until !== undefined) where.and('r.started_at < ?::timestamptz', search.until);
   if (search.metadata && Object.keys(search.metadata).length > 0) {
-    where.push(
+    where.and(
       `exists (select 1 from ${sql.table('thread_events')} e
         where e.tenant_id = r.tenant_id and e.thread_id = r.thread_id and e.run_id = r.run_id
           and e.type = 'run.requested' and e.data->'metadata' @> ?::jsonb)`,
+      JSON.stringify(search.metadata),
     );
-    params.push(JSON.stringify(search.metadata));
   }
   if (search.after) {
-    where.push(`(coalesce(r.started_at, 'infinity'::timestamptz), r.run_id) < (?::timestamptz, ?)`);
-    params.push(search.after.startedAt, search.after.runId);
+    where.and(
+      `(coalesce(r.started_at, 'infinity'::timestamptz), r.run_id) < (?::timestamptz, ?)`,
+      search.after.startedAt,
+      search.after.runId,
+    );
   }
-  params.push(search.limit + 1);
-  const rows = await sql.query<{
-    run_id: string;
-    thread_id: string;
-    request_id: string;
-    agent: string;
-    agent_version: number;
-    principal_id: string;
-    status: RunSummary['status'];
-    steps: number;
-    started_at: string | null;
-    ended_at: string | null;
-  }>(
-    `select r.run_id, r.thread_id, r.request_id, r.agent, r.agent_version, r.principal_id, r.status, r.steps,
-       ${isoColumn('r.started_at', 'started_at')}, ${isoColumn('r.ended_at', 'ended_at')}
+  const rows = await sql.query<RunSummaryDbRow>(
+    `select ${RUN_SUMMARY_COLUMNS('r')}
      from ${sql.table('runs')} r
-     where ${where.join(' and ')}
+     where ${where}
      order by coalesce(r.started_at, 'infinity'::timestamptz) desc, r.run_id desc
      limit ?`,
-    params,
+    [...where.params, search.limit + 1],
   );
-  const page = rows.slice(0, search.limit).map((r): RunSummary => ({
-    runId: r.run_id,
-    threadId: r.thread_id,
-    requestId: r.request_id,
-    agent: r.agent,
-    agentVersion: r.agent_version,
-    principalId: r.principal_id,
-    status: r.status,
-    steps: r.steps,
-    startedAt: r.started_at,
-    endedAt: r.ended_at,
-  }));
+  const page = rows.slice(0, search.limit).map((r): RunSummary => runSummaryOf(r));
   const last = page.at(-1);
   return rows.length > search.limit && last
     ? { runs: page, nextCursor: encodeRunCursor(last.startedAt ?? 'infinity', last.runId) }

@@ -1,6 +1,6 @@
 import type { ChatMessage, ThreadEvent } from '@ratchet/contracts';
 import type { KnownRequest } from '../thread/thread.commands';
-import type { RunEnding } from '../thread/thread.state';
+import type { RunSummary } from '../thread/thread.state';
 
 /** A message a state change must cause; relayed to JetStream with `Nats-Msg-Id` = `id`. */
 export interface OutboxMessage {
@@ -45,23 +45,10 @@ export interface ThreadProjectionRow<S> {
 }
 
 /** Row of the `runs` projection: one per run, for queries (status, agent, request id). */
-export interface RunRow {
+export interface RunRow extends RunSummary {
   tenantId: string;
-  runId: string;
   threadId: string;
-  requestId: string;
-  agent: string;
-  agentVersion: number;
-  principalId: string;
-  status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
-  steps: number;
-  startedAt: string | null;
-  endedAt: string | null;
   version: number;
-  /** What its request asked (null for runs requested before digests were kept). */
-  requestDigest: string | null;
-  /** How it ended (null while it goes on). */
-  outcome: RunEnding | null;
 }
 
 /**

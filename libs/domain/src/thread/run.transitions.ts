@@ -119,11 +119,8 @@ export function stoppingCalls(run: ActiveRun): { closed: PendingCall[]; pending:
   };
 }
 
-/**
- * Closes the calls that never ran with an explicit result (`code`), and tells every process working for
- * the run that it stopped: a model call in flight is aborted, a tool call not started yet is never run.
- */
-export function stopWork(
+/** Closes the calls of a stopping run that never ran (see `stoppingCalls`) with an explicit result (`code`). */
+export function closeCalls(
   d: DecisionBuilder,
   run: ActiveRun,
   closed: readonly PendingCall[],
@@ -141,7 +138,6 @@ export function stopWork(
       },
     });
   }
-  d.send(runStop(run, reason));
 }
 
 /** The run stopped; whether a human was asked something for it (its approvals must close). */
@@ -153,7 +149,10 @@ export function runStop(run: ActiveRun, reason: string): Extract<Outgoing, { kin
 /** Ends the run as cancelled (see `stoppingCalls` for what happens to its open calls), then starts the next. */
 export function endByCancel(d: DecisionBuilder, run: ActiveRun, by: string, reason: string, nextRunId?: string): void {
   const { closed, pending } = stoppingCalls(run);
-  stopWork(d, run, closed, 'run.cancelled', reason);
+  // Every process working for the run is told it stopped: a model call in flight is aborted, a tool call
+  // not started yet is never run.
+  closeCalls(d, run, closed, 'run.cancelled', reason);
+  d.send(runStop(run, reason));
   d.emit({
     type: 'run.cancelled',
     runId: run.runId,

@@ -1,13 +1,10 @@
-import type { RunEnding } from './thread.state';
+import type { RunAsked, RunEnding } from './thread.state';
 import type {
-  ChatMessage,
-  ConcurrencyPolicy,
   Failure,
   Json,
   NewEvent,
   Principal,
   RecalledMemoryItem,
-  RunLimits,
   RunOutcome,
   ToolCall,
   Usage,
@@ -26,23 +23,10 @@ interface CommandBase {
   resume?: { fromVersion: number; delivery: number; worker: string } | undefined;
 }
 
-export interface RequestRun extends CommandBase {
+/** A run request; its `requestDigest` (of the contracts) is what a resend must match. */
+export interface RequestRun extends CommandBase, RunAsked {
   type: 'RequestRun';
-  runId: string;
-  requestId: string;
-  agent: string;
-  agentVersion: number;
-  maxSteps: number;
-  input: ChatMessage[];
-  principal: Principal;
-  concurrency: ConcurrencyPolicy;
-  replyTo?: string | undefined;
-  /** Where the outcome is POSTed when the run ends. */
-  webhookUrl?: string | undefined;
   metadata: Record<string, string>;
-  /** Digest of what the request asks (`requestDigest` of the contracts): a resend must match it. */
-  requestDigest?: string | undefined;
-  limits?: RunLimits | undefined;
   /**
    * A fact the edge supplies (from the `runs` projection, which keeps every run the tenant ever
    * accepted): a run already has this request id. The state holds only the runs still going, so a
@@ -168,6 +152,15 @@ export type ThreadCommand =
   | CancelRun
   | ResumeRun;
 
+/** The tool call an outgoing message is about: run, step and call, and what the model asked. */
+interface OutgoingCall {
+  runId: string;
+  step: number;
+  callId: string;
+  tool: string;
+  args: Record<string, Json>;
+}
+
 /** What a decision asks the outside world to do; the handler turns these into outbox rows. */
 export type Outgoing =
   | {
@@ -187,39 +180,24 @@ export type Outgoing =
       /** A human was asked something for the run (an approval, an escalation): the approvals service is told too. */
       humans?: true;
     }
-  | {
+  | (OutgoingCall & {
       kind: 'tool.call';
-      runId: string;
-      step: number;
-      callId: string;
-      tool: string;
-      args: Record<string, Json>;
       idempotencyKey: string;
       principal: Principal;
       commandId: string;
-    }
-  | {
+    })
+  | (OutgoingCall & {
       kind: 'approval.request';
-      runId: string;
-      step: number;
-      callId: string;
-      tool: string;
-      args: Record<string, Json>;
       principal: Principal;
       need: ApprovalNeed;
-    }
-  | {
+    })
+  | (OutgoingCall & {
       /** An effect may or may not have happened: a human must decide (approvals service). */
       kind: 'escalation.request';
-      runId: string;
-      step: number;
-      callId: string;
-      tool: string;
-      args: Record<string, Json>;
       idempotencyKey: string;
       reason: string;
       principal: Principal;
-    }
+    })
   | { kind: 'reply'; replyTo: string; outcome: RunOutcome }
   /** A run ended and its request named a webhook: the outcome is delivered to it (docs/webhooks.md). */
   | { kind: 'webhook'; url: string; outcome: RunOutcome; metadata: Record<string, string> };

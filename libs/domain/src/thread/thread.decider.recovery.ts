@@ -2,6 +2,7 @@ import type { CancelRun, ExpireRun, RecordModelAttempt, ResumeRun } from './thre
 import { DecisionBuilder } from './decision.builder';
 import { wallTime } from './run.budget';
 import {
+  closeCalls,
   endByCancel,
   ended,
   fail,
@@ -37,12 +38,12 @@ export function redelivered(d: DecisionBuilder, run: ActiveRun, delivery: number
   if (stopsOverBudget(d, run)) return;
   const max = modelAttemptsOf(run);
   if (call.attempt >= max) {
-    fail(d, run, {
-      code: 'model.worker_lost',
-      message: `step ${run.step}: the model call was attempted ${call.attempt} time${call.attempt === 1 ? '' : 's'} (the limit is ${max}); each time the worker making it stopped before answering`,
-      retryable: false,
-    });
-    d.send({ kind: 'run.stop', runId: run.runId, reason: 'the model call ran out of attempts' });
+    outOfModelAttempts(
+      d,
+      run,
+      'model.worker_lost',
+      `step ${run.step}: the model call was attempted ${call.attempt} time${call.attempt === 1 ? '' : 's'} (the limit is ${max}); each time the worker making it stopped before answering`,
+    );
     return;
   }
   d.emit({
@@ -69,16 +70,15 @@ export function resumeRun(d: DecisionBuilder, c: ResumeRun): void {
   if (run.phase === 'model' && run.modelCall) {
     const max = modelAttemptsOf(run);
     if (run.modelCall.attempt >= max) {
-      fail(d, run, {
-        code: 'model.lost',
-        message:
-          `step ${run.step}: no model call attempt got through (${run.modelCall.attempt} of ${max}); last: ${c.reason}`.slice(
-            0,
-            4000,
-          ),
-        retryable: false,
-      });
-      d.send({ kind: 'run.stop', runId: run.runId, reason: 'the model call ran out of attempts' });
+      outOfModelAttempts(
+        d,
+        run,
+        'model.lost',
+        `step ${run.step}: no model call attempt got through (${run.modelCall.attempt} of ${max}); last: ${c.reason}`.slice(
+          0,
+          4000,
+        ),
+      );
       return;
     }
     d.emit({
@@ -116,6 +116,12 @@ export function resumeRun(d: DecisionBuilder, c: ResumeRun): void {
   }
 }
 
+/** The run's model call ran out of attempts: the run fails (`code`), and work still in flight for it stops. */
+function outOfModelAttempts(d: DecisionBuilder, run: ActiveRun, code: string, message: string): void {
+  fail(d, run, { code, message, retryable: false });
+  d.send({ kind: 'run.stop', runId: run.runId, reason: 'the model call ran out of attempts' });
+}
+
 /**
  * The run exceeded its wall-time budget (the watchdog saw it with nothing in flight to notice): it fails
  * with `budget.exceeded`, work in flight is stopped, calls still out settle later.
@@ -124,17 +130,7 @@ export function expireRun(d: DecisionBuilder, c: ExpireRun): void {
   const run = d.state.active;
   if (!run || run.runId !== c.runId) return;
   const { closed, pending } = stoppingCalls(run);
-  for (const call of closed) {
-    d.emit({
-      type: 'tool.failed',
-      runId: run.runId,
-      data: {
-        step: run.step,
-        callId: call.callId,
-        error: { code: 'budget.exceeded', message: `stopped: ${c.reason}`, retryable: false },
-      },
-    });
-  }
+  closeCalls(d, run, closed, 'budget.exceeded', c.reason);
   const breach = wallTime(run, c.at) ?? {
     budget: 'wallTime' as const,
     error: { code: 'budget.exceeded', message: `wall-time budget: ${c.reason}`, retryable: false },

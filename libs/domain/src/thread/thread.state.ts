@@ -20,8 +20,8 @@ export interface PendingCall {
   approval?: { approvalId: string; role: string; expiresAt: string; argsDigest: string; fourEyes: boolean } | undefined;
 }
 
-/** A run request accepted for the thread but not started yet (`enqueue` policy). */
-export interface RunTicket {
+/** What a run request asks: the `RequestRun` command carries it, and a thread keeps it for its run. */
+export interface RunAsked {
   runId: string;
   requestId: string;
   agent: string;
@@ -31,15 +31,20 @@ export interface RunTicket {
   principal: Principal;
   concurrency: ConcurrencyPolicy;
   replyTo?: string | undefined;
+  /** Where the outcome is POSTed when the run ends. */
   webhookUrl?: string | undefined;
-  /** Of the request (e.g. the schedule and tick that asked for the run); sent with its webhook. */
-  metadata?: Record<string, string> | undefined;
-  /** The run's trace: every message and event of the run carries it, across workers and resumes. */
-  trace?: TraceContext | undefined;
   /** Digest of what the request asked (see `requestDigest`); absent for runs requested before it existed. */
   requestDigest?: string | undefined;
   /** What the run may spend (from its agent when it was requested); absent fields take the defaults. */
   limits?: RunLimits | undefined;
+}
+
+/** A run request accepted for the thread but not started yet (`enqueue` policy). */
+export interface RunTicket extends RunAsked {
+  /** Of the request (e.g. the schedule and tick that asked for the run); sent with its webhook. */
+  metadata?: Record<string, string> | undefined;
+  /** The run's trace: every message and event of the run carries it, across workers and resumes. */
+  trace?: TraceContext | undefined;
 }
 
 export interface ActiveRun extends RunTicket {
@@ -72,6 +77,7 @@ export interface RunEnding {
   error?: Failure | undefined;
 }
 
+/** A run as the thread remembers it (its `runs` row is this, with its thread and version). */
 export interface RunSummary {
   runId: string;
   requestId: string;
@@ -82,7 +88,9 @@ export interface RunSummary {
   steps: number;
   startedAt: string | null;
   endedAt: string | null;
+  /** What its request asked (null for runs requested before digests were kept). */
   requestDigest: string | null;
+  /** How it ended (null while it goes on). */
   outcome: RunEnding | null;
 }
 

@@ -1,4 +1,4 @@
 export * from './jetstream.context';
 export * from './jetstream.exception-filter';
 export * from './jetstream.transport';
-export * from './parse-on-subject';
+export * from './on-its-subject';

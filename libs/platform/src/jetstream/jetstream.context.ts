@@ -1,5 +1,5 @@
 import { BaseRpcContext } from '@nestjs/microservices';
-import { HEADERS } from '@ratchet/contracts';
+import { HEADERS, type Subjects } from '@ratchet/contracts';
 import type { ConsumedMessage } from '@ratchet/adapters';
 
 /**
@@ -8,7 +8,11 @@ import type { ConsumedMessage } from '@ratchet/adapters';
  * `working()` is for handlers that want to say so explicitly (e.g. between stages of a long tool call).
  */
 export class JetStreamContext extends BaseRpcContext<[ConsumedMessage]> {
-  constructor(message: ConsumedMessage) {
+  constructor(
+    message: ConsumedMessage,
+    /** The subjects of the transport's prefix: where each tenant's (and thread's) messages belong. */
+    readonly subjects: Subjects,
+  ) {
     super([message]);
   }
 

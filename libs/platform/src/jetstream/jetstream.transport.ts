@@ -15,6 +15,7 @@ import {
   type PoisonInfo,
   type Topology,
 } from '@ratchet/adapters';
+import { subjects, type Subjects } from '@ratchet/contracts';
 import type { Retry } from '@ratchet/domain';
 import { JetStreamContext } from './jetstream.context';
 
@@ -62,9 +63,11 @@ export class JetStreamServer extends Server<JetStreamServerEvents, Status> imple
   private readonly listeners = new Map<string, Set<StatusListener>>();
   private closing: Promise<void> | undefined;
   private warnedLostError = false;
+  private readonly subjects: Subjects;
 
   constructor(private readonly options: JetStreamServerOptions) {
     super();
+    this.subjects = subjects(options.topology.subjectPrefix);
   }
 
   listen(callback: (...optionalParams: unknown[]) => unknown): void {
@@ -137,7 +140,7 @@ export class JetStreamServer extends Server<JetStreamServerEvents, Status> imple
   private async dispatch(pattern: string, message: ConsumedMessage): Promise<void> {
     const handler = this.getHandlerByPattern(pattern) as NestHandler | null;
     if (!handler) throw new Error(`no handler for ${pattern}`);
-    const ctx = new JetStreamContext(message);
+    const ctx = new JetStreamContext(message, this.subjects);
     // The sender's traceparent becomes the active OTel context, so the handler's spans join its trace
     // (a no-op until an OTel SDK and propagator are registered).
     const parent = propagation.extract(ROOT_CONTEXT, message.headers);

@@ -1,5 +1,5 @@
 import { RunStopNotice, type Subjects } from '@ratchet/contracts';
-import type { NatsConnection, Subscription } from 'nats';
+import type { Msg, NatsConnection, Subscription } from 'nats';
 import type { Logger } from './logger';
 
 /** How long a stopped run is remembered for work that arrives for it later. */
@@ -30,14 +30,8 @@ export class RunStops {
     this.subscription = this.nc.subscribe(this.subjects.runStopsAll, {
       callback: (error, msg) => {
         if (error) return;
-        try {
-          const notice = RunStopNotice.parse(msg.json());
-          // The tenant is the subject's: a notice cannot stop another tenant's work.
-          if (msg.subject !== this.subjects.runStops(notice.tenantId, notice.threadId)) return;
-          this.stop(notice.tenantId, notice.runId, notice.reason);
-        } catch (e) {
-          this.logger.warn({ err: e, subject: msg.subject }, 'run.stop notice ignored: it does not parse');
-        }
+        const notice = readRunStop(this.subjects, msg, this.logger);
+        if (notice) this.stop(notice.tenantId, notice.runId, notice.reason);
       },
     });
   }
@@ -88,6 +82,31 @@ export class RunStops {
       if (this.stopped.size <= REMEMBER_MAX && this.now() - at < REMEMBER_MS) break;
       this.stopped.delete(k);
     }
+  }
+}
+
+/**
+ * A `run.stop` broadcast as every listener reads it: its notice, or (logged) undefined when it does not
+ * parse or did not arrive on its own tenant's (and thread's) subject — the tenant is the subject's, so a
+ * notice cannot stop another tenant's work.
+ */
+export function readRunStop(
+  subjects: Subjects,
+  msg: Pick<Msg, 'subject' | 'data'>,
+  logger: Logger,
+): RunStopNotice | undefined {
+  const parsed = RunStopNotice.safeParse(json(msg.data));
+  if (parsed.success && msg.subject === subjects.runStops(parsed.data.tenantId, parsed.data.threadId))
+    return parsed.data;
+  logger.warn({ subject: msg.subject }, 'run.stop notice ignored: it does not parse or is not its tenant’s');
+  return undefined;
+}
+
+function json(data: Uint8Array): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(data)) as unknown;
+  } catch {
+    return undefined;
   }
 }
 

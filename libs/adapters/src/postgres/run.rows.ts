@@ -1,0 +1,37 @@
+import type { RunRow } from '@ratchet/domain';
+import { isoColumn } from './sql';
+
+/** The columns of a `runs` row that a run's summary shows, as they come back from Postgres. */
+export interface RunSummaryDbRow {
+  run_id: string;
+  thread_id: string;
+  request_id: string;
+  agent: string;
+  agent_version: number;
+  principal_id: string;
+  status: RunRow['status'];
+  steps: number;
+  started_at: string | null;
+  ended_at: string | null;
+}
+
+/** The select list of `RunSummaryDbRow` from the `runs` table aliased `t`. */
+export const RUN_SUMMARY_COLUMNS = (t: string): string =>
+  `${t}.run_id, ${t}.thread_id, ${t}.request_id, ${t}.agent, ${t}.agent_version, ${t}.principal_id, ${t}.status,
+   ${t}.steps, ${isoColumn(`${t}.started_at`, 'started_at')}, ${isoColumn(`${t}.ended_at`, 'ended_at')}`;
+
+/** A run's summary (what a run listing shows of it) from its `runs` row. */
+export function runSummaryOf(r: RunSummaryDbRow) {
+  return {
+    runId: r.run_id,
+    threadId: r.thread_id,
+    requestId: r.request_id,
+    agent: r.agent,
+    agentVersion: r.agent_version,
+    principalId: r.principal_id,
+    status: r.status,
+    steps: r.steps,
+    startedAt: r.started_at,
+    endedAt: r.ended_at,
+  };
+}

@@ -1,0 +1,195 @@
+import { remoteToolChannels, remoteToolOperations } from './asyncapi.remote-tools';
+
+/**
+ * The AsyncAPI 3.0 description of the public subjects: what another team needs to publish a run
+ * request and follow its thread without reading our code.
+ */
+export function asyncApiDocument(version: string): Record<string, unknown> {
+  const ref = (name: string) => ({ $ref: `./schemas/${name}.schema.json` });
+  return {
+    asyncapi: '3.0.0',
+    info: {
+      title: 'Ratchet',
+      version,
+      description:
+        'Public NATS subjects of Ratchet. `<prefix>` is the configured subject prefix (default `ratchet`). ' +
+        'Messages are JSON; JetStream publishes should set `Nats-Msg-Id` so retries within the duplicate window are dropped, ' +
+        'and `traceparent` (W3C) to join the run to your trace. The tenant is always the subject token, never a body field.',
+    },
+    servers: { nats: { host: 'localhost:4222', protocol: 'nats', description: 'NATS with JetStream' } },
+    channels: {
+      runRequests: {
+        address: '{prefix}.requests.{tenant}',
+        description:
+          'Start a run. Captured by the REQUESTS stream. The same `requestId` starts at most one run, however often and late it is sent: ' +
+          'sent again with the same body it is answered with the run it started (its outcome, once it ended); with another body or thread it is refused with `request.conflict`. ' +
+          'A request that cannot start (invalid, unknown agent, busy thread under `reject`, conflict) is answered on `replyTo` with status `rejected`.',
+        parameters: {
+          prefix: { description: 'subject prefix' },
+          tenant: { description: 'tenant id, bound by NATS permissions' },
+        },
+        messages: {
+          runRequest: {
+            name: 'RunRequest',
+            contentType: 'application/json',
+            payload: ref('RunRequest'),
+            headers: headersSchema(),
+          },
+        },
+      },
+      runOutcomes: {
+        address: '{replyTo}',
+        description:
+          'The terminal outcome of a run (core NATS publish to the `replyTo` subject of its request, after the commit that decided it). ' +
+          'It may be delivered more than once (a publisher that died before recording it, a resent request): every copy carries the same `outcomeId`; drop repeats by it.',
+        parameters: { replyTo: { description: 'the subject the requester named' } },
+        messages: { runOutcome: { name: 'RunOutcome', contentType: 'application/json', payload: ref('RunOutcome') } },
+      },
+      threadEvents: {
+        address: '{prefix}.events.{tenant}.{thread}',
+        description:
+          'Every committed event of a thread, in version order, with `Nats-Msg-Id` = event id. Captured by the EVENTS stream (limits retention). ' +
+          'Postgres holds the log of record; this feed is for subscribers, live tails and SRE replays.',
+        parameters: {
+          prefix: { description: 'subject prefix' },
+          tenant: { description: 'tenant id' },
+          thread: { description: 'thread id' },
+        },
+        messages: {
+          threadEvent: { name: 'ThreadEvent', contentType: 'application/json', payload: ref('ThreadEvent') },
+        },
+      },
+      runStops: {
+        address: '{prefix}.stop.{tenant}.{thread}',
+        description:
+          'A run stopped (cancelled, interrupted, out of time): core NATS broadcast after the commit that ended it, so every process working for the run aborts what it does. ' +
+          'The same notice goes durably to the tool executor on `{prefix}.cmd.control.{tenant}`. Best effort here; the guarantees rest on leases and the executor record.',
+        parameters: {
+          prefix: { description: 'subject prefix' },
+          tenant: { description: 'tenant id' },
+          thread: { description: 'thread id' },
+        },
+        messages: {
+          runStop: { name: 'RunStopNotice', contentType: 'application/json', payload: ref('RunStopNotice') },
+        },
+      },
+      threadTokens: {
+        address: '{prefix}.tokens.{tenant}.{thread}',
+        description:
+          "The model's answers as they are written (core NATS, not durable: only what is written while you are subscribed). " +
+          '`kind: delta` carries a piece (`text`, `toolCalls` deltas) with `seq` per attempt; `kind: reset` opens an attempt: drop what you had of that run and step (a retry, a worker that stopped mid-answer). ' +
+          'The text of record is the `model.responded` event on the thread events channel; the gateway serves this feed as `GET /v1/threads/{id}/stream?mode=messages`.',
+        parameters: {
+          prefix: { description: 'subject prefix' },
+          tenant: { description: 'tenant id' },
+          thread: { description: 'thread id' },
+        },
+        messages: {
+          tokenChunk: { name: 'TokenChunk', contentType: 'application/json', payload: ref('TokenChunk') },
+        },
+      },
+      runCancels: {
+        address: '{prefix}.inbox.{tenant}.{thread}',
+        description:
+          "Cancel a run: a `run.cancel` message on its thread's inbox (captured by the INBOX stream; what `POST /v1/runs/{runId}/cancel` publishes). " +
+          'The run ends with `run.cancelled` on the thread events channel and its outcome (status `cancelled`) on its `replyTo`; open tool calls are closed with results, its pending approvals are closed as `cancelled`. ' +
+          'A cancel for a run that already ended, or is unknown to the thread, changes nothing. Set `Nats-Msg-Id` to `messageId`. The inbox carries other messages of the thread too (model and tool results, approval decisions): publish only `run.cancel` on it.',
+        parameters: {
+          prefix: { description: 'subject prefix' },
+          tenant: { description: 'tenant id, bound by NATS permissions' },
+          thread: { description: 'the run’s thread id' },
+        },
+        messages: {
+          runCancel: {
+            name: 'CancelRunMessage',
+            contentType: 'application/json',
+            payload: ref('CancelRunMessage'),
+            headers: headersSchema('Use `messageId`'),
+          },
+        },
+      },
+      toolResolutions: {
+        address: '{prefix}.cmd.tool.{tenant}',
+        description:
+          'Settle an uncertain effect (a tool call whose outcome the ledger cannot know: the worker died mid-call, the tool answered ambiguously) by its ledger key: `happened` with the result the outside system shows, `retry` to run the tool again under the same key, or `fail`. ' +
+          'Captured by the COMMANDS stream and consumed by the tool executor; the approvals service sends it when an escalation is decided (`POST /v1/approvals/{id}/decision`), which also checks roles: publish here only from a service trusted to decide. ' +
+          'A key that is not uncertain changes nothing (one already settled has its stored outcome sent to the run again; an unknown or another tenant’s key is ignored). Set `Nats-Msg-Id` to `commandId` and `Ratchet-Idempotency-Key` to the ledger key.',
+        parameters: {
+          prefix: { description: 'subject prefix' },
+          tenant: { description: 'tenant id, bound by NATS permissions' },
+        },
+        messages: {
+          toolResolve: {
+            name: 'ToolResolveCommand',
+            contentType: 'application/json',
+            payload: ref('ToolResolveCommand'),
+            headers: headersSchema('Use `commandId`', {
+              'Ratchet-Idempotency-Key': { type: 'string', description: 'The ledger key (`idempotencyKey`)' },
+            }),
+          },
+        },
+      },
+      ...remoteToolChannels(ref),
+    },
+    operations: {
+      ...remoteToolOperations(),
+      publishRunRequest: {
+        action: 'send',
+        channel: { $ref: '#/channels/runRequests' },
+        messages: [{ $ref: '#/channels/runRequests/messages/runRequest' }],
+        reply: {
+          address: {
+            location: '$message.payload#/replyTo',
+            description: 'The run’s outcome goes to the `replyTo` subject the request names',
+          },
+          channel: { $ref: '#/channels/runOutcomes' },
+          messages: [{ $ref: '#/channels/runOutcomes/messages/runOutcome' }],
+        },
+      },
+      cancelRun: {
+        action: 'send',
+        channel: { $ref: '#/channels/runCancels' },
+        messages: [{ $ref: '#/channels/runCancels/messages/runCancel' }],
+      },
+      resolveUncertainEffect: {
+        action: 'send',
+        channel: { $ref: '#/channels/toolResolutions' },
+        messages: [{ $ref: '#/channels/toolResolutions/messages/toolResolve' }],
+      },
+      receiveRunOutcome: {
+        action: 'receive',
+        channel: { $ref: '#/channels/runOutcomes' },
+        messages: [{ $ref: '#/channels/runOutcomes/messages/runOutcome' }],
+      },
+      followThreadEvents: {
+        action: 'receive',
+        channel: { $ref: '#/channels/threadEvents' },
+        messages: [{ $ref: '#/channels/threadEvents/messages/threadEvent' }],
+      },
+      followThreadTokens: {
+        action: 'receive',
+        channel: { $ref: '#/channels/threadTokens' },
+        messages: [{ $ref: '#/channels/threadTokens/messages/tokenChunk' }],
+      },
+      receiveRunStops: {
+        action: 'receive',
+        channel: { $ref: '#/channels/runStops' },
+        messages: [{ $ref: '#/channels/runStops/messages/runStop' }],
+      },
+    },
+  };
+}
+
+function headersSchema(
+  msgId = 'Use `<tenant>:<requestId>`',
+  more: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    type: 'object',
+    properties: {
+      'Nats-Msg-Id': { type: 'string', description: msgId },
+      traceparent: { type: 'string', description: 'W3C trace context (optional)' },
+      ...more,
+    },
+  };
+}
