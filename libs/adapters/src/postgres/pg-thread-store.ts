@@ -18,6 +18,7 @@ import { insertSnapshot, type ThreadSnapshot } from './retention.queries';
 import type { Database } from './orm';
 import { inTransaction, valuesList, type SqlExecutor } from './sql';
 import { RUN_SUMMARY_COLUMNS, runSummaryOf, type RunSummaryDbRow } from './run.rows';
+import { runsInFlightCount } from './runs-in-flight.queries';
 
 export { assertContiguous, type ThreadColumnsMapper } from './thread-write-buffer';
 
@@ -155,11 +156,8 @@ async function claimAndLoadMany<S>(sql: SqlExecutor, items: readonly ClaimItem[]
                'outcome', r.outcome)
           from ${sql.table('runs')} r
          where i.request_id is not null and r.tenant_id = i.tenant_id and r.request_id = i.request_id) as known,
-       (select count(*)::int from (
-          select 1 from ${sql.table('runs')} r
-           where i.active_up_to is not null and r.tenant_id = i.tenant_id and r.status in ('queued', 'running')
-           limit i.active_up_to
-        ) a) as active_runs
+       case when i.active_up_to is not null
+            then ${runsInFlightCount(sql, 'i.tenant_id', 'i.active_up_to')} end as active_runs
      from input i
      left join ${sql.table('threads')} t on t.tenant_id = i.tenant_id and t.thread_id = i.thread_id
      order by i.ord`,

@@ -1,5 +1,17 @@
 import type { SqlExecutor } from './sql';
 
+/**
+ * The count of a tenant's runs in flight, up to a bound, as a scalar subquery: `tenant` and `upTo` are SQL
+ * expressions (placeholders or outer columns). Its predicate is the partial index's
+ * (`runs_in_flight_idx ... where status in ('queued', 'running')`), so the count reads only that index.
+ */
+export function runsInFlightCount(sql: SqlExecutor, tenant: string, upTo: string): string {
+  return `(select count(*)::int from (
+     select 1 from ${sql.table('runs')} r where r.tenant_id = ${tenant} and r.status in ('queued', 'running')
+     limit ${upTo}
+   ) a)`;
+}
+
 /** What a run request meets at admission: the tenant's runs in flight (up to the bound) and whether it has a run. */
 export interface RunAdmissionFacts {
   activeRuns: number;
@@ -19,9 +31,7 @@ export async function runAdmissionFacts(
   upTo: number,
 ): Promise<RunAdmissionFacts> {
   const rows = await sql.query<{ n: number; known: boolean }>(
-    `select (select count(*)::int from (
-               select 1 from ${sql.table('runs')} where tenant_id = ? and status in ('queued', 'running') limit ?
-             ) a) as n,
+    `select ${runsInFlightCount(sql, '?', '?')} as n,
             exists (select 1 from ${sql.table('runs')} where tenant_id = ? and request_id = ?) as known`,
     [tenantId, Math.max(0, upTo), tenantId, requestId],
   );
