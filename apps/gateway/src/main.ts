@@ -4,6 +4,7 @@ import {
   GATEWAY_MIGRATIONS,
   connectNats,
   ensureTopology,
+  masterKeyFromFile,
   openDatabase,
   type Database,
 } from '@ratchet/adapters';
@@ -27,7 +28,12 @@ async function main(): Promise<void> {
   let db: Database | undefined;
   let nc: NatsConnection | undefined;
   try {
-    db = await openDatabase({ url: config.DATABASE_URL, schema: 'gateway', migrations: GATEWAY_MIGRATIONS });
+    db = await openDatabase({
+      url: config.DATABASE_URL,
+      schema: 'gateway',
+      migrations: GATEWAY_MIGRATIONS,
+      masterKey: masterKeyFromFile(config.RATCHET_KEY_FILE),
+    });
     const applied = await db.migrate();
     logger.info({ database: db.safeUrl, schema: db.schema, applied }, 'database ready');
 

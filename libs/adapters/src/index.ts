@@ -102,6 +102,18 @@ export {
   type JwtRevocationRecord,
 } from './postgres/jwt-revocations.repository';
 export { openServiceDatabase } from './postgres/service-database';
+export { PgContentKeys } from './postgres/thread-keys.repository';
+export { ContentSeal, type RawEvent } from './keys/content-seal';
+export { isSealed, type OnSealed, type Sealed } from './keys/sealed-content';
+export {
+  FileKeyWrapper,
+  KeyFileError,
+  masterKeyFromFile,
+  newMasterKey,
+  readKeyFile,
+  writeKeyFile,
+  type KeyFileContent,
+} from './keys/key-file';
 export {
   decodeListCursor,
   encodeListCursor,

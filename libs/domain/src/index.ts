@@ -24,6 +24,14 @@ export type {
 export type { ModelDelta, ModelProvider, ModelRequest } from './ports/model';
 export type { Clock, IdSource } from './ports/clock';
 export {
+  ContentSealedError,
+  describeAbsence,
+  type ContentKeys,
+  type DataKey,
+  type KeyAbsence,
+  type KeyWrapper,
+} from './ports/content-keys';
+export {
   initialThreadState,
   openCalls,
   settlingCalls,

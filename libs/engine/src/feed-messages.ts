@@ -23,5 +23,6 @@ export function feedMessages(subjects: Subjects, events: readonly ThreadEvent[])
     subject: subjects.events(e.tenantId, e.threadId),
     payload: e,
     headers: messageHeaders(e.id, e.type, e.tenantId, e.trace),
+    sealAs: 'event' as const,
   }));
 }

@@ -1,5 +1,5 @@
 import type { NatsConnection } from 'nats';
-import { connectNats, openServiceDatabase, redactUrl, type Database, type ServiceName } from '@ratchet/adapters';
+import { connectNats, masterKeyFromFile, openServiceDatabase, redactUrl, type Database, type ServiceName } from '@ratchet/adapters';
 import { listThreadKeysWithSnapshots } from '@ratchet/adapters/operator';
 import { SubjectToken } from '@ratchet/contracts';
 import { type CliConfig } from './config';
@@ -15,7 +15,7 @@ export interface CommandContext {
 /** Opens one service's schema, turning "no such database" into a message that says what to do. */
 export async function openSchema(config: CliConfig, service: ServiceName, poolMax = 2): Promise<Database> {
   try {
-    return await openServiceDatabase(config.DATABASE_URL, service, poolMax);
+    return await openServiceDatabase(config.DATABASE_URL, service, poolMax, masterKeyFromFile(config.RATCHET_KEY_FILE));
   } catch (error) {
     if (pgCode(error) === PG.invalidCatalogName) {
       throw new CliError(

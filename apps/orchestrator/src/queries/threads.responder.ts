@@ -78,10 +78,11 @@ export class ThreadsQueryResponder implements OnApplicationBootstrap, BeforeAppl
 
   private async run(tenant: string, op: ThreadsOp, request: ThreadsRequest<ThreadsOp>): Promise<AnyReply> {
     const sql = this.runtime.db.sql;
+    const content = this.runtime.db.content;
     switch (op) {
       case 'get': {
         const { threadId } = request as ThreadsRequest<'get'>;
-        const thread = await getThread(sql, tenant, threadId);
+        const thread = await getThread(sql, content, tenant, threadId);
         return thread ? { ok: true, thread } : notFound(`no thread ${threadId}`);
       }
       case 'list': {
@@ -98,12 +99,12 @@ export class ThreadsQueryResponder implements OnApplicationBootstrap, BeforeAppl
       }
       case 'events': {
         const r = request as ThreadsRequest<'events'>;
-        const page = await readEventPage(sql, tenant, r.threadId, r.after, r.limit);
+        const page = await readEventPage(sql, content, tenant, r.threadId, r.after, r.limit);
         return page ? { ok: true, ...page } : notFound(`no thread ${r.threadId}`);
       }
       case 'run': {
         const { runId } = request as ThreadsRequest<'run'>;
-        const run = await getRun(sql, tenant, runId);
+        const run = await getRun(sql, content, tenant, runId);
         return run ? { ok: true, run } : notFound(`no run ${runId}`);
       }
       case 'runs': {

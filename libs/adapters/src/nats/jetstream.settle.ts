@@ -105,10 +105,7 @@ export async function settle(msg: JsMsg, deliveryCount: number, settling: Settli
         payload,
       });
     } catch (recordError) {
-      onError(
-        recordError,
-        `onPoison failed for seq ${base.streamSeq}; nak instead of term so the failure is not lost`,
-      );
+      onError(recordError, `onPoison failed for seq ${base.streamSeq}; nak instead of term so the failure is not lost`);
       msg.nak(retryDelay(deliveryCount, 'later'));
       return;
     }

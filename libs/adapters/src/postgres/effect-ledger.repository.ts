@@ -90,12 +90,7 @@ export class EffectLedgerRepository {
          select ?, ?, ?::jsonb, ?::jsonb where exists (select 1 from e) returning 1
        )
        select (select count(*) from e)::int as recorded`,
-      [
-        ...effectIdentity(effect),
-        JSON.stringify(result),
-        ...startedByValues(effect),
-        ...outboxValues(message),
-      ],
+      [...effectIdentity(effect), JSON.stringify(result), ...startedByValues(effect), ...outboxValues(message)],
     );
     return rows[0]?.recorded === 1;
   }

@@ -1,7 +1,13 @@
 import { MikroORM, type Constructor } from '@mikro-orm/core';
 import { Migrator, type Migration } from '@mikro-orm/migrations';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
+import type { KeyWrapper } from '@ratchet/domain';
+import { ContentSeal } from '../keys/content-seal';
 import { quoteIdent, sqlExecutor, type SqlExecutor } from './sql';
+import { PgContentKeys } from './thread-keys.repository';
+
+/** The schema that holds the threads' log and their data keys (`thread_keys`). */
+const THREADS_SCHEMA = 'orchestrator';
 
 export type MigrationClass = Constructor<Migration>;
 
@@ -12,6 +18,11 @@ export interface OpenDatabaseOptions {
   /** Listed statically: the default dynamic import of migration files fails inside jest workers. */
   migrations: readonly MigrationClass[];
   poolMax?: number;
+  /**
+   * The master key the threads' data keys are wrapped with (RATCHET_KEY_FILE): with it, the threads'
+   * content is sealed where it is stored and opened where it is read; without it, written in clear.
+   */
+  masterKey?: KeyWrapper | undefined;
 }
 
 export interface Database {
@@ -21,6 +32,8 @@ export interface Database {
   readonly safeUrl: string;
   /** Autocommit SQL against this schema (each statement its own transaction). */
   readonly sql: SqlExecutor;
+  /** Seals and opens the threads' content (their data keys are in the orchestrator's schema). */
+  readonly content: ContentSeal;
   /** Creates the schema if missing and applies pending migrations; safe to run from many processes at once. */
   migrate(): Promise<string[]>;
   pendingMigrations(): Promise<string[]>;
@@ -99,6 +112,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     schema: options.schema,
     safeUrl,
     sql: sqlExecutor(orm, options.schema),
+    content: new ContentSeal(new PgContentKeys(sqlExecutor(orm, THREADS_SCHEMA), options.masterKey)),
     async migrate() {
       // Committed before the migrator looks: it lists tables on a pooled connection outside our
       // transaction and would otherwise race (or wait on) us to create the migrations table.

@@ -11,7 +11,9 @@ import {
   type ThreadStore,
   type ThreadTx,
 } from '@ratchet/domain';
-import { EVENT_COLUMNS, rowToEvent, type EventRow } from './thread-event.rows';
+import type { ContentSeal } from '../keys/content-seal';
+import type { OnSealed } from '../keys/sealed-content';
+import { EVENT_COLUMNS, openRowsToEvents, type EventRow } from './thread-event.rows';
 import { WriteBuffer, type ThreadColumnsMapper } from './thread-write-buffer';
 import { claimInbox } from './inbox-outbox.sql';
 import { insertSnapshot, type ThreadSnapshot } from './retention.queries';
@@ -22,7 +24,12 @@ import { runsInFlightCount } from './runs-in-flight.queries';
 
 export { assertContiguous, type ThreadColumnsMapper } from './thread-write-buffer';
 
-/** The orchestrator's event log and projections in Postgres (schema `orchestrator` by default). */
+/**
+ * The orchestrator's event log and projections in Postgres (schema `orchestrator` by default). With a
+ * master key on the database (`Database.content`), the threads' content is sealed as it is written —
+ * events, the conversation's messages and the event feed's messages, which are published as stored — and
+ * opened as it is read (ADR 0034); a thread whose key was destroyed fails to load (`ContentSealedError`).
+ */
 export class PgThreadStore<S> implements ThreadStore<S> {
   constructor(
     private readonly db: Database,
@@ -56,25 +63,34 @@ export class PgThreadStore<S> implements ThreadStore<S> {
     runs: readonly RunRow[],
     messages: ThreadMessages,
   ): Promise<void> {
+    const { tenantId, threadId } = snapshot;
     return inTransaction(this.db.orm, this.db.schema, async (sql) => {
       await insertSnapshot(sql, snapshot);
       const writes = new WriteBuffer(sql, this.columns);
-      writes.append(snapshot.tenantId, snapshot.threadId, snapshot.version, events, true);
-      writes.project(projection, runs, messages);
+      const sealed = await this.db.content.sealEvents(tenantId, threadId, events, true);
+      writes.append(tenantId, threadId, snapshot.version, sealed, true);
+      const stored = await this.db.content.sealMessages(tenantId, threadId, messages.from, messages.messages);
+      writes.project(projection, runs, { ...messages, messages: stored });
       await writes.flush(true);
     });
   }
 
-  readEvents(tenantId: string, threadId: string, afterVersion = 0): Promise<ThreadEvent[]> {
-    return loadEvents(this.db.sql, tenantId, threadId, afterVersion);
+  /** `onSealed`: what a reader is shown of content whose key is destroyed (default: it fails). */
+  readEvents(
+    tenantId: string,
+    threadId: string,
+    afterVersion = 0,
+    onSealed: OnSealed = 'throw',
+  ): Promise<ThreadEvent[]> {
+    return loadEvents(this.db.sql, this.db.content, tenantId, threadId, afterVersion, onSealed);
   }
 
   readProjection(tenantId: string, threadId: string): Promise<ThreadProjectionRow<S> | undefined> {
     return loadProjection<S>(this.db.sql, tenantId, threadId);
   }
 
-  readMessages(tenantId: string, threadId: string): Promise<ChatMessage[]> {
-    return loadMessages(this.db.sql, tenantId, threadId);
+  readMessages(tenantId: string, threadId: string, onSealed: OnSealed = 'throw'): Promise<ChatMessage[]> {
+    return loadMessages(this.db.sql, this.db.content, tenantId, threadId, undefined, onSealed);
   }
 
   private txFor(sql: SqlExecutor, writes: WriteBuffer<S>): ThreadTx<S> {
@@ -82,16 +98,31 @@ export class PgThreadStore<S> implements ThreadStore<S> {
       await writes.flush();
       return fn();
     };
+    const content = this.db.content;
+    // Each event is sealed once: the feed's message of an event carries the same ciphertext as its row.
+    const sealedEvents = new Map<string, ThreadEvent>();
     return {
       claimInbox: (consumer, messageId) => read(() => claimInbox(sql, consumer, messageId)),
-      claimAndLoadMany: (items) => read(() => claimAndLoadMany<S>(sql, items)),
+      claimAndLoadMany: (items) => read(() => claimAndLoadMany<S>(sql, content, items)),
       claimOnWrite: (consumer, messageId, tenantId, threadId, version) =>
         writes.claimOnWrite(consumer, messageId, tenantId, threadId, version),
       loadProjection: (tenantId, threadId) => read(() => loadProjection<S>(sql, tenantId, threadId)),
-      loadEvents: (tenantId, threadId, afterVersion) => read(() => loadEvents(sql, tenantId, threadId, afterVersion)),
-      appendEvents: async (tenantId, threadId, expectedVersion, events) =>
-        writes.append(tenantId, threadId, expectedVersion, events),
-      saveProjection: async (row, runs, messages) => writes.project(row, runs, messages),
+      loadEvents: (tenantId, threadId, afterVersion) =>
+        read(() => loadEvents(sql, content, tenantId, threadId, afterVersion, 'throw')),
+      appendEvents: async (tenantId, threadId, expectedVersion, events) => {
+        const sealed = await content.sealEvents(tenantId, threadId, events, expectedVersion === 0);
+        sealed.forEach((e, i) => e !== events[i] && sealedEvents.set(e.id, e));
+        writes.append(tenantId, threadId, expectedVersion, sealed);
+      },
+      saveProjection: async (row, runs, messages) =>
+        writes.project(
+          row,
+          runs,
+          messages && {
+            ...messages,
+            messages: await content.sealMessages(row.tenantId, row.threadId, messages.from, messages.messages),
+          },
+        ),
       markSent: (ids) => writes.markSent(ids),
       findRequest: (tenantId, requestId) =>
         read(async () => {
@@ -104,7 +135,7 @@ export class PgThreadStore<S> implements ThreadStore<S> {
         }),
       loadMessages: async (tenantId, threadId, count) => {
         if (writes.touches(tenantId, threadId)) await writes.flush();
-        const messages = await loadMessages(sql, tenantId, threadId, count);
+        const messages = await loadMessages(sql, content, tenantId, threadId, count, 'throw');
         if (messages.length < count) {
           throw new InvariantError(
             `thread ${tenantId}/${threadId}: ${count} messages expected, ${messages.length} stored ` +
@@ -114,7 +145,16 @@ export class PgThreadStore<S> implements ThreadStore<S> {
         }
         return messages;
       },
-      enqueue: async (messages: OutboxMessage[]) => writes.enqueue(messages),
+      enqueue: async (messages: OutboxMessage[]) => {
+        for (const m of messages) {
+          if (m.sealAs !== 'event' || !content.sealing) continue;
+          // Replaced on the message itself: what is published after the commit is what was stored.
+          const event = m.payload as ThreadEvent;
+          m.payload =
+            sealedEvents.get(event.id) ?? (await content.sealEvents(event.tenantId, event.threadId, [event]))[0];
+        }
+        writes.enqueue(messages);
+      },
     };
   }
 }
@@ -130,7 +170,11 @@ function knownRequestOf(row: KnownRequestRow): KnownRequest {
   return { runId: row.run_id, threadId: row.thread_id, requestDigest: row.request_digest, outcome: row.outcome };
 }
 
-async function claimAndLoadMany<S>(sql: SqlExecutor, items: readonly ClaimItem[]): Promise<ClaimedThread<S>[]> {
+async function claimAndLoadMany<S>(
+  sql: SqlExecutor,
+  content: ContentSeal,
+  items: readonly ClaimItem[],
+): Promise<ClaimedThread<S>[]> {
   if (items.length === 0) return [];
   const rows = await sql.query<{
     ord: number;
@@ -171,8 +215,10 @@ async function claimAndLoadMany<S>(sql: SqlExecutor, items: readonly ClaimItem[]
       item.activeRunsUpTo ?? null,
     ]),
   );
+  const newer = await Promise.all(rows.map((r) => openRowsToEvents(content, r.newer ?? [], 'throw')));
   return items.map((item, ord) => {
-    const row = rows.find((r) => r.ord === ord);
+    const at = rows.findIndex((r) => r.ord === ord);
+    const row = rows[at];
     const projection =
       row && row.version !== null && row.state !== null
         ? { tenantId: item.tenantId, threadId: item.threadId, version: row.version, state: row.state }
@@ -180,7 +226,7 @@ async function claimAndLoadMany<S>(sql: SqlExecutor, items: readonly ClaimItem[]
     return {
       claimed: row?.claimed === true,
       projection,
-      newer: (row?.newer ?? []).map(rowToEvent),
+      newer: newer[at] ?? [],
       ...(item.requestId !== undefined && row?.known ? { known: knownRequestOf(row.known) } : {}),
       ...(item.activeRunsUpTo !== undefined ? { activeRuns: row?.active_runs ?? 0 } : {}),
     };
@@ -203,31 +249,35 @@ async function loadProjection<S>(
 /** Messages of a thread's conversation, oldest first: all of them, or the first `count`. */
 async function loadMessages(
   sql: SqlExecutor,
+  content: ContentSeal,
   tenantId: string,
   threadId: string,
-  count?: number,
+  count: number | undefined,
+  onSealed: OnSealed,
 ): Promise<ChatMessage[]> {
   if (count === 0) return [];
-  const rows = await sql.query<{ message: ChatMessage }>(
-    `select message from ${sql.table('thread_messages')}
+  const rows = await sql.query<{ seq: number; message: ChatMessage }>(
+    `select seq, message from ${sql.table('thread_messages')}
      where tenant_id = ? and thread_id = ?${count === undefined ? '' : ' and seq <= ?'} order by seq`,
     count === undefined ? [tenantId, threadId] : [tenantId, threadId, count],
   );
-  return rows.map((r) => r.message);
+  return content.openMessages(tenantId, threadId, rows, onSealed);
 }
 
 async function loadEvents(
   sql: SqlExecutor,
+  content: ContentSeal,
   tenantId: string,
   threadId: string,
   afterVersion: number,
+  onSealed: OnSealed,
 ): Promise<ThreadEvent[]> {
   const rows = await sql.query<EventRow>(
     `select ${EVENT_COLUMNS} from ${sql.table('thread_events')}
      where tenant_id = ? and thread_id = ? and version > ? order by version`,
     [tenantId, threadId, afterVersion],
   );
-  return rows.map(rowToEvent);
+  return openRowsToEvents(content, rows, onSealed);
 }
 
 export async function listRuns(sql: SqlExecutor, tenantId: string, threadId: string): Promise<RunRow[]> {

@@ -1,4 +1,6 @@
 import { decodeThreadEvent, type ThreadEvent } from '@ratchet/contracts';
+import type { ContentSeal } from '../keys/content-seal';
+import type { OnSealed } from '../keys/sealed-content';
 import { isoColumn } from './sql';
 
 /** A row of `thread_events` as selected with EVENT_COLUMNS. */
@@ -37,4 +39,14 @@ export function rowToEvent(row: EventRow): ThreadEvent {
     ...(row.run_id === null ? {} : { runId: row.run_id }),
     ...(row.trace === null ? {} : { trace: row.trace }),
   });
+}
+
+/** Stored rows back to events, their content opened first (`onSealed`: when a key is destroyed). */
+export async function openRowsToEvents(
+  content: ContentSeal,
+  rows: readonly EventRow[],
+  onSealed: OnSealed,
+): Promise<ThreadEvent[]> {
+  const raw = rows.map((r) => ({ ...r, tenantId: r.tenant_id, threadId: r.thread_id }));
+  return (await content.openEvents(raw, onSealed)).map(rowToEvent);
 }

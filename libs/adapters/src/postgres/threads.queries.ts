@@ -1,7 +1,8 @@
 import { listRuns } from './pg-thread-store';
 import { RUN_SUMMARY_COLUMNS, runSummaryOf, type RunSummaryDbRow } from './run.rows';
 import { Conditions, isoColumn, type SqlExecutor } from './sql';
-import { EVENT_COLUMNS, rowToEvent, type EventRow } from './thread-event.rows';
+import type { ContentSeal } from '../keys/content-seal';
+import { EVENT_COLUMNS, openRowsToEvents, type EventRow } from './thread-event.rows';
 import {
   TERMINAL_RUN_EVENTS,
   type RunSummary,
@@ -48,7 +49,13 @@ function summary(row: ThreadRow): ThreadSummary {
   };
 }
 
-export async function getThread(sql: SqlExecutor, tenantId: string, threadId: string): Promise<ThreadView | undefined> {
+/** `content`: the runs' outputs are sealed with the thread's key (shown as erased once it is destroyed). */
+export async function getThread(
+  sql: SqlExecutor,
+  content: ContentSeal,
+  tenantId: string,
+  threadId: string,
+): Promise<ThreadView | undefined> {
   const rows = await sql.query<ThreadRow>(
     `select ${THREAD_COLUMNS('t')}, 0 as run_count from ${sql.table('threads')} t
      where t.tenant_id = ? and t.thread_id = ?`,
@@ -57,7 +64,7 @@ export async function getThread(sql: SqlExecutor, tenantId: string, threadId: st
   const row = rows[0];
   if (!row) return undefined;
   const runs = (await listRuns(sql, tenantId, threadId)).slice(-100);
-  const outcomes = await terminalEvents(sql, tenantId, threadId);
+  const outcomes = await terminalEvents(sql, content, tenantId, threadId);
   const { runCount: _count, ...thread } = summary(row);
   return { ...thread, runs: runs.map((r) => runView(r, outcomes.get(r.runId))) };
 }
@@ -120,6 +127,7 @@ export async function listThreadPage(
 /** The thread's events after `after`, at most `limit`; undefined when the tenant has no such thread. */
 export async function readEventPage(
   sql: SqlExecutor,
+  content: ContentSeal,
   tenantId: string,
   threadId: string,
   after: number,
@@ -136,12 +144,17 @@ export async function readEventPage(
      where tenant_id = ? and thread_id = ? and version > ? and version <= ? order by version limit ?`,
     [tenantId, threadId, after, lastVersion, limit],
   );
-  const events = rows.map(rowToEvent);
+  const events = await openRowsToEvents(content, rows, 'erased');
   const reached = events.at(-1)?.version ?? after;
   return { events, lastVersion, hasMore: reached < lastVersion };
 }
 
-export async function getRun(sql: SqlExecutor, tenantId: string, runId: string): Promise<RunView | undefined> {
+export async function getRun(
+  sql: SqlExecutor,
+  content: ContentSeal,
+  tenantId: string,
+  runId: string,
+): Promise<RunView | undefined> {
   const rows = await sql.query<{ thread_id: string }>(
     `select thread_id from ${sql.table('runs')} where tenant_id = ? and run_id = ?`,
     [tenantId, runId],
@@ -150,7 +163,7 @@ export async function getRun(sql: SqlExecutor, tenantId: string, runId: string):
   if (threadId === undefined) return undefined;
   const run = (await listRuns(sql, tenantId, threadId)).find((r) => r.runId === runId);
   if (!run) return undefined;
-  const outcomes = await terminalEvents(sql, tenantId, threadId, runId);
+  const outcomes = await terminalEvents(sql, content, tenantId, threadId, runId);
   return runView(run, outcomes.get(runId));
 }
 
@@ -158,6 +171,7 @@ type Terminal = NonNullable<RunView['outcome']>;
 
 async function terminalEvents(
   sql: SqlExecutor,
+  content: ContentSeal,
   tenantId: string,
   threadId: string,
   runId?: string,
@@ -168,11 +182,18 @@ async function terminalEvents(
     runFilter = 'and run_id = ?';
     params.push(runId);
   }
-  const rows = await sql.query<{ run_id: string; type: string; version: number; data: Record<string, unknown> }>(
-    `select run_id, type, version, data from ${sql.table('thread_events')}
+  const stored = await sql.query<{
+    id: string;
+    run_id: string;
+    type: string;
+    version: number;
+    data: Record<string, unknown>;
+  }>(
+    `select id, run_id, type, version, data from ${sql.table('thread_events')}
      where tenant_id = ? and thread_id = ? and type in (?, ?, ?) ${runFilter} and run_id is not null`,
     params,
   );
+  const rows = await content.openEvents(stored, 'erased');
   const map = new Map<string, Terminal>();
   for (const r of rows) {
     const status = r.type.slice('run.'.length) as Terminal['status'];

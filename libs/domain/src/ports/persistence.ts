@@ -27,6 +27,11 @@ export interface OutboxMessage {
    * committed with it, holds them), so a step does not write the whole conversation again.
    */
   storedPayload?: unknown;
+  /**
+   * The payload is an event of the log (the event feed): a store that seals the log's content stores
+   * and publishes it sealed as its row is, replacing `payload` with the sealed event.
+   */
+  sealAs?: 'event' | undefined;
 }
 
 export interface PendingOutboxMessage extends OutboxMessage {

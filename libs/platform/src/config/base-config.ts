@@ -56,6 +56,12 @@ export const configFields = {
    * built-in ones wherever data enters: run input and metadata, tool results, refused messages.
    */
   RATCHET_REDACT_PATTERNS: envPatternList().default([]),
+  /**
+   * The master key file (`ratchet keys init`; mode 0600, outside the database and the streams) that wraps
+   * the threads' data keys: with it, thread content is sealed at rest and on the event feed
+   * (docs/security.md#content-at-rest). Every process that reads or writes threads needs the same file.
+   */
+  RATCHET_KEY_FILE: envString('expected the path of a key file').optional(),
 };
 
 const baseObject = z.object({
@@ -71,6 +77,7 @@ const baseObject = z.object({
   RATCHET_STREAM_REPLICAS: configFields.RATCHET_STREAM_REPLICAS,
   OTEL_EXPORTER_OTLP_ENDPOINT: configFields.OTEL_EXPORTER_OTLP_ENDPOINT,
   RATCHET_REDACT_PATTERNS: configFields.RATCHET_REDACT_PATTERNS,
+  RATCHET_KEY_FILE: configFields.RATCHET_KEY_FILE,
 });
 
 /** Defaults that depend on other variables are filled in after parsing. */

@@ -2,6 +2,7 @@ import type { NatsConnection } from 'nats';
 import {
   connectNats,
   JetStreamPublisher,
+  masterKeyFromFile,
   openDatabase,
   PgOutboxStore,
   recordFailure,
@@ -50,6 +51,8 @@ export interface RuntimeConfig {
   RATCHET_DUPLICATE_WINDOW_MS: number;
   /** The deployment's redaction patterns (`RATCHET_REDACT_PATTERNS`). */
   RATCHET_REDACT_PATTERNS?: readonly RegExp[];
+  /** The master key file the threads' data keys are wrapped with (`RATCHET_KEY_FILE`). */
+  RATCHET_KEY_FILE?: string | undefined;
 }
 
 export interface RuntimeOptions {
@@ -85,7 +88,12 @@ export class ServiceRuntime {
     // The deployment's redaction patterns, for every redaction this process makes from now on.
     configureRedaction(config.RATCHET_REDACT_PATTERNS ?? []);
     const logger = createLogger(options.service, config.LOG_LEVEL, config.SERVICE_INSTANCE_ID);
-    const db = await openDatabase({ url: config.DATABASE_URL, schema: options.schema, migrations: options.migrations });
+    const db = await openDatabase({
+      url: config.DATABASE_URL,
+      schema: options.schema,
+      migrations: options.migrations,
+      masterKey: masterKeyFromFile(config.RATCHET_KEY_FILE),
+    });
     let nc: NatsConnection | undefined;
     try {
       const applied = await db.migrate();
