@@ -383,7 +383,12 @@ describe('a model worker SIGKILLed while its lease still runs (bus path, a patie
     // killed call is found by its retry, not assumed to be the last one asked.
     const killed: string[] = [];
     for (const marker of markers) {
-      const events = await stack.waitFor(TENANT, threadIdFor(TENANT, marker), terminal(runIdFor(TENANT, marker)), 90_000);
+      const events = await stack.waitFor(
+        TENANT,
+        threadIdFor(TENANT, marker),
+        terminal(runIdFor(TENANT, marker)),
+        90_000,
+      );
       expect(events.at(-1)?.type).toBe('run.completed');
       const attempts = events.filter((e) => e.type === 'model.requested');
       const calls = model.of(marker);

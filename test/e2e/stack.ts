@@ -12,6 +12,7 @@ import { foldEvents, initialThreadState, type ThreadState } from '@ratchet/domai
 import {
   createTestDatabase,
   ServiceProcess,
+  testDatabaseKey,
   uniquePrefix,
   type ServiceName,
   type TestDatabase,
@@ -43,7 +44,7 @@ export class TestStack {
     const testDb = await createTestDatabase();
     const prefix = options.prefix ?? uniquePrefix();
     const nc = await connect({ ...natsServersAndAuth(natsUrl), maxReconnectAttempts: -1, reconnectTimeWait: 250 });
-    const db = await openServiceDatabase(testDb.url, 'orchestrator');
+    const db = await openServiceDatabase(testDb.url, 'orchestrator', undefined, testDatabaseKey());
     return new TestStack(testDb, prefix, nc, db, natsUrl);
   }
 

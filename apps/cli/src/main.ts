@@ -18,6 +18,7 @@ import { forkCommand } from './commands/fork.command';
 import { importCommand } from './commands/import.command';
 import { inboxCommand } from './commands/inbox.command';
 import { keysCommand } from './commands/keys.command';
+import { masterKeyCommand } from './commands/master-key.command';
 import { migrateCommand } from './commands/migrate.command';
 import { outboxCommand } from './commands/outbox.command';
 import { rebuildCommand } from './commands/rebuild.command';
@@ -99,6 +100,7 @@ Examples:
     eraseCommand(),
     keysCommand(),
     revocationsCommand(),
+    masterKeyCommand(),
     agentsCommand(),
     schedulesCommand(),
     webhooksCommand(),

@@ -13,7 +13,7 @@ import {
 import { decodeThreadEvent, subjects, type ThreadEvent } from '@ratchet/contracts';
 import { foldRecord, recordFrom, runRowsOf } from '@ratchet/domain';
 import { threadStore } from '@ratchet/platform';
-import { createTestDatabase, demoRunEvents, uniquePrefix, type TestDatabase } from '@ratchet/testing';
+import { createTestDatabase, demoRunEvents, testDatabaseKey, uniquePrefix, type TestDatabase } from '@ratchet/testing';
 import { jsonLines, lines, ratchet, startRatchet } from './ratchet-process';
 
 /*
@@ -74,7 +74,7 @@ beforeAll(async () => {
   env = { DATABASE_URL: testDb.url, RATCHET_SUBJECT_PREFIX: prefix.subject, RATCHET_STREAM_PREFIX: prefix.stream };
   const migrated = await ratchet(['migrate', '--json'], env);
   expect(migrated).toEqual(expect.objectContaining({ code: 0 }));
-  db = await openServiceDatabase(testDb.url, 'orchestrator', 2);
+  db = await openServiceDatabase(testDb.url, 'orchestrator', 2, testDatabaseKey());
   nc = await connectNats({ url: process.env['NATS_URL']!, name: 'cli-ops-int' });
   await seed(fixture(A.thread, A.run));
   await seed(fixture(B.thread, B.run));
@@ -253,6 +253,8 @@ describe('export and import', () => {
       events: 14,
     });
     expect(rest).toHaveLength(14);
+    // Content is exported as the log stores it: sealed with the thread's key (ADR 0034).
+    expect(exported.stdout).not.toContain('light rain');
 
     const file = `${testDb.name}.jsonl`;
     const fs = await import('node:fs/promises');
@@ -272,8 +274,10 @@ describe('export and import', () => {
       expect(again).toEqual(expect.objectContaining({ code: 0 }));
       expect(jsonLines(again.stdout)).toEqual([expect.objectContaining({ outcome: 'unchanged' })]);
 
-      // Different content under the same thread: refused, never overwritten.
-      const tampered = exported.stdout.replace('light rain', 'snow');
+      // Different content under the same thread: refused, never overwritten (an export in clear, edited).
+      const clear = await ratchet(['export', A.thread, '--decrypt'], env);
+      expect(clear.stdout).toContain('light rain');
+      const tampered = clear.stdout.replace('light rain', 'snow');
       await fs.writeFile(path, tampered);
       const conflict = await ratchet(['import', path], env);
       expect(conflict).toEqual(expect.objectContaining({ code: 1 }));

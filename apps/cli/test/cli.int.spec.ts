@@ -15,6 +15,7 @@ import {
   databaseUrl,
   newTestDatabaseName,
   openAdmin,
+  testDatabaseKey,
   uniquePrefix,
   type TestDatabase,
   demoRunEvents,
@@ -139,7 +140,7 @@ describe('ratchet events', () => {
 
   beforeAll(async () => {
     testDb = await createTestDatabase();
-    db = await openServiceDatabase(testDb.url, 'orchestrator', 2);
+    db = await openServiceDatabase(testDb.url, 'orchestrator', 2, testDatabaseKey());
     const store = new PgThreadStore(db, () => ({ status: 'idle', agent: null, activeRunId: null }));
     await store.transaction((tx) => tx.appendEvents('demo', threadId, 0, events));
   });

@@ -46,6 +46,8 @@ const httpUrl = z.string().refine(
  * everything else receives the typed result.
  */
 export const gatewayConfigSchema = extendConfig({
+  /** The master key file: the live event feed carries threads' content sealed (docs/security.md). */
+  RATCHET_KEY_FILE: configFields.RATCHET_KEY_FILE,
   GATEWAY_PORT: configFields.GATEWAY_PORT,
   GATEWAY_HOST: configFields.GATEWAY_HOST,
   GATEWAY_BOOTSTRAP_API_KEY: configFields.GATEWAY_BOOTSTRAP_API_KEY,

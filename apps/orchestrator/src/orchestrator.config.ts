@@ -1,9 +1,11 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { envBoolean, envInt, envMillis, envPort, envString, extendConfig } from '@ratchet/platform';
+import { configFields, envBoolean, envInt, envMillis, envPort, envString, extendConfig } from '@ratchet/platform';
 import { housekeepingConfigFields } from './housekeeping/housekeeping.config';
 
 export const orchestratorConfigSchema = extendConfig({
+  /** The master key file that seals threads' content at rest (docs/security.md#content-at-rest). */
+  RATCHET_KEY_FILE: configFields.RATCHET_KEY_FILE,
   /** Health probes; each service has its own default so all of them fit on one machine. */
   HEALTH_PORT: envPort().default(9091),
   /** Agent definitions (YAML/JSON) registered at start; unchanged files make no new version. */

@@ -104,7 +104,7 @@ export {
 export { openServiceDatabase } from './postgres/service-database';
 export { PgContentKeys } from './postgres/thread-keys.repository';
 export { ContentSeal, type RawEvent } from './keys/content-seal';
-export { isSealed, type OnSealed, type Sealed } from './keys/sealed-content';
+export type { OnSealed } from './keys/sealed-content';
 export {
   FileKeyWrapper,
   KeyFileError,
@@ -134,7 +134,7 @@ export {
   type DecisionValue,
   type NewApproval,
 } from './postgres/approvals.repository';
-export { EVENT_COLUMNS, rowToEvent, type EventRow } from './postgres/thread-event.rows';
+export { EVENT_COLUMNS, rowToEvent, type EventRow, type StoredEvent } from './postgres/thread-event.rows';
 export {
   decodeCursor,
   encodeCursor,

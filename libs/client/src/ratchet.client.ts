@@ -11,6 +11,7 @@ import {
   type RunRequestInput,
   type Subjects,
   type ThreadEvent,
+  withoutSealedContent,
 } from '@ratchet/contracts';
 
 export interface RatchetClientOptions {
@@ -20,6 +21,12 @@ export interface RatchetClientOptions {
   prefix?: string;
   /** Stream-name prefix (default: the subject prefix upper-cased), for following thread events. */
   streamPrefix?: string;
+  /**
+   * Where the installation seals content at rest (RATCHET_KEY_FILE), the EVENTS stream carries it sealed
+   * (docs/security.md#content-at-rest): this opens an event as published, e.g. with the installation's
+   * keys (`db.content.openEvents`). Without it, sealed content reads as `[erased]` and the shape stays.
+   */
+  openContent?: (event: unknown) => Promise<unknown>;
 }
 
 export interface StartedRun {
@@ -106,7 +113,9 @@ export class RatchetClient {
     let next = options.fromVersion ?? 1;
     try {
       for await (const m of messages) {
-        const event = decodeThreadEvent(m.json());
+        const published = m.json<{ type: string; data: unknown }>();
+        const open = this.options.openContent;
+        const event = decodeThreadEvent(open ? await open(published) : withoutSealedContent(published));
         if (event.version < next) continue; // the feed is at-least-once: skip what was seen
         next = event.version + 1;
         yield event;

@@ -170,3 +170,13 @@ export {
   DEFAULT_WEBHOOK_SECRET_OVERLAP_SECONDS,
   MAX_WEBHOOK_SECRET_OVERLAP_SECONDS,
 } from './webhooks-api';
+export {
+  ERASED,
+  EVENT_CONTENT,
+  isSealed,
+  mapContent,
+  MESSAGE_CONTENT,
+  withoutSealedContent,
+  type ContentField,
+  type Sealed,
+} from './sealed-content';

@@ -5,6 +5,8 @@ import { ConfigError, configFields, envString, extendConfig, loadConfig, type En
  * RATCHET_STREAM_PREFIX …) through the same schema, plus what only an operator's terminal needs.
  */
 export const cliConfigSchema = extendConfig({
+  /** The master key file, to read threads' content where it is sealed at rest (and `ratchet master-key`). */
+  RATCHET_KEY_FILE: configFields.RATCHET_KEY_FILE,
   /** The gateway's port, to default `ratchet demo --gateway` to the local gateway. */
   GATEWAY_PORT: configFields.GATEWAY_PORT,
   /** The API key `ratchet demo` sends; defaults to the local development bootstrap key. */

@@ -1,5 +1,12 @@
 import type { NatsConnection } from 'nats';
-import { connectNats, masterKeyFromFile, openServiceDatabase, redactUrl, type Database, type ServiceName } from '@ratchet/adapters';
+import {
+  connectNats,
+  masterKeyFromFile,
+  openServiceDatabase,
+  redactUrl,
+  type Database,
+  type ServiceName,
+} from '@ratchet/adapters';
 import { listThreadKeysWithSnapshots } from '@ratchet/adapters/operator';
 import { SubjectToken } from '@ratchet/contracts';
 import { type CliConfig } from './config';

@@ -1,5 +1,5 @@
 import type { NatsConnection } from 'nats';
-import { TERMINAL_RUN_EVENTS, decodeThreadEvent, type ThreadEvent } from '@ratchet/contracts';
+import { TERMINAL_RUN_EVENTS, decodeThreadEvent, withoutSealedContent, type ThreadEvent } from '@ratchet/contracts';
 import { CliError } from './errors';
 
 export interface WaitForRunEndOptions {
@@ -60,7 +60,7 @@ export async function waitForRunEnd(opts: WaitForRunEndOptions): Promise<RunEndW
     for await (const m of messages) {
       let event: ThreadEvent;
       try {
-        event = decodeThreadEvent(m.json());
+        event = decodeThreadEvent(withoutSealedContent(m.json<{ type: string; data: unknown }>()));
       } catch {
         continue; // not ours to judge here: the log in Postgres is what gets printed
       }

@@ -95,3 +95,10 @@ export {
   type Styler,
   type TimelineOptions,
 } from './timeline/format-timeline';
+export {
+  initMasterKey,
+  retireMasterKey,
+  rewrapDataKeys,
+  rotateMasterKey,
+  type MasterKeyFileOptions,
+} from './commands/master-key';

@@ -1,5 +1,6 @@
 import { PgThreadStore, openServiceDatabase, redactUrl, type Database } from '@ratchet/adapters';
 import type { ThreadEvent } from '@ratchet/contracts';
+import type { KeyWrapper } from '@ratchet/domain';
 import { CliError, PG, pgCode, rethrowNotMigrated } from './errors';
 
 /** The CLI only reads the log; a projection write through this store is a bug. */
@@ -13,10 +14,11 @@ export async function readThreadEvents(
   tenantId: string,
   threadId: string,
   afterVersion = 0,
+  masterKey?: KeyWrapper,
 ): Promise<ThreadEvent[]> {
   let db: Database;
   try {
-    db = await openServiceDatabase(databaseUrl, 'orchestrator', 1);
+    db = await openServiceDatabase(databaseUrl, 'orchestrator', 1, masterKey);
   } catch (error) {
     if (pgCode(error) === PG.invalidCatalogName) {
       throw new CliError(

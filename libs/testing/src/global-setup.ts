@@ -1,4 +1,8 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { connect as tcpConnect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { StartedTestContainer } from 'testcontainers';
 import { resolveWorkspaceSources } from './source-resolution';
 import type * as TemplateDatabase from './template-database';
@@ -59,6 +63,9 @@ export default async function globalSetup(): Promise<void> {
   // Workers are forked after globalSetup and inherit this environment.
   process.env['DATABASE_URL'] = databaseUrl;
   process.env['NATS_URL'] = natsUrl;
+  // The services under test seal threads' content at rest, as a deployment with a key file does; the
+  // tests that open the log themselves open it with the same file (`testDatabaseKey`).
+  process.env['RATCHET_KEY_FILE'] ??= writeTestKeyFile();
 
   const restore = resolveWorkspaceSources();
   try {
@@ -112,4 +119,13 @@ async function dockerAnswers(): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** A master key file for the run (the key file format of `ratchet master-key init`). */
+function writeTestKeyFile(): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'ratchet-test-keys-')), 'master.json');
+  writeFileSync(path, JSON.stringify({ keys: [{ id: 'test', key: randomBytes(32).toString('base64') }] }), {
+    mode: 0o600,
+  });
+  return path;
 }

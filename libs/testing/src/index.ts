@@ -28,4 +28,4 @@ export { EffectService } from './effect-service';
 export { demoCity, ledgerEffects, weatherRunRequest, type LedgerEffectRow } from './fleet-runs';
 export { requestRunCommand } from './thread-commands';
 export { DEMO_RUN, DEMO_TENANT, DEMO_THREAD, demoRunEvents } from './demo-run.events';
-export { testKeyFile, testMasterKey } from './master-key';
+export { testDatabaseKey, testKeyFile, testMasterKey } from './master-key';

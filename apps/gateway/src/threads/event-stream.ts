@@ -4,7 +4,8 @@ import type { NatsConnection } from 'nats';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Backends } from '../backends/backends';
 import type { GatewayConfig } from '../gateway.config';
-import { GATEWAY_CONFIG, LOGGER, NATS_CONNECTION } from '../gateway.tokens';
+import { DATABASE, GATEWAY_CONFIG, LOGGER, NATS_CONNECTION } from '../gateway.tokens';
+import type { Database } from '@ratchet/adapters';
 import { backendProblem } from '@ratchet/http-edge';
 import type { Logger } from '../logging/logger';
 
@@ -40,6 +41,7 @@ export class EventStreamer {
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(DATABASE) private readonly db: Database,
   ) {
     this.subjects = subjects(config.RATCHET_SUBJECT_PREFIX);
   }
@@ -144,7 +146,9 @@ export class EventStreamer {
       for await (const msg of sub) {
         let event: ThreadEvent;
         try {
-          event = decodeThreadEvent(JSON.parse(new TextDecoder().decode(msg.data)));
+          // The feed carries content sealed as the log stores it: opened here with the thread's key.
+          const [raw] = await this.db.content.openEvents([JSON.parse(new TextDecoder().decode(msg.data))], 'erased');
+          event = decodeThreadEvent(raw);
         } catch {
           continue;
         }

@@ -1,5 +1,5 @@
 import { openServiceDatabase, PgThreadStore, type Database } from '@ratchet/adapters';
-import { createTestDatabase, requestRunCommand, type TestDatabase } from '@ratchet/testing';
+import { createTestDatabase, requestRunCommand, testDatabaseKey, type TestDatabase } from '@ratchet/testing';
 import {
   modelCommandId,
   type CommittedPublisher,
@@ -24,7 +24,7 @@ export function orchestratorDatabase(opened: (db: Database) => void): void {
   let db: Database | undefined;
   beforeAll(async () => {
     testDb = await createTestDatabase();
-    db = await openServiceDatabase(testDb.url, 'orchestrator');
+    db = await openServiceDatabase(testDb.url, 'orchestrator', undefined, testDatabaseKey());
     opened(db);
   });
   afterAll(async () => {

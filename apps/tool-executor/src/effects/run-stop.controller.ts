@@ -20,7 +20,9 @@ export class RunStopController {
   ) {}
 
   @EventPattern(CONTROL_CONSUMER)
-  async onNotice(@OnItsSubject(RunStopNotice, (s) => s.controlCommands, 'control') notice: RunStopNotice): Promise<void> {
+  async onNotice(
+    @OnItsSubject(RunStopNotice, (s) => s.controlCommands, 'control') notice: RunStopNotice,
+  ): Promise<void> {
     await new EffectLedgerRepository(this.runtime.db.sql).recordStoppedRun(notice);
     this.stops.stop(notice.tenantId, notice.runId, notice.reason);
   }

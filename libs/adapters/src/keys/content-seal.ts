@@ -1,14 +1,6 @@
-import type { ChatMessage, EventType, ThreadEvent } from '@ratchet/contracts';
+import { EVENT_CONTENT, MESSAGE_CONTENT, type ChatMessage, type EventType, type ThreadEvent } from '@ratchet/contracts';
 import { ContentSealedError, type ContentKeys } from '@ratchet/domain';
-import {
-  EVENT_CONTENT,
-  MESSAGE_CONTENT,
-  SealedFieldError,
-  kidsIn,
-  openFields,
-  sealFields,
-  type OnSealed,
-} from './sealed-content';
+import { SealedFieldError, kidsIn, openFields, sealFields, type OnSealed } from './sealed-content';
 
 /** An event as stored or published, before it is decoded: what opening needs of it. */
 export interface RawEvent {

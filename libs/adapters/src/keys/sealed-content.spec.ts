@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { DataKey, KeyAbsence } from '@ratchet/domain';
 import { demoRunEvents } from '@ratchet/testing';
-import { EVENT_CONTENT, isSealed, kidsIn, openFields, SealedFieldError, sealFields } from './sealed-content';
+import { EVENT_CONTENT, isSealed } from '@ratchet/contracts';
+import { kidsIn, openFields, SealedFieldError, sealFields } from './sealed-content';
 
 const key: DataKey = { kid: 'k_test', key: randomBytes(32) };
 const keys = (k: DataKey | KeyAbsence) => new Map<string, DataKey | KeyAbsence>([['k_test', k]]);
@@ -12,7 +13,10 @@ describe('sealed content (ADR 0034)', () => {
   const responded = events.find((e) => e.type === 'model.responded' && e.data.toolCalls.length === 2)!;
 
   it('given an event with content, when sealed, then only its content is ciphertext and its shape stays', () => {
-    const sealed = sealFields(responded.data, fieldsOf('model.responded'), key, responded.id) as Record<string, unknown>;
+    const sealed = sealFields(responded.data, fieldsOf('model.responded'), key, responded.id) as Record<
+      string,
+      unknown
+    >;
     const calls = sealed['toolCalls'] as { id: string; name: string; args: unknown }[];
     expect(calls.map((c) => [c.id, c.name])).toEqual([
       ['call_1_1', 'demo.weather'],

@@ -8,12 +8,11 @@ import {
   type ContractState,
   type TestDatabase,
 } from '@ratchet/testing';
-import { subjects, type ChatMessage, type ThreadEvent } from '@ratchet/contracts';
+import { isSealed, subjects, type ChatMessage, type ThreadEvent } from '@ratchet/contracts';
 import { openServiceDatabase, type Database } from './';
 import { removeThreadEverywhere } from './erasure.queries';
 import { PgOutboxStore } from './pg-outbox.store';
 import { PgThreadStore } from './pg-thread-store';
-import { isSealed } from '../keys/sealed-content';
 
 let testDb: TestDatabase;
 const master = testMasterKey();

@@ -40,6 +40,7 @@ describe('openDatabase', () => {
         'schedule_ticks',
         'schedules',
         'thread_events',
+        'thread_keys',
         'thread_messages',
         'thread_snapshots',
         'threads',

@@ -13,7 +13,7 @@ import {
 } from '@ratchet/domain';
 import type { ContentSeal } from '../keys/content-seal';
 import type { OnSealed } from '../keys/sealed-content';
-import { EVENT_COLUMNS, openRowsToEvents, type EventRow } from './thread-event.rows';
+import { EVENT_COLUMNS, openRowsToEvents, rowToStored, type EventRow, type StoredEvent } from './thread-event.rows';
 import { WriteBuffer, type ThreadColumnsMapper } from './thread-write-buffer';
 import { claimInbox } from './inbox-outbox.sql';
 import { insertSnapshot, type ThreadSnapshot } from './retention.queries';
@@ -83,6 +83,16 @@ export class PgThreadStore<S> implements ThreadStore<S> {
     onSealed: OnSealed = 'throw',
   ): Promise<ThreadEvent[]> {
     return loadEvents(this.db.sql, this.db.content, tenantId, threadId, afterVersion, onSealed);
+  }
+
+  /** The thread's events as stored (content sealed where it was sealed), for copies: exports, re-publishes. */
+  async readStoredEvents(tenantId: string, threadId: string, afterVersion = 0): Promise<StoredEvent[]> {
+    const rows = await this.db.sql.query<EventRow>(
+      `select ${EVENT_COLUMNS} from ${this.db.sql.table('thread_events')}
+       where tenant_id = ? and thread_id = ? and version > ? order by version`,
+      [tenantId, threadId, afterVersion],
+    );
+    return rows.map(rowToStored);
   }
 
   readProjection(tenantId: string, threadId: string): Promise<ThreadProjectionRow<S> | undefined> {

@@ -23,9 +23,27 @@ export const EVENT_COLUMNS = `tenant_id, thread_id, version, id, type, v, run_id
   'at',
 )}, causation_id, correlation_id, trace, data`;
 
-/** A stored row back to an event of the current version (older versions are upcast). */
-export function rowToEvent(row: EventRow): ThreadEvent {
-  return decodeThreadEvent({
+/**
+ * An event as stored, not decoded: its envelope, and its content as it is (sealed where it was sealed,
+ * ADR 0034) — what an export or a re-publish writes, so a copy holds no more than the log does.
+ */
+export interface StoredEvent {
+  id: string;
+  type: string;
+  v: number;
+  tenantId: string;
+  threadId: string;
+  version: number;
+  at: string;
+  causationId: string;
+  correlationId: string;
+  runId?: string;
+  trace?: unknown;
+  data: unknown;
+}
+
+export function rowToStored(row: EventRow): StoredEvent {
+  return {
     id: row.id,
     type: row.type,
     v: row.v,
@@ -38,7 +56,12 @@ export function rowToEvent(row: EventRow): ThreadEvent {
     data: row.data,
     ...(row.run_id === null ? {} : { runId: row.run_id }),
     ...(row.trace === null ? {} : { trace: row.trace }),
-  });
+  };
+}
+
+/** A stored row back to an event of the current version (older versions are upcast). */
+export function rowToEvent(row: EventRow): ThreadEvent {
+  return decodeThreadEvent(rowToStored(row));
 }
 
 /** Stored rows back to events, their content opened first (`onSealed`: when a key is destroyed). */
@@ -47,6 +70,5 @@ export async function openRowsToEvents(
   rows: readonly EventRow[],
   onSealed: OnSealed,
 ): Promise<ThreadEvent[]> {
-  const raw = rows.map((r) => ({ ...r, tenantId: r.tenant_id, threadId: r.thread_id }));
-  return (await content.openEvents(raw, onSealed)).map(rowToEvent);
+  return (await content.openEvents(rows.map(rowToStored), onSealed)).map((e) => decodeThreadEvent(e));
 }

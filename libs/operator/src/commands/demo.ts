@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { connectNats } from '@ratchet/adapters';
+import { connectNats, masterKeyFromFile } from '@ratchet/adapters';
 import { subjects, TokenChunk, type ThreadEvent } from '@ratchet/contracts';
 import { type CliConfig } from '../config';
 import { CliError } from '../errors';
@@ -88,7 +88,13 @@ export async function runDemo(config: CliConfig, options: DemoOptions, out: Outp
   }
 
   // The feed only told us when to look: what is printed is the log of record.
-  const events = await readThreadEvents(config.DATABASE_URL, tenantId, threadId);
+  const events = await readThreadEvents(
+    config.DATABASE_URL,
+    tenantId,
+    threadId,
+    0,
+    masterKeyFromFile(config.RATCHET_KEY_FILE),
+  );
   const terminal = events.find((e) => e.id === wait.terminal.id) ?? wait.terminal;
   if (!events.some((e) => e.id === wait.terminal.id)) {
     out.note(

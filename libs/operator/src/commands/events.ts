@@ -34,7 +34,7 @@ export async function showEvents(
     const tenant = await resolveTenant(db, threadId, options.tenant);
     const from = options.from ?? 1;
     const store = threadStore(db);
-    const shown: ThreadEvent[] = await store.readEvents(tenant, threadId, from - 1).catch(migrateFirst);
+    const shown: ThreadEvent[] = await store.readEvents(tenant, threadId, from - 1, 'erased').catch(migrateFirst);
     let printedLines = 0;
     const print = async (fresh: ThreadEvent[]) => {
       if (out.json) {
@@ -73,7 +73,7 @@ export async function showEvents(
       followFeed(nc, subjects(config.RATCHET_SUBJECT_PREFIX).events(tenant, threadId), stop, async (event) => {
         if (event.version <= lastVersion) return; // already printed: the stored log or a redelivery
         // Postgres is the record: whatever the feed skipped (or has not delivered yet) is read from there.
-        const fresh = await store.readEvents(tenant, threadId, lastVersion);
+        const fresh = await store.readEvents(tenant, threadId, lastVersion, 'erased');
         if (fresh.length === 0) return;
         shown.push(...fresh);
         lastVersion = fresh.at(-1)!.version;

@@ -10,10 +10,15 @@ import {
   type ExportHeader,
 } from '../ops/export-format';
 import { notIdleReason } from '../ops/thread-idle';
-import { foldLog, readThreadLog, type ThreadLog } from '@ratchet/platform';
+import { foldLog, readThreadLog, threadStore, type ThreadLog } from '@ratchet/platform';
 
 export interface ExportOptions {
   tenant?: string;
+  /**
+   * Write content in clear: an operator's decision (the export then holds what erasing the thread can
+   * no longer reach). By default content is written as the log stores it, sealed where it was sealed.
+   */
+  decrypt?: boolean;
 }
 
 /**
@@ -21,6 +26,8 @@ export interface ExportOptions {
  * order. Always JSON (it is a backup format); progress goes to stderr. Only idle threads: one named
  * that is not idle is refused (`export.busy`, nothing written), and a tenant's export leaves such
  * threads out and names them on stderr — their effects and approvals in flight would not move with them.
+ * Content is written as stored (sealed with its thread's key, ADR 0034), so erasing a thread later makes
+ * its content in this export unreadable too; `decrypt` writes it in clear.
  */
 export async function exportThreads(
   { config, out }: CommandContext,
@@ -38,7 +45,7 @@ export async function exportThreads(
       keys = await listThreadKeysWithSnapshots(db.sql, { tenantId: opts.tenant });
     }
     // Read before writing the header, so the header's counts are true for what follows.
-    const logs: ThreadLog[] = [];
+    const logs: (ThreadLog & { written: readonly object[] })[] = [];
     const leftOut: string[] = [];
     const bar = progressBar(out, 'exporting', keys.length);
     for (const [i, key] of keys.entries()) {
@@ -55,7 +62,16 @@ export async function exportThreads(
         );
       }
       if (busy) leftOut.push(`${key.tenantId}/${key.threadId} (${busy})`);
-      else logs.push(log);
+      else {
+        // What is written: the events as stored (sealed where they were), the same versions as read.
+        const written = opts.decrypt
+          ? log.events
+          : (await threadStore(db).readStoredEvents(key.tenantId, key.threadId, log.snapshot?.version ?? 0)).slice(
+              0,
+              log.events.length,
+            );
+        logs.push({ ...log, written });
+      }
     }
     bar.finish();
     for (const t of leftOut) process.stderr.write(`left out, not idle: ${t}\n`);
@@ -76,7 +92,7 @@ export async function exportThreads(
         const { tenantId, threadId, version, state, runVersions } = log.snapshot;
         write(JSON.stringify({ snapshot: { tenantId, threadId, version, state, runVersions } }));
       }
-      for (const e of log.events) write(JSON.stringify(e));
+      for (const e of log.written) write(JSON.stringify(e));
     }
     process.stderr.write(`exported ${plural(logs.length, 'thread')}, ${plural(events, 'event')}\n`);
     return { threads: logs.length, events };

@@ -16,6 +16,33 @@ export interface ImportOptions {
 export type ImportOutcome = 'imported' | 'unchanged' | 'conflict';
 
 /**
+ * An export's event lines with their content opened (an export holds it as the log stored it, sealed
+ * where it was sealed): what the import writes is sealed again with the destination thread's key. A line
+ * whose key is destroyed (its thread or subject was erased) fails the import, naming it.
+ */
+async function openSealedLines(db: Database, text: string): Promise<string> {
+  const lines = text.split('\n');
+  const at: number[] = [];
+  const events: { id: string; type: string; data: unknown }[] = [];
+  lines.forEach((line, i) => {
+    if (i === 0 || !line.includes('"enc":1')) return;
+    try {
+      const parsed = JSON.parse(line) as { id?: unknown; type?: unknown; data?: unknown };
+      if (typeof parsed.id === 'string' && typeof parsed.type === 'string') {
+        at.push(i);
+        events.push(parsed as { id: string; type: string; data: unknown });
+      }
+    } catch {
+      // not JSON: parseExport names the line
+    }
+  });
+  if (events.length === 0) return text;
+  const opened = await db.content.openEvents(events, 'throw');
+  opened.forEach((e, k) => (lines[at[k]!] = JSON.stringify(e)));
+  return lines.join('\n');
+}
+
+/**
  * Restores threads from an export: the whole file is checked first (header, every event decoded,
  * versions contiguous); then each thread in one transaction — its events and its projection folded
  * from them. A thread that exists already is left alone: identical content is a no-op (so an import
@@ -26,16 +53,22 @@ export async function importThreads(
   file: string,
   opts: ImportOptions,
 ): Promise<number> {
-  let parsed: ReturnType<typeof parseExport>;
+  let text: string;
   try {
-    const text = file === '-' ? await readStdin() : await readFile(file, 'utf8');
-    parsed = parseExport(text, parseTenantMap(opts.tenantMap));
+    text = file === '-' ? await readStdin() : await readFile(file, 'utf8');
   } catch (error) {
     throw new CliError(`cannot import ${file}: ${(error as Error).message}`, undefined, 'import.invalid', {
       cause: error,
     });
   }
   const outcomes = await withSchema(config, 'orchestrator', async (db) => {
+    let parsed: ReturnType<typeof parseExport>;
+    try {
+      parsed = parseExport(await openSealedLines(db, text), parseTenantMap(opts.tenantMap));
+    } catch (error) {
+      const code = (error as { code?: unknown }).code === 'content.sealed' ? 'import.sealed' : 'import.invalid';
+      throw new CliError(`cannot import ${file}: ${(error as Error).message}`, undefined, code, { cause: error });
+    }
     const store = threadStore(db);
     const bar = progressBar(out, 'importing', parsed.threads.length);
     const results: {

@@ -1,5 +1,6 @@
 import { headers, type NatsConnection } from 'nats';
 import { HEADERS, subjects, type ThreadEvent } from '@ratchet/contracts';
+import type { StoredEvent } from '@ratchet/adapters';
 import { topologyFromConfig } from '@ratchet/platform';
 import { plural, withNats, withSchema, type CommandContext } from '../context';
 import { CliError, EXIT } from '../errors';
@@ -59,7 +60,8 @@ export async function streamCheck(
       for (const [i, key] of keys.entries()) {
         bar.update(i, keyOf(key));
         const subject = s.events(key.tenantId, key.threadId);
-        const log = await store.readEvents(key.tenantId, key.threadId);
+        // As stored: a repair re-publishes what the log holds (content sealed where it was sealed).
+        const log = await store.readStoredEvents(key.tenantId, key.threadId);
         const c = compareStream(key.tenantId, key.threadId, log, feed.get(subject) ?? [], expiredBefore);
         feed.delete(subject);
         const repaired = opts.repair ? await republish(nc, subject, log, c) : 0;
@@ -100,7 +102,7 @@ function groupBySubject(messages: FeedMessage[]): Map<string, FeedMessage[]> {
 async function republish(
   nc: NatsConnection,
   subject: string,
-  log: ThreadEvent[],
+  log: readonly StoredEvent[],
   c: StreamComparison,
 ): Promise<number> {
   const js = nc.jetstream();
@@ -112,9 +114,10 @@ async function republish(
     h.set(HEADERS.msgId, e.id);
     h.set(HEADERS.messageType, e.type);
     h.set(HEADERS.tenant, e.tenantId);
-    if (e.trace) {
-      h.set(HEADERS.traceparent, e.trace.traceparent);
-      if (e.trace.tracestate) h.set(HEADERS.tracestate, e.trace.tracestate);
+    const trace = e.trace as ThreadEvent['trace'];
+    if (trace) {
+      h.set(HEADERS.traceparent, trace.traceparent);
+      if (trace.tracestate) h.set(HEADERS.tracestate, trace.tracestate);
     }
     const ack = await js.publish(subject, JSON.stringify(e), { msgID: e.id, headers: h });
     if (ack.duplicate) {

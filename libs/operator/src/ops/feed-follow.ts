@@ -1,5 +1,5 @@
 import type { NatsConnection } from 'nats';
-import { decodeThreadEvent, type ThreadEvent } from '@ratchet/contracts';
+import { decodeThreadEvent, withoutSealedContent, type ThreadEvent } from '@ratchet/contracts';
 import { CliError } from '../errors';
 
 /**
@@ -35,7 +35,8 @@ export async function followFeed(
     for await (const m of messages) {
       let event: ThreadEvent;
       try {
-        event = decodeThreadEvent(m.json());
+        // Only its shape is needed here (its version): sealed content is left sealed.
+        event = decodeThreadEvent(withoutSealedContent(m.json<{ type: string; data: unknown }>()));
       } catch {
         continue; // not a thread event: `ratchet stream-check` reports those
       }

@@ -1,4 +1,3 @@
-import type { ThreadEvent } from '@ratchet/contracts';
 import type { FeedMessage } from './stream-read';
 
 /** How one thread's copy on the bus differs from its log in Postgres. Pure. */
@@ -22,7 +21,7 @@ export interface StreamComparison {
 export function compareStream(
   tenantId: string,
   threadId: string,
-  log: readonly ThreadEvent[],
+  log: readonly { id: string; version: number; at: string; type: string }[],
   feed: readonly FeedMessage[],
   expiredBefore: number | undefined,
 ): StreamComparison {

@@ -1,5 +1,5 @@
 import type { JsMsg, NatsConnection, StreamInfo } from 'nats';
-import { HEADERS, decodeThreadEvent, type ThreadEvent } from '@ratchet/contracts';
+import { HEADERS, decodeThreadEvent, withoutSealedContent, type ThreadEvent } from '@ratchet/contracts';
 
 /** One message of the EVENTS stream as stream-check sees it. */
 export interface FeedMessage {
@@ -43,7 +43,8 @@ export async function readStream(
 function toFeedMessage(m: JsMsg): FeedMessage {
   let event: ThreadEvent | undefined;
   try {
-    event = decodeThreadEvent(m.json());
+    // stream-check compares ids and versions: sealed content is left sealed.
+    event = decodeThreadEvent(withoutSealedContent(m.json<{ type: string; data: unknown }>()));
   } catch {
     event = undefined;
   }

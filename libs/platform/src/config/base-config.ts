@@ -77,7 +77,6 @@ const baseObject = z.object({
   RATCHET_STREAM_REPLICAS: configFields.RATCHET_STREAM_REPLICAS,
   OTEL_EXPORTER_OTLP_ENDPOINT: configFields.OTEL_EXPORTER_OTLP_ENDPOINT,
   RATCHET_REDACT_PATTERNS: configFields.RATCHET_REDACT_PATTERNS,
-  RATCHET_KEY_FILE: configFields.RATCHET_KEY_FILE,
 });
 
 /** Defaults that depend on other variables are filled in after parsing. */
