@@ -1,7 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { ThreadEvent } from '@ratchet/contracts';
+import { openServiceDatabase } from '@ratchet/adapters';
+import { isSealed, type ThreadEvent } from '@ratchet/contracts';
+import { exportThreads, importThreads, loadCliConfig, processOutput } from '@ratchet/operator';
+import { testDatabaseKey } from '@ratchet/testing';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { runIdFor, threadIdFor } from '@ratchet/platform';
 import { terminal, TestStack } from './stack';
 
@@ -145,6 +150,86 @@ describe('erasing a thread over the API', () => {
       [TENANT],
     );
     expect(count?.n).toBe(1);
+  });
+
+  /** The thread's messages on the EVENTS stream as they are stored there (a copy, as a backup holds it). */
+  async function streamCopy(threadId: string): Promise<{ id: string; type: string; data: unknown }[]> {
+    const subject = `${stack.prefix.subject}.events.${TENANT}.${threadId}`;
+    const jsm = await stack.nc.jetstreamManager();
+    const stream = await jsm.streams.find(subject);
+    const consumer = await stack.nc.jetstream().consumers.get(stream, { filterSubjects: subject });
+    const copy: { id: string; type: string; data: unknown }[] = [];
+    const messages = await consumer.consume();
+    for await (const m of messages) {
+      copy.push(m.json());
+      if (m.info.pending === 0) break;
+    }
+    messages.stop();
+    return copy;
+  }
+
+  it("seals the thread's content in the log and on the stream; once erased, an old copy of its stream messages and an old export have their shape and not their content", async () => {
+    const CANARY = 'oolong-canary-5d21';
+    await stack.publishRequest(TENANT, {
+      requestId: 'erase-sealed',
+      agent: 'memo-saver',
+      input: [{ role: 'user', content: `My favourite drink is ${CANARY}` }],
+      principal: alice,
+    });
+    const threadId = threadIdFor(TENANT, 'erase-sealed');
+    await stack.waitFor(TENANT, threadId, terminal(runIdFor(TENANT, 'erase-sealed')));
+
+    // At rest: no table of the orchestrator holds the content in clear (memory keeps its own items).
+    const clear = Object.keys(await rowsHolding(CANARY));
+    expect(clear.filter((t) => t.startsWith('orchestrator.'))).toEqual([]);
+    // On the stream: the content is sealed, the shape is clear.
+    const copy = await streamCopy(threadId);
+    expect(JSON.stringify(copy)).not.toContain(CANARY);
+    const requested = copy.find((e) => e.type === 'run.requested')!;
+    expect(isSealed((requested.data as { input: unknown }).input)).toBe(true);
+    expect((requested.data as { agent: string }).agent).toBe('memo-saver');
+    // Through the API it reads as written.
+    const api = await fetch(`${base}/v1/threads/${threadId}/events`, { headers: auth });
+    expect(await api.text()).toContain(CANARY);
+
+    // An export taken before the erasure (written as stored).
+    const env = { ...process.env, ...stack.env };
+    const ctx = { config: loadCliConfig({}, env), out: processOutput(true) };
+    const exported: string[] = [];
+    await exportThreads(ctx, threadId, { tenant: TENANT }, (line) => exported.push(line));
+    expect(exported.join('\n')).not.toContain(CANARY);
+    const file = `${mkdtempSync(`${tmpdir()}/ratchet-export-`)}/thread.jsonl`;
+    writeFileSync(file, `${exported.join('\n')}\n`);
+    // Before the erasure, the deployment's keys open it.
+    const before = await openServiceDatabase(stack.testDb.url, 'orchestrator', 1, testDatabaseKey());
+    try {
+      const opened = await before.content.openEvents(copy, 'throw');
+      expect(JSON.stringify(opened)).toContain(CANARY);
+    } finally {
+      await before.close();
+    }
+
+    const res = await erase(threadId);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { removed: Record<string, number> }).removed).toMatchObject({
+      'orchestrator.thread_keys': 1,
+    });
+
+    // After it, a process with the same master key (a restored backup, an operator) cannot open either copy.
+    const after = await openServiceDatabase(stack.testDb.url, 'orchestrator', 1, testDatabaseKey());
+    try {
+      await expect(after.content.openEvents(copy, 'throw')).rejects.toMatchObject({
+        code: 'content.sealed',
+        absence: 'unknown',
+      });
+      const shown = await after.content.openEvents(copy, 'erased');
+      expect(JSON.stringify(shown)).not.toContain(CANARY);
+      expect(shown.map((e) => e.type)).toEqual(copy.map((e) => e.type));
+    } finally {
+      await after.close();
+    }
+    await expect(importThreads(ctx, file, { tenantMap: [] })).rejects.toMatchObject({ code: 'import.sealed' });
+    expect((await fetch(`${base}/v1/threads/${threadId}`, { headers: auth })).status).toBe(404);
   });
 
   it("removes the thread's webhook deliveries and its run from a schedule's ticks, keeping the tick", async () => {

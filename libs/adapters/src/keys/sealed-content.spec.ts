@@ -51,7 +51,7 @@ describe('sealed content (ADR 0034)', () => {
 
   it('given a destroyed key, when opened for a reader, then the content reads as erased and the shape stays', () => {
     const sealed = sealFields(responded.data, fieldsOf('model.responded'), key, responded.id);
-    const opened = openFields(sealed, fieldsOf('model.responded'), keys('destroyed'), responded.id, 'erased') as {
+    const opened = openFields(sealed, fieldsOf('model.responded'), keys('unknown'), responded.id, 'erased') as {
       content: unknown;
       toolCalls: { name: string; args: unknown }[];
     };
@@ -66,12 +66,12 @@ describe('sealed content (ADR 0034)', () => {
     const sealed = sealFields(responded.data, fieldsOf('model.responded'), key, responded.id);
     let caught: unknown;
     try {
-      openFields(sealed, fieldsOf('model.responded'), keys('destroyed'), responded.id, 'throw');
+      openFields(sealed, fieldsOf('model.responded'), keys('unknown'), responded.id, 'throw');
     } catch (error) {
       caught = error;
     }
     expect(caught).toBeInstanceOf(SealedFieldError);
-    expect(caught).toMatchObject({ kid: 'k_test', absence: 'destroyed' });
+    expect(caught).toMatchObject({ kid: 'k_test', absence: 'unknown' });
   });
 
   it('given clear content (written before sealing, or without a master key), when opened, then it is unchanged', () => {

@@ -138,7 +138,7 @@ describe('content at rest (ADR 0034)', () => {
     const call = asRead.find((e) => e.type === 'tool.requested')!.data as { tool: string; args: unknown };
     expect(call).toMatchObject({ tool: 'demo.weather', args: {} });
     await expect(reader.content.openEvents(copy.events, 'throw')).rejects.toBeInstanceOf(ContentSealedError);
-    await expect(reader.content.openEvents(copy.events, 'throw')).rejects.toMatchObject({ absence: 'destroyed' });
+    await expect(reader.content.openEvents(copy.events, 'throw')).rejects.toMatchObject({ absence: 'unknown' });
   });
 
   it('given no master key, when a thread is written, then it is stored in clear, and sealed content read there is refused as unconfigured', async () => {

@@ -112,19 +112,9 @@ export async function removeThreadEverywhere(
   }
 
   const byThread = [tenantId, threadId];
-  // Its data key is destroyed with its rows (ADR 0034): what is left of its content anywhere else — old
-  // stream messages, exports, copies of the log — cannot be opened any more. The row stays, keyless, as
-  // the tombstone that says "erased" to a reader of such a copy.
-  add(
-    'orchestrator',
-    'thread_keys',
-    await sql.run(
-      `update ${o('thread_keys')} set wrapped = null, destroyed_at = now()
-        where tenant_id = ? and thread_id = ? and destroyed_at is null`,
-      byThread,
-    ),
-  );
-  for (const table of ['thread_events', 'thread_snapshots', 'thread_messages', 'runs', 'threads']) {
+  // Its data key goes with its rows (ADR 0034): what is left of its content anywhere else — old stream
+  // messages, exports, copies of the log — cannot be opened any more.
+  for (const table of ['thread_keys', 'thread_events', 'thread_snapshots', 'thread_messages', 'runs', 'threads']) {
     add(
       'orchestrator',
       table,

@@ -36,15 +36,15 @@ export class PgContentKeys implements ContentKeys {
     const hit = fresh ? undefined : this.fresh(this.byThread, ref);
     if (hit) return hit;
     const t = this.sql.table('thread_keys');
-    const live = `select kid, wrapped from ${t} where tenant_id = ? and thread_id = ? and destroyed_at is null`;
+    const live = `select kid, wrapped from ${t} where tenant_id = ? and thread_id = ?`;
     let rows = await this.sql.query<{ kid: string; wrapped: string }>(live, [tenantId, threadId]);
     if (rows.length === 0) {
       const kid = `k_${randomBytes(12).toString('base64url')}`;
       const wrapped = await master.wrap(randomBytes(32));
-      // One live key per thread (a unique partial index): a concurrent first write keeps the other's key.
+      // One key per thread (a unique index): a concurrent first write keeps the other's key.
       await this.sql.run(
         `insert into ${t} (kid, tenant_id, thread_id, subject, wrapped) values (?, ?, ?, ?, ?)
-         on conflict (tenant_id, thread_id) where destroyed_at is null do nothing`,
+         on conflict (tenant_id, thread_id) do nothing`,
         [kid, tenantId, threadId, subject, wrapped],
       );
       rows = await this.sql.query<{ kid: string; wrapped: string }>(live, [tenantId, threadId]);
@@ -70,7 +70,7 @@ export class PgContentKeys implements ContentKeys {
       for (const kid of missing) out.set(kid, 'unconfigured');
       return out;
     }
-    const rows = await this.sql.query<{ kid: string; wrapped: string | null }>(
+    const rows = await this.sql.query<{ kid: string; wrapped: string }>(
       `select kid, wrapped from ${this.sql.table('thread_keys')} where kid = any(array[?]::text[])`,
       [missing],
     );
@@ -78,7 +78,6 @@ export class PgContentKeys implements ContentKeys {
     for (const kid of missing) {
       const wrapped = found.get(kid);
       if (wrapped === undefined) out.set(kid, 'unknown');
-      else if (wrapped === null) out.set(kid, 'destroyed');
       else {
         const key = { kid, key: await this.master.unwrap(wrapped) };
         this.remember(this.byKid, kid, key);
@@ -92,9 +91,7 @@ export class PgContentKeys implements ContentKeys {
   async rewrap(): Promise<{ moved: number; live: number }> {
     const master = this.requireMaster();
     const t = this.sql.table('thread_keys');
-    const rows = await this.sql.query<{ kid: string; wrapped: string }>(
-      `select kid, wrapped from ${t} where destroyed_at is null`,
-    );
+    const rows = await this.sql.query<{ kid: string; wrapped: string }>(`select kid, wrapped from ${t}`);
     let moved = 0;
     for (const row of rows) {
       if (master.isCurrent(row.wrapped)) continue;

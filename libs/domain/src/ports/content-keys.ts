@@ -13,12 +13,15 @@ export interface DataKey {
   key: Uint8Array;
 }
 
-/** What can be said of a key id that does not open: destroyed (erased), unknown here, or no master key. */
-export type KeyAbsence = 'destroyed' | 'unknown' | 'unconfigured';
+/**
+ * Why a key id does not open: the deployment holds no such key (it was destroyed by an erasure, which
+ * keeps nothing of it, or it never was here), or no master key is configured in this process.
+ */
+export type KeyAbsence = 'unknown' | 'unconfigured';
 
 /**
  * The keys of threads' content (the default adapter keeps them wrapped by a master key, in Postgres). A
- * key is destroyed with its thread's rows, in the erasure's own transaction.
+ * key is destroyed with its thread's rows, in the erasure's own transaction, and nothing of it is kept.
  */
 export interface ContentKeys {
   /** Whether keys can be made and opened here (a master key is configured). */
@@ -43,8 +46,8 @@ export interface KeyWrapper {
 }
 
 /**
- * Sealed content could not be opened: its key was destroyed (the thread or its subject was erased), is
- * not known to this deployment, or no master key is configured here. Retrying does not change that.
+ * Sealed content could not be opened: its key is not held here (destroyed when its thread was erased,
+ * or never here), or no master key is configured here. Retrying does not change that.
  */
 export class ContentSealedError extends RatchetError {
   readonly code = 'content.sealed';
@@ -60,10 +63,8 @@ export class ContentSealedError extends RatchetError {
 
 export function describeAbsence(absence: KeyAbsence): string {
   switch (absence) {
-    case 'destroyed':
-      return 'destroyed (the thread or its subject was erased)';
     case 'unknown':
-      return 'not known to this deployment';
+      return 'not held by this deployment (destroyed when its thread was erased, or never here)';
     case 'unconfigured':
       return 'not readable here: no master key is configured (RATCHET_KEY_FILE)';
   }

@@ -97,10 +97,9 @@ export async function retireMasterKey(ctx: CommandContext, opts: MasterKeyFileOp
   if (!content.keys.some((k) => k.id === id)) throw new UsageError(`${file} holds no master key '${id}'`);
   if (content.keys[0]!.id === id) throw new UsageError(`'${id}' is the current master key: rotate first`);
   const [row] = await withSchema(ctx.config, 'orchestrator', (db) =>
-    db.sql.query<{ n: number }>(
-      `select count(*)::int as n from ${db.sql.table('thread_keys')} where wrapped like ? and destroyed_at is null`,
-      [`${id}:%`],
-    ),
+    db.sql.query<{ n: number }>(`select count(*)::int as n from ${db.sql.table('thread_keys')} where wrapped like ?`, [
+      `${id}:%`,
+    ]),
   );
   if ((row?.n ?? 0) > 0) {
     throw new CliError(
