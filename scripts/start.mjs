@@ -4,7 +4,12 @@
 //
 // Local development only: when unset, the gateway is given a bootstrap API key (rk_local_demo_key)
 // for the `demo` tenant, so the demo and curl work out of the box. Never use it in a deployment.
+// When RATCHET_KEY_FILE is unset, threads' content is sealed with a local master key file made once in
+// .ratchet/master.json (the `ratchet` CLI finds it there too).
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import readline from 'node:readline';
 import pg from 'pg';
 import { buildConsole } from './build-console.mjs';
@@ -177,6 +182,18 @@ async function waitForGateway() {
   return false;
 }
 
+/** The local master key file (the format of `ratchet master-key init`), made on first start. */
+function localKeyFile() {
+  const file = path.resolve('.ratchet', 'master.json');
+  if (!existsSync(file)) {
+    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    const key = { id: 'local', key: randomBytes(32).toString('base64') };
+    writeFileSync(file, `${JSON.stringify({ keys: [key] }, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+    say(`made a local master key for threads' content: ${file}`);
+  }
+  return file;
+}
+
 // ---- main -----------------------------------------------------------------------------------
 
 const [pgError, natsError] = await Promise.all([probe(databaseUrl, 5432), probe(natsUrl, 4222)]);
@@ -186,8 +203,11 @@ await ensureDatabase(databaseUrl);
 // The services run from source; the web console they serve is built here (under a second).
 await buildConsole({ quiet: true });
 
+const keyFile = env.RATCHET_KEY_FILE || localKeyFile();
+
 const childEnv = {
   ...env,
+  RATCHET_KEY_FILE: keyFile,
   DATABASE_URL: databaseUrl,
   NATS_URL: natsUrl,
   GATEWAY_BOOTSTRAP_API_KEY: env.GATEWAY_BOOTSTRAP_API_KEY || LOCAL_API_KEY,

@@ -79,6 +79,19 @@ export function playable(objects: Obj[], target: PlayTarget): Obj[] {
     const pod = copy['spec'].template.spec;
     pod.hostNetwork = true;
     const port = target.ports[d.metadata.name]!;
+    // A Secret mounted as files (the master key file) is played as a ConfigMap of the same data: podman
+    // kube play mounts ConfigMaps from the YAML, Secrets only from its own store.
+    for (const v of (pod.volumes ?? []) as { name: string; secret?: { secretName: string; defaultMode?: number } }[]) {
+      if (!v.secret) continue;
+      const data = secrets.get(v.secret.secretName);
+      if (!data) throw new Error(`${d.metadata.name}: volume ${v.name} names a missing Secret ${v.secret.secretName}`);
+      const name = `${v.secret.secretName}-files`;
+      if (!out.some((o) => o.kind === 'ConfigMap' && o.metadata.name === name)) {
+        out.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data } as unknown as Obj);
+      }
+      Object.assign(v, { configMap: { name, defaultMode: 0o444 } });
+      delete v.secret;
+    }
     for (const c of pod.containers as Record<string, unknown>[]) {
       const env = new Map<string, string>();
       for (const from of (c['envFrom'] ?? []) as {

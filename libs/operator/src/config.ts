@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { ConfigError, configFields, envString, extendConfig, loadConfig, type Env } from '@ratchet/platform';
 
 /**
@@ -5,7 +7,10 @@ import { ConfigError, configFields, envString, extendConfig, loadConfig, type En
  * RATCHET_STREAM_PREFIX …) through the same schema, plus what only an operator's terminal needs.
  */
 export const cliConfigSchema = extendConfig({
-  /** The master key file, to read threads' content where it is sealed at rest (and `ratchet master-key`). */
+  /**
+   * The master key file, to read threads' content where it is sealed at rest (and `ratchet master-key`);
+   * default: .ratchet/master.json when it exists (what `npm start` makes).
+   */
   RATCHET_KEY_FILE: configFields.RATCHET_KEY_FILE,
   /** The gateway's port, to default `ratchet demo --gateway` to the local gateway. */
   GATEWAY_PORT: configFields.GATEWAY_PORT,
@@ -51,6 +56,9 @@ export function loadCliConfig(globals: GlobalOptions, env: Env = process.env) {
     const value = globals[o.key];
     if (value !== undefined) merged[o.variable] = value;
   }
+  // The local master key `npm start` makes: the CLI beside a local system reads content as it does.
+  if (merged['RATCHET_KEY_FILE'] === undefined && existsSync(LOCAL_KEY_FILE))
+    merged['RATCHET_KEY_FILE'] = LOCAL_KEY_FILE;
   try {
     return loadConfig(cliConfigSchema, merged, 'ratchet');
   } catch (error) {
@@ -67,6 +75,9 @@ export function loadCliConfig(globals: GlobalOptions, env: Env = process.env) {
     );
   }
 }
+
+/** Where `npm start` keeps the local master key file (when RATCHET_KEY_FILE is not set). */
+export const LOCAL_KEY_FILE = resolve('.ratchet', 'master.json');
 
 /** The API key the local development bootstrap seeds (`GATEWAY_BOOTSTRAP_API_KEY` in `npm start`). */
 export const LOCAL_DEMO_API_KEY = 'rk_local_demo_key';
