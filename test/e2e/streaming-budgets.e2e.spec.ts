@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { RawEvent } from '@ratchet/adapters';
 import { RatchetClient, StreamedAnswers, type FollowItem } from '@ratchet/client';
 import type { ModelCallCommand, ThreadEvent } from '@ratchet/contracts';
 import { runIdFor, threadIdFor } from '@ratchet/platform';
@@ -189,6 +190,8 @@ describe('streaming, long threads and budgets', () => {
       tenant: TENANT,
       prefix: stack.prefix.subject,
       streamPrefix: stack.prefix.stream,
+      // The feed carries the answers sealed (content at rest): opened with the installation's keys.
+      openContent: async (event) => (await stack.orchestratorDb.content.openEvents([event as RawEvent], 'erased'))[0],
     });
     const overNats: FollowItem[] = [];
     const runId = runIdFor(TENANT, marker);

@@ -183,6 +183,7 @@ export {
   threadErasureHash,
   writeErasureTombstone,
   type RemovalCounts,
+  type ThreadKeyDisposal,
 } from './postgres/erasure.queries';
 export {
   lockThread,

@@ -127,7 +127,7 @@ describe('content at rest (ADR 0034)', () => {
     await write(db, t);
     const copy = await rawRows(db, t);
 
-    const removed = await removeThreadEverywhere(db.sql, t.tenantId, t.threadId);
+    const removed = await removeThreadEverywhere(db.sql, t.tenantId, t.threadId, 'destroy');
     expect(removed['orchestrator.thread_keys']).toBe(1);
 
     // Another process (its key cache empty): a backup restored, an export read elsewhere.

@@ -51,10 +51,18 @@ export type RemovalCounts = Record<string, number>;
  * name the thread, and the inbox rows whose message id is one of the thread's ids (events, causations,
  * request ids, removed outbox rows). Returns the counts per table (zero counts included).
  */
+/**
+ * What becomes of the thread's data key (ADR 0034): an erasure `destroy`s it, so no copy of its content
+ * can be opened again; a retention drop `detach`es it (the row keeps the key under its id only, not the
+ * thread's), so an archive exported before the drop can still be restored.
+ */
+export type ThreadKeyDisposal = 'destroy' | 'detach';
+
 export async function removeThreadEverywhere(
   sql: SqlExecutor,
   tenantId: string,
   threadId: string,
+  key: ThreadKeyDisposal,
 ): Promise<RemovalCounts> {
   const counts: RemovalCounts = {};
   const add = (service: ServiceName, table: string, n: number) => {
@@ -112,9 +120,27 @@ export async function removeThreadEverywhere(
   }
 
   const byThread = [tenantId, threadId];
-  // Its data key goes with its rows (ADR 0034): what is left of its content anywhere else — old stream
-  // messages, exports, copies of the log — cannot be opened any more.
-  for (const table of ['thread_keys', 'thread_events', 'thread_snapshots', 'thread_messages', 'runs', 'threads']) {
+  switch (key) {
+    case 'destroy':
+      // Its content anywhere else — old stream messages, exports, copies of the log — cannot be opened again.
+      add(
+        'orchestrator',
+        'thread_keys',
+        await sql.run(`delete from ${o('thread_keys')} where tenant_id = ? and thread_id = ?`, byThread),
+      );
+      break;
+    case 'detach':
+      await sql.run(
+        `update ${o('thread_keys')} set thread_id = 'detached:' || kid, subject = '' where tenant_id = ? and thread_id = ?`,
+        byThread,
+      );
+      break;
+    default: {
+      const _exhaustive: never = key;
+      throw new Error(`unknown key disposal ${String(_exhaustive)}`);
+    }
+  }
+  for (const table of ['thread_events', 'thread_snapshots', 'thread_messages', 'runs', 'threads']) {
     add(
       'orchestrator',
       table,

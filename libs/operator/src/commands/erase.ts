@@ -122,7 +122,7 @@ export async function erase({ config, out }: CommandContext, opts: EraseOptions)
     });
     // 3. Every schema's rows of those threads, and the tombstones, in one transaction.
     await inTransaction(db, dryRun, async (sql) => {
-      for (const t of threads) addCounts(perTenant.get(t.tenantId)!.removed, await removeThreadRows(sql, t));
+      for (const t of threads) addCounts(perTenant.get(t.tenantId)!.removed, await removeThreadRows(sql, t, 'destroy'));
       for (const entry of perTenant.values()) {
         entry.removed = nonZero(entry.removed);
         if (total(entry.removed) === 0) continue;

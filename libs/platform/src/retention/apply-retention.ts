@@ -83,7 +83,7 @@ export async function applyRetention(
         } else {
           // The stream first: should the database part fail, the thread is still found by a rerun.
           const messages = await purgeThreadSubject(nc, config, key, pass.dryRun);
-          const rows = await inTransaction(db, pass.dryRun, (sql) => removeThreadRows(sql, key));
+          const rows = await inTransaction(db, pass.dryRun, (sql) => removeThreadRows(sql, key, 'detach'));
           const removed = nonZero(addCounts({ [`nats.${eventsStream(config)}`]: messages }, rows));
           result = { ...base, outcome: 'dropped', removed };
         }

@@ -49,7 +49,7 @@ export async function eraseThread(
       case 'already':
         return { status: 'already', removed: {} } as const;
       case 'erase': {
-        const counts = await removeThreadEverywhere(sql, tenantId, threadId);
+        const counts = await removeThreadEverywhere(sql, tenantId, threadId, 'destroy');
         counts['memory.items'] = await removeThreadMemory(sql, tenantId, threadId);
         const removed = Object.fromEntries(Object.entries(counts).filter(([, n]) => n > 0));
         await writeErasureTombstone(sql, {

@@ -8,6 +8,7 @@ import {
   type RemovalCounts,
   type SqlExecutor,
   type ThreadKey,
+  type ThreadKeyDisposal,
 } from '@ratchet/adapters';
 import { subjects } from '@ratchet/contracts';
 import { foldRecord, recordFrom, recordOfSnapshot, snapshotStateOf } from '@ratchet/domain';
@@ -119,12 +120,16 @@ export async function purgeThreadSubject(
 }
 
 /** Removes a thread's rows from every schema in the caller's transaction, after checking it is not running. */
-export async function removeThreadRows(sql: SqlExecutor, key: ThreadKey): Promise<RemovalCounts> {
+export async function removeThreadRows(
+  sql: SqlExecutor,
+  key: ThreadKey,
+  dataKey: ThreadKeyDisposal,
+): Promise<RemovalCounts> {
   const locked = await lockThread(sql, key.tenantId, key.threadId);
   if (locked && locked.status !== 'idle') {
     throw new Error(`thread ${key.tenantId}/${key.threadId} has a run going (${locked.status}): nothing was removed`);
   }
-  return removeThreadEverywhere(sql, key.tenantId, key.threadId);
+  return removeThreadEverywhere(sql, key.tenantId, key.threadId, dataKey);
 }
 
 /** Adds `b` into `a` (counts per table or stream). */
