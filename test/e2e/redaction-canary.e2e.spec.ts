@@ -65,11 +65,12 @@ describe('secrets stay out of every store', () => {
       if (rows.length > 0) break;
       await new Promise((r) => setTimeout(r, 100));
     }
-    const run = await sql.query<{ data: unknown }>(
-      `select data from ${sql.table('thread_events')} where tenant_id = ? and type = 'run.requested'`,
+    const stored = await sql.query<{ id: string; type: string; data: unknown }>(
+      `select id, type, data from ${sql.table('thread_events')} where tenant_id = ? and type = 'run.requested'`,
       [TENANT],
     );
-    // What was redacted is marked, and the rest of the text survives.
+    // What was redacted is marked, and the rest of the text survives (sealed at rest: opened to look).
+    const run = await stack.orchestratorDb.content.openEvents(stored, 'throw');
     expect(JSON.stringify(run)).toContain('My badge is [redacted], my password: [redacted]');
 
     // Every table of every schema.
