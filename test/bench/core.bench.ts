@@ -6,6 +6,11 @@ import { decide, foldEvents, initialThreadState, type ThreadCommand, type Thread
 // eslint-disable-next-line import/no-relative-packages -- see above
 import { createTestDatabase } from '../../libs/testing/src/test-database';
 import { summarize } from './stats';
+import { ContentSeal } from '@ratchet/adapters';
+import type { ContentKeys, DataKey } from '@ratchet/domain';
+import { randomBytes } from 'node:crypto';
+// eslint-disable-next-line import/no-relative-packages -- see above
+import { demoRunEvents } from '../../libs/testing/src/demo-run.events';
 
 const AT = '2026-11-30T00:00:00.000Z';
 
@@ -135,4 +140,29 @@ async function appendsOn(databaseUrl: string, total: number, concurrency: number
   const seconds = (performance.now() - started) / 1000;
   await db.close();
   return { appendsPerSecond: total / seconds, latency: summarize(latencies), concurrency };
+}
+
+/**
+ * What sealing content at rest costs a process (ADR 0034): the demo run's log (12 events, five with
+ * content) sealed as the store writes it and opened as it reads it, keys already cached. CPU time of
+ * this process per event of the log, in microseconds.
+ */
+export async function benchSeal(iterations = 2000): Promise<{ sealUs: number; openUs: number }> {
+  const key: DataKey = { kid: 'k_bench', key: randomBytes(32) };
+  const keys: ContentKeys = {
+    configured: true,
+    forThread: async () => key,
+    byIds: async (kids) => new Map(kids.map((k) => [k, key])),
+  };
+  const seal = new ContentSeal(keys);
+  const events = demoRunEvents();
+  let sealed = await seal.sealEvents('t', 'th', events);
+  const t0 = process.cpuUsage();
+  for (let i = 0; i < iterations; i++) sealed = await seal.sealEvents('t', 'th', events);
+  const t1 = process.cpuUsage(t0);
+  for (let i = 0; i < iterations; i++) await seal.openEvents(sealed, 'throw');
+  const t2 = process.cpuUsage(t0);
+  const per = (us: number) => us / (iterations * events.length);
+  const sealUs = per(t1.user + t1.system);
+  return { sealUs, openUs: per(t2.user + t2.system) - sealUs };
 }

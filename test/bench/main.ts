@@ -26,7 +26,7 @@ import os from 'node:os';
 import { benchAgentLoop, type AgentLoopResult } from './agent-loop.bench';
 import { compare } from './compare';
 import { benchFloor, benchLoadAndStepFloor, type FloorResult } from './floor.bench';
-import { benchAppends, benchDecide } from './core.bench';
+import { benchAppends, benchDecide, benchSeal } from './core.bench';
 import { DEFAULT_DATABASE_URL } from './harness';
 import { benchResume, type ResumeFigure } from './resume.bench';
 import { benchSlowModel, type SlowModelResult } from './slow-model.bench';
@@ -43,7 +43,11 @@ export interface BenchOutput {
   resume?: ResumeFigure[][];
   /** The resume floor of each repeat (see benchLoadAndStepFloor). */
   resumeFloor?: Summary[];
-  core?: { decide: ReturnType<typeof benchDecide>; appends: Awaited<ReturnType<typeof benchAppends>>[] };
+  core?: {
+    decide: ReturnType<typeof benchDecide>;
+    appends: Awaited<ReturnType<typeof benchAppends>>[];
+    seal: Awaited<ReturnType<typeof benchSeal>>;
+  };
   slowModel?: SlowModelResult[][];
   firstToken?: FirstTokenResult[];
   tenantFlood?: TenantFloodResult[];
@@ -106,6 +110,7 @@ async function run(): Promise<BenchOutput> {
     out.core = {
       decide: benchDecide(),
       appends: [await benchAppends(quick ? 200 : 1000, 1), await benchAppends(quick ? 800 : 4000, 16)],
+      seal: await benchSeal(quick ? 500 : 2000),
     };
   }
   if (want('slow-model')) {

@@ -62,6 +62,7 @@ interface FigureSource {
   core?: {
     decide: Summary;
     appends: Array<{ appendsPerSecond: number; concurrency: number }>;
+    seal?: { sealUs: number; openUs: number };
   };
   slowModel?: Array<
     Array<{
@@ -282,6 +283,10 @@ export function figuresOf(out: FigureSource): Record<string, Figure> {
     add('decide (pure), median per decision', [out.core.decide.median], 'ms', 'lower');
     for (const a of out.core.appends) {
       add(`durable appends, ${a.concurrency} writer(s)`, [a.appendsPerSecond], 'appends/s', 'higher');
+    }
+    if (out.core.seal) {
+      add('content at rest: seal, CPU per event of a log', [out.core.seal.sealUs], 'µs', 'lower');
+      add('content at rest: open, CPU per event of a log', [out.core.seal.openUs], 'µs', 'lower');
     }
   }
   return figs;
