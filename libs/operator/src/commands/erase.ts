@@ -124,6 +124,12 @@ export async function erase({ config, out }: CommandContext, opts: EraseOptions)
     await inTransaction(db, dryRun, async (sql) => {
       for (const t of threads) addCounts(perTenant.get(t.tenantId)!.removed, await removeThreadRows(sql, t, 'destroy'));
       for (const entry of perTenant.values()) {
+        // Data keys made for the subject's threads whose first write never committed (nothing else names them).
+        const orphans = await sql.run(`delete from ${sql.table('thread_keys')} where tenant_id = ? and subject = ?`, [
+          entry.tenantId,
+          subject,
+        ]);
+        addCounts(entry.removed, { 'orchestrator.thread_keys': orphans });
         entry.removed = nonZero(entry.removed);
         if (total(entry.removed) === 0) continue;
         entry.tombstoneId = await writeErasureTombstone(sql, {
