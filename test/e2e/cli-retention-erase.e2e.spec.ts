@@ -98,7 +98,11 @@ describe('ratchet erase and retention on real runs', () => {
     expect(before).toContain('memory.items');
     const threadRows = await tablesContaining(alice.thread);
     expect(threadRows).toEqual(
-      expect.arrayContaining(['orchestrator.thread_events', 'orchestrator.thread_messages', 'orchestrator.thread_keys']),
+      expect.arrayContaining([
+        'orchestrator.thread_events',
+        'orchestrator.thread_messages',
+        'orchestrator.thread_keys',
+      ]),
     );
     const dry = await ratchet(['erase', '--subject', 'alice', '--dry-run', '--json'], stack.env);
     expect(dry).toEqual(ok);
