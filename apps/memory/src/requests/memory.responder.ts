@@ -1,10 +1,8 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { memorySubjectPattern } from '@ratchet/contracts';
-import { memoryFailure } from '@ratchet/domain';
 import { ServiceRuntime } from '@ratchet/platform';
+import { MemoryApi, memoryRouteOf, type AnyMemoryReply } from '@ratchet/requests';
 import type { Msg, Subscription } from 'nats';
-import { MemoryHandler } from './memory.handler';
-import { isDataError, parseRequest, routeOf, type AnyMemoryReply } from './memory.request';
 
 /** One queue group: each request is answered by exactly one memory instance. */
 export const MEMORY_QUEUE = 'memory';
@@ -21,7 +19,7 @@ export class MemoryResponder implements OnApplicationBootstrap, OnModuleDestroy 
 
   constructor(
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
-    @Inject(MemoryHandler) private readonly handler: MemoryHandler,
+    @Inject(MemoryApi) private readonly api: MemoryApi,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -57,18 +55,9 @@ export class MemoryResponder implements OnApplicationBootstrap, OnModuleDestroy 
     );
   }
 
-  private async answer(subject: string, data: Uint8Array): Promise<AnyMemoryReply> {
-    const route = routeOf(this.runtime.subjects.prefix, subject);
-    if (!route.ok) return route;
-    const { tenant, op } = route.value;
-    const request = parseRequest(op, data);
-    if (!request.ok) return request;
-    try {
-      return await this.handler.handle(tenant, op, request.value);
-    } catch (error) {
-      if (isDataError(error)) return memoryFailure('invalid', `the item cannot be stored: ${(error as Error).message}`);
-      this.runtime.logger.error({ err: error, subject }, 'memory request failed');
-      return memoryFailure('unavailable', 'memory is unavailable; try again');
-    }
+  private answer(subject: string, data: Uint8Array): Promise<AnyMemoryReply> {
+    const route = memoryRouteOf(this.runtime.subjects.prefix, subject);
+    if (!route.ok) return Promise.resolve(route);
+    return this.api.answer(route.value.tenant, route.value.op, data);
   }
 }

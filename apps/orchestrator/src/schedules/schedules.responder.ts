@@ -2,7 +2,7 @@ import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationB
 import type { Msg, Subscription } from 'nats';
 import { tenantOpOfSubject, type SchedulesReply } from '@ratchet/contracts';
 import { ServiceRuntime } from '@ratchet/platform';
-import { AgentCatalog } from '../agents/agent-catalog';
+import { AgentCatalog } from '@ratchet/agents';
 import { SchedulesApi, schedulesFailure, type Clock } from '@ratchet/jobs';
 
 export const SCHEDULE_CLOCK = Symbol('SCHEDULE_CLOCK');
