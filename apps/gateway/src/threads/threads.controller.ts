@@ -1,59 +1,37 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ThreadsEventsReply, ThreadSummary, ThreadView } from '@ratchet/contracts';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { z } from 'zod';
-import { CurrentPrincipal, type AuthenticatedPrincipal } from '../auth/principal';
-import { READ_ROLES, RequireAnyRole, RequireRoles } from '../auth/roles.decorator';
-import { Backends } from '../backends/backends';
-import type { GatewayConfig } from '../gateway.config';
-import { GATEWAY_CONFIG } from '../gateway.tokens';
-import { backendProblem } from '@ratchet/http-edge';
-import { parseRequest } from '@ratchet/http-edge';
-import { ApiJsonBody, ApiJsonResponse, ApiPathParams, ApiProblems, ApiQueryParams } from '@ratchet/http-edge';
-import { RunRequestPublisher } from '../runs/run-request.publisher';
+import { ThreadView } from '@ratchet/contracts';
 import {
-  IDEMPOTENCY_KEY_HEADER,
-  RunAcceptedSchema,
-  idempotencyKeyOf,
-  runAccepted,
-  toRunRequest,
-  type RunAccepted,
-} from '../runs/run-request.mapping';
-import { EventStreamer } from './event-stream';
-import { RunAdmissionCheck } from '../runs/run-admission';
-import {
+  ApiJsonBody,
+  ApiJsonResponse,
+  ApiPathParams,
+  ApiProblems,
+  ApiQueryParams,
   CreateThreadBody,
+  EventPage,
   EventsQuery,
-  LastEventId,
+  IDEMPOTENCY_KEY_HEADER,
   ListThreadsQuery,
+  RunAcceptedSchema,
   StreamModesQuery,
   StreamQuery,
+  ThreadErased,
   ThreadIdParam,
-} from './threads.schemas';
-
-const ThreadList = z.object({ threads: z.array(ThreadSummary), nextCursor: z.string().optional() });
-const ThreadErased = z.object({
-  threadId: z.string(),
-  erased: z.boolean().describe('false: it was erased before; nothing more was removed but what the stream held'),
-  removed: z.record(z.string(), z.number().int()).describe('Rows and stream messages removed, per store'),
-});
-const EventPage = z.object({
-  events: (ThreadsEventsReply.options[0] as z.ZodObject).shape['events'] as z.ZodType,
-  lastVersion: z.number().int(),
-  hasMore: z.boolean(),
-  nextAfter: z.number().int().describe('Pass as `after` for the next page'),
-});
+  ThreadList,
+  ThreadsRoutes,
+  type RunAccepted,
+} from '@ratchet/http-edge';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { CurrentPrincipal, type AuthenticatedPrincipal } from '../auth/principal';
+import { READ_ROLES, RequireAnyRole, RequireRoles } from '../auth/roles.decorator';
+import { EventStreamer } from './event-stream';
 
 @ApiTags('threads')
 @Controller('v1/threads')
 export class ThreadsController {
   constructor(
-    private readonly backends: Backends,
-    private readonly runRequests: RunRequestPublisher,
+    private readonly routes: ThreadsRoutes,
     private readonly streamer: EventStreamer,
-    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
-    private readonly admission: RunAdmissionCheck,
   ) {}
 
   @Post()
@@ -74,18 +52,12 @@ export class ThreadsController {
   @ApiProblems({
     429: 'The tenant has as many runs queued or running as the deployment allows one tenant (`code`: `tenant.runs_limit`); retry after `Retry-After`',
   })
-  async create(
+  create(
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Body() rawBody: unknown,
     @Headers() headers: Record<string, string | undefined>,
   ): Promise<RunAccepted> {
-    const body = parseRequest(CreateThreadBody, rawBody, { in: 'body' });
-    const request = toRunRequest(body, principal, idempotencyKeyOf(headers), {
-      allowPrivate: this.config.WEBHOOK_ALLOW_PRIVATE,
-    });
-    await this.admission.assertRoom(principal.tenantId, request.requestId);
-    await this.runRequests.publish(principal.tenantId, request, headers);
-    return runAccepted(principal.tenantId, request);
+    return this.routes.create(principal, rawBody, headers);
   }
 
   @Get()
@@ -96,11 +68,8 @@ export class ThreadsController {
     cursor: 'nextCursor of the previous page',
   })
   @ApiJsonResponse(200, 'A page of threads', 'ThreadList', ThreadList)
-  async list(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Query() rawQuery: unknown) {
-    const query = parseRequest(ListThreadsQuery, rawQuery, { in: 'query' });
-    const reply = await this.backends.threads(principal.tenantId, 'list', query);
-    if (!reply.ok) throw backendProblem(reply.error, 'thread');
-    return { threads: reply.threads, ...(reply.nextCursor ? { nextCursor: reply.nextCursor } : {}) };
+  list(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Query() rawQuery: unknown) {
+    return this.routes.list(principal, rawQuery);
   }
 
   @Get(':threadId')
@@ -109,11 +78,8 @@ export class ThreadsController {
   @ApiPathParams(ThreadIdParam)
   @ApiJsonResponse(200, 'The thread', 'ThreadView', ThreadView)
   @ApiProblems({ 404: 'No such thread in your tenant' })
-  async get(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Param() rawParams: unknown) {
-    const { threadId } = parseRequest(ThreadIdParam, rawParams, { in: 'path' });
-    const reply = await this.backends.threads(principal.tenantId, 'get', { threadId });
-    if (!reply.ok) throw backendProblem(reply.error, 'thread');
-    return reply.thread;
+  get(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Param() rawParams: unknown) {
+    return this.routes.get(principal, rawParams);
   }
 
   @Delete(':threadId')
@@ -131,11 +97,8 @@ export class ThreadsController {
   @ApiPathParams(ThreadIdParam)
   @ApiJsonResponse(200, 'Erased (or erased before: `erased` false)', 'ThreadErased', ThreadErased)
   @ApiProblems({ 404: 'No such thread in your tenant', 409: 'A run of the thread is going: nothing was removed' })
-  async remove(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Param() rawParams: unknown) {
-    const { threadId } = parseRequest(ThreadIdParam, rawParams, { in: 'path' });
-    const reply = await this.backends.threads(principal.tenantId, 'erase', { threadId, by: principal.principalId });
-    if (!reply.ok) throw backendProblem(reply.error, 'thread');
-    return { threadId, erased: reply.erased, removed: reply.removed };
+  remove(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Param() rawParams: unknown) {
+    return this.routes.remove(principal, rawParams);
   }
 
   @Get(':threadId/events')
@@ -145,21 +108,12 @@ export class ThreadsController {
   @ApiQueryParams(EventsQuery, { after: 'Events with a version above this one' })
   @ApiJsonResponse(200, 'Events with a version above `after`', 'EventPage', EventPage)
   @ApiProblems({ 404: 'No such thread in your tenant' })
-  async events(
+  events(
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Param() rawParams: unknown,
     @Query() rawQuery: unknown,
   ) {
-    const { threadId } = parseRequest(ThreadIdParam, rawParams, { in: 'path' });
-    const query = parseRequest(EventsQuery, rawQuery, { in: 'query' });
-    const reply = await this.backends.threads(principal.tenantId, 'events', { threadId, ...query });
-    if (!reply.ok) throw backendProblem(reply.error, 'thread');
-    return {
-      events: reply.events,
-      lastVersion: reply.lastVersion,
-      hasMore: reply.hasMore,
-      nextAfter: reply.events.at(-1)?.version ?? query.after,
-    };
+    return this.routes.events(principal, rawParams, rawQuery);
   }
 
   @Get(':threadId/events/stream')
@@ -188,9 +142,7 @@ export class ThreadsController {
     @Req() req: IncomingMessage,
     @Res() res: ServerResponse,
   ): Promise<void> {
-    const { threadId } = parseRequest(ThreadIdParam, rawParams, { in: 'path' });
-    const query = parseRequest(StreamQuery, rawQuery, { in: 'query' });
-    const after = resumeAfter(lastEventId, query.after);
+    const { threadId, after } = this.routes.eventStream(rawParams, rawQuery, lastEventId);
     await this.streamer.stream(principal.tenantId, threadId, after, req, res);
   }
 
@@ -222,19 +174,7 @@ export class ThreadsController {
     @Req() req: IncomingMessage,
     @Res() res: ServerResponse,
   ): Promise<void> {
-    const { threadId } = parseRequest(ThreadIdParam, rawParams, { in: 'path' });
-    const query = parseRequest(StreamModesQuery, rawQuery, { in: 'query' });
-    const after = resumeAfter(lastEventId, query.after);
-    await this.streamer.stream(principal.tenantId, threadId, after, req, res, {
-      events: query.mode.includes('events'),
-      messages: query.mode.includes('messages'),
-    });
+    const { threadId, after, modes } = this.routes.liveStream(rawParams, rawQuery, lastEventId);
+    await this.streamer.stream(principal.tenantId, threadId, after, req, res, modes);
   }
-}
-
-/** Where a stream resumes: the client's `Last-Event-ID` (a reconnect) wins over `after`. */
-function resumeAfter(lastEventId: string | undefined, after: number | undefined): number {
-  return lastEventId !== undefined && lastEventId.trim() !== ''
-    ? parseRequest(LastEventId, lastEventId.trim(), { in: 'header', name: 'Last-Event-ID' })
-    : (after ?? 0);
 }
