@@ -101,31 +101,25 @@ const httpEdgeLib = [
   },
 ];
 
+/** A library imported by neither name nor path (`@ratchet/<lib>`, `libs/<lib>/`), saying why. */
+function libImports(lib, message) {
+  return [
+    { regex: `^@ratchet/${lib}$`, message },
+    { regex: `(^|/)libs/${lib}/`, message },
+  ];
+}
+
 /** The agent catalog and approval rules (libs/agents): above the engine, for the orchestrator and libs/requests. */
-const agentsLib = [
-  {
-    regex: '^@ratchet/agents$',
-    message:
-      'libs/agents (agent catalog, approval rules) sits above the engine: only apps and libs/requests import it.',
-  },
-  {
-    regex: '(^|/)libs/agents/',
-    message:
-      'libs/agents (agent catalog, approval rules) sits above the engine: only apps and libs/requests import it.',
-  },
-];
+const agentsLib = libImports(
+  'agents',
+  'libs/agents (agent catalog, approval rules) sits above the engine: only apps and libs/requests import it.',
+);
 
 /** The services' request handling (libs/requests: AgentsApi, ThreadsApi, MemoryApi): only apps import it. */
-const requestsLib = [
-  {
-    regex: '^@ratchet/requests$',
-    message: "libs/requests (the services' request APIs) sits above the other libraries: only apps import it.",
-  },
-  {
-    regex: '(^|/)libs/requests/',
-    message: "libs/requests (the services' request APIs) sits above the other libraries: only apps import it.",
-  },
-];
+const requestsLib = libImports(
+  'requests',
+  "libs/requests (the services' request APIs) sits above the other libraries: only apps import it.",
+);
 
 /**
  * The libraries above platform (engine, jobs, the HTTP edge, the operator's commands, agents, requests):
@@ -207,33 +201,24 @@ const boundaries = [
       ],
     }),
   },
-  {
-    name: 'ratchet/boundaries/agents',
-    files: ['libs/agents/**/*.ts'],
+  // libs/agents and libs/requests: framework-free, above the engine; requests may import agents, not back.
+  ...[
+    ['agents', agentsMessage, requestsLib],
+    ['requests', requestsMessage, []],
+  ].map(([lib, message, above]) => ({
+    name: `ratchet/boundaries/${lib}`,
+    files: [`libs/${lib}/**/*.ts`],
     rules: restrict({
       patterns: [
         ...libsToApps,
         ...operatorLib,
         ...jobsLib,
         ...httpEdgeLib,
-        ...requestsLib,
-        { regex: '^(@nestjs|@mikro-orm)/', message: agentsMessage },
+        ...above,
+        { regex: '^(@nestjs|@mikro-orm)/', message },
       ],
     }),
-  },
-  {
-    name: 'ratchet/boundaries/requests',
-    files: ['libs/requests/**/*.ts'],
-    rules: restrict({
-      patterns: [
-        ...libsToApps,
-        ...operatorLib,
-        ...jobsLib,
-        ...httpEdgeLib,
-        { regex: '^(@nestjs|@mikro-orm)/', message: requestsMessage },
-      ],
-    }),
-  },
+  })),
   {
     name: 'ratchet/boundaries/operator',
     files: ['libs/operator/**/*.ts'],

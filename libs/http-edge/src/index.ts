@@ -35,7 +35,7 @@ export {
 } from './zod-schemas';
 export { AgentGetQuery, AgentList, AgentNameParam, AgentReply, AgentsRoutes } from './agents/agents-routes';
 export { ApprovalsClient } from './approvals/approvals-client';
-export { ApprovalIdParam, DecisionBody, ListApprovalsQuery, parseParams, problemFor } from './approvals/approvals-http';
+export { DecisionBody, ListApprovalsQuery } from './approvals/approvals-http';
 export { ApprovalList, ApprovalPath, ApprovalsRoutes } from './approvals/approvals-routes';
 export { Backends } from './backends/backends';
 export {
@@ -50,20 +50,10 @@ export {
   SearchQuery,
   SearchReply,
 } from './memory/memory-routes';
-export { principalOf, replyWith, UnexpectedReplyError, type EdgeLogger, type EdgePrincipal } from './route-helpers';
+export { principalOf, UnexpectedReplyError, type EdgeLogger, type EdgePrincipal } from './route-helpers';
 export { RunAdmissionCheck } from './runs/run-admission';
-export {
-  CreateRunBody,
-  IDEMPOTENCY_KEY_HEADER,
-  IdempotencyKey,
-  RunAcceptedSchema,
-  idempotencyKeyOf,
-  requestIdOf,
-  runAccepted,
-  toRunRequest,
-  type RunAccepted,
-} from './runs/run-request-mapping';
-export { RunRequestPublisher, traceOf, type TraceHeaders } from './runs/run-request-publisher';
+export { CreateRunBody, IDEMPOTENCY_KEY_HEADER, RunAcceptedSchema, type RunAccepted } from './runs/run-request-mapping';
+export { RunRequestPublisher, type TraceHeaders } from './runs/run-request-publisher';
 export {
   CancelAccepted,
   CancelBody,
@@ -80,7 +70,6 @@ export { EventPage, ThreadErased, ThreadList, ThreadsRoutes, type StreamTarget }
 export {
   CreateThreadBody,
   EventsQuery,
-  LastEventId,
   ListThreadsQuery,
   StreamModesQuery,
   StreamQuery,
@@ -93,10 +82,4 @@ export {
   ScheduleReply,
   SchedulesRoutes,
 } from './schedules/schedules-routes';
-export {
-  DeliveriesQuery,
-  WebhookDeliveryList,
-  WebhookSecret,
-  WebhookSecretRotation,
-  WebhooksRoutes,
-} from './webhooks/webhooks-routes';
+export { WebhookDeliveryList, WebhookSecret, WebhookSecretRotation, WebhooksRoutes } from './webhooks/webhooks-routes';

@@ -12,7 +12,6 @@ import {
   CreateRunBody,
   IDEMPOTENCY_KEY_HEADER,
   OutcomeQuery,
-  RunAcceptedSchema,
   RunIdParam,
   RunList,
   RunOutcomeView,
@@ -23,6 +22,7 @@ import {
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CurrentPrincipal, type AuthenticatedPrincipal } from '../auth/principal';
 import { READ_ROLES, RequireAnyRole, RequireRoles } from '../auth/roles.decorator';
+import { StartsRun } from './starts-run.decorator';
 
 @ApiTags('runs')
 @Controller('v1/runs')
@@ -33,20 +33,17 @@ export class RunsController {
    * Starts a run: 202 once the request is durably on the bus; the orchestrator does the rest. The
    * same Idempotency-Key always answers the same runId/threadId and starts at most one run.
    */
-  @Post()
-  @HttpCode(202)
-  @RequireRoles('runner')
-  @ApiOperation({
-    summary: 'Start a run',
-    description:
-      'On a new thread, or on `threadId` (a name within your tenant). The same Idempotency-Key always answers the same run and starts at most one.',
-  })
-  @ApiHeader({ name: IDEMPOTENCY_KEY_HEADER, required: false, description: 'Send one; retries with it are safe' })
-  @ApiJsonBody('CreateRunBody', CreateRunBody)
-  @ApiJsonResponse(202, 'Accepted: the run request is durably on the bus', 'RunAccepted', RunAcceptedSchema)
-  @ApiProblems({
-    409: 'The Idempotency-Key was already used for a different request (another thread, agent, input or metadata)',
-    429: 'The tenant has as many runs queued or running as the deployment allows one tenant (`code`: `tenant.runs_limit`); retry after `Retry-After`',
+  @StartsRun({
+    operation: {
+      summary: 'Start a run',
+      description:
+        'On a new thread, or on `threadId` (a name within your tenant). The same Idempotency-Key always answers the same run and starts at most one.',
+    },
+    idempotencyKey: 'Send one; retries with it are safe',
+    body: ['CreateRunBody', CreateRunBody],
+    problems: {
+      409: 'The Idempotency-Key was already used for a different request (another thread, agent, input or metadata)',
+    },
   })
   create(
     @CurrentPrincipal() principal: AuthenticatedPrincipal,

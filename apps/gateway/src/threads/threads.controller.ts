@@ -1,8 +1,7 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiHeader, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Query, Req, Res } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ThreadView } from '@ratchet/contracts';
 import {
-  ApiJsonBody,
   ApiJsonResponse,
   ApiPathParams,
   ApiProblems,
@@ -10,9 +9,7 @@ import {
   CreateThreadBody,
   EventPage,
   EventsQuery,
-  IDEMPOTENCY_KEY_HEADER,
   ListThreadsQuery,
-  RunAcceptedSchema,
   StreamModesQuery,
   StreamQuery,
   ThreadErased,
@@ -25,6 +22,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CurrentPrincipal, type AuthenticatedPrincipal } from '../auth/principal';
 import { READ_ROLES, RequireAnyRole, RequireRoles } from '../auth/roles.decorator';
 import { EventStreamer } from './event-stream';
+import { ThreadStream } from './thread-stream.decorator';
+import { StartsRun } from '../runs/starts-run.decorator';
 
 @ApiTags('threads')
 @Controller('v1/threads')
@@ -34,23 +33,14 @@ export class ThreadsController {
     private readonly streamer: EventStreamer,
   ) {}
 
-  @Post()
-  @HttpCode(202)
-  @RequireRoles('runner')
-  @ApiOperation({
-    summary: 'Create a thread by starting its first run',
-    description:
-      'A thread comes into existence with its first run. The thread id is derived from the Idempotency-Key, so a retry answers the same thread and run.',
-  })
-  @ApiHeader({
-    name: IDEMPOTENCY_KEY_HEADER,
-    required: false,
-    description: 'Retries with the same key create one thread',
-  })
-  @ApiJsonBody('CreateThreadBody', CreateThreadBody)
-  @ApiJsonResponse(202, 'Accepted: the run request is durably on the bus', 'RunAccepted', RunAcceptedSchema)
-  @ApiProblems({
-    429: 'The tenant has as many runs queued or running as the deployment allows one tenant (`code`: `tenant.runs_limit`); retry after `Retry-After`',
+  @StartsRun({
+    operation: {
+      summary: 'Create a thread by starting its first run',
+      description:
+        'A thread comes into existence with its first run. The thread id is derived from the Idempotency-Key, so a retry answers the same thread and run.',
+    },
+    idempotencyKey: 'Retries with the same key create one thread',
+    body: ['CreateThreadBody', CreateThreadBody],
   })
   create(
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
@@ -116,24 +106,18 @@ export class ThreadsController {
     return this.routes.events(principal, rawParams, rawQuery);
   }
 
-  @Get(':threadId/events/stream')
-  @RequireAnyRole(...READ_ROLES)
-  @ApiOperation({
-    summary: "Follow the thread's events live (Server-Sent Events)",
-    description:
-      'Stored events after `Last-Event-ID` (or `after`), then live ones. Each message has `id` = the event version, `event` = its type and `data` = the event JSON. Reconnect with `Last-Event-ID` to resume without a gap; events are never repeated within a connection.',
-  })
-  @ApiPathParams(ThreadIdParam)
-  @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'The last version received; wins over `after`' })
-  @ApiQueryParams(StreamQuery, { after: 'Events with a version above this one' })
-  @ApiProduces('text/event-stream')
-  @ApiResponse({
-    status: 200,
-    description:
+  @ThreadStream({
+    path: ':threadId/events/stream',
+    operation: {
+      summary: "Follow the thread's events live (Server-Sent Events)",
+      description:
+        'Stored events after `Last-Event-ID` (or `after`), then live ones. Each message has `id` = the event version, `event` = its type and `data` = the event JSON. Reconnect with `Last-Event-ID` to resume without a gap; events are never repeated within a connection.',
+    },
+    query: [StreamQuery, { after: 'Events with a version above this one' }],
+    stream:
       'An event stream: `id: <version>`, `event: <type>`, `data: <ThreadEvent JSON>`; `: keep-alive` comments every 15 s',
-    content: { 'text/event-stream': { schema: { type: 'string' } } },
+    problems: { 404: 'No such thread in your tenant' },
   })
-  @ApiProblems({ 404: 'No such thread in your tenant' })
   async stream(
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Param() rawParams: unknown,
@@ -146,26 +130,20 @@ export class ThreadsController {
     await this.streamer.stream(principal.tenantId, threadId, after, req, res);
   }
 
-  @Get(':threadId/stream')
-  @RequireAnyRole(...READ_ROLES)
-  @ApiOperation({
-    summary: "Follow the thread live: the model's answers as written, and its events (Server-Sent Events)",
-    description:
-      '`mode` (comma-separated, default `messages,events`): `events` are the stored and live events of the thread, as on `/events/stream` (`id` = version; reconnect with `Last-Event-ID`); `messages` are the answers as the model writes them: `event: token` (`text`, `toolCalls` pieces, `runId`, `step`, `attempt`, `seq`) and `event: reset` when an attempt starts (drop what you had of that step: a retry, a worker that stopped mid-answer). Tokens have no id and are not replayed; the `model.responded` event that follows holds the text of record.',
+  @ThreadStream({
+    path: ':threadId/stream',
+    operation: {
+      summary: "Follow the thread live: the model's answers as written, and its events (Server-Sent Events)",
+      description:
+        '`mode` (comma-separated, default `messages,events`): `events` are the stored and live events of the thread, as on `/events/stream` (`id` = version; reconnect with `Last-Event-ID`); `messages` are the answers as the model writes them: `event: token` (`text`, `toolCalls` pieces, `runId`, `step`, `attempt`, `seq`) and `event: reset` when an attempt starts (drop what you had of that step: a retry, a worker that stopped mid-answer). Tokens have no id and are not replayed; the `model.responded` event that follows holds the text of record.',
+    },
+    query: [
+      StreamModesQuery,
+      { after: 'Events with a version above this one', mode: 'Comma-separated: `messages`, `events` or both' },
+    ],
+    stream: 'An event stream of `token`, `reset` and thread-event messages; `: keep-alive` comments every 15 s',
+    problems: { 400: 'An unknown mode', 404: 'No such thread in your tenant' },
   })
-  @ApiPathParams(ThreadIdParam)
-  @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'The last version received; wins over `after`' })
-  @ApiQueryParams(StreamModesQuery, {
-    after: 'Events with a version above this one',
-    mode: 'Comma-separated: `messages`, `events` or both',
-  })
-  @ApiProduces('text/event-stream')
-  @ApiResponse({
-    status: 200,
-    description: 'An event stream of `token`, `reset` and thread-event messages; `: keep-alive` comments every 15 s',
-    content: { 'text/event-stream': { schema: { type: 'string' } } },
-  })
-  @ApiProblems({ 400: 'An unknown mode', 404: 'No such thread in your tenant' })
   async live(
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Param() rawParams: unknown,

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { memorySubjectPattern } from '@ratchet/contracts';
-import { ServiceRuntime } from '@ratchet/platform';
+import { InFlight, ServiceRuntime } from '@ratchet/platform';
 import { MemoryApi, memoryRouteOf, type AnyMemoryReply } from '@ratchet/requests';
 import type { Msg, Subscription } from 'nats';
 
@@ -15,7 +15,7 @@ export const MEMORY_QUEUE = 'memory';
 @Injectable()
 export class MemoryResponder implements OnApplicationBootstrap, OnModuleDestroy {
   private subscription: Subscription | undefined;
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly inFlight = new InFlight();
 
   constructor(
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
@@ -30,8 +30,7 @@ export class MemoryResponder implements OnApplicationBootstrap, OnModuleDestroy 
           this.runtime.logger.warn({ err: error }, 'memory subscription error');
           return;
         }
-        const work = this.respond(msg).finally(() => this.inFlight.delete(work));
-        this.inFlight.add(work);
+        this.inFlight.add(this.respond(msg));
       },
     });
     // The server has the subscription before readiness turns true: no early request finds no responder.
@@ -40,7 +39,7 @@ export class MemoryResponder implements OnApplicationBootstrap, OnModuleDestroy 
 
   async onModuleDestroy(): Promise<void> {
     await this.subscription?.drain().catch(() => undefined);
-    await Promise.allSettled([...this.inFlight]);
+    await this.inFlight.settled();
   }
 
   /** Never rejects: every request gets a reply, whatever went wrong. */

@@ -2,7 +2,7 @@ import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationB
 import type { Msg, Subscription } from 'nats';
 import { tenantOpOfSubject, type AgentsReply } from '@ratchet/contracts';
 import { AgentCatalog } from '@ratchet/agents';
-import { ServiceRuntime } from '@ratchet/platform';
+import { serveRequests, ServiceRuntime } from '@ratchet/platform';
 import { AgentsApi, type AgentsScope } from '@ratchet/requests';
 
 /**
@@ -25,19 +25,14 @@ export class AgentsResponder implements OnApplicationBootstrap, BeforeApplicatio
   onApplicationBootstrap(): void {
     const { subjects } = this.runtime;
     const serve = (subject: string, scopeOf: (msg: Msg) => AgentsScope | undefined) =>
-      this.runtime.nc.subscribe(subject, {
-        queue: 'orchestrator-agents',
-        callback: (error, msg) => {
-          if (error) return;
-          const scope = scopeOf(msg);
-          const reply: Promise<AgentsReply> = scope
-            ? this.api.answer(scope, msg.data)
-            : Promise.resolve({
-                ok: false,
-                error: { code: 'invalid', message: `not an agents subject: ${msg.subject}` },
-              });
-          void reply.then((r) => msg.respond(JSON.stringify(r)));
-        },
+      serveRequests(this.runtime.nc, subject, 'orchestrator-agents', (msg): Promise<AgentsReply> => {
+        const scope = scopeOf(msg);
+        return scope
+          ? this.api.answer(scope, msg.data)
+          : Promise.resolve({
+              ok: false,
+              error: { code: 'invalid', message: `not an agents subject: ${msg.subject}` },
+            });
       });
     this.subs = [
       serve(subjects.agentsAll, (msg) => {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Subscription } from 'nats';
 import { parseThreadsSubject, threadsSubjectPattern } from '@ratchet/contracts';
-import { ServiceRuntime } from '@ratchet/platform';
+import { serveRequests, ServiceRuntime } from '@ratchet/platform';
 import { ThreadsApi, threadsInvalid, type AnyThreadsReply } from '@ratchet/requests';
 import { RUN_ADMISSION, type RunAdmission } from '../threads/run-request.controller';
 
@@ -22,13 +22,10 @@ export class ThreadsQueryResponder implements OnApplicationBootstrap, BeforeAppl
   }
 
   onApplicationBootstrap(): void {
-    this.sub = this.runtime.nc.subscribe(threadsSubjectPattern(this.runtime.subjects.prefix), {
-      queue: 'orchestrator-threads',
-      callback: (error, msg) => {
-        if (error) return;
-        void this.answer(msg.subject, msg.data).then((reply) => msg.respond(JSON.stringify(reply)));
-      },
-    });
+    const { nc, subjects } = this.runtime;
+    this.sub = serveRequests(nc, threadsSubjectPattern(subjects.prefix), 'orchestrator-threads', (msg) =>
+      this.answer(msg.subject, msg.data),
+    );
   }
 
   async beforeApplicationShutdown(): Promise<void> {

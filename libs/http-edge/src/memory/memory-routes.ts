@@ -86,9 +86,7 @@ export class MemoryRoutes {
   async list(principal: EdgePrincipal, rawQuery: unknown) {
     const query = parseRequest(ListQuery, rawQuery, { in: 'query' });
     const reply = await this.backends.memory.list(principal.tenantId, {
-      principal: principalOf(principal),
-      namespacePrefix: query.prefix,
-      limit: query.limit,
+      ...under(principal, query),
       ...(query.cursor ? { cursor: query.cursor } : {}),
     });
     if (!reply.ok) throw backendProblem(reply.error, 'memory item');
@@ -97,15 +95,15 @@ export class MemoryRoutes {
 
   async search(principal: EdgePrincipal, rawQuery: unknown) {
     const query = parseRequest(SearchQuery, rawQuery, { in: 'query' });
-    const reply = await this.backends.memory.search(principal.tenantId, {
-      principal: principalOf(principal),
-      query: query.q,
-      namespacePrefix: query.prefix,
-      limit: query.limit,
-    });
+    const reply = await this.backends.memory.search(principal.tenantId, { ...under(principal, query), query: query.q });
     if (!reply.ok) throw backendProblem(reply.error, 'memory item');
     return { hits: reply.hits };
   }
+}
+
+/** What a listing or a search of memory is asked: as the caller, under a namespace prefix, at most `limit`. */
+function under(principal: EdgePrincipal, query: { prefix: string; limit: number }) {
+  return { principal: principalOf(principal), namespacePrefix: query.prefix, limit: query.limit };
 }
 
 function dropUndefined<T extends Record<string, unknown>>(value: T): T {
