@@ -101,11 +101,40 @@ const httpEdgeLib = [
   },
 ];
 
-/** The libraries above platform (engine, jobs, the HTTP edge, the operator's commands): only apps import them. */
-const upperLibs = [...libsToEngine, ...operatorLib, ...jobsLib, ...httpEdgeLib];
+/** A library imported by neither name nor path (`@ratchet/<lib>`, `libs/<lib>/`), saying why. */
+function libImports(lib, message) {
+  return [
+    { regex: `^@ratchet/${lib}$`, message },
+    { regex: `(^|/)libs/${lib}/`, message },
+  ];
+}
+
+/** The agent catalog and approval rules (libs/agents): above the engine, for the orchestrator and libs/requests. */
+const agentsLib = libImports(
+  'agents',
+  'libs/agents (agent catalog, approval rules) sits above the engine: only apps and libs/requests import it.',
+);
+
+/** The services' request handling (libs/requests: AgentsApi, ThreadsApi, MemoryApi): only apps import it. */
+const requestsLib = libImports(
+  'requests',
+  "libs/requests (the services' request APIs) sits above the other libraries: only apps import it.",
+);
+
+/**
+ * The libraries above platform (engine, jobs, the HTTP edge, the operator's commands, agents, requests):
+ * only apps import them.
+ */
+const upperLibs = [...libsToEngine, ...operatorLib, ...jobsLib, ...httpEdgeLib, ...agentsLib, ...requestsLib];
 
 const jobsMessage =
   'libs/jobs is framework-free: the service wraps each job in its own Nest lifecycle and hands it its clock, database and relay.';
+
+const agentsMessage =
+  'libs/agents is framework-free: the orchestrator builds the catalog and the enrichers and wires them into Nest and the engine.';
+
+const requestsMessage =
+  "libs/requests is framework-free: a request's bytes in, a reply out; the service subscribes, finds the tenant in the subject and responds.";
 
 const operatorMessage =
   'libs/operator is what the ratchet commands do, without their arguments: commander and the options stay in apps/cli; no framework.';
@@ -155,7 +184,7 @@ const boundaries = [
   {
     name: 'ratchet/boundaries/libs',
     files: ['libs/*/**/*.ts'],
-    ignores: ['libs/engine/**', 'libs/operator/**', 'libs/jobs/**'],
+    ignores: ['libs/engine/**', 'libs/operator/**', 'libs/jobs/**', 'libs/agents/**', 'libs/requests/**'],
     rules: restrict({ patterns: [...libsToApps, ...upperLibs] }),
   },
   {
@@ -166,10 +195,30 @@ const boundaries = [
         ...libsToApps,
         ...libsToEngine,
         ...operatorLib,
+        ...agentsLib,
+        ...requestsLib,
         { regex: '^(@nestjs|@mikro-orm)/', message: jobsMessage },
       ],
     }),
   },
+  // libs/agents and libs/requests: framework-free, above the engine; requests may import agents, not back.
+  ...[
+    ['agents', agentsMessage, requestsLib],
+    ['requests', requestsMessage, []],
+  ].map(([lib, message, above]) => ({
+    name: `ratchet/boundaries/${lib}`,
+    files: [`libs/${lib}/**/*.ts`],
+    rules: restrict({
+      patterns: [
+        ...libsToApps,
+        ...operatorLib,
+        ...jobsLib,
+        ...httpEdgeLib,
+        ...above,
+        { regex: '^(@nestjs|@mikro-orm)/', message },
+      ],
+    }),
+  })),
   {
     name: 'ratchet/boundaries/operator',
     files: ['libs/operator/**/*.ts'],
@@ -197,6 +246,8 @@ const boundaries = [
         ...operatorLib,
         ...jobsLib,
         ...httpEdgeLib,
+        ...agentsLib,
+        ...requestsLib,
         { regex: '^(@nestjs|@mikro-orm)/', message: engineMessage },
       ],
     }),

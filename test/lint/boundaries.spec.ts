@@ -80,6 +80,22 @@ const cases: readonly Case[] = [
   ['apps/orchestrator/src/probe.ts', "import { ScheduleTicker } from '@ratchet/jobs';", 'allowed'],
   ['libs/platform/src/probe.ts', "import { ScheduleTicker } from '@ratchet/jobs';", 'forbidden'],
   ['libs/adapters/src/probe.ts', "import { ScheduleTicker } from '@ratchet/jobs';", 'forbidden'],
+  // agents: the agent catalog and approval rules, above the engine, for the orchestrator and libs/requests
+  ['libs/agents/src/probe.ts', "import type { CommandEnricher } from '@ratchet/engine';", 'allowed'],
+  ['libs/agents/src/probe.ts', "import { Injectable } from '@nestjs/common';", 'forbidden'],
+  ['libs/agents/src/probe.ts', "import { ThreadsApi } from '@ratchet/requests';", 'forbidden'],
+  ['apps/orchestrator/src/probe.ts', "import { AgentCatalog } from '@ratchet/agents';", 'allowed'],
+  ['libs/engine/src/probe.ts', "import { AgentCatalog } from '@ratchet/agents';", 'forbidden'],
+  ['libs/jobs/src/probe.ts', "import { AgentCatalog } from '@ratchet/agents';", 'forbidden'],
+  ['libs/platform/src/probe.ts', "import { AgentCatalog } from '@ratchet/agents';", 'forbidden'],
+  // requests: the services' request APIs, framework-free, for the apps
+  ['libs/requests/src/probe.ts', "import { AgentCatalog } from '@ratchet/agents';", 'allowed'],
+  ['libs/requests/src/probe.ts', "import { getThread } from '@ratchet/adapters';", 'allowed'],
+  ['libs/requests/src/probe.ts', "import { Injectable } from '@nestjs/common';", 'forbidden'],
+  ['apps/memory/src/probe.ts', "import { MemoryApi } from '@ratchet/requests';", 'allowed'],
+  ['libs/adapters/src/probe.ts', "import { MemoryApi } from '@ratchet/requests';", 'forbidden'],
+  ['libs/jobs/src/probe.ts', "import { ThreadsApi } from '@ratchet/requests';", 'forbidden'],
+  ['libs/engine/src/probe.ts', "import { ThreadsApi } from '@ratchet/requests';", 'forbidden'],
   // http-edge: the gateway's HTTP edge
   ['apps/gateway/src/probe.ts', "import { parseRequest } from '@ratchet/http-edge';", 'allowed'],
   ['libs/domain/src/probe.ts', "import { parseRequest } from '@ratchet/http-edge';", 'forbidden'],

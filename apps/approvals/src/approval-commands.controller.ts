@@ -1,8 +1,8 @@
 import { Controller, Inject } from '@nestjs/common';
-import { Ctx, EventPattern } from '@nestjs/microservices';
+import { Ctx } from '@nestjs/microservices';
 import { ApprovalCommand, RunStopNotice } from '@ratchet/contracts';
 import { PoisonMessageError } from '@ratchet/domain';
-import { currentTraceContext, JetStreamContext, OnItsSubject, ServiceRuntime } from '@ratchet/platform';
+import { ConsumesOnItsSubject, currentTraceContext, JetStreamContext, ServiceRuntime } from '@ratchet/platform';
 import { ApprovalsService } from './approvals.service';
 
 export const APPROVALS_CONSUMER = 'approvals';
@@ -34,11 +34,8 @@ export class ApprovalCommandsController {
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
   ) {}
 
-  @EventPattern(APPROVALS_CONSUMER)
-  async onCommand(
-    @OnItsSubject(approvalCommand, (s) => s.approvalCommands, 'approval') command: ApprovalCommand | RunStopNotice,
-    @Ctx() ctx: JetStreamContext,
-  ): Promise<void> {
+  @ConsumesOnItsSubject(APPROVALS_CONSUMER, approvalCommand, (s) => s.approvalCommands, 'approval')
+  async onCommand(command: ApprovalCommand | RunStopNotice, @Ctx() ctx: JetStreamContext): Promise<void> {
     if (command.kind === 'run.stop') {
       // The run stopped while a human was asked something for it: what is still pending closes.
       const closed = await this.approvals.closeStoppedRun(command);

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Subscription } from 'nats';
 import { ApprovalsRequest, approvalsSubjects, type ApprovalsReply } from '@ratchet/contracts';
-import { ServiceRuntime } from '@ratchet/platform';
+import { serveRequests, ServiceRuntime } from '@ratchet/platform';
 import { ApprovalsService } from './approvals.service';
 
 /**
@@ -18,13 +18,8 @@ export class ApprovalsApiResponder implements OnApplicationBootstrap, BeforeAppl
   ) {}
 
   onApplicationBootstrap(): void {
-    this.sub = this.runtime.nc.subscribe(approvalsSubjects(this.runtime.subjects.prefix).api, {
-      queue: 'approvals-api',
-      callback: (error, msg) => {
-        if (error) return;
-        void this.answer(msg.data).then((reply) => msg.respond(JSON.stringify(reply)));
-      },
-    });
+    const subject = approvalsSubjects(this.runtime.subjects.prefix).api;
+    this.sub = serveRequests(this.runtime.nc, subject, 'approvals-api', (msg) => this.answer(msg.data));
   }
 
   async beforeApplicationShutdown(): Promise<void> {

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Subscription } from 'nats';
-import { readRunStop, ServiceRuntime } from '@ratchet/platform';
+import { InFlight, readRunStop, ServiceRuntime } from '@ratchet/platform';
 import { ApprovalsService } from './approvals.service';
 
 /**
@@ -11,7 +11,7 @@ import { ApprovalsService } from './approvals.service';
 @Injectable()
 export class RunStopListener implements OnApplicationBootstrap, OnApplicationShutdown {
   private subscription: Subscription | undefined;
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly inFlight = new InFlight();
 
   constructor(
     @Inject(ApprovalsService) private readonly approvals: ApprovalsService,
@@ -36,8 +36,7 @@ export class RunStopListener implements OnApplicationBootstrap, OnApplicationShu
               { err, tenantId: notice.tenantId, runId: notice.runId },
               'closing a stopped run’s approvals failed',
             ),
-          )
-          .finally(() => this.inFlight.delete(work));
+          );
         this.inFlight.add(work);
       },
     });
@@ -45,6 +44,6 @@ export class RunStopListener implements OnApplicationBootstrap, OnApplicationShu
 
   async onApplicationShutdown(): Promise<void> {
     this.subscription?.unsubscribe();
-    await Promise.all(this.inFlight);
+    await this.inFlight.settled();
   }
 }

@@ -9,12 +9,24 @@ import {
   type Database,
   type MessagePublisher,
 } from '@ratchet/adapters';
+import {
+  AgentsRoutes,
+  ApprovalsClient,
+  ApprovalsRoutes,
+  MemoryRoutes,
+  RunAdmissionCheck,
+  RunRequestPublisher,
+  RunsRoutes,
+  SchedulesRoutes,
+  ThreadsRoutes,
+  WebhooksRoutes,
+  type RunStarts,
+} from '@ratchet/http-edge';
 import type { NatsConnection } from 'nats';
 import { AgentsController, DeploymentAgentsController } from './agents/agents.controller';
 import { ToolsController } from './tools/tools.controller';
 import { SchedulesController } from './schedules/schedules.controller';
 import { WebhooksController } from './webhooks/webhooks.controller';
-import { ApprovalsClient } from './approvals/approvals.client';
 import { ApprovalsController } from './approvals/approvals.controller';
 import { AuthGuard } from './auth/auth.guard';
 import { JwtVerifier } from './auth/jwt.verifier';
@@ -32,6 +44,7 @@ import {
   MESSAGE_PUBLISHER,
   NATS_CONNECTION,
   RATE_LIMITER,
+  RUN_STARTS,
 } from './gateway.tokens';
 import { HealthController, MetricsController } from './health/health.controller';
 import { ReadinessIndicators } from './health/readiness.indicators';
@@ -39,8 +52,6 @@ import { ProblemDetailsFilter } from './http/problem-details.filter';
 import type { Logger } from './logging/logger';
 import { PrincipalsResponder } from './principals/principals.responder';
 import { MemoryController } from './memory/memory.controller';
-import { RunRequestPublisher } from './runs/run-request.publisher';
-import { RunAdmissionCheck } from './runs/run-admission';
 import { RevocationsController } from './revocations/revocations.controller';
 import { RunsController } from './runs/runs.controller';
 import { EventStreamer } from './threads/event-stream';
@@ -133,11 +144,63 @@ export class GatewayModule {
         // Global, so a new route is authenticated unless it says @Public().
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
-        RunRequestPublisher,
-        RunAdmissionCheck,
+        {
+          provide: RunRequestPublisher,
+          useFactory: (publisher: MessagePublisher) =>
+            new RunRequestPublisher(publisher, {
+              subjectPrefix: resources.config.RATCHET_SUBJECT_PREFIX,
+              publishTimeoutMs: resources.config.GATEWAY_PUBLISH_TIMEOUT_MS,
+            }),
+          inject: [MESSAGE_PUBLISHER],
+        },
+        {
+          provide: RunAdmissionCheck,
+          useFactory: (backends: Backends) => new RunAdmissionCheck(backends, resources.logger),
+          inject: [Backends],
+        },
+        {
+          provide: RUN_STARTS,
+          useFactory: (runRequests: RunRequestPublisher, admission: RunAdmissionCheck): RunStarts => ({
+            runRequests,
+            admission,
+            webhooks: { allowPrivate: resources.config.WEBHOOK_ALLOW_PRIVATE },
+          }),
+          inject: [RunRequestPublisher, RunAdmissionCheck],
+        },
+        {
+          provide: RunsRoutes,
+          useFactory: (starts: RunStarts, backends: Backends, keys: IdempotencyKeysRepository) =>
+            new RunsRoutes(starts, backends, resources.nc, keys, resources.config.RATCHET_SUBJECT_PREFIX),
+          inject: [RUN_STARTS, Backends, IDEMPOTENCY_KEYS],
+        },
+        {
+          provide: ThreadsRoutes,
+          useFactory: (starts: RunStarts, backends: Backends) => new ThreadsRoutes(starts, backends),
+          inject: [RUN_STARTS, Backends],
+        },
+        { provide: AgentsRoutes, useFactory: (backends: Backends) => new AgentsRoutes(backends), inject: [Backends] },
+        { provide: MemoryRoutes, useFactory: (backends: Backends) => new MemoryRoutes(backends), inject: [Backends] },
+        {
+          provide: SchedulesRoutes,
+          useFactory: (backends: Backends) => new SchedulesRoutes(backends),
+          inject: [Backends],
+        },
+        {
+          provide: WebhooksRoutes,
+          useFactory: (backends: Backends) => new WebhooksRoutes(backends),
+          inject: [Backends],
+        },
+        {
+          provide: ApprovalsClient,
+          useFactory: () => new ApprovalsClient(resources.nc, resources.config.RATCHET_SUBJECT_PREFIX),
+        },
+        {
+          provide: ApprovalsRoutes,
+          useFactory: (client: ApprovalsClient) => new ApprovalsRoutes(client),
+          inject: [ApprovalsClient],
+        },
         Backends,
         EventStreamer,
-        ApprovalsClient,
         PrincipalsResponder,
         ReadinessIndicators,
         ResourceLifecycle,

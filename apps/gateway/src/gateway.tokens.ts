@@ -15,3 +15,5 @@ export const JWT_VERIFIER = Symbol('JWT_VERIFIER');
 export const RATE_LIMITER = Symbol('RATE_LIMITER');
 /** The record of run requests' idempotency keys (IdempotencyKeysRepository). */
 export const IDEMPOTENCY_KEYS = Symbol('IDEMPOTENCY_KEYS');
+/** What starting a run goes through (RunStarts: the publisher, the admission check, the webhook policy). */
+export const RUN_STARTS = Symbol('RUN_STARTS');

@@ -2,7 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { RuntimeModule, type ServiceRuntime } from '@ratchet/platform';
 import { ExpirySweeper } from './expiry/expiry.sweeper';
 import type { MemoryConfig } from './memory.config';
-import { MemoryHandler } from './requests/memory.handler';
+import { MemoryApi } from '@ratchet/requests';
 import { MemoryResponder } from './requests/memory.responder';
 
 @Module({})
@@ -14,16 +14,20 @@ export class MemoryModule {
       imports: [RuntimeModule.forRuntime(runtime)],
       providers: [
         {
-          provide: MemoryHandler,
+          provide: MemoryApi,
           useFactory: () =>
-            new MemoryHandler(runtime.db, {
-              limits: {
-                maxValueBytes: config.MEMORY_MAX_VALUE_BYTES,
-                maxTextBytes: config.MEMORY_MAX_TEXT_BYTES,
-                maxKeyBytes: config.MEMORY_MAX_KEY_BYTES,
+            new MemoryApi(
+              runtime.db,
+              {
+                limits: {
+                  maxValueBytes: config.MEMORY_MAX_VALUE_BYTES,
+                  maxTextBytes: config.MEMORY_MAX_TEXT_BYTES,
+                  maxKeyBytes: config.MEMORY_MAX_KEY_BYTES,
+                },
+                retention: config.MEMORY_RETENTION,
               },
-              retention: config.MEMORY_RETENTION,
-            }),
+              runtime.logger,
+            ),
         },
         MemoryResponder,
         {

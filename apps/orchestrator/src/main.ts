@@ -3,8 +3,7 @@ import { ORCHESTRATOR_MIGRATIONS, type FairShareOptions } from '@ratchet/adapter
 import { TransientError } from '@ratchet/domain';
 import { ConfigError, loadConfig, runMain, startService } from '@ratchet/platform';
 import { BUILTIN_TOOLS, loadToolModules, parseToolModuleList, ToolModuleError, ToolRegistry } from '@ratchet/tools';
-import type { AgentCatalog } from './agents/agent-catalog';
-import type { CatalogTools } from './agents/catalog-tools';
+import type { AgentCatalog, CatalogTools } from '@ratchet/agents';
 import { MODEL_CONSUMER } from './models/model-worker.controller';
 import { housekeepingFromConfig } from './housekeeping/housekeeping.config';
 import { orchestratorConfigSchema } from './orchestrator.config';

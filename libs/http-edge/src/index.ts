@@ -1,5 +1,7 @@
 // The HTTP edge: problem details (RFC 9457) for every error, requests parsed once against their schema,
-// the zod schemas a route declares for OpenAPI. See docs/adr/0036-apps-are-wiring.md.
+// the zod schemas a route declares for OpenAPI, and the routes themselves (`*Routes`: the request handling
+// behind each Nest controller, which stays a thin decorator) with the backends they relay to. See
+// docs/adr/0036-apps-are-wiring.md.
 export { backendProblem } from './backend-errors';
 export {
   InvalidRequestError,
@@ -31,3 +33,53 @@ export {
   outputSchemas,
   parameterSchema,
 } from './zod-schemas';
+export { AgentGetQuery, AgentList, AgentNameParam, AgentReply, AgentsRoutes } from './agents/agents-routes';
+export { ApprovalsClient } from './approvals/approvals-client';
+export { DecisionBody, ListApprovalsQuery } from './approvals/approvals-http';
+export { ApprovalList, ApprovalPath, ApprovalsRoutes } from './approvals/approvals-routes';
+export { Backends } from './backends/backends';
+export {
+  DeleteQuery,
+  DeleteReply,
+  ItemParams,
+  ItemReply,
+  ListQuery,
+  ListReply,
+  MemoryRoutes,
+  PutItemBody,
+  SearchQuery,
+  SearchReply,
+} from './memory/memory-routes';
+export { principalOf, UnexpectedReplyError, type EdgeLogger, type EdgePrincipal } from './route-helpers';
+export { RunAdmissionCheck } from './runs/run-admission';
+export { CreateRunBody, IDEMPOTENCY_KEY_HEADER, RunAcceptedSchema, type RunAccepted } from './runs/run-request-mapping';
+export { RunRequestPublisher, type TraceHeaders } from './runs/run-request-publisher';
+export {
+  CancelAccepted,
+  CancelBody,
+  OutcomeQuery,
+  RunIdParam,
+  RunList,
+  RunOutcomeView,
+  RunsRoutes,
+  SearchRunsQuery,
+  startRun,
+  type RunStarts,
+} from './runs/runs-routes';
+export { EventPage, ThreadErased, ThreadList, ThreadsRoutes, type StreamTarget } from './threads/threads-routes';
+export {
+  CreateThreadBody,
+  EventsQuery,
+  ListThreadsQuery,
+  StreamModesQuery,
+  StreamQuery,
+  ThreadIdParam,
+} from './threads/threads-schemas';
+export {
+  ScheduleDeleted,
+  ScheduleIdParam,
+  ScheduleList,
+  ScheduleReply,
+  SchedulesRoutes,
+} from './schedules/schedules-routes';
+export { WebhookDeliveryList, WebhookSecret, WebhookSecretRotation, WebhooksRoutes } from './webhooks/webhooks-routes';

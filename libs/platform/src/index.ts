@@ -29,7 +29,7 @@ export { exitOnConfigError, type ExitIo } from './config/exit-on-config-error';
 export { CLOCK, newId, randomIds, runIdFor, systemClock, threadIdFor } from './ids/ids';
 export { JetStreamContext } from './jetstream/jetstream.context';
 export { JetStreamExceptionFilter } from './jetstream/jetstream.exception-filter';
-export { OnItsSubject } from './jetstream/on-its-subject';
+export { ConsumesOnItsSubject, OnItsSubject } from './jetstream/on-its-subject';
 export {
   JETSTREAM_TRANSPORT,
   JetStreamServer,
@@ -47,6 +47,7 @@ export { runMain } from './service/run-main';
 export { topologyFromConfig, type TopologySettings } from './service/topology';
 export { RATCHET_VERSION } from './service/version';
 export { readRunStop, RunStoppedError, RunStops } from './service/run-stops';
+export { InFlight, serveRequests } from './service/serve-requests';
 export { LeaseRenewal } from './service/lease-renewal';
 export { failpoint } from './failpoints/failpoints';
 export { ATTR, LINK, SPAN, toolCallAttributes, genAiProviderName } from './telemetry/attributes';

@@ -1,19 +1,19 @@
 import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { StoredAgentView, type AgentsReply } from '@ratchet/contracts';
+import {
+  AgentGetQuery,
+  AgentList,
+  AgentNameParam,
+  AgentReply,
+  AgentsRoutes,
+  ApiJsonResponse,
+  ApiPathParams,
+  ApiProblems,
+  ApiQueryParams,
+} from '@ratchet/http-edge';
 import type { ServerResponse } from 'node:http';
-import { z } from 'zod';
 import { CurrentPrincipal, type AuthenticatedPrincipal } from '../auth/principal';
 import { OperatorOnly, READ_ROLES, RequireAnyRole, RequireRoles } from '../auth/roles.decorator';
-import { Backends } from '../backends/backends';
-import { backendProblem } from '@ratchet/http-edge';
-import { parseRequest } from '@ratchet/http-edge';
-import { ApiJsonResponse, ApiPathParams, ApiProblems, ApiQueryParams } from '@ratchet/http-edge';
-
-const NameParam = z.object({ name: z.string().min(1).max(128) });
-const GetQuery = z.object({ version: z.coerce.number().int().positive().optional() });
-export const AgentList = z.object({ agents: z.array(StoredAgentView) });
-export const AgentReply = z.object({ agent: StoredAgentView, created: z.boolean().optional() });
 
 /**
  * A tenant's agent definitions, relayed to the orchestrator (`<prefix>.agents.<tenant>.<op>`; the
@@ -23,39 +23,25 @@ export const AgentReply = z.object({ agent: StoredAgentView, created: z.boolean(
 @ApiTags('agents')
 @Controller('v1/agents')
 export class AgentsController {
-  constructor(private readonly backends: Backends) {}
+  constructor(private readonly routes: AgentsRoutes) {}
 
   @Get()
   @RequireAnyRole(...READ_ROLES)
   @ApiOperation({ summary: "List the tenant's agents and the shared ones (latest versions)" })
   @ApiJsonResponse(200, 'The definitions', 'AgentList', AgentList)
-  async list(@CurrentPrincipal() principal: AuthenticatedPrincipal) {
-    const reply = await this.backends.agents(
-      { tenant: principal.tenantId },
-      { op: 'list', principal: asPrincipal(principal) },
-    );
-    return { agents: ok(reply, 'agents').agents };
+  list(@CurrentPrincipal() principal: AuthenticatedPrincipal) {
+    return this.routes.list('tenant', principal);
   }
 
   @Get(':name')
   @RequireAnyRole(...READ_ROLES)
   @ApiOperation({ summary: 'An agent definition: the latest version, or `version`' })
-  @ApiPathParams(NameParam)
-  @ApiQueryParams(GetQuery, { version: 'A version; omitted: the latest' })
+  @ApiPathParams(AgentNameParam)
+  @ApiQueryParams(AgentGetQuery, { version: 'A version; omitted: the latest' })
   @ApiJsonResponse(200, 'The definition', 'AgentReply', AgentReply)
   @ApiProblems({ 404: "No such agent (version) for this tenant (another tenant's agents are not found)" })
-  async get(
-    @CurrentPrincipal() principal: AuthenticatedPrincipal,
-    @Param() rawParams: unknown,
-    @Query() rawQuery: unknown,
-  ) {
-    const { name } = parseRequest(NameParam, rawParams, { in: 'path' });
-    const { version } = parseRequest(GetQuery, rawQuery, { in: 'query' });
-    const reply = await this.backends.agents(
-      { tenant: principal.tenantId },
-      { op: 'get', principal: asPrincipal(principal), name, ...(version === undefined ? {} : { version }) },
-    );
-    return { agent: ok(reply, 'agent').agent };
+  get(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Param() rawParams: unknown, @Query() rawQuery: unknown) {
+    return this.routes.get(principal, rawParams, rawQuery);
   }
 
   @Post()
@@ -70,20 +56,12 @@ export class AgentsController {
   @ApiJsonResponse(201, 'A new version', 'AgentReply', AgentReply)
   @ApiJsonResponse(200, 'Unchanged: the latest version', 'AgentReply', AgentReply)
   @ApiProblems({ 400: 'Invalid definition (every problem listed)', 409: 'The name is a shared agent' })
-  async register(
+  register(
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Body() definition: unknown,
     @Res({ passthrough: true }) res: ServerResponse,
   ) {
-    const reply = ok(
-      await this.backends.agents(
-        { tenant: principal.tenantId },
-        { op: 'register', principal: asPrincipal(principal), definition },
-      ),
-      'agent',
-    );
-    res.statusCode = reply.created ? 201 : 200;
-    return { agent: reply.agent, created: reply.created ?? false };
+    return this.routes.register('tenant', principal, definition, res);
   }
 }
 
@@ -95,15 +73,14 @@ export class AgentsController {
 @ApiTags('deployment')
 @Controller('v1/deployment/agents')
 export class DeploymentAgentsController {
-  constructor(private readonly backends: Backends) {}
+  constructor(private readonly routes: AgentsRoutes) {}
 
   @Get()
   @OperatorOnly()
   @ApiOperation({ summary: 'List the shared agents (operator credential)' })
   @ApiJsonResponse(200, 'The shared definitions', 'AgentList', AgentList)
-  async list(@CurrentPrincipal() principal: AuthenticatedPrincipal) {
-    const reply = await this.backends.agents('deployment', { op: 'list', principal: asPrincipal(principal) });
-    return { agents: ok(reply, 'agents').agents };
+  list(@CurrentPrincipal() principal: AuthenticatedPrincipal) {
+    return this.routes.list('deployment', principal);
   }
 
   @Post()
@@ -117,28 +94,11 @@ export class DeploymentAgentsController {
   @ApiJsonResponse(201, 'A new version', 'AgentReply', AgentReply)
   @ApiJsonResponse(200, 'Unchanged: the latest version', 'AgentReply', AgentReply)
   @ApiProblems({ 400: 'Invalid definition (every problem listed)' })
-  async register(
+  register(
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Body() definition: unknown,
     @Res({ passthrough: true }) res: ServerResponse,
   ) {
-    const reply = ok(
-      await this.backends.agents('deployment', { op: 'register', principal: asPrincipal(principal), definition }),
-      'agent',
-    );
-    res.statusCode = reply.created ? 201 : 200;
-    return { agent: reply.agent, created: reply.created ?? false };
+    return this.routes.register('deployment', principal, definition, res);
   }
-}
-
-function asPrincipal(principal: AuthenticatedPrincipal) {
-  return { id: principal.principalId, roles: [...principal.roles] };
-}
-
-type Ok<K extends string> = Extract<AgentsReply, { ok: true } & Record<K, unknown>>;
-
-function ok<K extends 'agents' | 'agent'>(reply: AgentsReply, key: K): Ok<K> {
-  if (!reply.ok) throw backendProblem(reply.error, 'agent');
-  if (!(key in reply)) throw new Error(`agents reply without ${key}`);
-  return reply as Ok<K>;
 }

@@ -1,25 +1,29 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApprovalView } from '@ratchet/contracts';
-import { z } from 'zod';
+import {
+  ApiJsonBody,
+  ApiJsonResponse,
+  ApiPathParams,
+  ApiProblems,
+  ApiQueryParams,
+  ApprovalList,
+  ApprovalPath,
+  ApprovalsRoutes,
+  DecisionBody,
+  ListApprovalsQuery,
+} from '@ratchet/http-edge';
 import { CurrentPrincipal, type AuthenticatedPrincipal } from '../auth/principal';
-import { parseRequest } from '@ratchet/http-edge';
-import { ApiJsonBody, ApiJsonResponse, ApiPathParams, ApiProblems, ApiQueryParams } from '@ratchet/http-edge';
-import { ApprovalsClient } from './approvals.client';
-import { ApprovalIdParam, DecisionBody, ListApprovalsQuery, parseParams, problemFor } from './approvals.http';
 
 /**
  * Human-in-the-loop (docs/approvals.md). Any authenticated principal of the tenant may ask; the approvals
  * service answers with what that principal may see and decide (the approval's role, four-eyes). The tenant
  * is the credential's, never the request's: another tenant's approval id answers 404.
  */
-const ApprovalList = z.object({ approvals: z.array(ApprovalView) });
-const ApprovalPath = z.object({ id: ApprovalIdParam });
-
 @ApiTags('approvals')
 @Controller('v1/approvals')
 export class ApprovalsController {
-  constructor(private readonly approvals: ApprovalsClient) {}
+  constructor(private readonly routes: ApprovalsRoutes) {}
 
   @Get()
   @ApiOperation({
@@ -34,24 +38,11 @@ export class ApprovalsController {
     limit: 'At most this many',
   })
   @ApiJsonResponse(200, 'The approvals', 'ApprovalList', ApprovalList)
-  async list(
+  list(
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Query() rawQuery: Record<string, unknown>,
   ): Promise<{ approvals: ApprovalView[] }> {
-    const query = parseParams(ListApprovalsQuery, rawQuery, 'query');
-    const reply = await this.approvals.call({
-      op: 'list',
-      tenantId: principal.tenantId,
-      principal: { id: principal.principalId, roles: [...principal.roles] },
-      ...(query.status ? { status: query.status } : {}),
-      ...(query.threadId ? { threadId: query.threadId } : {}),
-      ...(query.agent ? { agent: query.agent } : {}),
-      ...(query.olderThan !== undefined ? { olderThanSeconds: query.olderThan } : {}),
-      ...(query.limit ? { limit: query.limit } : {}),
-    });
-    if (!reply.ok) throw problemFor(reply);
-    if (!('approvals' in reply)) throw new Error('approvals list: unexpected reply');
-    return { approvals: reply.approvals };
+    return this.routes.list(principal, rawQuery);
   }
 
   @Get(':id')
@@ -59,17 +50,8 @@ export class ApprovalsController {
   @ApiPathParams(ApprovalPath, { id: 'The approval id' })
   @ApiJsonResponse(200, 'The approval', 'ApprovalView', ApprovalView)
   @ApiProblems({ 404: 'No such approval in your tenant', 403: 'The approval is hidden from your roles' })
-  async get(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Param('id') rawId: string): Promise<ApprovalView> {
-    const approvalId = parseParams(ApprovalIdParam, rawId, 'path');
-    const reply = await this.approvals.call({
-      op: 'get',
-      tenantId: principal.tenantId,
-      principal: { id: principal.principalId, roles: [...principal.roles] },
-      approvalId,
-    });
-    if (!reply.ok) throw problemFor(reply);
-    if (!('approval' in reply)) throw new Error('approvals get: unexpected reply');
-    return reply.approval;
+  get(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Param('id') rawId: string): Promise<ApprovalView> {
+    return this.routes.get(principal, rawId);
   }
 
   /** Approve or reject (escalations: happened / retry / fail). Recorded once; deciding again answers 409. */
@@ -88,24 +70,11 @@ export class ApprovalsController {
     404: 'No such approval in your tenant',
     409: 'Already decided, or expired; the body names the decision of record',
   })
-  async decide(
+  decide(
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Param('id') rawId: string,
     @Body() rawBody: unknown,
   ): Promise<ApprovalView> {
-    const approvalId = parseParams(ApprovalIdParam, rawId, 'path');
-    const body = parseRequest(DecisionBody, rawBody, { in: 'body' });
-    const reply = await this.approvals.call({
-      op: 'decide',
-      tenantId: principal.tenantId,
-      principal: { id: principal.principalId, roles: [...principal.roles] },
-      approvalId,
-      decision: body.decision,
-      reason: body.reason,
-      ...(body.result !== undefined ? { result: body.result } : {}),
-    });
-    if (!reply.ok) throw problemFor(reply);
-    if (!('approval' in reply)) throw new Error('approvals decide: unexpected reply');
-    return reply.approval;
+    return this.routes.decide(principal, rawId, rawBody);
   }
 }

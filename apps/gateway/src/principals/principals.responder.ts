@@ -2,6 +2,7 @@ import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationB
 import { JwtRevocationsRepository, type Database } from '@ratchet/adapters';
 import { approvalsSubjects, PrincipalCheckRequest, type PrincipalCheckReply } from '@ratchet/contracts';
 import type { NatsConnection, Subscription } from 'nats';
+import { serveRequests } from '@ratchet/platform';
 import type { GatewayConfig } from '../gateway.config';
 import { DATABASE, GATEWAY_CONFIG, LOGGER, NATS_CONNECTION } from '../gateway.tokens';
 import type { Logger } from '../logging/logger';
@@ -34,13 +35,8 @@ export class PrincipalsResponder implements OnApplicationBootstrap, BeforeApplic
   ) {}
 
   onApplicationBootstrap(): void {
-    this.sub = this.nc.subscribe(approvalsSubjects(this.config.RATCHET_SUBJECT_PREFIX).principalsCheck, {
-      queue: 'gateway-principals',
-      callback: (error, msg) => {
-        if (error) return;
-        void this.answer(msg.data).then((reply) => msg.respond(JSON.stringify(reply)));
-      },
-    });
+    const subject = approvalsSubjects(this.config.RATCHET_SUBJECT_PREFIX).principalsCheck;
+    this.sub = serveRequests(this.nc, subject, 'gateway-principals', (msg) => this.answer(msg.data));
   }
 
   async beforeApplicationShutdown(): Promise<void> {

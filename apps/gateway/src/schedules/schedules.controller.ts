@@ -1,25 +1,19 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ScheduleBody, SchedulePatch } from '@ratchet/contracts';
 import {
-  ScheduleBody,
-  SchedulePatch,
-  ScheduleView,
-  SubjectToken,
-  type SchedulesReply,
-  type SchedulesRequest,
-} from '@ratchet/contracts';
-import { z } from 'zod';
+  ApiJsonBody,
+  ApiJsonResponse,
+  ApiPathParams,
+  ApiProblems,
+  ScheduleDeleted,
+  ScheduleIdParam,
+  ScheduleList,
+  ScheduleReply,
+  SchedulesRoutes,
+} from '@ratchet/http-edge';
 import { CurrentPrincipal, type AuthenticatedPrincipal } from '../auth/principal';
 import { READ_ROLES, RequireAnyRole, RequireRoles } from '../auth/roles.decorator';
-import { Backends } from '../backends/backends';
-import { backendProblem } from '@ratchet/http-edge';
-import { parseRequest } from '@ratchet/http-edge';
-import { ApiJsonBody, ApiJsonResponse, ApiPathParams, ApiProblems } from '@ratchet/http-edge';
-
-const IdParam = z.object({ id: SubjectToken });
-export const ScheduleList = z.object({ schedules: z.array(ScheduleView) }).describe('ScheduleList');
-export const ScheduleReply = z.object({ schedule: ScheduleView }).describe('ScheduleReply');
-const Deleted = z.object({ deleted: z.string() }).describe('ScheduleDeleted');
 
 /**
  * A tenant's schedules (docs/schedules.md), relayed to the orchestrator
@@ -30,17 +24,14 @@ const Deleted = z.object({ deleted: z.string() }).describe('ScheduleDeleted');
 @ApiTags('schedules')
 @Controller('v1/schedules')
 export class SchedulesController {
-  constructor(private readonly backends: Backends) {}
+  constructor(private readonly routes: SchedulesRoutes) {}
 
   @Get()
   @RequireAnyRole(...READ_ROLES)
   @ApiOperation({ summary: "List the tenant's schedules" })
   @ApiJsonResponse(200, 'The schedules', 'ScheduleList', ScheduleList)
-  async list(@CurrentPrincipal() principal: AuthenticatedPrincipal) {
-    return {
-      schedules: ok(await this.call(principal, { op: 'list', principal: asPrincipal(principal) }), 'schedules')
-        .schedules,
-    };
+  list(@CurrentPrincipal() principal: AuthenticatedPrincipal) {
+    return this.routes.list(principal);
   }
 
   @Post()
@@ -56,23 +47,18 @@ export class SchedulesController {
     400: 'Invalid schedule: an invalid cron expression, an unknown time zone, an unknown agent, a forbidden webhook address (every problem listed)',
     409: 'The tenant has a schedule with this id',
   })
-  async create(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Body() body: unknown) {
-    const reply = await this.call(principal, { op: 'create', principal: asPrincipal(principal), schedule: body });
-    return { schedule: ok(reply, 'schedule').schedule };
+  create(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Body() body: unknown) {
+    return this.routes.create(principal, body);
   }
 
   @Get(':id')
   @RequireAnyRole(...READ_ROLES)
   @ApiOperation({ summary: 'A schedule, with its latest ticks' })
-  @ApiPathParams(IdParam)
+  @ApiPathParams(ScheduleIdParam)
   @ApiJsonResponse(200, 'The schedule', 'ScheduleReply', ScheduleReply)
   @ApiProblems({ 404: 'No such schedule for this tenant' })
-  async get(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Param() rawParams: unknown) {
-    const { id } = parseRequest(IdParam, rawParams, { in: 'path' });
-    return {
-      schedule: ok(await this.call(principal, { op: 'get', principal: asPrincipal(principal), id }), 'schedule')
-        .schedule,
-    };
+  get(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Param() rawParams: unknown) {
+    return this.routes.get(principal, rawParams);
   }
 
   @Patch(':id')
@@ -82,48 +68,22 @@ export class SchedulesController {
     description:
       '`{"paused": true}` pauses; `{"paused": false}` resumes from now (ticks missed while paused are not caught up).',
   })
-  @ApiPathParams(IdParam)
+  @ApiPathParams(ScheduleIdParam)
   @ApiJsonBody('SchedulePatch', SchedulePatch)
   @ApiJsonResponse(200, 'The schedule as changed', 'ScheduleReply', ScheduleReply)
   @ApiProblems({ 400: 'Invalid change', 404: 'No such schedule for this tenant' })
-  async update(
-    @CurrentPrincipal() principal: AuthenticatedPrincipal,
-    @Param() rawParams: unknown,
-    @Body() body: unknown,
-  ) {
-    const { id } = parseRequest(IdParam, rawParams, { in: 'path' });
-    const reply = await this.call(principal, { op: 'update', principal: asPrincipal(principal), id, patch: body });
-    return { schedule: ok(reply, 'schedule').schedule };
+  update(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Param() rawParams: unknown, @Body() body: unknown) {
+    return this.routes.update(principal, rawParams, body);
   }
 
   @Delete(':id')
   @HttpCode(200)
   @RequireRoles('runner')
   @ApiOperation({ summary: 'Delete a schedule (runs it started go on)' })
-  @ApiPathParams(IdParam)
-  @ApiJsonResponse(200, 'Deleted', 'ScheduleDeleted', Deleted)
+  @ApiPathParams(ScheduleIdParam)
+  @ApiJsonResponse(200, 'Deleted', 'ScheduleDeleted', ScheduleDeleted)
   @ApiProblems({ 404: 'No such schedule for this tenant' })
-  async remove(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Param() rawParams: unknown) {
-    const { id } = parseRequest(IdParam, rawParams, { in: 'path' });
-    return {
-      deleted: ok(await this.call(principal, { op: 'delete', principal: asPrincipal(principal), id }), 'deleted')
-        .deleted,
-    };
+  remove(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Param() rawParams: unknown) {
+    return this.routes.remove(principal, rawParams);
   }
-
-  private call(principal: AuthenticatedPrincipal, request: SchedulesRequest): Promise<SchedulesReply> {
-    return this.backends.schedules(principal.tenantId, request);
-  }
-}
-
-function asPrincipal(principal: AuthenticatedPrincipal) {
-  return { id: principal.principalId, roles: [...principal.roles] };
-}
-
-type Ok<K extends string> = Extract<SchedulesReply, { ok: true } & Record<K, unknown>>;
-
-function ok<K extends 'schedules' | 'schedule' | 'deleted'>(reply: SchedulesReply, key: K): Ok<K> {
-  if (!reply.ok) throw backendProblem(reply.error, 'schedule');
-  if (!(key in reply)) throw new Error(`schedules reply without ${key}`);
-  return reply as Ok<K>;
 }

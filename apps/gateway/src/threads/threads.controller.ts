@@ -1,91 +1,53 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiHeader, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ThreadsEventsReply, ThreadSummary, ThreadView } from '@ratchet/contracts';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { z } from 'zod';
-import { CurrentPrincipal, type AuthenticatedPrincipal } from '../auth/principal';
-import { READ_ROLES, RequireAnyRole, RequireRoles } from '../auth/roles.decorator';
-import { Backends } from '../backends/backends';
-import type { GatewayConfig } from '../gateway.config';
-import { GATEWAY_CONFIG } from '../gateway.tokens';
-import { backendProblem } from '@ratchet/http-edge';
-import { parseRequest } from '@ratchet/http-edge';
-import { ApiJsonBody, ApiJsonResponse, ApiPathParams, ApiProblems, ApiQueryParams } from '@ratchet/http-edge';
-import { RunRequestPublisher } from '../runs/run-request.publisher';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Query, Req, Res } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ThreadView } from '@ratchet/contracts';
 import {
-  IDEMPOTENCY_KEY_HEADER,
-  RunAcceptedSchema,
-  idempotencyKeyOf,
-  runAccepted,
-  toRunRequest,
-  type RunAccepted,
-} from '../runs/run-request.mapping';
-import { EventStreamer } from './event-stream';
-import { RunAdmissionCheck } from '../runs/run-admission';
-import {
+  ApiJsonResponse,
+  ApiPathParams,
+  ApiProblems,
+  ApiQueryParams,
   CreateThreadBody,
+  EventPage,
   EventsQuery,
-  LastEventId,
   ListThreadsQuery,
   StreamModesQuery,
   StreamQuery,
+  ThreadErased,
   ThreadIdParam,
-} from './threads.schemas';
-
-const ThreadList = z.object({ threads: z.array(ThreadSummary), nextCursor: z.string().optional() });
-const ThreadErased = z.object({
-  threadId: z.string(),
-  erased: z.boolean().describe('false: it was erased before; nothing more was removed but what the stream held'),
-  removed: z.record(z.string(), z.number().int()).describe('Rows and stream messages removed, per store'),
-});
-const EventPage = z.object({
-  events: (ThreadsEventsReply.options[0] as z.ZodObject).shape['events'] as z.ZodType,
-  lastVersion: z.number().int(),
-  hasMore: z.boolean(),
-  nextAfter: z.number().int().describe('Pass as `after` for the next page'),
-});
+  ThreadList,
+  ThreadsRoutes,
+  type RunAccepted,
+} from '@ratchet/http-edge';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { CurrentPrincipal, type AuthenticatedPrincipal } from '../auth/principal';
+import { READ_ROLES, RequireAnyRole, RequireRoles } from '../auth/roles.decorator';
+import { EventStreamer } from './event-stream';
+import { ThreadStream } from './thread-stream.decorator';
+import { StartsRun } from '../runs/starts-run.decorator';
 
 @ApiTags('threads')
 @Controller('v1/threads')
 export class ThreadsController {
   constructor(
-    private readonly backends: Backends,
-    private readonly runRequests: RunRequestPublisher,
+    private readonly routes: ThreadsRoutes,
     private readonly streamer: EventStreamer,
-    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
-    private readonly admission: RunAdmissionCheck,
   ) {}
 
-  @Post()
-  @HttpCode(202)
-  @RequireRoles('runner')
-  @ApiOperation({
-    summary: 'Create a thread by starting its first run',
-    description:
-      'A thread comes into existence with its first run. The thread id is derived from the Idempotency-Key, so a retry answers the same thread and run.',
+  @StartsRun({
+    operation: {
+      summary: 'Create a thread by starting its first run',
+      description:
+        'A thread comes into existence with its first run. The thread id is derived from the Idempotency-Key, so a retry answers the same thread and run.',
+    },
+    idempotencyKey: 'Retries with the same key create one thread',
+    body: ['CreateThreadBody', CreateThreadBody],
   })
-  @ApiHeader({
-    name: IDEMPOTENCY_KEY_HEADER,
-    required: false,
-    description: 'Retries with the same key create one thread',
-  })
-  @ApiJsonBody('CreateThreadBody', CreateThreadBody)
-  @ApiJsonResponse(202, 'Accepted: the run request is durably on the bus', 'RunAccepted', RunAcceptedSchema)
-  @ApiProblems({
-    429: 'The tenant has as many runs queued or running as the deployment allows one tenant (`code`: `tenant.runs_limit`); retry after `Retry-After`',
-  })
-  async create(
+  create(
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Body() rawBody: unknown,
     @Headers() headers: Record<string, string | undefined>,
   ): Promise<RunAccepted> {
-    const body = parseRequest(CreateThreadBody, rawBody, { in: 'body' });
-    const request = toRunRequest(body, principal, idempotencyKeyOf(headers), {
-      allowPrivate: this.config.WEBHOOK_ALLOW_PRIVATE,
-    });
-    await this.admission.assertRoom(principal.tenantId, request.requestId);
-    await this.runRequests.publish(principal.tenantId, request, headers);
-    return runAccepted(principal.tenantId, request);
+    return this.routes.create(principal, rawBody, headers);
   }
 
   @Get()
@@ -96,11 +58,8 @@ export class ThreadsController {
     cursor: 'nextCursor of the previous page',
   })
   @ApiJsonResponse(200, 'A page of threads', 'ThreadList', ThreadList)
-  async list(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Query() rawQuery: unknown) {
-    const query = parseRequest(ListThreadsQuery, rawQuery, { in: 'query' });
-    const reply = await this.backends.threads(principal.tenantId, 'list', query);
-    if (!reply.ok) throw backendProblem(reply.error, 'thread');
-    return { threads: reply.threads, ...(reply.nextCursor ? { nextCursor: reply.nextCursor } : {}) };
+  list(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Query() rawQuery: unknown) {
+    return this.routes.list(principal, rawQuery);
   }
 
   @Get(':threadId')
@@ -109,11 +68,8 @@ export class ThreadsController {
   @ApiPathParams(ThreadIdParam)
   @ApiJsonResponse(200, 'The thread', 'ThreadView', ThreadView)
   @ApiProblems({ 404: 'No such thread in your tenant' })
-  async get(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Param() rawParams: unknown) {
-    const { threadId } = parseRequest(ThreadIdParam, rawParams, { in: 'path' });
-    const reply = await this.backends.threads(principal.tenantId, 'get', { threadId });
-    if (!reply.ok) throw backendProblem(reply.error, 'thread');
-    return reply.thread;
+  get(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Param() rawParams: unknown) {
+    return this.routes.get(principal, rawParams);
   }
 
   @Delete(':threadId')
@@ -131,11 +87,8 @@ export class ThreadsController {
   @ApiPathParams(ThreadIdParam)
   @ApiJsonResponse(200, 'Erased (or erased before: `erased` false)', 'ThreadErased', ThreadErased)
   @ApiProblems({ 404: 'No such thread in your tenant', 409: 'A run of the thread is going: nothing was removed' })
-  async remove(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Param() rawParams: unknown) {
-    const { threadId } = parseRequest(ThreadIdParam, rawParams, { in: 'path' });
-    const reply = await this.backends.threads(principal.tenantId, 'erase', { threadId, by: principal.principalId });
-    if (!reply.ok) throw backendProblem(reply.error, 'thread');
-    return { threadId, erased: reply.erased, removed: reply.removed };
+  remove(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Param() rawParams: unknown) {
+    return this.routes.remove(principal, rawParams);
   }
 
   @Get(':threadId/events')
@@ -145,41 +98,26 @@ export class ThreadsController {
   @ApiQueryParams(EventsQuery, { after: 'Events with a version above this one' })
   @ApiJsonResponse(200, 'Events with a version above `after`', 'EventPage', EventPage)
   @ApiProblems({ 404: 'No such thread in your tenant' })
-  async events(
+  events(
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Param() rawParams: unknown,
     @Query() rawQuery: unknown,
   ) {
-    const { threadId } = parseRequest(ThreadIdParam, rawParams, { in: 'path' });
-    const query = parseRequest(EventsQuery, rawQuery, { in: 'query' });
-    const reply = await this.backends.threads(principal.tenantId, 'events', { threadId, ...query });
-    if (!reply.ok) throw backendProblem(reply.error, 'thread');
-    return {
-      events: reply.events,
-      lastVersion: reply.lastVersion,
-      hasMore: reply.hasMore,
-      nextAfter: reply.events.at(-1)?.version ?? query.after,
-    };
+    return this.routes.events(principal, rawParams, rawQuery);
   }
 
-  @Get(':threadId/events/stream')
-  @RequireAnyRole(...READ_ROLES)
-  @ApiOperation({
-    summary: "Follow the thread's events live (Server-Sent Events)",
-    description:
-      'Stored events after `Last-Event-ID` (or `after`), then live ones. Each message has `id` = the event version, `event` = its type and `data` = the event JSON. Reconnect with `Last-Event-ID` to resume without a gap; events are never repeated within a connection.',
-  })
-  @ApiPathParams(ThreadIdParam)
-  @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'The last version received; wins over `after`' })
-  @ApiQueryParams(StreamQuery, { after: 'Events with a version above this one' })
-  @ApiProduces('text/event-stream')
-  @ApiResponse({
-    status: 200,
-    description:
+  @ThreadStream({
+    path: ':threadId/events/stream',
+    operation: {
+      summary: "Follow the thread's events live (Server-Sent Events)",
+      description:
+        'Stored events after `Last-Event-ID` (or `after`), then live ones. Each message has `id` = the event version, `event` = its type and `data` = the event JSON. Reconnect with `Last-Event-ID` to resume without a gap; events are never repeated within a connection.',
+    },
+    query: [StreamQuery, { after: 'Events with a version above this one' }],
+    stream:
       'An event stream: `id: <version>`, `event: <type>`, `data: <ThreadEvent JSON>`; `: keep-alive` comments every 15 s',
-    content: { 'text/event-stream': { schema: { type: 'string' } } },
+    problems: { 404: 'No such thread in your tenant' },
   })
-  @ApiProblems({ 404: 'No such thread in your tenant' })
   async stream(
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Param() rawParams: unknown,
@@ -188,32 +126,24 @@ export class ThreadsController {
     @Req() req: IncomingMessage,
     @Res() res: ServerResponse,
   ): Promise<void> {
-    const { threadId } = parseRequest(ThreadIdParam, rawParams, { in: 'path' });
-    const query = parseRequest(StreamQuery, rawQuery, { in: 'query' });
-    const after = resumeAfter(lastEventId, query.after);
+    const { threadId, after } = this.routes.eventStream(rawParams, rawQuery, lastEventId);
     await this.streamer.stream(principal.tenantId, threadId, after, req, res);
   }
 
-  @Get(':threadId/stream')
-  @RequireAnyRole(...READ_ROLES)
-  @ApiOperation({
-    summary: "Follow the thread live: the model's answers as written, and its events (Server-Sent Events)",
-    description:
-      '`mode` (comma-separated, default `messages,events`): `events` are the stored and live events of the thread, as on `/events/stream` (`id` = version; reconnect with `Last-Event-ID`); `messages` are the answers as the model writes them: `event: token` (`text`, `toolCalls` pieces, `runId`, `step`, `attempt`, `seq`) and `event: reset` when an attempt starts (drop what you had of that step: a retry, a worker that stopped mid-answer). Tokens have no id and are not replayed; the `model.responded` event that follows holds the text of record.',
+  @ThreadStream({
+    path: ':threadId/stream',
+    operation: {
+      summary: "Follow the thread live: the model's answers as written, and its events (Server-Sent Events)",
+      description:
+        '`mode` (comma-separated, default `messages,events`): `events` are the stored and live events of the thread, as on `/events/stream` (`id` = version; reconnect with `Last-Event-ID`); `messages` are the answers as the model writes them: `event: token` (`text`, `toolCalls` pieces, `runId`, `step`, `attempt`, `seq`) and `event: reset` when an attempt starts (drop what you had of that step: a retry, a worker that stopped mid-answer). Tokens have no id and are not replayed; the `model.responded` event that follows holds the text of record.',
+    },
+    query: [
+      StreamModesQuery,
+      { after: 'Events with a version above this one', mode: 'Comma-separated: `messages`, `events` or both' },
+    ],
+    stream: 'An event stream of `token`, `reset` and thread-event messages; `: keep-alive` comments every 15 s',
+    problems: { 400: 'An unknown mode', 404: 'No such thread in your tenant' },
   })
-  @ApiPathParams(ThreadIdParam)
-  @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'The last version received; wins over `after`' })
-  @ApiQueryParams(StreamModesQuery, {
-    after: 'Events with a version above this one',
-    mode: 'Comma-separated: `messages`, `events` or both',
-  })
-  @ApiProduces('text/event-stream')
-  @ApiResponse({
-    status: 200,
-    description: 'An event stream of `token`, `reset` and thread-event messages; `: keep-alive` comments every 15 s',
-    content: { 'text/event-stream': { schema: { type: 'string' } } },
-  })
-  @ApiProblems({ 400: 'An unknown mode', 404: 'No such thread in your tenant' })
   async live(
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Param() rawParams: unknown,
@@ -222,19 +152,7 @@ export class ThreadsController {
     @Req() req: IncomingMessage,
     @Res() res: ServerResponse,
   ): Promise<void> {
-    const { threadId } = parseRequest(ThreadIdParam, rawParams, { in: 'path' });
-    const query = parseRequest(StreamModesQuery, rawQuery, { in: 'query' });
-    const after = resumeAfter(lastEventId, query.after);
-    await this.streamer.stream(principal.tenantId, threadId, after, req, res, {
-      events: query.mode.includes('events'),
-      messages: query.mode.includes('messages'),
-    });
+    const { threadId, after, modes } = this.routes.liveStream(rawParams, rawQuery, lastEventId);
+    await this.streamer.stream(principal.tenantId, threadId, after, req, res, modes);
   }
-}
-
-/** Where a stream resumes: the client's `Last-Event-ID` (a reconnect) wins over `after`. */
-function resumeAfter(lastEventId: string | undefined, after: number | undefined): number {
-  return lastEventId !== undefined && lastEventId.trim() !== ''
-    ? parseRequest(LastEventId, lastEventId.trim(), { in: 'header', name: 'Last-Event-ID' })
-    : (after ?? 0);
 }

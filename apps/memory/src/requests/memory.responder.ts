@@ -1,10 +1,8 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { memorySubjectPattern } from '@ratchet/contracts';
-import { memoryFailure } from '@ratchet/domain';
-import { ServiceRuntime } from '@ratchet/platform';
+import { InFlight, ServiceRuntime } from '@ratchet/platform';
+import { MemoryApi, memoryRouteOf, type AnyMemoryReply } from '@ratchet/requests';
 import type { Msg, Subscription } from 'nats';
-import { MemoryHandler } from './memory.handler';
-import { isDataError, parseRequest, routeOf, type AnyMemoryReply } from './memory.request';
 
 /** One queue group: each request is answered by exactly one memory instance. */
 export const MEMORY_QUEUE = 'memory';
@@ -17,11 +15,11 @@ export const MEMORY_QUEUE = 'memory';
 @Injectable()
 export class MemoryResponder implements OnApplicationBootstrap, OnModuleDestroy {
   private subscription: Subscription | undefined;
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly inFlight = new InFlight();
 
   constructor(
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
-    @Inject(MemoryHandler) private readonly handler: MemoryHandler,
+    @Inject(MemoryApi) private readonly api: MemoryApi,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -32,8 +30,7 @@ export class MemoryResponder implements OnApplicationBootstrap, OnModuleDestroy 
           this.runtime.logger.warn({ err: error }, 'memory subscription error');
           return;
         }
-        const work = this.respond(msg).finally(() => this.inFlight.delete(work));
-        this.inFlight.add(work);
+        this.inFlight.add(this.respond(msg));
       },
     });
     // The server has the subscription before readiness turns true: no early request finds no responder.
@@ -42,7 +39,7 @@ export class MemoryResponder implements OnApplicationBootstrap, OnModuleDestroy 
 
   async onModuleDestroy(): Promise<void> {
     await this.subscription?.drain().catch(() => undefined);
-    await Promise.allSettled([...this.inFlight]);
+    await this.inFlight.settled();
   }
 
   /** Never rejects: every request gets a reply, whatever went wrong. */
@@ -57,18 +54,9 @@ export class MemoryResponder implements OnApplicationBootstrap, OnModuleDestroy 
     );
   }
 
-  private async answer(subject: string, data: Uint8Array): Promise<AnyMemoryReply> {
-    const route = routeOf(this.runtime.subjects.prefix, subject);
-    if (!route.ok) return route;
-    const { tenant, op } = route.value;
-    const request = parseRequest(op, data);
-    if (!request.ok) return request;
-    try {
-      return await this.handler.handle(tenant, op, request.value);
-    } catch (error) {
-      if (isDataError(error)) return memoryFailure('invalid', `the item cannot be stored: ${(error as Error).message}`);
-      this.runtime.logger.error({ err: error, subject }, 'memory request failed');
-      return memoryFailure('unavailable', 'memory is unavailable; try again');
-    }
+  private answer(subject: string, data: Uint8Array): Promise<AnyMemoryReply> {
+    const route = memoryRouteOf(this.runtime.subjects.prefix, subject);
+    if (!route.ok) return Promise.resolve(route);
+    return this.api.answer(route.value.tenant, route.value.op, data);
   }
 }

@@ -1,7 +1,6 @@
 import { AgentDefinition, type ModelCallCommand } from '@ratchet/contracts';
 import { TransientError, type ModelProvider, type ModelRequest } from '@ratchet/domain';
-import type { AgentCatalog } from '../agents/agent-catalog';
-import type { ToolSpecs } from '../agents/catalog-tools';
+import type { AgentCatalog, ToolSpecs } from '@ratchet/agents';
 import { ModelWorker } from './model-worker';
 
 /*

@@ -2,8 +2,7 @@ import type { ChatMessage, ModelCallCommand, ModelResultMessage } from '@ratchet
 import { boundContext, TransientError, type ModelOutcome, type ModelProvider } from '@ratchet/domain';
 import { SpanKind } from '@opentelemetry/api';
 import { ATTR, contentCaptureEnabled, failpoint, genAiProviderName, inSpan, SPAN } from '@ratchet/platform';
-import type { AgentCatalog } from '../agents/agent-catalog';
-import type { ToolSpecs } from '../agents/catalog-tools';
+import type { AgentCatalog, ToolSpecs } from '@ratchet/agents';
 import type { MemoryRecall, Recall } from './memory-recall';
 import type { TokenStream } from './token-stream';
 import { pause } from './abortable-wait';

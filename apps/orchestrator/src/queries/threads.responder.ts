@@ -1,162 +1,40 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Subscription } from 'nats';
-import {
-  THREADS_CONTRACTS,
-  parseThreadsSubject,
-  threadsSubjectPattern,
-  type ThreadsOp,
-  type ThreadsReply,
-  type ThreadsRequest,
-} from '@ratchet/contracts';
-import {
-  decodeCursor,
-  decodeRunCursor,
-  getRun,
-  getThread,
-  listThreadPage,
-  readEventPage,
-  runAdmissionFacts,
-  searchRunPage,
-} from '@ratchet/adapters';
-import { eraseThread, ServiceRuntime } from '@ratchet/platform';
+import { parseThreadsSubject, threadsSubjectPattern } from '@ratchet/contracts';
+import { serveRequests, ServiceRuntime } from '@ratchet/platform';
+import { ThreadsApi, threadsInvalid, type AnyThreadsReply } from '@ratchet/requests';
 import { RUN_ADMISSION, type RunAdmission } from '../threads/run-request.controller';
 
-type AnyReply = ThreadsReply<ThreadsOp>;
-
 /**
- * Threads, runs and events over NATS request/reply on `<prefix>.threads.<tenant>.<op>` (the gateway's
- * read API relays here). The tenant is the subject's, bound by NATS permissions; another tenant's id
- * answers `not_found` exactly like a missing one. Read-only but for `erase` (see eraseThread), which
- * removes an idle thread from every store and leaves a tombstone.
+ * Threads, runs and events over NATS request/reply on `<prefix>.threads.<tenant>.<op>` (see `ThreadsApi`;
+ * the gateway's read API relays here). The tenant is the subject's, bound by NATS permissions.
  */
 @Injectable()
 export class ThreadsQueryResponder implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private sub: Subscription | undefined;
+  private readonly api: ThreadsApi;
 
   constructor(
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
-    @Inject(RUN_ADMISSION) private readonly admission: RunAdmission,
-  ) {}
+    @Inject(RUN_ADMISSION) admission: RunAdmission,
+  ) {
+    this.api = new ThreadsApi(runtime, admission);
+  }
 
   onApplicationBootstrap(): void {
-    this.sub = this.runtime.nc.subscribe(threadsSubjectPattern(this.runtime.subjects.prefix), {
-      queue: 'orchestrator-threads',
-      callback: (error, msg) => {
-        if (error) return;
-        void this.answer(msg.subject, msg.data).then((reply) => msg.respond(JSON.stringify(reply)));
-      },
-    });
+    const { nc, subjects } = this.runtime;
+    this.sub = serveRequests(nc, threadsSubjectPattern(subjects.prefix), 'orchestrator-threads', (msg) =>
+      this.answer(msg.subject, msg.data),
+    );
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     await this.sub?.drain();
   }
 
-  async answer(subject: string, data: Uint8Array): Promise<AnyReply> {
+  answer(subject: string, data: Uint8Array): Promise<AnyThreadsReply> {
     const target = parseThreadsSubject(this.runtime.subjects.prefix, subject);
-    if (!target) return invalid(`not a threads subject: ${subject}`);
-    let raw: unknown;
-    try {
-      raw = JSON.parse(new TextDecoder().decode(data));
-    } catch {
-      return invalid('the request is not JSON');
-    }
-    const parsed = THREADS_CONTRACTS[target.op].request.safeParse(raw);
-    if (!parsed.success) {
-      return invalid(
-        `invalid ${target.op} request`,
-        parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`),
-      );
-    }
-    try {
-      return await this.run(target.tenant, target.op, parsed.data);
-    } catch (error) {
-      this.runtime.logger.error({ err: error, op: target.op }, 'threads query failed');
-      return { ok: false, error: { code: 'unavailable', message: 'thread queries are unavailable right now' } };
-    }
+    if (!target) return Promise.resolve(threadsInvalid(`not a threads subject: ${subject}`));
+    return this.api.answer(target.tenant, target.op, data);
   }
-
-  private async run(tenant: string, op: ThreadsOp, request: ThreadsRequest<ThreadsOp>): Promise<AnyReply> {
-    const sql = this.runtime.db.sql;
-    const content = this.runtime.db.content;
-    switch (op) {
-      case 'get': {
-        const { threadId } = request as ThreadsRequest<'get'>;
-        const thread = await getThread(sql, content, tenant, threadId);
-        return thread ? { ok: true, thread } : notFound(`no thread ${threadId}`);
-      }
-      case 'list': {
-        const r = request as ThreadsRequest<'list'>;
-        const after = r.cursor === undefined ? undefined : decodeCursor(r.cursor);
-        if (r.cursor !== undefined && !after) return invalid('the cursor is not one this API returned');
-        const page = await listThreadPage(sql, tenant, {
-          status: r.status,
-          agent: r.agent,
-          limit: r.limit,
-          ...(after ? { after } : {}),
-        });
-        return { ok: true, ...page };
-      }
-      case 'events': {
-        const r = request as ThreadsRequest<'events'>;
-        const page = await readEventPage(sql, content, tenant, r.threadId, r.after, r.limit);
-        return page ? { ok: true, ...page } : notFound(`no thread ${r.threadId}`);
-      }
-      case 'run': {
-        const { runId } = request as ThreadsRequest<'run'>;
-        const run = await getRun(sql, content, tenant, runId);
-        return run ? { ok: true, run } : notFound(`no run ${runId}`);
-      }
-      case 'runs': {
-        const { cursor, ...r } = request as ThreadsRequest<'runs'>;
-        const after = cursor === undefined ? undefined : decodeRunCursor(cursor);
-        if (cursor !== undefined && !after) return invalid('the cursor is not one this API returned');
-        return { ok: true, ...(await searchRunPage(sql, tenant, { ...r, ...(after ? { after } : {}) })) };
-      }
-      case 'admission': {
-        const { requestId } = request as ThreadsRequest<'admission'>;
-        const limit = this.admission.maxActiveRuns;
-        return { ok: true, limit, ...(await runAdmissionFacts(sql, tenant, requestId, limit)) };
-      }
-      case 'erase': {
-        const { threadId, by } = request as ThreadsRequest<'erase'>;
-        const events = this.runtime.topology.streams.find((s) => s.role === 'events')!.config.name;
-        const result = await eraseThread(
-          this.runtime.db,
-          await this.runtime.nc.jetstreamManager(),
-          { eventsStream: events, eventsSubject: this.runtime.subjects.events(tenant, threadId) },
-          tenant,
-          threadId,
-          by,
-        );
-        switch (result.status) {
-          case 'erased':
-          case 'already':
-            return { ok: true, erased: result.status === 'erased', removed: result.removed };
-          case 'busy':
-            return {
-              ok: false,
-              error: {
-                code: 'conflict',
-                message: `thread ${threadId} has a run going: cancel it or let it end, then erase it; nothing was removed`,
-              },
-            };
-          case 'not-found':
-            return notFound(`no thread ${threadId}`);
-          default: {
-            const _exhaustive: never = result;
-            return _exhaustive;
-          }
-        }
-      }
-    }
-  }
-}
-
-function invalid(message: string, problems?: string[]): AnyReply {
-  return { ok: false, error: { code: 'invalid', message, ...(problems ? { problems } : {}) } };
-}
-
-function notFound(message: string): AnyReply {
-  return { ok: false, error: { code: 'not_found', message } };
 }

@@ -1,8 +1,8 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Msg, Subscription } from 'nats';
 import { tenantOpOfSubject, type SchedulesReply } from '@ratchet/contracts';
-import { ServiceRuntime } from '@ratchet/platform';
-import { AgentCatalog } from '../agents/agent-catalog';
+import { serveRequests, ServiceRuntime } from '@ratchet/platform';
+import { AgentCatalog } from '@ratchet/agents';
 import { SchedulesApi, schedulesFailure, type Clock } from '@ratchet/jobs';
 
 export const SCHEDULE_CLOCK = Symbol('SCHEDULE_CLOCK');
@@ -31,21 +31,16 @@ export class SchedulesResponder implements OnApplicationBootstrap, BeforeApplica
   }
 
   onApplicationBootstrap(): void {
-    const { subjects } = this.runtime;
-    this.sub = this.runtime.nc.subscribe(subjects.schedulesAll, {
-      queue: 'orchestrator-schedules',
-      callback: (error, msg) => {
-        if (error) return;
-        void this.respond(msg);
-      },
-    });
+    this.sub = serveRequests(this.runtime.nc, this.runtime.subjects.schedulesAll, 'orchestrator-schedules', (msg) =>
+      this.reply(msg),
+    );
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     await this.sub?.drain();
   }
 
-  private async respond(msg: Msg): Promise<void> {
+  private async reply(msg: Msg): Promise<SchedulesReply> {
     const scope = tenantOpOfSubject(this.runtime.subjects.prefix, 'schedules', msg.subject);
     let reply: SchedulesReply;
     try {
@@ -56,7 +51,7 @@ export class SchedulesResponder implements OnApplicationBootstrap, BeforeApplica
       this.runtime.logger.warn({ err: error }, 'schedules request failed');
       reply = fail('unavailable', 'the schedules store did not answer; retry');
     }
-    msg.respond(JSON.stringify(reply));
+    return reply;
   }
 
   answer(tenantId: string, data: Uint8Array): Promise<SchedulesReply> {

@@ -1,6 +1,7 @@
 import type { ThreadState } from '@ratchet/domain';
 import type { ThreadEngineDeps } from '@ratchet/engine';
-import { orchestratorOutgoing, type AgentToolConfigLookup } from './outbox-messages';
+import type { AgentToolConfigLookup } from '@ratchet/agents';
+import { orchestratorOutgoing } from './outbox-messages';
 import { inboxToCommand } from './to-command';
 
 /**

@@ -7,7 +7,6 @@ import {
   type ModelCallCommand,
   type RunStopNotice,
   type Subjects,
-  type AgentToolConfig,
   type ToolCallCommand,
   type TraceContext,
   type WebhookDeliveryCommand,
@@ -15,7 +14,7 @@ import {
 import { InvariantError, type Outgoing, type OutboxMessage, type ThreadState } from '@ratchet/domain';
 import { messageHeaders, type OutgoingContext, type OutgoingMapper } from '@ratchet/engine';
 import { CORE_PUBLISH_HEADER } from '@ratchet/platform';
-import { argsDigest } from '../approvals/approval-policy';
+import { argsDigest, type AgentToolConfigLookup } from '@ratchet/agents';
 
 /**
  * Each message's JSON length, measured once: a thread's messages are the same objects from one step to
@@ -34,16 +33,6 @@ function fitsInline(transcript: readonly ChatMessage[]): boolean {
   }
   return true;
 }
-
-/**
- * What the pinned agent version says of one of its tools: its `config` (sent to the executor with each
- * call) and the role that decides its approvals (also the escalations of its uncertain effects).
- */
-export type AgentToolConfigLookup = (
-  agent: string,
-  agentVersion: number,
-  tool: string,
-) => { config?: AgentToolConfig | undefined; approvalRole: string } | undefined;
 
 /** One escalation per uncertain effect: its id derives from the tenant and the effect's idempotency key. */
 export function escalationIdFor(tenantId: string, idempotencyKey: string): string {

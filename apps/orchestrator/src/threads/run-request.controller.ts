@@ -3,7 +3,7 @@ import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { RunRequest, tenantOfRequestSubject, type RunOutcome } from '@ratchet/contracts';
 import { findUnstorable, PoisonMessageError, type Clock } from '@ratchet/domain';
 import { CLOCK, JetStreamContext, ServiceRuntime, runIdFor, threadIdFor } from '@ratchet/platform';
-import { AgentCatalog } from '../agents/agent-catalog';
+import { AgentCatalog } from '@ratchet/agents';
 import { KeyedSerializer, ThreadCommandHandler } from '@ratchet/engine';
 import { requestToCommand, runLimitsOf } from './to-command';
 

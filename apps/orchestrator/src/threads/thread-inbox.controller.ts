@@ -1,7 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
-import { Ctx, EventPattern } from '@nestjs/microservices';
+import { Ctx } from '@nestjs/microservices';
 import { ThreadInboxMessage } from '@ratchet/contracts';
-import { JetStreamContext, OnItsSubject } from '@ratchet/platform';
+import { ConsumesOnItsSubject, JetStreamContext } from '@ratchet/platform';
 import { INBOX_CONSUMER, ThreadInbox } from '@ratchet/engine';
 
 export { INBOX_CONSUMER };
@@ -11,11 +11,8 @@ export { INBOX_CONSUMER };
 export class ThreadInboxController {
   constructor(@Inject(ThreadInbox) private readonly inbox: ThreadInbox) {}
 
-  @EventPattern(INBOX_CONSUMER)
-  async onMessage(
-    @OnItsSubject(ThreadInboxMessage, (s) => s.inbox, 'inbox') message: ThreadInboxMessage,
-    @Ctx() ctx: JetStreamContext,
-  ): Promise<void> {
+  @ConsumesOnItsSubject(INBOX_CONSUMER, ThreadInboxMessage, (s) => s.inbox, 'inbox')
+  async onMessage(message: ThreadInboxMessage, @Ctx() ctx: JetStreamContext): Promise<void> {
     const traceparent = ctx.getTraceparent();
     await this.inbox.apply(message, {
       trace: traceparent ? { traceparent, tracestate: ctx.getTracestate() } : undefined,

@@ -1,8 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
-import { EventPattern } from '@nestjs/microservices';
 import { WebhookDeliveriesRepository } from '@ratchet/adapters';
 import { WebhookDeliveryCommand } from '@ratchet/contracts';
-import { OnItsSubject, ServiceRuntime } from '@ratchet/platform';
+import { ConsumesOnItsSubject, ServiceRuntime } from '@ratchet/platform';
 import { SCHEDULE_CLOCK } from '../schedules/schedules.responder';
 import type { Clock } from '@ratchet/jobs';
 import { webhookBody } from '@ratchet/jobs';
@@ -21,10 +20,8 @@ export class WebhookCommandsController {
     @Inject(SCHEDULE_CLOCK) private readonly clock: Clock,
   ) {}
 
-  @EventPattern(WEBHOOKS_CONSUMER)
-  async onDelivery(
-    @OnItsSubject(WebhookDeliveryCommand, (s) => s.webhookCommands, 'webhook') command: WebhookDeliveryCommand,
-  ): Promise<void> {
+  @ConsumesOnItsSubject(WEBHOOKS_CONSUMER, WebhookDeliveryCommand, (s) => s.webhookCommands, 'webhook')
+  async onDelivery(command: WebhookDeliveryCommand): Promise<void> {
     await new WebhookDeliveriesRepository(this.runtime.db.sql).record(
       { tenantId: command.tenantId, deliveryId: command.deliveryId, url: command.url, body: webhookBody(command) },
       this.clock.now().toISOString(),

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Msg, Subscription } from 'nats';
 import { tenantOpOfSubject, type WebhooksReply } from '@ratchet/contracts';
-import { ServiceRuntime } from '@ratchet/platform';
+import { serveRequests, ServiceRuntime } from '@ratchet/platform';
 import { WebhooksApi, type Clock } from '@ratchet/jobs';
 import { SCHEDULE_CLOCK } from '../schedules/schedules.responder';
 
@@ -22,19 +22,16 @@ export class WebhooksResponder implements OnApplicationBootstrap, BeforeApplicat
   }
 
   onApplicationBootstrap(): void {
-    this.sub = this.runtime.nc.subscribe(this.runtime.subjects.webhooksAll, {
-      queue: 'orchestrator-webhooks',
-      callback: (error, msg) => {
-        if (!error) void this.respond(msg);
-      },
-    });
+    this.sub = serveRequests(this.runtime.nc, this.runtime.subjects.webhooksAll, 'orchestrator-webhooks', (msg) =>
+      this.reply(msg),
+    );
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     await this.sub?.drain();
   }
 
-  private async respond(msg: Msg): Promise<void> {
+  private async reply(msg: Msg): Promise<WebhooksReply> {
     const scope = tenantOpOfSubject(this.runtime.subjects.prefix, 'webhooks', msg.subject);
     let reply: WebhooksReply;
     try {
@@ -45,7 +42,7 @@ export class WebhooksResponder implements OnApplicationBootstrap, BeforeApplicat
       this.runtime.logger.warn({ err: error }, 'webhooks request failed');
       reply = { ok: false, error: { code: 'unavailable', message: 'the webhooks store did not answer; retry' } };
     }
-    msg.respond(JSON.stringify(reply));
+    return reply;
   }
 
   answer(tenantId: string, data: Uint8Array): Promise<WebhooksReply> {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Msg, Subscription } from 'nats';
 import { tenantOpOfSubject, ToolsRequest, type CatalogToolView, type ToolsReply } from '@ratchet/contracts';
-import { ServiceRuntime } from '@ratchet/platform';
+import { serveRequests, ServiceRuntime } from '@ratchet/platform';
 import { callKind, toolSpec, ToolCatalog } from '@ratchet/tools';
 
 /**
@@ -22,20 +22,14 @@ export class ToolsResponder implements OnApplicationBootstrap, BeforeApplication
   onApplicationBootstrap(): void {
     const { subjects, nc } = this.runtime;
     const serve = (subject: string, tenantOf: (msg: Msg) => string | undefined | null) =>
-      nc.subscribe(subject, {
-        queue: 'tool-executor-catalog',
-        callback: (error, msg) => {
-          if (error) return;
-          const tenant = tenantOf(msg);
-          void (
-            tenant === null
-              ? Promise.resolve<ToolsReply>({
-                  ok: false,
-                  error: { code: 'invalid', message: `not a tools subject: ${msg.subject}` },
-                })
-              : this.answer(tenant, msg.data)
-          ).then((reply) => msg.respond(JSON.stringify(reply)));
-        },
+      serveRequests(nc, subject, 'tool-executor-catalog', (msg) => {
+        const tenant = tenantOf(msg);
+        return tenant === null
+          ? Promise.resolve<ToolsReply>({
+              ok: false,
+              error: { code: 'invalid', message: `not a tools subject: ${msg.subject}` },
+            })
+          : this.answer(tenant, msg.data);
       });
     this.subs = [
       serve(subjects.toolsAll, (msg) => tenantOpOfSubject(subjects.prefix, 'tools', msg.subject)?.tenant ?? null),

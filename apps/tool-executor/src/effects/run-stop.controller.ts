@@ -1,8 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
-import { EventPattern } from '@nestjs/microservices';
 import { EffectLedgerRepository } from '@ratchet/adapters';
 import { RunStopNotice } from '@ratchet/contracts';
-import { OnItsSubject, RunStops, ServiceRuntime } from '@ratchet/platform';
+import { ConsumesOnItsSubject, RunStops, ServiceRuntime } from '@ratchet/platform';
 
 export const CONTROL_CONSUMER = 'tool-executor-control';
 
@@ -19,10 +18,8 @@ export class RunStopController {
     @Inject(RunStops) private readonly stops: RunStops,
   ) {}
 
-  @EventPattern(CONTROL_CONSUMER)
-  async onNotice(
-    @OnItsSubject(RunStopNotice, (s) => s.controlCommands, 'control') notice: RunStopNotice,
-  ): Promise<void> {
+  @ConsumesOnItsSubject(CONTROL_CONSUMER, RunStopNotice, (s) => s.controlCommands, 'control')
+  async onNotice(notice: RunStopNotice): Promise<void> {
     await new EffectLedgerRepository(this.runtime.db.sql).recordStoppedRun(notice);
     this.stops.stop(notice.tenantId, notice.runId, notice.reason);
   }

@@ -1,13 +1,13 @@
 import { Controller, Inject } from '@nestjs/common';
-import { Ctx, EventPattern } from '@nestjs/microservices';
+import { Ctx } from '@nestjs/microservices';
 import { HEADERS, ToolCommand } from '@ratchet/contracts';
 import {
   ATTR,
+  ConsumesOnItsSubject,
   currentTraceContext,
   inSpan,
   JetStreamContext,
   meter,
-  OnItsSubject,
   ServiceRuntime,
   SPAN,
   toolCallAttributes,
@@ -42,11 +42,8 @@ export class ToolCallController {
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
   ) {}
 
-  @EventPattern(TOOL_CONSUMER)
-  async onCommand(
-    @OnItsSubject(ToolCommand, (s) => s.toolCommands, 'tool') command: ToolCommand,
-    @Ctx() ctx: JetStreamContext,
-  ): Promise<void> {
+  @ConsumesOnItsSubject(TOOL_CONSUMER, ToolCommand, (s) => s.toolCommands, 'tool')
+  async onCommand(command: ToolCommand, @Ctx() ctx: JetStreamContext): Promise<void> {
     const trace: Record<string, string> = {};
     // This consumer's span (telemetry on) or the command's context: the result joins the run's trace.
     const traceparent = currentTraceContext()?.traceparent ?? ctx.getTraceparent();

@@ -1,4 +1,5 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import { EventPattern } from '@nestjs/microservices';
 import type { Subjects } from '@ratchet/contracts';
 import { PoisonMessageError } from '@ratchet/domain';
 import type { JetStreamContext } from './jetstream.context';
@@ -50,4 +51,24 @@ function parseOnSubject<T extends { tenantId: string; threadId?: string }>(
     );
   }
   return message;
+}
+
+/**
+ * A JetStream handler declared once: the consumer it serves (`@EventPattern(consumer)`) and its first
+ * parameter, the message, parsed and checked to be on its own tenant's subject (`@OnItsSubject`):
+ *
+ *     @ConsumesOnItsSubject(TOOL_CONSUMER, ToolCommand, (s) => s.toolCommands, 'tool')
+ *     async onCommand(command: ToolCommand, @Ctx() ctx: JetStreamContext): Promise<void> { … }
+ */
+export function ConsumesOnItsSubject<T extends { tenantId: string; threadId?: string }>(
+  consumerName: string,
+  contract: Contract<T>,
+  subjectOf: SubjectOf,
+  /** Names the failure: `<consumer>.subject_mismatch`. */
+  consumer: string,
+): MethodDecorator {
+  return (target, key, descriptor) => {
+    OnItsSubject(contract, subjectOf, consumer)(target, key, 0);
+    EventPattern(consumerName)(target, key, descriptor);
+  };
 }

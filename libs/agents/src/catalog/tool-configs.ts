@@ -1,7 +1,16 @@
 import type { AgentToolConfig } from '@ratchet/contracts';
 import type { ThreadState } from '@ratchet/domain';
-import type { AgentToolConfigLookup } from '../threads/outbox-messages';
 import type { AgentCatalog } from './agent-catalog';
+
+/**
+ * What the pinned agent version says of one of its tools: its `config` (sent to the executor with each
+ * call) and the role that decides its approvals (also the escalations of its uncertain effects).
+ */
+export type AgentToolConfigLookup = (
+  agent: string,
+  agentVersion: number,
+  tool: string,
+) => { config?: AgentToolConfig | undefined; approvalRole: string } | undefined;
 
 /** Per-tool settings of the active run's pinned agent version (versions never change: cached). */
 export function toolConfigsOf(

@@ -8,7 +8,7 @@ import {
 } from '@ratchet/contracts';
 import { TransientError, type ThreadCommand } from '@ratchet/domain';
 import type { ServiceRuntime } from '@ratchet/platform';
-import type { AgentCatalog } from '../agents/agent-catalog';
+import type { AgentCatalog } from '../catalog/agent-catalog';
 import type { CommandEnricher } from '@ratchet/engine';
 import { approvalEnricher } from './approval-enricher';
 import { approvalRecheckEnricher, type PrincipalStanding, type RecheckPorts } from './approval-recheck';

@@ -1,8 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { PROBLEM_TYPES, ProblemException } from '@ratchet/http-edge';
-import type { Logger } from '../logging/logger';
-import { Backends } from '../backends/backends';
-import { LOGGER } from '../gateway.tokens';
+import { PROBLEM_TYPES, ProblemException } from '../problem-details';
+import type { Backends } from '../backends/backends';
+import type { EdgeLogger } from '../route-helpers';
 
 /** How long a run request waits for the orchestrators' count before it is accepted without it. */
 const ADMISSION_TIMEOUT_MS = 500;
@@ -16,11 +14,10 @@ const RUNS_LIMIT_RETRY_AFTER_SECONDS = 5;
  * The orchestrator decides again when the request arrives (the bound is its rule); when it does not answer
  * in time the request is accepted as before, so runs are still taken while the orchestrators restart.
  */
-@Injectable()
 export class RunAdmissionCheck {
   constructor(
-    @Inject(Backends) private readonly backends: Backends,
-    @Inject(LOGGER) private readonly logger: Logger,
+    private readonly backends: Pick<Backends, 'threads'>,
+    private readonly logger: EdgeLogger,
   ) {}
 
   /** Throws 429 when the tenant is at its bound and `requestId` has not started a run already (a resend has room). */

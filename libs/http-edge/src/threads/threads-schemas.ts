@@ -1,6 +1,6 @@
 import { ThreadId, ThreadStatus } from '@ratchet/contracts';
 import { z } from 'zod';
-import { CreateRunBody } from '../runs/run-request.mapping';
+import { CreateRunBody } from '../runs/run-request-mapping';
 
 export const ThreadIdParam = z.object({ threadId: ThreadId });
 

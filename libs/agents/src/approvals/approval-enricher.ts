@@ -1,6 +1,6 @@
 import type { Failure } from '@ratchet/contracts';
 import type { CommandEnricher } from '@ratchet/engine';
-import type { AgentCatalog } from '../agents/agent-catalog';
+import type { AgentCatalog } from '../catalog/agent-catalog';
 import { approvalNeeds } from './approval-policy';
 import { toolForbidden, toolPermission } from './tool-permission';
 

@@ -1,4 +1,4 @@
-import { parseRequest, routeOf } from '../src/requests/memory.request';
+import { parseRequest, routeOf } from './memory-request';
 
 const bytes = (body: unknown) => new TextEncoder().encode(typeof body === 'string' ? body : JSON.stringify(body));
 const principal = { id: 'alice', roles: [] };

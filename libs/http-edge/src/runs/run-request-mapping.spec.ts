@@ -1,9 +1,9 @@
 import { RunRequest } from '@ratchet/contracts';
 import { runIdFor, threadIdFor } from '@ratchet/platform';
-import type { AuthenticatedPrincipal } from '../auth/principal';
-import { CreateRunBody, IdempotencyKey, requestIdOf, runAccepted, toRunRequest } from './run-request.mapping';
+import type { EdgePrincipal } from '../route-helpers';
+import { CreateRunBody, IdempotencyKey, requestIdOf, runAccepted, toRunRequest } from './run-request-mapping';
 
-const principal: AuthenticatedPrincipal = { tenantId: 'acme', principalId: 'key:k1', roles: ['runner', 'viewer'] };
+const principal: EdgePrincipal = { tenantId: 'acme', principalId: 'key:k1', roles: ['runner', 'viewer'] };
 
 describe('CreateRunBody', () => {
   it('accepts a string input as one user message and fills the defaults', () => {

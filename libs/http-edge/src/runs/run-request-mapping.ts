@@ -1,9 +1,9 @@
 import { RunRequest } from '@ratchet/contracts';
 import { newId, runIdFor, threadIdFor } from '@ratchet/platform';
 import { z } from 'zod';
-import type { AuthenticatedPrincipal } from '../auth/principal';
+import type { EdgePrincipal } from '../route-helpers';
 import { webhookUrlProblem } from '@ratchet/adapters';
-import { InvalidRequestError, parseRequest } from '@ratchet/http-edge';
+import { InvalidRequestError, parseRequest } from '../problem-details';
 
 /**
  * The body of `POST /v1/runs`. Field limits are RunRequest's own, so the HTTP API cannot accept what
@@ -74,7 +74,7 @@ export function requestIdOf(idempotencyKey: string | undefined, generate: () => 
  */
 export function toRunRequest(
   body: Omit<CreateRunBody, 'threadId'> & { threadId?: string | undefined },
-  principal: AuthenticatedPrincipal,
+  principal: Pick<EdgePrincipal, 'principalId' | 'roles'>,
   requestId: string,
   webhooks: { allowPrivate: boolean } = { allowPrivate: false },
 ): RunRequest {

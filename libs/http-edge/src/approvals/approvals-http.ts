@@ -1,7 +1,7 @@
 import { ApprovalChoice, ApprovalStatus, Json, SubjectToken, type ApprovalsReply } from '@ratchet/contracts';
 import { TransientError } from '@ratchet/domain';
 import { z } from 'zod';
-import { PROBLEM_TYPES, problemType, ProblemException } from '@ratchet/http-edge';
+import { PROBLEM_TYPES, problemType, ProblemException } from '../problem-details';
 
 /** `GET /v1/approvals` query: `status`, `threadId`, `agent`, `olderThan` (seconds, or `30s`, `5m`, `2h`, `1d`), `limit`. */
 export const ListApprovalsQuery = z.strictObject({

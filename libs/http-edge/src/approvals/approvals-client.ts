@@ -1,23 +1,19 @@
-import { Inject, Injectable } from '@nestjs/common';
 import { ApprovalsReply, approvalsSubjects, type ApprovalsRequestInput } from '@ratchet/contracts';
 import { TransientError } from '@ratchet/domain';
 import type { NatsConnection } from 'nats';
-import type { GatewayConfig } from '../gateway.config';
-import { GATEWAY_CONFIG, NATS_CONNECTION } from '../gateway.tokens';
 
 /** How long an approvals call waits for the approvals service (then 503 + Retry-After). */
 const TIMEOUT_MS = 5_000;
 
 /** The approvals service over NATS request/reply (`<prefix>.approvals.api`); it owns the data. */
-@Injectable()
 export class ApprovalsClient {
   private readonly subject: string;
 
   constructor(
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(GATEWAY_CONFIG) config: GatewayConfig,
+    private readonly nc: NatsConnection,
+    subjectPrefix: string,
   ) {
-    this.subject = approvalsSubjects(config.RATCHET_SUBJECT_PREFIX).api;
+    this.subject = approvalsSubjects(subjectPrefix).api;
   }
 
   async call(request: ApprovalsRequestInput): Promise<ApprovalsReply> {
