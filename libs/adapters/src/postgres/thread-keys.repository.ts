@@ -1,5 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import type { ContentKeys, DataKey, KeyAbsence, KeyWrapper } from '@ratchet/domain';
+import {
+  ContentSealedError,
+  TransientError,
+  type ContentKeys,
+  type DataKey,
+  type KeyAbsence,
+  type KeyWrapper,
+} from '@ratchet/domain';
 import type { SqlExecutor } from './sql';
 
 /** How long an opened key is kept in a process: a key destroyed elsewhere is still used here for so long. */
@@ -50,7 +57,9 @@ export class PgContentKeys implements ContentKeys {
       rows = await this.sql.query<{ kid: string; wrapped: string }>(live, [tenantId, threadId]);
     }
     const row = rows[0];
-    if (!row) throw new Error(`thread ${tenantId}/${threadId}: its data key could not be made`);
+    // Made and then gone (erased in between): the message is tried again.
+    if (!row)
+      throw new TransientError(`thread ${tenantId}/${threadId}: its data key could not be made`, 'keys.unavailable');
     const key = { kid: row.kid, key: await master.unwrap(row.wrapped) };
     this.remember(this.byThread, ref, key);
     this.remember(this.byKid, key.kid, key);
@@ -107,7 +116,7 @@ export class PgContentKeys implements ContentKeys {
 
   private requireMaster(): KeyWrapper {
     if (!this.master) {
-      throw new Error('no master key is configured (RATCHET_KEY_FILE): content cannot be sealed or opened here');
+      throw new ContentSealedError('(none)', 'unconfigured', 'sealing content');
     }
     return this.master;
   }
