@@ -3,7 +3,14 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { connect, type NatsConnection, type Subscription } from 'nats';
-import { declareTopology, deleteTopology, openServiceDatabase, quoteIdent, type Database } from '@ratchet/adapters';
+import {
+  declareTopology,
+  deleteTopology,
+  masterKeyFromFile,
+  openServiceDatabase,
+  quoteIdent,
+  type Database,
+} from '@ratchet/adapters';
 import type { RunRequestInput, ThreadEvent } from '@ratchet/contracts';
 // Not the package index: it also exports the jest contract suites, which refuse to load outside jest.
 // eslint-disable-next-line import/no-relative-packages -- see above
@@ -122,7 +129,13 @@ export class Stack {
     }
     const prefix = uniquePrefix();
     const nc = await connect({ servers: natsUrl.split(','), maxReconnectAttempts: -1, reconnectTimeWait: 200 });
-    const db = await openServiceDatabase(testDb.url, 'orchestrator', 4);
+    // The services seal content when RATCHET_KEY_FILE is set (they inherit it): the harness reads it so.
+    const db = await openServiceDatabase(
+      testDb.url,
+      'orchestrator',
+      4,
+      masterKeyFromFile(process.env['RATCHET_KEY_FILE']),
+    );
     const stack = new Stack(testDb, prefix, natsUrl, options.serviceNatsUrl ?? natsUrl, nc, db, options.env ?? {});
     stack.subscribeFeed();
     return stack;

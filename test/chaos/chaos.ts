@@ -7,7 +7,16 @@ import {
 } from 'node:net';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { declareTopology, openServiceDatabase, PgThreadStore, type Database } from '@ratchet/adapters';
+import {
+  declareTopology,
+  masterKeyFromFile,
+  openServiceDatabase,
+  PgThreadStore,
+  type Database,
+} from '@ratchet/adapters';
+
+/** The services seal content with the key file they are given (RATCHET_KEY_FILE): the checks open it so. */
+const masterKey = () => masterKeyFromFile(process.env['RATCHET_KEY_FILE']);
 import {
   ApprovalsReply,
   approvalsSubjects,
@@ -409,7 +418,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     // Wait for the runs; grant pending approvals and answer escalations like an operator who checked the
     // outside world. Own pools whose
     // statements are retried while Postgres is unreachable (a restart just before would break them once).
-    const db = resilient(await surviving(() => openServiceDatabase(stack.testDb.url, 'orchestrator', 4)));
+    const db = resilient(await surviving(() => openServiceDatabase(stack.testDb.url, 'orchestrator', 4, masterKey())));
     const tools = resilient(await surviving(() => openServiceDatabase(stack.testDb.url, 'tools', 2)));
     const resolved = new Set<string>();
     const deadline = Date.now() + 120_000 + options.runs * 1000;
