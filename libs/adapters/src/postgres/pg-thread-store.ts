@@ -87,12 +87,7 @@ export class PgThreadStore<S> implements ThreadStore<S> {
 
   /** The thread's events as stored (content sealed where it was sealed), for copies: exports, re-publishes. */
   async readStoredEvents(tenantId: string, threadId: string, afterVersion = 0): Promise<StoredEvent[]> {
-    const rows = await this.db.sql.query<EventRow>(
-      `select ${EVENT_COLUMNS} from ${this.db.sql.table('thread_events')}
-       where tenant_id = ? and thread_id = ? and version > ? order by version`,
-      [tenantId, threadId, afterVersion],
-    );
-    return rows.map(rowToStored);
+    return (await eventRows(this.db.sql, tenantId, threadId, afterVersion)).map(rowToStored);
   }
 
   readProjection(tenantId: string, threadId: string): Promise<ThreadProjectionRow<S> | undefined> {
@@ -282,12 +277,16 @@ async function loadEvents(
   afterVersion: number,
   onSealed: OnSealed,
 ): Promise<ThreadEvent[]> {
-  const rows = await sql.query<EventRow>(
+  return openRowsToEvents(content, await eventRows(sql, tenantId, threadId, afterVersion), onSealed);
+}
+
+/** The thread's rows of the log after `afterVersion`, in order, as stored. */
+function eventRows(sql: SqlExecutor, tenantId: string, threadId: string, afterVersion: number): Promise<EventRow[]> {
+  return sql.query<EventRow>(
     `select ${EVENT_COLUMNS} from ${sql.table('thread_events')}
      where tenant_id = ? and thread_id = ? and version > ? order by version`,
     [tenantId, threadId, afterVersion],
   );
-  return openRowsToEvents(content, rows, onSealed);
 }
 
 export async function listRuns(sql: SqlExecutor, tenantId: string, threadId: string): Promise<RunRow[]> {
