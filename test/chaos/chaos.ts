@@ -590,6 +590,32 @@ function resilient(db: Database): Database {
   };
 }
 
+/** Each open run's last events, and the messages each service recorded as failed (consumer, code, reason). */
+async function openRunsDetail(
+  runs: ReadonlyArray<{ runId: string; threadId: string }>,
+  logs: ReadonlyMap<string, ThreadEvent[]>,
+  endedRuns: ReadonlySet<string | undefined>,
+  dbs: readonly Database[],
+): Promise<string> {
+  const open = runs
+    .filter((r) => !endedRuns.has(r.runId))
+    .map((r) => {
+      const events = logs.get(r.threadId) ?? [];
+      const own = events.filter((e) => e.runId === r.runId);
+      const tail = own.slice(-4).map((e) => `${e.type}@${e.version}`);
+      const last = events.at(-1);
+      return `${r.runId} on ${r.threadId} [${tail.join(', ') || 'no events'}] (thread at ${last ? `${last.type}@${last.version}` : 'nothing'})`;
+    });
+  const failed: string[] = [];
+  for (const db of dbs) {
+    const rows = await db.sql.query<{ consumer: string; code: string; reason: string }>(
+      `select consumer, code, left(reason, 160) as reason from ${db.sql.table('failed_messages')} order by id desc limit 5`,
+    );
+    failed.push(...rows.map((r) => `${db.sql.schema}/${r.consumer}: ${r.code} ${r.reason}`));
+  }
+  return `${open.join('; ')}; failed messages: ${failed.length ? failed.join(' | ') : 'none'}`;
+}
+
 async function check(
   stack: Stack,
   db: Database,
@@ -618,6 +644,14 @@ async function check(
       `completed ${runs.filter((r) => completed.has(r.runId)).length}, still open ${pending})`,
     ok: ended === runs.length,
   });
+  // What an open run was doing, and what any service gave up on: the first thing to read when 1 fails.
+  if (ended !== runs.length) {
+    out.push({
+      name: 'open runs (diagnostic)',
+      value: await openRunsDetail(runs, logs, endedRuns, [db, tools, approvalsDb]),
+      ok: true,
+    });
+  }
 
   // 2. No lost or gapped events; each run ends once, each call has one result.
   let gaps = 0;
