@@ -1,7 +1,7 @@
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import type { Msg, Subscription } from 'nats';
+import { Inject, Injectable } from '@nestjs/common';
+import type { Msg } from 'nats';
 import { tenantOpOfSubject, type SchedulesReply } from '@ratchet/contracts';
-import { serveRequests, ServiceRuntime } from '@ratchet/platform';
+import { RequestResponder, ServiceRuntime } from '@ratchet/platform';
 import { AgentCatalog } from '@ratchet/agents';
 import { SchedulesApi, schedulesFailure, type Clock } from '@ratchet/jobs';
 
@@ -17,30 +17,24 @@ const fail = schedulesFailure;
  * named; nothing is half-written.
  */
 @Injectable()
-export class SchedulesResponder implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private sub: Subscription | undefined;
+export class SchedulesResponder extends RequestResponder {
   private readonly api: SchedulesApi;
 
   constructor(
-    @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
+    @Inject(ServiceRuntime) runtime: ServiceRuntime,
     @Inject(AgentCatalog) agents: AgentCatalog,
     @Inject(SCHEDULE_CLOCK) clock: Clock,
     @Inject(WEBHOOK_POLICY) webhooks: { allowPrivate: boolean },
   ) {
+    super(runtime, 'orchestrator-schedules');
     this.api = new SchedulesApi(runtime, agents, clock, webhooks);
   }
 
-  onApplicationBootstrap(): void {
-    this.sub = serveRequests(this.runtime.nc, this.runtime.subjects.schedulesAll, 'orchestrator-schedules', (msg) =>
-      this.reply(msg),
-    );
+  protected subject(): string {
+    return this.runtime.subjects.schedulesAll;
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.sub?.drain();
-  }
-
-  private async reply(msg: Msg): Promise<SchedulesReply> {
+  protected async reply(msg: Msg): Promise<SchedulesReply> {
     const scope = tenantOpOfSubject(this.runtime.subjects.prefix, 'schedules', msg.subject);
     let reply: SchedulesReply;
     try {

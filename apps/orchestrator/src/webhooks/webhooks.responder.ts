@@ -1,7 +1,7 @@
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import type { Msg, Subscription } from 'nats';
+import { Inject, Injectable } from '@nestjs/common';
+import type { Msg } from 'nats';
 import { tenantOpOfSubject, type WebhooksReply } from '@ratchet/contracts';
-import { serveRequests, ServiceRuntime } from '@ratchet/platform';
+import { RequestResponder, ServiceRuntime } from '@ratchet/platform';
 import { WebhooksApi, type Clock } from '@ratchet/jobs';
 import { SCHEDULE_CLOCK } from '../schedules/schedules.responder';
 
@@ -10,28 +10,19 @@ import { SCHEDULE_CLOCK } from '../schedules/schedules.responder';
  * (`<prefix>.webhooks.<tenant>.<op>`); the tenant is the subject's. The secret is shown to admins only.
  */
 @Injectable()
-export class WebhooksResponder implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private sub: Subscription | undefined;
+export class WebhooksResponder extends RequestResponder {
   private readonly api: WebhooksApi;
 
-  constructor(
-    @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
-    @Inject(SCHEDULE_CLOCK) clock: Clock,
-  ) {
+  constructor(@Inject(ServiceRuntime) runtime: ServiceRuntime, @Inject(SCHEDULE_CLOCK) clock: Clock) {
+    super(runtime, 'orchestrator-webhooks');
     this.api = new WebhooksApi(runtime, clock);
   }
 
-  onApplicationBootstrap(): void {
-    this.sub = serveRequests(this.runtime.nc, this.runtime.subjects.webhooksAll, 'orchestrator-webhooks', (msg) =>
-      this.reply(msg),
-    );
+  protected subject(): string {
+    return this.runtime.subjects.webhooksAll;
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.sub?.drain();
-  }
-
-  private async reply(msg: Msg): Promise<WebhooksReply> {
+  protected async reply(msg: Msg): Promise<WebhooksReply> {
     const scope = tenantOpOfSubject(this.runtime.subjects.prefix, 'webhooks', msg.subject);
     let reply: WebhooksReply;
     try {
