@@ -1,14 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Msg } from 'nats';
-import { tenantOpOfSubject, type SchedulesReply } from '@ratchet/contracts';
-import { RequestResponder, ServiceRuntime } from '@ratchet/platform';
+import type { SchedulesReply } from '@ratchet/contracts';
+import { ServiceRuntime, TenantRequestResponder } from '@ratchet/platform';
 import { AgentCatalog } from '@ratchet/agents';
-import { SchedulesApi, schedulesFailure, type Clock } from '@ratchet/jobs';
+import { SchedulesApi, type Clock } from '@ratchet/jobs';
 
 export const SCHEDULE_CLOCK = Symbol('SCHEDULE_CLOCK');
 export const WEBHOOK_POLICY = Symbol('WEBHOOK_POLICY');
-
-const fail = schedulesFailure;
 
 /**
  * A tenant's schedules over NATS request/reply (`<prefix>.schedules.<tenant>.<op>`, see
@@ -17,7 +14,7 @@ const fail = schedulesFailure;
  * named; nothing is half-written.
  */
 @Injectable()
-export class SchedulesResponder extends RequestResponder {
+export class SchedulesResponder extends TenantRequestResponder {
   private readonly api: SchedulesApi;
 
   constructor(
@@ -26,26 +23,12 @@ export class SchedulesResponder extends RequestResponder {
     @Inject(SCHEDULE_CLOCK) clock: Clock,
     @Inject(WEBHOOK_POLICY) webhooks: { allowPrivate: boolean },
   ) {
-    super(runtime, 'orchestrator-schedules');
+    super(runtime, 'orchestrator-schedules', 'schedules');
     this.api = new SchedulesApi(runtime, agents, clock, webhooks);
   }
 
   protected subject(): string {
     return this.runtime.subjects.schedulesAll;
-  }
-
-  protected async reply(msg: Msg): Promise<SchedulesReply> {
-    const scope = tenantOpOfSubject(this.runtime.subjects.prefix, 'schedules', msg.subject);
-    let reply: SchedulesReply;
-    try {
-      reply = scope
-        ? await this.answer(scope.tenant, msg.data)
-        : fail('invalid', `not a schedules subject: ${msg.subject}`);
-    } catch (error) {
-      this.runtime.logger.warn({ err: error }, 'schedules request failed');
-      reply = fail('unavailable', 'the schedules store did not answer; retry');
-    }
-    return reply;
   }
 
   answer(tenantId: string, data: Uint8Array): Promise<SchedulesReply> {
