@@ -1,7 +1,7 @@
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import type { Subscription } from 'nats';
+import { Inject, Injectable } from '@nestjs/common';
+import type { Msg } from 'nats';
 import { ApprovalsRequest, approvalsSubjects, type ApprovalsReply } from '@ratchet/contracts';
-import { serveRequests, ServiceRuntime } from '@ratchet/platform';
+import { RequestResponder, ServiceRuntime } from '@ratchet/platform';
 import { ApprovalsService } from './approvals.service';
 
 /**
@@ -9,21 +9,20 @@ import { ApprovalsService } from './approvals.service';
  * for the gateway, verify for the orchestrator. A failure of our own answers `unavailable`, never a guess.
  */
 @Injectable()
-export class ApprovalsApiResponder implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private sub: Subscription | undefined;
-
+export class ApprovalsApiResponder extends RequestResponder {
   constructor(
     @Inject(ApprovalsService) private readonly approvals: ApprovalsService,
-    @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    const subject = approvalsSubjects(this.runtime.subjects.prefix).api;
-    this.sub = serveRequests(this.runtime.nc, subject, 'approvals-api', (msg) => this.answer(msg.data));
+    @Inject(ServiceRuntime) runtime: ServiceRuntime,
+  ) {
+    super(runtime, 'approvals-api');
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.sub?.drain();
+  protected subject(): string {
+    return approvalsSubjects(this.runtime.subjects.prefix).api;
+  }
+
+  protected reply(msg: Msg): Promise<ApprovalsReply> {
+    return this.answer(msg.data);
   }
 
   async answer(data: Uint8Array): Promise<ApprovalsReply> {

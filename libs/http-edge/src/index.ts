@@ -38,34 +38,12 @@ export { ApprovalsClient } from './approvals/approvals-client';
 export { DecisionBody, ListApprovalsQuery } from './approvals/approvals-http';
 export { ApprovalList, ApprovalPath, ApprovalsRoutes } from './approvals/approvals-routes';
 export { Backends } from './backends/backends';
-export {
-  DeleteQuery,
-  DeleteReply,
-  ItemParams,
-  ItemReply,
-  ListQuery,
-  ListReply,
-  MemoryRoutes,
-  PutItemBody,
-  SearchQuery,
-  SearchReply,
-} from './memory/memory-routes';
+export { MemoryRoutes, MemorySchemas } from './memory/memory-routes';
 export { principalOf, UnexpectedReplyError, type EdgeLogger, type EdgePrincipal } from './route-helpers';
 export { RunAdmissionCheck } from './runs/run-admission';
 export { CreateRunBody, IDEMPOTENCY_KEY_HEADER, RunAcceptedSchema, type RunAccepted } from './runs/run-request-mapping';
 export { RunRequestPublisher, type TraceHeaders } from './runs/run-request-publisher';
-export {
-  CancelAccepted,
-  CancelBody,
-  OutcomeQuery,
-  RunIdParam,
-  RunList,
-  RunOutcomeView,
-  RunsRoutes,
-  SearchRunsQuery,
-  startRun,
-  type RunStarts,
-} from './runs/runs-routes';
+export { RunSchemas, RunsRoutes, startRun, type RunOutcomeView, type RunStarts } from './runs/runs-routes';
 export { EventPage, ThreadErased, ThreadList, ThreadsRoutes, type StreamTarget } from './threads/threads-routes';
 export {
   CreateThreadBody,

@@ -78,6 +78,31 @@ function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
   );
 }
 
+/**
+ * Previous / Next over keyset pages: `cursors` is the stack of the cursors that led to the page shown
+ * (empty on the first), `nextCursor` the page's own (absent on the last).
+ */
+function Paging({
+  cursors,
+  setCursors,
+  nextCursor,
+}: {
+  cursors: string[];
+  setCursors: (cursors: string[]) => void;
+  nextCursor: string | undefined;
+}) {
+  return (
+    <div class="paging">
+      <button disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
+        Previous
+      </button>
+      <button disabled={!nextCursor} onClick={() => nextCursor && setCursors([...cursors, nextCursor])}>
+        Next
+      </button>
+    </div>
+  );
+}
+
 function Threads() {
   const [status, setStatus] = useState('');
   const [agent, setAgent] = useState('');
@@ -142,17 +167,7 @@ function Threads() {
         </tbody>
       </table>
       {page && page.threads.length === 0 && <p class="hint">No threads match.</p>}
-      <div class="paging">
-        <button disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
-          Previous
-        </button>
-        <button
-          disabled={!page?.nextCursor}
-          onClick={() => page?.nextCursor && setCursors([...cursors, page.nextCursor])}
-        >
-          Next
-        </button>
-      </div>
+      <Paging cursors={cursors} setCursors={setCursors} nextCursor={page?.nextCursor} />
     </section>
   );
 }
@@ -256,17 +271,7 @@ function Runs() {
         </tbody>
       </table>
       {page && page.runs.length === 0 && <p class="hint">No runs match.</p>}
-      <div class="paging">
-        <button disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
-          Previous
-        </button>
-        <button
-          disabled={!page?.nextCursor}
-          onClick={() => page?.nextCursor && setCursors([...cursors, page.nextCursor])}
-        >
-          Next
-        </button>
-      </div>
+      <Paging cursors={cursors} setCursors={setCursors} nextCursor={page?.nextCursor} />
     </section>
   );
 }

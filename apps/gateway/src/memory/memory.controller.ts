@@ -6,16 +6,8 @@ import {
   ApiPathParams,
   ApiProblems,
   ApiQueryParams,
-  DeleteQuery,
-  DeleteReply,
-  ItemParams,
-  ItemReply,
-  ListQuery,
-  ListReply,
   MemoryRoutes,
-  PutItemBody,
-  SearchQuery,
-  SearchReply,
+  MemorySchemas,
 } from '@ratchet/http-edge';
 import type { ServerResponse } from 'node:http';
 import { CurrentPrincipal, type AuthenticatedPrincipal } from '../auth/principal';
@@ -37,10 +29,10 @@ export class MemoryController {
     description:
       '201 when created, 200 when replaced. `expectedVersion` makes it conditional (409 when it does not match).',
   })
-  @ApiPathParams(ItemParams, { namespace: 'URL-encoded, e.g. users%2Falice%2Fpreferences' })
-  @ApiJsonBody('PutMemoryItemBody', PutItemBody)
-  @ApiJsonResponse(200, 'Replaced', 'MemoryItemReply', ItemReply)
-  @ApiJsonResponse(201, 'Created', 'MemoryItemReply', ItemReply)
+  @ApiPathParams(MemorySchemas.ItemParams, { namespace: 'URL-encoded, e.g. users%2Falice%2Fpreferences' })
+  @ApiJsonBody('PutMemoryItemBody', MemorySchemas.PutItemBody)
+  @ApiJsonResponse(200, 'Replaced', 'MemoryItemReply', MemorySchemas.ItemReply)
+  @ApiJsonResponse(201, 'Created', 'MemoryItemReply', MemorySchemas.ItemReply)
   @ApiProblems({
     403: 'The item belongs to another principal',
     409: 'expectedVersion does not match',
@@ -58,8 +50,8 @@ export class MemoryController {
   @Get('items/:namespace/:key')
   @RequireAnyRole(...READ_ROLES)
   @ApiOperation({ summary: 'Read a memory item' })
-  @ApiPathParams(ItemParams, { namespace: 'URL-encoded, e.g. users%2Falice%2Fpreferences' })
-  @ApiJsonResponse(200, 'The item', 'MemoryItemReply', ItemReply)
+  @ApiPathParams(MemorySchemas.ItemParams, { namespace: 'URL-encoded, e.g. users%2Falice%2Fpreferences' })
+  @ApiJsonResponse(200, 'The item', 'MemoryItemReply', MemorySchemas.ItemReply)
   @ApiProblems({ 404: 'No such item in your tenant' })
   get(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Param() rawParams: unknown) {
     return this.routes.get(principal, rawParams);
@@ -68,9 +60,9 @@ export class MemoryController {
   @Delete('items/:namespace/:key')
   @RequireAnyRole(...WRITE_ROLES)
   @ApiOperation({ summary: 'Delete a memory item' })
-  @ApiPathParams(ItemParams, { namespace: 'URL-encoded, e.g. users%2Falice%2Fpreferences' })
-  @ApiQueryParams(DeleteQuery, { expectedVersion: 'Delete only this version (409 otherwise)' })
-  @ApiJsonResponse(200, 'Deleted', 'MemoryDeleteReply', DeleteReply)
+  @ApiPathParams(MemorySchemas.ItemParams, { namespace: 'URL-encoded, e.g. users%2Falice%2Fpreferences' })
+  @ApiQueryParams(MemorySchemas.DeleteQuery, { expectedVersion: 'Delete only this version (409 otherwise)' })
+  @ApiJsonResponse(200, 'Deleted', 'MemoryDeleteReply', MemorySchemas.DeleteReply)
   @ApiProblems({
     403: 'The item belongs to another principal',
     404: 'No such item in your tenant',
@@ -87,11 +79,11 @@ export class MemoryController {
   @Get('items')
   @RequireAnyRole(...READ_ROLES)
   @ApiOperation({ summary: 'List memory items under a namespace prefix' })
-  @ApiQueryParams(ListQuery, {
+  @ApiQueryParams(MemorySchemas.ListQuery, {
     prefix: '`users/alice` matches `users/alice` and `users/alice/x`',
     cursor: 'nextCursor of the previous page',
   })
-  @ApiJsonResponse(200, 'A page of items', 'MemoryListReply', ListReply)
+  @ApiJsonResponse(200, 'A page of items', 'MemoryListReply', MemorySchemas.ListReply)
   list(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Query() rawQuery: unknown) {
     return this.routes.list(principal, rawQuery);
   }
@@ -99,11 +91,11 @@ export class MemoryController {
   @Get('search')
   @RequireAnyRole(...READ_ROLES)
   @ApiOperation({ summary: 'Full-text search over memory items' })
-  @ApiQueryParams(SearchQuery, {
+  @ApiQueryParams(MemorySchemas.SearchQuery, {
     q: 'Web-search syntax: words, "quoted phrases", -excluded, or',
     prefix: '`users/alice` matches `users/alice` and `users/alice/x`',
   })
-  @ApiJsonResponse(200, 'Best matches first', 'MemorySearchReply', SearchReply)
+  @ApiJsonResponse(200, 'Best matches first', 'MemorySearchReply', MemorySchemas.SearchReply)
   search(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Query() rawQuery: unknown) {
     return this.routes.search(principal, rawQuery);
   }

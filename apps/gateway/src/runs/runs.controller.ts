@@ -7,17 +7,12 @@ import {
   ApiPathParams,
   ApiProblems,
   ApiQueryParams,
-  CancelAccepted,
-  CancelBody,
   CreateRunBody,
   IDEMPOTENCY_KEY_HEADER,
-  OutcomeQuery,
-  RunIdParam,
-  RunList,
-  RunOutcomeView,
+  RunSchemas,
   RunsRoutes,
-  SearchRunsQuery,
   type RunAccepted,
+  type RunOutcomeView,
 } from '@ratchet/http-edge';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CurrentPrincipal, type AuthenticatedPrincipal } from '../auth/principal';
@@ -60,7 +55,7 @@ export class RunsController {
     description:
       'Filters combine (all must hold). Runs not started yet (queued) come first and have no start time, so `since`/`until` leave them out. Pages follow `nextCursor`.',
   })
-  @ApiQueryParams(SearchRunsQuery, {
+  @ApiQueryParams(RunSchemas.SearchRunsQuery, {
     agent: 'Runs of this agent',
     threadId: 'Runs of this thread',
     since: 'Started at or after this time (RFC 3339)',
@@ -69,7 +64,7 @@ export class RunsController {
     limit: 'At most this many',
     cursor: 'nextCursor of the previous page',
   })
-  @ApiJsonResponse(200, 'A page of runs', 'RunList', RunList)
+  @ApiJsonResponse(200, 'A page of runs', 'RunList', RunSchemas.RunList)
   search(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Query() rawQuery: unknown) {
     return this.routes.search(principal, rawQuery);
   }
@@ -77,7 +72,7 @@ export class RunsController {
   @Get(':runId')
   @RequireAnyRole(...READ_ROLES)
   @ApiOperation({ summary: 'A run: status, steps and, once it ended, its outcome' })
-  @ApiPathParams(RunIdParam)
+  @ApiPathParams(RunSchemas.RunIdParam)
   @ApiJsonResponse(200, 'The run', 'RunView', RunView)
   @ApiProblems({ 404: 'No such run in your tenant (or its request was not processed yet)' })
   get(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Param() rawParams: unknown) {
@@ -92,10 +87,10 @@ export class RunsController {
     description:
       'Publishes `run.cancel` to the thread inbox; the run ends with `run.cancelled` (open tool calls are closed with explicit results). 409 when the run already ended.',
   })
-  @ApiPathParams(RunIdParam)
+  @ApiPathParams(RunSchemas.RunIdParam)
   @ApiHeader({ name: IDEMPOTENCY_KEY_HEADER, required: false })
-  @ApiJsonBody('CancelRunBody', CancelBody)
-  @ApiJsonResponse(202, 'The cancel is on the thread inbox', 'CancelAccepted', CancelAccepted)
+  @ApiJsonBody('CancelRunBody', RunSchemas.CancelBody)
+  @ApiJsonResponse(202, 'The cancel is on the thread inbox', 'CancelAccepted', RunSchemas.CancelAccepted)
   @ApiProblems({ 404: 'No such run in your tenant', 409: 'The run already ended' })
   cancel(
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
@@ -113,10 +108,10 @@ export class RunsController {
     description:
       'Answers 200 with `done: true` as soon as the run has ended, or 202 with `done: false` when `waitSeconds` pass first (ask again).',
   })
-  @ApiPathParams(RunIdParam)
-  @ApiQueryParams(OutcomeQuery, { waitSeconds: 'How long to wait for the run to end' })
-  @ApiJsonResponse(200, 'The run ended', 'RunOutcomeView', RunOutcomeView)
-  @ApiJsonResponse(202, 'Still running when the wait ended', 'RunOutcomeView', RunOutcomeView)
+  @ApiPathParams(RunSchemas.RunIdParam)
+  @ApiQueryParams(RunSchemas.OutcomeQuery, { waitSeconds: 'How long to wait for the run to end' })
+  @ApiJsonResponse(200, 'The run ended', 'RunOutcomeView', RunSchemas.RunOutcomeView)
+  @ApiJsonResponse(202, 'Still running when the wait ended', 'RunOutcomeView', RunSchemas.RunOutcomeView)
   @ApiProblems({ 404: 'No such run in your tenant' })
   outcome(
     @CurrentPrincipal() principal: AuthenticatedPrincipal,

@@ -1,7 +1,7 @@
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import type { Subscription } from 'nats';
+import { Inject, Injectable } from '@nestjs/common';
+import type { Msg } from 'nats';
 import { parseThreadsSubject, threadsSubjectPattern } from '@ratchet/contracts';
-import { serveRequests, ServiceRuntime } from '@ratchet/platform';
+import { RequestResponder, ServiceRuntime } from '@ratchet/platform';
 import { ThreadsApi, threadsInvalid, type AnyThreadsReply } from '@ratchet/requests';
 import { RUN_ADMISSION, type RunAdmission } from '../threads/run-request.controller';
 
@@ -10,26 +10,20 @@ import { RUN_ADMISSION, type RunAdmission } from '../threads/run-request.control
  * the gateway's read API relays here). The tenant is the subject's, bound by NATS permissions.
  */
 @Injectable()
-export class ThreadsQueryResponder implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private sub: Subscription | undefined;
+export class ThreadsQueryResponder extends RequestResponder {
   private readonly api: ThreadsApi;
 
-  constructor(
-    @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
-    @Inject(RUN_ADMISSION) admission: RunAdmission,
-  ) {
+  constructor(@Inject(ServiceRuntime) runtime: ServiceRuntime, @Inject(RUN_ADMISSION) admission: RunAdmission) {
+    super(runtime, 'orchestrator-threads');
     this.api = new ThreadsApi(runtime, admission);
   }
 
-  onApplicationBootstrap(): void {
-    const { nc, subjects } = this.runtime;
-    this.sub = serveRequests(nc, threadsSubjectPattern(subjects.prefix), 'orchestrator-threads', (msg) =>
-      this.answer(msg.subject, msg.data),
-    );
+  protected subject(): string {
+    return threadsSubjectPattern(this.runtime.subjects.prefix);
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.sub?.drain();
+  protected reply(msg: Msg): Promise<AnyThreadsReply> {
+    return this.answer(msg.subject, msg.data);
   }
 
   answer(subject: string, data: Uint8Array): Promise<AnyThreadsReply> {

@@ -1,14 +1,11 @@
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import type { Msg, Subscription } from 'nats';
-import { tenantOpOfSubject, type SchedulesReply } from '@ratchet/contracts';
-import { serveRequests, ServiceRuntime } from '@ratchet/platform';
+import { Inject, Injectable } from '@nestjs/common';
+import type { SchedulesReply } from '@ratchet/contracts';
+import { ServiceRuntime, TenantRequestResponder } from '@ratchet/platform';
 import { AgentCatalog } from '@ratchet/agents';
-import { SchedulesApi, schedulesFailure, type Clock } from '@ratchet/jobs';
+import { SchedulesApi, type Clock } from '@ratchet/jobs';
 
 export const SCHEDULE_CLOCK = Symbol('SCHEDULE_CLOCK');
 export const WEBHOOK_POLICY = Symbol('WEBHOOK_POLICY');
-
-const fail = schedulesFailure;
 
 /**
  * A tenant's schedules over NATS request/reply (`<prefix>.schedules.<tenant>.<op>`, see
@@ -17,41 +14,21 @@ const fail = schedulesFailure;
  * named; nothing is half-written.
  */
 @Injectable()
-export class SchedulesResponder implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private sub: Subscription | undefined;
+export class SchedulesResponder extends TenantRequestResponder {
   private readonly api: SchedulesApi;
 
   constructor(
-    @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
+    @Inject(ServiceRuntime) runtime: ServiceRuntime,
     @Inject(AgentCatalog) agents: AgentCatalog,
     @Inject(SCHEDULE_CLOCK) clock: Clock,
     @Inject(WEBHOOK_POLICY) webhooks: { allowPrivate: boolean },
   ) {
+    super(runtime, 'orchestrator-schedules', 'schedules');
     this.api = new SchedulesApi(runtime, agents, clock, webhooks);
   }
 
-  onApplicationBootstrap(): void {
-    this.sub = serveRequests(this.runtime.nc, this.runtime.subjects.schedulesAll, 'orchestrator-schedules', (msg) =>
-      this.reply(msg),
-    );
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.sub?.drain();
-  }
-
-  private async reply(msg: Msg): Promise<SchedulesReply> {
-    const scope = tenantOpOfSubject(this.runtime.subjects.prefix, 'schedules', msg.subject);
-    let reply: SchedulesReply;
-    try {
-      reply = scope
-        ? await this.answer(scope.tenant, msg.data)
-        : fail('invalid', `not a schedules subject: ${msg.subject}`);
-    } catch (error) {
-      this.runtime.logger.warn({ err: error }, 'schedules request failed');
-      reply = fail('unavailable', 'the schedules store did not answer; retry');
-    }
-    return reply;
+  protected subject(): string {
+    return this.runtime.subjects.schedulesAll;
   }
 
   answer(tenantId: string, data: Uint8Array): Promise<SchedulesReply> {

@@ -1,7 +1,6 @@
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import type { Msg, Subscription } from 'nats';
-import { tenantOpOfSubject, type WebhooksReply } from '@ratchet/contracts';
-import { serveRequests, ServiceRuntime } from '@ratchet/platform';
+import { Inject, Injectable } from '@nestjs/common';
+import type { WebhooksReply } from '@ratchet/contracts';
+import { ServiceRuntime, TenantRequestResponder } from '@ratchet/platform';
 import { WebhooksApi, type Clock } from '@ratchet/jobs';
 import { SCHEDULE_CLOCK } from '../schedules/schedules.responder';
 
@@ -10,39 +9,16 @@ import { SCHEDULE_CLOCK } from '../schedules/schedules.responder';
  * (`<prefix>.webhooks.<tenant>.<op>`); the tenant is the subject's. The secret is shown to admins only.
  */
 @Injectable()
-export class WebhooksResponder implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private sub: Subscription | undefined;
+export class WebhooksResponder extends TenantRequestResponder {
   private readonly api: WebhooksApi;
 
-  constructor(
-    @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
-    @Inject(SCHEDULE_CLOCK) clock: Clock,
-  ) {
+  constructor(@Inject(ServiceRuntime) runtime: ServiceRuntime, @Inject(SCHEDULE_CLOCK) clock: Clock) {
+    super(runtime, 'orchestrator-webhooks', 'webhooks');
     this.api = new WebhooksApi(runtime, clock);
   }
 
-  onApplicationBootstrap(): void {
-    this.sub = serveRequests(this.runtime.nc, this.runtime.subjects.webhooksAll, 'orchestrator-webhooks', (msg) =>
-      this.reply(msg),
-    );
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.sub?.drain();
-  }
-
-  private async reply(msg: Msg): Promise<WebhooksReply> {
-    const scope = tenantOpOfSubject(this.runtime.subjects.prefix, 'webhooks', msg.subject);
-    let reply: WebhooksReply;
-    try {
-      reply = scope
-        ? await this.answer(scope.tenant, msg.data)
-        : { ok: false, error: { code: 'invalid', message: `not a webhooks subject: ${msg.subject}` } };
-    } catch (error) {
-      this.runtime.logger.warn({ err: error }, 'webhooks request failed');
-      reply = { ok: false, error: { code: 'unavailable', message: 'the webhooks store did not answer; retry' } };
-    }
-    return reply;
+  protected subject(): string {
+    return this.runtime.subjects.webhooksAll;
   }
 
   answer(tenantId: string, data: Uint8Array): Promise<WebhooksReply> {

@@ -38,6 +38,19 @@ export const ListReply = z.object({ items: z.array(MemoryItem), nextCursor: z.st
 export const SearchReply = z.object({ hits: z.array(z.object({ item: MemoryItem, score: z.number() })) });
 export const DeleteReply = z.object({ deleted: z.literal(true), version: z.number().int() });
 
+/** The schemas the memory routes declare for OpenAPI, as one object for the controller's decorators. */
+export const MemorySchemas = {
+  ItemParams,
+  PutItemBody,
+  DeleteQuery,
+  ListQuery,
+  SearchQuery,
+  ItemReply,
+  ListReply,
+  SearchReply,
+  DeleteReply,
+} as const;
+
 /**
  * Durable memory (`/v1/memory`), relayed to the memory service (`<prefix>.memory.<tenant>.<op>`) with the
  * caller as the principal: the tenant from the credential, the owner rules the memory service's own.

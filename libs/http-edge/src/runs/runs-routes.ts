@@ -66,6 +66,17 @@ export const RunList = z
   })
   .describe('RunList');
 
+/** The schemas the run routes declare for OpenAPI, as one object for the controller's decorators. */
+export const RunSchemas = {
+  RunIdParam,
+  CancelBody,
+  CancelAccepted,
+  OutcomeQuery,
+  RunOutcomeView,
+  SearchRunsQuery,
+  RunList,
+} as const;
+
 const POLL_MS = 2_000;
 
 /** What starting a run goes through: the tenant's bound on runs in flight, then the bus. */
