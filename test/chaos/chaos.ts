@@ -641,17 +641,11 @@ async function check(
     name: 'runs terminal (or escalated and answered) / runs requested',
     value:
       `${ended} / ${runs.length} (started ${runs.filter((r) => startedRuns.has(r.runId)).length}, ` +
-      `completed ${runs.filter((r) => completed.has(r.runId)).length}, still open ${pending})`,
+      `completed ${runs.filter((r) => completed.has(r.runId)).length}, still open ${pending})` +
+      // What an open run was doing, and what any service gave up on: the first thing to read when this fails.
+      (ended === runs.length ? '' : `; open: ${await openRunsDetail(runs, logs, endedRuns, [db, tools, approvalsDb])}`),
     ok: ended === runs.length,
   });
-  // What an open run was doing, and what any service gave up on: the first thing to read when 1 fails.
-  if (ended !== runs.length) {
-    out.push({
-      name: 'open runs (diagnostic)',
-      value: await openRunsDetail(runs, logs, endedRuns, [db, tools, approvalsDb]),
-      ok: true,
-    });
-  }
 
   // 2. No lost or gapped events; each run ends once, each call has one result.
   let gaps = 0;

@@ -11,7 +11,7 @@ export {
 export { PeriodicPass } from './periodic-pass';
 export { ScheduleTicker, type ScheduleTickerOptions } from './schedules/schedule-ticker';
 export { scheduleView } from './schedules/schedule-view';
-export { SchedulesApi, schedulesFailure } from './schedules/schedules-api';
+export { SchedulesApi } from './schedules/schedules-api';
 export { tickMessages } from './schedules/tick-messages';
 export { Watchdog, type WatchdogAgents, type WatchdogOptions, type WatchdogThreads } from './watchdog/watchdog';
 export { webhookBody } from './webhooks/webhook-body';

@@ -48,7 +48,7 @@ export { topologyFromConfig, type TopologySettings } from './service/topology';
 export { RATCHET_VERSION } from './service/version';
 export { readRunStop, RunStoppedError, RunStops } from './service/run-stops';
 export { InFlight, serveRequests } from './service/serve-requests';
-export { RequestResponder, TenantRequestResponder, type TenantRequestFailure } from './service/request-responder';
+export { RequestResponder, TenantRequestResponder } from './service/request-responder';
 export { LeaseRenewal } from './service/lease-renewal';
 export { failpoint } from './failpoints/failpoints';
 export { ATTR, LINK, SPAN, toolCallAttributes, genAiProviderName } from './telemetry/attributes';

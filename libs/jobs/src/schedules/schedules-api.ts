@@ -14,11 +14,10 @@ import { scheduleView } from './schedule-view';
 type Failure = Extract<SchedulesReply, { ok: false }>;
 
 /** A refused schedules request: its code, what to tell the caller and, for a bad schedule, every problem. */
-export const schedulesFailure = (code: Failure['error']['code'], message: string, problems?: string[]): Failure => ({
+const fail = (code: Failure['error']['code'], message: string, problems?: string[]): Failure => ({
   ok: false,
   error: { code, message, ...(problems ? { problems } : {}) },
 });
-const fail = schedulesFailure;
 
 /**
  * A tenant's schedules as requests and replies (`SchedulesRequest` → `SchedulesReply`): the tenant is the
