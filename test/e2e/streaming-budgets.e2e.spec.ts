@@ -343,7 +343,7 @@ describe('streaming, long threads and budgets', () => {
     expect(model.of(marker).calls).toBe(2);
   });
 
-  it('fails a run past its token budget, and one past its wall time (aborting the call in flight)', async () => {
+  it('fails a run past its token budget, and one past its working time (aborting the call in flight)', async () => {
     await stack.publishRequest(TENANT, {
       requestId: 'budget-tokens',
       agent: 'thrifty',
@@ -370,7 +370,10 @@ describe('streaming, long threads and budgets', () => {
       60_000,
     );
     expect(wall.find((e) => e.type === 'run.failed')).toMatchObject({
-      data: { budget: 'wallTime', error: { code: 'budget.exceeded' } },
+      data: {
+        budget: 'workingTime',
+        error: { code: 'budget.exceeded', message: expect.stringContaining('the run has worked') },
+      },
     });
     await until(() => model.of('budget-wall').aborted === 1, 15_000);
   });

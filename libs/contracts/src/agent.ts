@@ -126,6 +126,9 @@ export type ApprovalConditionTest = z.infer<typeof ApprovalConditionTest>;
 export const ApprovalCondition = z.union([ApprovalConditionTest, z.array(ApprovalConditionTest).min(1).max(32)]);
 export type ApprovalCondition = z.infer<typeof ApprovalCondition>;
 
+/** How long an approval waits for a decision unless the tool's policy says otherwise: 72 h. */
+export const DEFAULT_APPROVAL_EXPIRY_SECONDS = 72 * 3600;
+
 export const ToolApprovalPolicy = z
   .object({
     when: z
@@ -134,7 +137,12 @@ export const ToolApprovalPolicy = z
       .describe('"if": only calls whose arguments meet `condition` wait for a human'),
     condition: ApprovalCondition.optional().describe('With when: if, the test(s) on the arguments'),
     role: z.string().default('approver').describe('The role a principal needs to decide'),
-    expiresInSeconds: z.number().int().positive().default(3600),
+    expiresInSeconds: z
+      .number()
+      .int()
+      .positive()
+      .default(DEFAULT_APPROVAL_EXPIRY_SECONDS)
+      .describe('How long a human has to decide (72 h by default: a wait of days costs the run nothing)'),
     fourEyes: z.boolean().default(false).describe("The run's principal may not approve its own call"),
   })
   .strict()
@@ -149,7 +157,12 @@ export type ToolApprovalPolicy = z.infer<typeof ToolApprovalPolicy>;
 export const AgentToolSpec = z
   .object({
     name: ToolRef,
-    approval: ToolApprovalPolicy.default({ when: 'never', role: 'approver', expiresInSeconds: 3600, fourEyes: false }),
+    approval: ToolApprovalPolicy.default({
+      when: 'never',
+      role: 'approver',
+      expiresInSeconds: DEFAULT_APPROVAL_EXPIRY_SECONDS,
+      fourEyes: false,
+    }),
     config: AgentToolConfig.optional().describe('Per-agent settings the tool executor receives with each call'),
     roles: z
       .array(z.string().min(1).max(64))
@@ -196,7 +209,9 @@ export const AgentDefinition = z
       .int()
       .positive()
       .default(3600)
-      .describe("The run's wall-time budget: past it the run fails with budget.exceeded"),
+      .describe(
+        "The run's working-time budget: time from its start, leaving out its waits for a human (approvals, uncertain effects); past it the run fails with budget.exceeded",
+      ),
     budget: z
       .object({
         modelCalls: z

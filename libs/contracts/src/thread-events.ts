@@ -36,13 +36,26 @@ export const RunLimits = z
       .min(1)
       .optional()
       .describe('Budget: tokens of the whole run (input + output, as the provider reports)'),
-    wallTimeSeconds: z.number().int().min(1).optional().describe("Budget: wall time from the run's start"),
+    wallTimeSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe("Budget: wall time from the run's start (runs requested before working time was counted)"),
+    workingTimeSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(
+        "Budget: working time from the run's start, leaving out every named wait (an approval, an uncertain effect waiting for an operator)",
+      ),
   })
   .describe('RunLimits');
 export type RunLimits = z.infer<typeof RunLimits>;
 
 /** Which budget a run ran out of (`budget.exceeded`). */
-export const BudgetName = z.enum(['modelCalls', 'tokens', 'wallTime']);
+export const BudgetName = z.enum(['modelCalls', 'tokens', 'wallTime', 'workingTime']);
 export type BudgetName = z.infer<typeof BudgetName>;
 
 /** What a result that arrived for something the thread no longer waits for was (see `result.ignored`). */

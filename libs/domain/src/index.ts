@@ -88,7 +88,8 @@ export { diffProjections } from './thread/projection.diff';
 export { runRowsOf, threadColumns } from './thread/thread.projection-rows';
 export { canonicalJson } from './thread/canonical-json';
 export { approxTokens, boundContext, type ContextBounds } from './thread/context-window';
-export { afterSpending, beforeModelCall, spentOf, wallTime, type BudgetBreach } from './thread/run.budget';
+export { afterSpending, beforeModelCall, spentOf, timeBudget, type BudgetBreach } from './thread/run.budget';
+export { waitOf, workingMs, type RunWait, type WaitKind } from './thread/run.waits';
 export {
   decideEffect,
   prepareEffect,

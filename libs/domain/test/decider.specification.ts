@@ -6,8 +6,11 @@ export const TENANT = 'acme';
 export const THREAD = 'th-1';
 export const AT = '2026-11-30T10:00:00.000Z';
 
-/** Gives NewEvents an envelope so they can be folded like stored events. */
-export function envelop(events: NewEvent[], startVersion = 1): ThreadEvent[] {
+/**
+ * Gives NewEvents an envelope so they can be folded like stored events. Events a command caused are
+ * stamped with the command's time (as the orchestrator does); bare history with `AT`.
+ */
+export function envelop(events: NewEvent[], startVersion = 1, at = AT): ThreadEvent[] {
   return events.map(
     (e, i) =>
       ({
@@ -16,7 +19,7 @@ export function envelop(events: NewEvent[], startVersion = 1): ThreadEvent[] {
         tenantId: TENANT,
         threadId: THREAD,
         version: startVersion + i,
-        at: AT,
+        at,
         causationId: 'test',
         correlationId: 'test',
         ...e,
@@ -49,7 +52,7 @@ export function given(history: NewEvent[]) {
     state: snapshotStateOf(record),
     when(command: ThreadCommand): Decision & { after: SnapshotState } {
       const decision = decide(record.state, atEdge(record, command));
-      const after = foldRecord(record, envelop(decision.events, history.length + 1));
+      const after = foldRecord(record, envelop(decision.events, history.length + 1, command.at));
       return { ...decision, after: snapshotStateOf(after) };
     },
   };
@@ -67,7 +70,7 @@ export function run(commands: ThreadCommand[]): {
   for (const c of commands) {
     const decision = decide(record.state, atEdge(record, c));
     decisions.push(decision);
-    record = foldRecord(record, envelop(decision.events, events.length + 1));
+    record = foldRecord(record, envelop(decision.events, events.length + 1, c.at));
     events.push(...decision.events);
   }
   return { events, state: snapshotStateOf(record), decisions };

@@ -1,5 +1,5 @@
 import type { NewEvent } from '@ratchet/contracts';
-import type { RecordModelResult } from '../src';
+import type { RecordModelResult, ThreadCommand } from '../src';
 import { AT, given, run } from './decider.specification';
 import { call, modelAnswers, requestRun, toolCompletes } from './fixtures';
 
@@ -97,5 +97,107 @@ describe('run budgets', () => {
       'tool.completed',
       'model.requested',
     ]);
+  });
+});
+
+describe('working time: a run does not spend its time budget while it waits for a human', () => {
+  const askApproval = (at: string, expiresAt = later(3 * 86_400)): RecordModelResult => ({
+    ...answer(1, { inputTokens: 1, outputTokens: 1 }),
+    at,
+    approvals: { c1: { approvalId: 'ap-c1', role: 'approver', expiresAt, argsDigest: 'sha256:x', fourEyes: false } },
+  });
+  const decision = (d: 'granted' | 'expired', at: string) => ({
+    type: 'RecordApprovalDecision' as const,
+    tenantId: 'acme',
+    threadId: 'th-1',
+    at,
+    runId: 'r1',
+    callId: 'c1',
+    approvalId: 'ap-c1',
+    decision: d,
+    by: d === 'granted' ? 'bob' : 'approvals',
+    reason: '',
+  });
+  const expire = (at: string) => ({
+    type: 'ExpireRun' as const,
+    tenantId: 'acme',
+    threadId: 'th-1',
+    at,
+    runId: 'r1',
+    reason: 'watchdog',
+  });
+  /** Commands at their times (each event is stamped with its command's time, as the orchestrator does). */
+  const waitingRun = (limits: { workingTimeSeconds?: number; wallTimeSeconds?: number }, ...then: ThreadCommand[]) =>
+    run([requestRun('r1', { limits }), askApproval(later(2)), ...then]);
+  const last = (r: ReturnType<typeof run>) => r.decisions.at(-1)?.events ?? [];
+
+  it('stops the clock while every open call waits for an approval, and names the wait and its expiry', () => {
+    const { state } = waitingRun({ workingTimeSeconds: 5 });
+    expect(state.active?.waiting).toEqual({ on: 'approval', since: later(2), until: later(3 * 86_400) });
+  });
+
+  it('completes a run whose approval is decided long after its budget, counting only the time it worked', () => {
+    const granted = waitingRun({ workingTimeSeconds: 5 }, decision('granted', later(30)));
+    expect(types(last(granted))).toEqual(['approval.granted']);
+    expect(granted.state.active?.waiting).toBeUndefined();
+    expect(granted.state.active?.waitedMs).toBe(28_000);
+    // The tool answers 1 s after the grant: 3 s of work in all, within 5 s, so the model is asked again.
+    const done = waitingRun({ workingTimeSeconds: 5 }, decision('granted', later(30)), {
+      ...toolCompletes('r1', 1, 'c1'),
+      at: later(31),
+    });
+    expect(types(last(done))).toEqual(['tool.completed', 'model.requested']);
+  });
+
+  it('fails a run whose working time passes its budget, naming working seconds and the wait left out', () => {
+    const d = waitingRun({ workingTimeSeconds: 5 }, decision('granted', later(30)), {
+      ...toolCompletes('r1', 1, 'c1'),
+      at: later(34),
+    });
+    expect(types(last(d))).toEqual(['tool.completed', 'run.failed']);
+    expect(last(d)[1]).toMatchObject({
+      data: {
+        budget: 'workingTime',
+        error: {
+          code: 'budget.exceeded',
+          message:
+            'working-time budget: the run has worked 6 s (28 s of waiting not counted), past its working-time budget of 5 s',
+        },
+      },
+    });
+  });
+
+  it("fails an expired approval's call with a reason that names the approval and when it expired", () => {
+    const d = run([
+      requestRun('r1', { limits: { workingTimeSeconds: 5 } }),
+      askApproval(later(2), later(40)),
+      decision('expired', later(40)),
+    ]);
+    expect(types(last(d))).toEqual(['approval.expired', 'tool.failed', 'model.requested']);
+    expect(last(d)[1]).toMatchObject({
+      data: {
+        error: {
+          code: 'approval.expired',
+          message: `approval ap-c1 expired at ${later(40)} before anyone decided: the call was not made`,
+        },
+      },
+    });
+  });
+
+  it('ignores an expiry of the run that arrives while it waits (the watchdog looked before the wait began)', () => {
+    expect(last(waitingRun({ workingTimeSeconds: 5 }, expire(later(60))))).toEqual([]);
+    // Once it works again past its budget, the same expiry fails it.
+    const over = waitingRun({ workingTimeSeconds: 5 }, decision('granted', later(30)), expire(later(40)));
+    expect(types(last(over))).toEqual(['run.failed']);
+    expect(last(over)[0]).toMatchObject({ data: { budget: 'workingTime' } });
+  });
+
+  it('keeps judging runs requested with a wall-time budget by wall time, so an old log replays as decided', () => {
+    const d = waitingRun({ wallTimeSeconds: 5 }, decision('granted', later(30)), {
+      ...toolCompletes('r1', 1, 'c1'),
+      at: later(31),
+    });
+    expect(types(last(d))).toEqual(['tool.completed', 'run.failed']);
+    expect(last(d)[1]).toMatchObject({ data: { budget: 'wallTime' } });
   });
 });

@@ -641,7 +641,7 @@ export interface components {
              * @default {
              *       "when": "never",
              *       "role": "approver",
-             *       "expiresInSeconds": 3600,
+             *       "expiresInSeconds": 259200,
              *       "fourEyes": false
              *     }
              */
@@ -673,7 +673,10 @@ export interface components {
                * @default approver
                */
               role: string;
-              /** @default 3600 */
+              /**
+               * @description How long a human has to decide (72 h by default: a wait of days costs the run nothing)
+               * @default 259200
+               */
               expiresInSeconds: number;
               /**
                * @description The run's principal may not approve its own call
@@ -704,7 +707,7 @@ export interface components {
            */
           modelAttempts: number;
           /**
-           * @description The run's wall-time budget: past it the run fails with budget.exceeded
+           * @description The run's working-time budget: time from its start, leaving out its waits for a human (approvals, uncertain effects); past it the run fails with budget.exceeded
            * @default 3600
            */
           runTimeoutSeconds: number;
@@ -820,7 +823,7 @@ export interface components {
              * @default {
              *       "when": "never",
              *       "role": "approver",
-             *       "expiresInSeconds": 3600,
+             *       "expiresInSeconds": 259200,
              *       "fourEyes": false
              *     }
              */
@@ -852,7 +855,10 @@ export interface components {
                * @default approver
                */
               role: string;
-              /** @default 3600 */
+              /**
+               * @description How long a human has to decide (72 h by default: a wait of days costs the run nothing)
+               * @default 259200
+               */
               expiresInSeconds: number;
               /**
                * @description The run's principal may not approve its own call
@@ -883,7 +889,7 @@ export interface components {
            */
           modelAttempts: number;
           /**
-           * @description The run's wall-time budget: past it the run fails with budget.exceeded
+           * @description The run's working-time budget: time from its start, leaving out its waits for a human (approvals, uncertain effects); past it the run fails with budget.exceeded
            * @default 3600
            */
           runTimeoutSeconds: number;
@@ -1603,8 +1609,10 @@ export interface components {
                 modelCalls?: number;
                 /** @description Budget: tokens of the whole run (input + output, as the provider reports) */
                 tokens?: number;
-                /** @description Budget: wall time from the run's start */
+                /** @description Budget: wall time from the run's start (runs requested before working time was counted) */
                 wallTimeSeconds?: number;
+                /** @description Budget: working time from the run's start, leaving out every named wait (an approval, an uncertain effect waiting for an operator) */
+                workingTimeSeconds?: number;
               };
             };
           }
@@ -2130,7 +2138,7 @@ export interface components {
                * @description With `budget.exceeded`: the budget the run ran out of
                * @enum {string}
                */
-              budget?: 'modelCalls' | 'tokens' | 'wallTime';
+              budget?: 'modelCalls' | 'tokens' | 'wallTime' | 'workingTime';
               /** @description Tool calls already sent whose real outcome is still to come; it is recorded after this event */
               pendingCalls?: string[];
             };

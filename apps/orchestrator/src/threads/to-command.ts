@@ -47,7 +47,7 @@ export function runLimitsOf(agent: AgentDefinition): RunLimits {
     modelAttempts: agent.modelAttempts,
     modelCalls: agent.budget.modelCalls ?? agent.maxSteps * agent.modelAttempts,
     tokens: agent.budget.tokens,
-    wallTimeSeconds: agent.runTimeoutSeconds,
+    workingTimeSeconds: agent.runTimeoutSeconds,
   };
 }
 

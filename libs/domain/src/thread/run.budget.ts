@@ -1,4 +1,5 @@
 import type { BudgetName, Failure } from '@ratchet/contracts';
+import { workingMs } from './run.waits';
 import type { ActiveRun } from './thread.state';
 
 /**
@@ -23,18 +24,34 @@ export function beforeModelCall(run: ActiveRun, at: string): BudgetBreach | unde
   if (limit !== undefined && made + 1 > limit) {
     return breach('modelCalls', `the run made ${made} model calls, its budget (${limit}); it stops before another`);
   }
-  return wallTime(run, at) ?? tokens(run);
+  return timeBudget(run, at) ?? tokens(run);
 }
 
 /** Whether the run is still within its budgets after what it just spent. */
 export function afterSpending(run: ActiveRun, at: string): BudgetBreach | undefined {
-  return tokens(run) ?? wallTime(run, at);
+  return tokens(run) ?? timeBudget(run, at);
 }
 
-/** The wall-time budget alone (the watchdog's check on a run with nothing in flight). */
-export function wallTime(run: ActiveRun, at: string): BudgetBreach | undefined {
+/**
+ * The run's time budget alone (also the watchdog's check on a run with nothing in flight to notice): its
+ * working time (`workingTimeSeconds`: every named wait left out, `run.waits.ts`), or for runs requested
+ * before working time was counted, its wall time (`wallTimeSeconds`), so a log replays as it was decided.
+ * A run that waits is never over its working time: its clock stands still until the wait ends.
+ */
+export function timeBudget(run: ActiveRun, at: string): BudgetBreach | undefined {
+  if (!run.startedAt) return undefined;
+  const working = run.limits?.workingTimeSeconds;
+  if (working !== undefined) {
+    const seconds = workingMs(run, at) / 1000;
+    if (seconds <= working) return undefined;
+    const waited = (Date.parse(at) - Date.parse(run.startedAt)) / 1000 - seconds;
+    return breach(
+      'workingTime',
+      `the run has worked ${Math.round(seconds)} s (${Math.round(waited)} s of waiting not counted), past its working-time budget of ${working} s`,
+    );
+  }
   const limit = run.limits?.wallTimeSeconds;
-  if (limit === undefined || !run.startedAt) return undefined;
+  if (limit === undefined) return undefined;
   const seconds = (Date.parse(at) - Date.parse(run.startedAt)) / 1000;
   if (seconds <= limit) return undefined;
   return breach('wallTime', `the run has taken ${Math.round(seconds)} s, past its wall-time budget of ${limit} s`);
@@ -62,6 +79,8 @@ function budgetLabel(budget: BudgetName): string {
       return 'token budget';
     case 'wallTime':
       return 'wall-time budget';
+    case 'workingTime':
+      return 'working-time budget';
     default: {
       const unknown: never = budget;
       return unknown;

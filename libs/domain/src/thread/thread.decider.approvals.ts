@@ -33,7 +33,7 @@ export function recordApprovalDecision(d: DecisionBuilder, c: RecordApprovalDeci
       ? { code: 'approval.rejected', message: `a human rejected this call: ${c.reason}`, retryable: false }
       : {
           code: 'approval.expired',
-          message: 'nobody approved this call before its approval expired',
+          message: `approval ${c.approvalId} expired${call.approval?.expiresAt ? ` at ${call.approval.expiresAt}` : ''} before anyone decided: the call was not made`,
           retryable: false,
         };
   d.emit({ type: 'tool.failed', runId: run.runId, data: { step: run.step, callId: call.callId, error } });

@@ -1,6 +1,6 @@
 import type { CancelRun, ExpireRun, RecordModelAttempt, ResumeRun } from './thread.commands';
 import { DecisionBuilder } from './decision.builder';
-import { wallTime } from './run.budget';
+import { timeBudget } from './run.budget';
 import {
   closeCalls,
   endByCancel,
@@ -123,15 +123,19 @@ function outOfModelAttempts(d: DecisionBuilder, run: ActiveRun, code: string, me
 }
 
 /**
- * The run exceeded its wall-time budget (the watchdog saw it with nothing in flight to notice): it fails
+ * The run exceeded its time budget (the watchdog saw it with nothing in flight to notice): it fails
  * with `budget.exceeded`, work in flight is stopped, calls still out settle later.
  */
 export function expireRun(d: DecisionBuilder, c: ExpireRun): void {
   const run = d.state.active;
   if (!run || run.runId !== c.runId) return;
+  // A run with a time budget is judged by it as the log has it now (it may have begun to wait since the
+  // watchdog looked); one requested without (before budgets were fixed on the run) by the watchdog's.
+  const bounded = run.limits?.workingTimeSeconds !== undefined || run.limits?.wallTimeSeconds !== undefined;
+  if (bounded && !timeBudget(run, c.at)) return;
   const { closed, pending } = stoppingCalls(run);
   closeCalls(d, run, closed, 'budget.exceeded', c.reason);
-  const breach = wallTime(run, c.at) ?? {
+  const breach = timeBudget(run, c.at) ?? {
     budget: 'wallTime' as const,
     error: { code: 'budget.exceeded', message: `wall-time budget: ${c.reason}`, retryable: false },
   };

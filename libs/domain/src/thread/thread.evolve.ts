@@ -1,10 +1,18 @@
 import type { ChatMessage, ThreadEvent } from '@ratchet/contracts';
 import { canonicalJson } from './canonical-json';
+import { withWaitClock } from './run.waits';
 import { settlingCalls, type ActiveRun, type PendingCall, type SettlingCall, type ThreadState } from './thread.state';
 
 /** Folds one event into the state. Pure and total: an event that does not apply leaves state as it is. */
 export function evolve(state: ThreadState, event: ThreadEvent): ThreadState {
-  return withMessages(transition(state, event), messagesAdded(state, event));
+  return withMessages(waitClock(transition(state, event), event.at), messagesAdded(state, event));
+}
+
+/** The active run's wait clock after an event (see `withWaitClock`). */
+function waitClock(state: ThreadState, at: string): ThreadState {
+  if (!state.active) return state;
+  const active = withWaitClock(state.active, at);
+  return active === state.active ? state : { ...state, active };
 }
 
 export function foldEvents(state: ThreadState, events: readonly ThreadEvent[]): ThreadState {

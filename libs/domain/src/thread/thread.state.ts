@@ -7,6 +7,7 @@ import type {
   RunLimits,
   TraceContext,
 } from '@ratchet/contracts';
+import type { RunWait } from './run.waits';
 
 export type CallStatus = 'awaiting_approval' | 'requested' | 'uncertain' | 'completed' | 'failed' | 'cancelled';
 
@@ -68,6 +69,10 @@ export interface ActiveRun extends RunTicket {
   answered: number;
   /** What the run has spent against its budgets: model calls commanded (every attempt), tokens used. */
   spent?: { modelCalls: number; tokens: number } | undefined;
+  /** What the run waits for now (an approval, an operator), since when and until when; absent while it works. */
+  waiting?: RunWait | undefined;
+  /** How long its waits that ended lasted, in ms (absent: none yet); working time leaves them out. */
+  waitedMs?: number | undefined;
 }
 
 /** How a run ended, as its requester is told: kept with its summary, so a resend is answered the same. */

@@ -52,6 +52,40 @@ const candidate = (events: NewEvent[], updatedAt = T0, modelCall?: RunCandidate[
   state: stateOf(events),
   ...(modelCall ? { modelCall } : {}),
 });
+/** The run's model asks for one call, and the call waits for an approval. */
+const toApproval: NewEvent[] = [
+  {
+    type: 'model.responded',
+    runId: 'r1',
+    data: {
+      step: 1,
+      commandId: 'm1',
+      content: null,
+      toolCalls: [{ id: 'c1', name: 'pay', args: {} }],
+      usage: { inputTokens: 0, outputTokens: 0 },
+      model: 'm',
+    },
+  },
+  {
+    type: 'tool.requested',
+    runId: 'r1',
+    data: { step: 1, callId: 'c1', tool: 'pay', args: {}, idempotencyKey: 'k' },
+  },
+  {
+    type: 'approval.requested',
+    runId: 'r1',
+    data: {
+      step: 1,
+      callId: 'c1',
+      approvalId: 'ap',
+      tool: 'pay',
+      argsDigest: 'd',
+      role: 'approver',
+      expiresAt: T0,
+      fourEyes: false,
+    },
+  },
+];
 const limits = { stepTimeoutMs: 60_000, runTimeoutMs: 3_600_000, lostAfterMs: 0 };
 const at = (seconds: number) => new Date(Date.parse(T0) + seconds * 1000);
 
@@ -120,41 +154,22 @@ describe('watchdog decisions', () => {
     ).toMatchObject({ command: { type: 'ExpireRun' } });
   });
   it('does not nudge a run that only waits for a human', () => {
-    const waiting: NewEvent[] = [
-      ...started,
-      {
-        type: 'model.responded',
-        runId: 'r1',
-        data: {
-          step: 1,
-          commandId: 'm1',
-          content: null,
-          toolCalls: [{ id: 'c1', name: 'pay', args: {} }],
-          usage: { inputTokens: 0, outputTokens: 0 },
-          model: 'm',
-        },
-      },
-      {
-        type: 'tool.requested',
-        runId: 'r1',
-        data: { step: 1, callId: 'c1', tool: 'pay', args: {}, idempotencyKey: 'k' },
-      },
-      {
-        type: 'approval.requested',
-        runId: 'r1',
-        data: {
-          step: 1,
-          callId: 'c1',
-          approvalId: 'ap',
-          tool: 'pay',
-          argsDigest: 'd',
-          role: 'approver',
-          expiresAt: T0,
-          fourEyes: false,
-        },
-      },
-    ];
+    const waiting: NewEvent[] = [...started, ...toApproval];
     expect(watchdogAction(candidate(waiting), limits, at(600), 'w')).toBeUndefined();
+  });
+
+  it('never expires a run for its working time while it waits, and expires one that works past it', () => {
+    const budgeted = (events: NewEvent[]): NewEvent[] =>
+      events.map((e) =>
+        e.type === 'run.requested' ? { ...e, data: { ...e.data, limits: { workingTimeSeconds: 5 } } } : e,
+      );
+    const waiting = budgeted([...started, ...toApproval]);
+    // Days past its budget, waiting for a human: neither expired nor nudged.
+    expect(watchdogAction(candidate(waiting), limits, at(3 * 86_400), 'w')).toBeUndefined();
+    // Working (its model call alive) past 5 s of working time: expired, the reason names working time.
+    expect(watchdogAction(candidate(budgeted(started), T0, leasedUntil(20)), limits, at(6), 'w')).toMatchObject({
+      command: { type: 'ExpireRun', reason: expect.stringContaining('the run has worked 6 s') },
+    });
   });
 
   it('re-sends the tool calls of a run with no result for a step budget', () => {

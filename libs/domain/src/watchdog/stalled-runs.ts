@@ -1,5 +1,7 @@
 import type { ThreadCommand } from '../thread/thread.commands';
-import { openCalls, type ThreadState } from '../thread/thread.state';
+import { timeBudget } from '../thread/run.budget';
+import { waitOf } from '../thread/run.waits';
+import type { ActiveRun, ThreadState } from '../thread/thread.state';
 
 /** What the outbox row of the run's current model call says (absent: no row, e.g. pruned). */
 export interface ModelCallRow {
@@ -38,7 +40,8 @@ export type WatchdogAction =
 /**
  * What the watchdog does with a run that made no progress for a while (pure, so it is tested without
  * a clock):
- * - past its run budget it fails (its work in flight is stopped);
+ * - past its time budget it fails (its work in flight is stopped): the budget the run was requested with
+ *   (working time, which leaves out its waits; wall time for older runs), else the agent's run timeout;
  * - in the model phase, progress means the call is alive, not that the thread changed: a call whose row
  *   is leased (a live worker renews it), waiting to be published, or published less than `lostAfterMs`
  *   ago (still queued for a worker) is left alone however long it takes; one that nobody holds or took
@@ -56,15 +59,8 @@ export function watchdogAction(
   const active = run.state.active;
   if (!active || active.runId !== run.runId) return undefined;
   const base = { tenantId: run.tenantId, threadId: run.threadId, at: now.toISOString(), runId: run.runId };
-  if (run.startedAt && now.getTime() - Date.parse(run.startedAt) > limits.runTimeoutMs) {
-    return {
-      command: {
-        ...base,
-        type: 'ExpireRun',
-        reason: `the run has taken ${Math.round((now.getTime() - Date.parse(run.startedAt)) / 1000)} s, past its wall-time budget of ${Math.round(limits.runTimeoutMs / 1000)} s`,
-      },
-    };
-  }
+  const breach = overTime(active, run, limits, now);
+  if (breach) return { command: { ...base, type: 'ExpireRun', reason: breach } };
   const resume = (reason: string): ThreadCommand => ({
     ...base,
     type: 'ResumeRun',
@@ -105,10 +101,16 @@ export function watchdogAction(
   }
   const idleMs = now.getTime() - Date.parse(run.updatedAt);
   if (idleMs <= limits.stepTimeoutMs) return undefined;
-  if (active.phase === 'tools') {
-    const open = openCalls(active);
-    if (open.length > 0 && open.every((c) => c.status === 'awaiting_approval' || c.status === 'uncertain'))
-      return undefined;
-  }
+  if (waitOf(active)) return undefined;
   return { command: resume(`watchdog: no progress for ${Math.round(idleMs / 1000)} s (${budget})`) };
+}
+
+/** Why the run is past its time budget (absent: it is not). */
+function overTime(active: ActiveRun, run: RunCandidate, limits: WatchdogLimits, now: Date): string | undefined {
+  const at = now.toISOString();
+  if (active.limits?.workingTimeSeconds !== undefined || active.limits?.wallTimeSeconds !== undefined)
+    return timeBudget(active, at)?.error.message;
+  // Requested before budgets were fixed on the run: the agent's run timeout, as wall time.
+  if (!run.startedAt || now.getTime() - Date.parse(run.startedAt) <= limits.runTimeoutMs) return undefined;
+  return `the run has taken ${Math.round((now.getTime() - Date.parse(run.startedAt)) / 1000)} s, past its wall-time budget of ${Math.round(limits.runTimeoutMs / 1000)} s`;
 }

@@ -99,9 +99,13 @@ export class Watchdog {
             -- A model call a live worker holds, or still to be published, is progress: not a candidate,
             (not coalesce(o.available_at > now() and o.available_at <> 'infinity', false)
               and not coalesce(o.sent_at is null and o.available_at is null, false))
-            -- unless the run is past its wall-time budget: then its work is stopped whatever it does.
+            -- unless the run is past its time budget: then its work is stopped whatever it does. Working
+            -- time leaves out the waits that ended (a run that waits now is not working, so not over).
             or r.started_at < now() - coalesce((th.state->'active'->'limits'->>'wallTimeSeconds')::int, 2147483647)
-                                        * interval '1 second')
+                                        * interval '1 second'
+            or (th.state->'active'->'waiting' is null
+                and r.started_at + coalesce((th.state->'active'->>'waitedMs')::bigint, 0) * interval '1 millisecond'
+                    < now() - (th.state->'active'->'limits'->>'workingTimeSeconds')::int * interval '1 second'))
         order by th.updated_at limit ?`,
       [this.options.minIdleMs, this.options.batch],
     );
