@@ -47,7 +47,7 @@ export function timeBudget(run: ActiveRun, at: string): BudgetBreach | undefined
     const waited = (Date.parse(at) - Date.parse(run.startedAt)) / 1000 - seconds;
     return breach(
       'workingTime',
-      `the run has worked ${Math.round(seconds)} s (${Math.round(waited)} s of waiting not counted), past its working-time budget of ${working} s`,
+      `the run has worked ${tenths(seconds)} s (${tenths(waited)} s of waiting not counted), past its working-time budget of ${working} s`,
     );
   }
   const limit = run.limits?.wallTimeSeconds;
@@ -55,6 +55,11 @@ export function timeBudget(run: ActiveRun, at: string): BudgetBreach | undefined
   const seconds = (Date.parse(at) - Date.parse(run.startedAt)) / 1000;
   if (seconds <= limit) return undefined;
   return breach('wallTime', `the run has taken ${Math.round(seconds)} s, past its wall-time budget of ${limit} s`);
+}
+
+/** Seconds to a tenth (5.3, or 6 when whole): a run just past its budget must not read as within it. */
+function tenths(seconds: number): string {
+  return String(Math.round(seconds * 10) / 10);
 }
 
 function tokens(run: ActiveRun): BudgetBreach | undefined {

@@ -1,0 +1,148 @@
+import path from 'node:path';
+import { ApiKeyRepository, openServiceDatabase, type Database } from '@ratchet/adapters';
+import type { ApprovalView, ThreadEvent } from '@ratchet/contracts';
+import type { ThreadState } from '@ratchet/domain';
+import { terminal, TestStack } from './stack';
+
+/*
+ * Runs that wait for days (issue: a time budget that counts working time). Orchestrator, tool-executor,
+ * approvals and gateway as real processes; runs started and approvals decided over HTTP, with short real
+ * timeouts: a 5 s working-time budget against waits of 30 s, and an orchestrator SIGKILLed mid-wait.
+ */
+
+const TENANT = 'acme';
+const AGENTS = path.resolve(__dirname, '../agents/waits');
+const WATCHDOG = { WATCHDOG_INTERVAL_MS: '500', WATCHDOG_MIN_IDLE_MS: '1000' };
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const types = (events: ThreadEvent[]) => events.map((e) => e.type);
+
+describe('runs that wait for a human, end to end', () => {
+  let stack: TestStack;
+  let gatewayDb: Database;
+  let gatewayUrl = '';
+  const keys = { runner: '', approver: '' };
+
+  const http = async (method: string, url: string, key: string, body?: unknown, extra: Record<string, string> = {}) => {
+    const res = await fetch(`${gatewayUrl}${url}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...extra,
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    return { status: res.status, body: (text ? JSON.parse(text) : undefined) as Record<string, unknown> };
+  };
+
+  const startRun = async (requestId: string, agent: string, input: string) => {
+    const res = await http('POST', '/v1/runs', keys.runner, { agent, input }, { 'Idempotency-Key': requestId });
+    expect(res).toMatchObject({ status: 202 });
+    return res.body as { runId: string; threadId: string };
+  };
+
+  /** The thread's one pending approval, once the approvals service has it. */
+  const pendingApproval = async (threadId: string): Promise<ApprovalView> => {
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      const res = await http('GET', `/v1/approvals?status=pending&threadId=${threadId}`, keys.approver);
+      const [first] = (res.body as { approvals: ApprovalView[] }).approvals ?? [];
+      if (first) return first;
+      await sleep(200);
+    }
+    throw new Error(`no pending approval on ${threadId}`);
+  };
+
+  const approve = async (approval: ApprovalView) => {
+    const res = await http('POST', `/v1/approvals/${approval.id}/decision`, keys.approver, { decision: 'approve' });
+    expect(res).toMatchObject({ status: 200 });
+  };
+
+  const stateOf = async (threadId: string): Promise<ThreadState> =>
+    (await stack.projectionAndFold(TENANT, threadId)).folded;
+
+  beforeAll(async () => {
+    stack = await TestStack.create();
+    gatewayDb = await openServiceDatabase(stack.testDb.url, 'gateway');
+    const repo = new ApiKeyRepository(gatewayDb.sql);
+    keys.runner = (await repo.create({ tenantId: TENANT, name: 'runner', roles: ['runner'] })).secret;
+    keys.approver = (await repo.create({ tenantId: TENANT, name: 'approver', roles: ['approver'] })).secret;
+    await Promise.all([
+      stack.start('orchestrator', { AGENTS_DIR: AGENTS, ...WATCHDOG }),
+      stack.start('tool-executor'),
+      stack.start('approvals', { APPROVALS_SWEEP_INTERVAL_MS: '200' }),
+    ]);
+    gatewayUrl = `http://127.0.0.1:${(await stack.start('gateway')).port}`;
+  });
+
+  afterAll(async () => {
+    await stack?.stop();
+    await gatewayDb?.close();
+  });
+
+  it('with a 5 s budget: a 30 s wait completes, 8 s of work fails naming working time, an expiry names its approval', async () => {
+    const [waits, works, expires] = await Promise.all([
+      startRun('wait-30s', 'wait-approve', 'Oslo'),
+      startRun('wait-then-work', 'wait-then-work', 'Rome'),
+      startRun('wait-expire', 'wait-expire', 'Lima'),
+    ]);
+    const [waitsApproval, worksApproval] = await Promise.all([
+      pendingApproval(waits.threadId),
+      pendingApproval(works.threadId),
+    ]);
+    // While it waits, the thread says for what and until when.
+    expect((await stateOf(waits.threadId)).active?.waiting).toMatchObject({
+      on: 'approval',
+      until: waitsApproval.expiresAt,
+    });
+
+    await sleep(10_000);
+    await approve(worksApproval);
+    const worked = await stack.waitFor(TENANT, works.threadId, terminal(works.runId), 60_000);
+    const failed = worked.find((e) => e.type === 'run.failed');
+    expect(failed?.data).toMatchObject({ budget: 'workingTime', error: { code: 'budget.exceeded' } });
+    const [, workedSeconds, waitedSeconds] =
+      /the run has worked ([\d.]+) s \(([\d.]+) s of waiting not counted\)/.exec(
+        (failed?.data as { error: { message: string } }).error.message,
+      ) ?? [];
+    expect(Number(workedSeconds)).toBeGreaterThan(5);
+    expect(Number(waitedSeconds)).toBeGreaterThanOrEqual(9);
+    // It failed while its slow model call was working, after its approval: not for the time it waited.
+    expect(types(worked)).toContain('approval.granted');
+
+    const expired = await stack.waitFor(TENANT, expires.threadId, terminal(expires.runId), 30_000);
+    expect(expired.find((e) => e.type === 'tool.failed')?.data).toMatchObject({
+      error: {
+        code: 'approval.expired',
+        message: expect.stringMatching(/^approval \S+ expired at \S+ before anyone decided/),
+      },
+    });
+    expect(expired.at(-1)?.type).toBe('run.completed');
+
+    await sleep(Math.max(0, Date.parse(waitsApproval.requestedAt) + 30_000 - Date.now()));
+    await approve(waitsApproval);
+    const completed = await stack.waitFor(TENANT, waits.threadId, terminal(waits.runId), 30_000);
+    expect(completed.at(-1)?.type).toBe('run.completed');
+    expect(types(completed)).not.toContain('run.failed');
+  }, 120_000);
+
+  it('20 runs waiting on approvals survive an orchestrator SIGKILL and restart, and all complete', async () => {
+    const runs = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => startRun(`kill-wait-${i}`, 'wait-approve', `city-${i}`)),
+    );
+    const approvals = await Promise.all(runs.map((r) => pendingApproval(r.threadId)));
+    const asked = Date.now();
+    await stack.services.get('orchestrator')?.kill('SIGKILL');
+    await sleep(8_000); // longer than the runs' budget, with no orchestrator at all
+    await stack.start('orchestrator', { AGENTS_DIR: AGENTS, ...WATCHDOG });
+    await sleep(Math.max(0, asked + 30_000 - Date.now()));
+    await Promise.all(approvals.map(approve));
+    const logs = await Promise.all(runs.map((r) => stack.waitFor(TENANT, r.threadId, terminal(r.runId), 60_000)));
+    for (const events of logs) {
+      expect(events.at(-1)?.type).toBe('run.completed');
+      expect(types(events).filter((t) => t === 'tool.completed')).toHaveLength(1);
+    }
+  }, 150_000);
+});
