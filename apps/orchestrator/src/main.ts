@@ -71,7 +71,10 @@ runMain('orchestrator', async () => {
           lostAfterMs: config.WATCHDOG_LOST_AFTER_MS,
         },
         groupCommitMax: config.GROUP_COMMIT_MAX,
-        runAdmission: { maxActiveRuns: config.TENANT_MAX_ACTIVE_RUNS },
+        runAdmission: {
+          maxActiveRuns: config.TENANT_MAX_ACTIVE_RUNS,
+          maxWaitingRuns: config.TENANT_MAX_WAITING_RUNS,
+        },
         localModelCalls: config.MODEL_LOCAL_CALLS,
         localTools: config.LOCAL_TOOLS,
         shutdownGraceMs: config.SHUTDOWN_GRACE_MS,

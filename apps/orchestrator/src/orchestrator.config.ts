@@ -61,6 +61,12 @@ export const orchestratorConfigSchema = extendConfig({
    * same moment can pass it by at most that many. 0: no bound.
    */
   TENANT_MAX_ACTIVE_RUNS: envInt({ min: 0, max: 10_000_000 }).default(1000),
+  /**
+   * The most runs one tenant may have waiting for a human at once (an approval, an operator deciding an
+   * uncertain effect): waiting runs use no worker and leave the runs in flight, so this bound is generous.
+   * While a tenant has that many, a new run is refused as `tenant.waiting_runs_limit` (retryable). 0: no bound.
+   */
+  TENANT_MAX_WAITING_RUNS: envInt({ min: 0, max: 10_000_000 }).default(10_000),
   /** How often the schedule ticker looks for due ticks (docs/schedules.md); 0 turns the ticker off here. */
   SCHEDULES_TICK_MS: envMillis().default(1000),
   /** A tick at most this late is on time; a later one was missed and follows its schedule's catch-up policy. */

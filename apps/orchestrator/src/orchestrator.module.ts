@@ -172,7 +172,7 @@ export class OrchestratorModule {
       ],
       providers: [
         { provide: CLOCK, useValue: systemClock },
-        { provide: RUN_ADMISSION, useValue: options.runAdmission ?? { maxActiveRuns: 0 } },
+        { provide: RUN_ADMISSION, useValue: options.runAdmission ?? { maxActiveRuns: 0, maxWaitingRuns: 0 } },
         { provide: AgentCatalog, useValue: catalog },
         { provide: KeyedSerializer, useValue: serializer },
         { provide: ThreadInbox, useValue: inbox },

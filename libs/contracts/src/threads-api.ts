@@ -147,10 +147,14 @@ export const ThreadsRunsReply = reply('ThreadsRunsReply', {
 });
 
 export const ThreadsAdmissionReply = reply('ThreadsAdmissionReply', {
-  /** The most runs the tenant may have queued or running (`TENANT_MAX_ACTIVE_RUNS`); 0: no bound. */
+  /** The most runs the tenant may have in flight (`TENANT_MAX_ACTIVE_RUNS`); 0: no bound. */
   limit: z.number().int().nonnegative(),
-  /** The tenant's runs queued or running now, counted up to `limit` (0 when there is no bound). */
+  /** The tenant's runs in flight now (queued, or running and not waiting), counted up to `limit` (0 when there is no bound). */
   activeRuns: z.number().int().nonnegative(),
+  /** The most runs the tenant may have waiting for a human (`TENANT_MAX_WAITING_RUNS`); 0: no bound. Absent from older orchestrators. */
+  waitingLimit: z.number().int().nonnegative().optional(),
+  /** The tenant's runs waiting for a human now, counted up to `waitingLimit`. */
+  waitingRuns: z.number().int().nonnegative().optional(),
   /** The request already started a run (a resend): it is answered with that run, never refused for room. */
   known: z.boolean(),
 });

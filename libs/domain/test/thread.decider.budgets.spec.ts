@@ -134,6 +134,10 @@ describe('working time: a run does not spend its time budget while it waits for 
   it('stops the clock while every open call waits for an approval, and names the wait and its expiry', () => {
     const { state } = waitingRun({ workingTimeSeconds: 5 });
     expect(state.active?.waiting).toEqual({ on: 'approval', since: later(2), until: later(3 * 86_400) });
+    // Its `runs` row says so beside its status (a waiting run is still running: its thread is busy).
+    expect(state.runs['r1']).toMatchObject({ status: 'running', waiting: state.active?.waiting });
+    const granted = waitingRun({ workingTimeSeconds: 5 }, decision('granted', later(30)));
+    expect(granted.state.runs['r1']?.waiting).toBeUndefined();
   });
 
   it('completes a run whose approval is decided long after its budget, counting only the time it worked', () => {

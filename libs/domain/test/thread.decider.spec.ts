@@ -65,6 +65,35 @@ describe('thread decider', () => {
       expect(d.after.active).toBeNull();
     });
 
+    it('refuses a new run while the tenant has as many runs waiting for a human as its bound, with a code of its own', () => {
+      const d = given([]).when({
+        ...requestRun('r1', { replyTo: 'svc.replies' }),
+        activeRunLimit: 10,
+        activeRuns: 0,
+        waitingRunLimit: 50,
+        waitingRuns: 50,
+      });
+      expect(types(d.events)).toEqual(['thread.created', 'run.rejected']);
+      expect(d.events[1]).toMatchObject({
+        data: {
+          error: {
+            code: 'tenant.waiting_runs_limit',
+            message: expect.stringContaining('has 50 runs waiting for a human'),
+            retryable: true,
+          },
+        },
+      });
+      // Waiting runs under their bound take no room from the runs in flight.
+      const under = given([]).when({
+        ...requestRun('r1'),
+        activeRunLimit: 10,
+        activeRuns: 0,
+        waitingRunLimit: 50,
+        waitingRuns: 49,
+      });
+      expect(types(under.events)).toEqual(['thread.created', 'run.requested', 'run.started', 'model.requested']);
+    });
+
     it('starts the run under the bound, and answers a request it knows whatever the count', () => {
       const under = given([]).when({ ...requestRun('r1'), activeRunLimit: 2, activeRuns: 1 });
       expect(types(under.events)).toEqual(['thread.created', 'run.requested', 'run.started', 'model.requested']);

@@ -18,6 +18,7 @@ export function claimItem(consumer: string, messageId: string, command: ThreadCo
   if (command.type === 'RequestRun') {
     item.requestId = command.requestId;
     if (command.activeRunLimit !== undefined) item.activeRunsUpTo = command.activeRunLimit;
+    if (command.waitingRunLimit !== undefined) item.waitingRunsUpTo = command.waitingRunLimit;
   }
   return item;
 }
@@ -51,7 +52,8 @@ export async function claimAndLoadCached(
 }
 
 /**
- * The facts the claim-and-load found for the command (a known request id, the tenant's runs in flight),
+ * The facts the claim-and-load found for the command (a known request id, the tenant's runs in flight and
+ * waiting),
  * put on it for the decider.
  */
 export function withFacts(command: ThreadCommand, loaded: Loaded): ThreadCommand {
@@ -60,5 +62,6 @@ export function withFacts(command: ThreadCommand, loaded: Loaded): ThreadCommand
     ...command,
     ...(loaded.known ? { known: loaded.known } : {}),
     ...(command.activeRunLimit !== undefined ? { activeRuns: loaded.activeRuns ?? 0 } : {}),
+    ...(command.waitingRunLimit !== undefined ? { waitingRuns: loaded.waitingRuns ?? 0 } : {}),
   };
 }

@@ -4158,7 +4158,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDetails'];
         };
       };
-      /** @description The tenant has as many runs queued or running as the deployment allows one tenant (`code`: `tenant.runs_limit`); retry after `Retry-After` */
+      /** @description The tenant has as many runs in flight (`code`: `tenant.runs_limit`; runs waiting for a human not counted) or as many runs waiting for a human (`code`: `tenant.waiting_runs_limit`) as the deployment allows one tenant; retry after `Retry-After` */
       429: {
         headers: {
           [name: string]: unknown;
@@ -4936,7 +4936,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDetails'];
         };
       };
-      /** @description The tenant has as many runs queued or running as the deployment allows one tenant (`code`: `tenant.runs_limit`); retry after `Retry-After` */
+      /** @description The tenant has as many runs in flight (`code`: `tenant.runs_limit`; runs waiting for a human not counted) or as many runs waiting for a human (`code`: `tenant.waiting_runs_limit`) as the deployment allows one tenant; retry after `Retry-After` */
       429: {
         headers: {
           [name: string]: unknown;

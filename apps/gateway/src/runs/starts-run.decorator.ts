@@ -12,7 +12,7 @@ import { RequireRoles } from '../auth/roles.decorator';
 
 /** The 429 of a route that starts a run at the tenant's bound on runs in flight. */
 const RUNS_LIMIT =
-  'The tenant has as many runs queued or running as the deployment allows one tenant (`code`: `tenant.runs_limit`); retry after `Retry-After`';
+  'The tenant has as many runs in flight (`code`: `tenant.runs_limit`; runs waiting for a human not counted) or as many runs waiting for a human (`code`: `tenant.waiting_runs_limit`) as the deployment allows one tenant; retry after `Retry-After`';
 
 /**
  * What a route that starts a run declares (`POST /v1/runs`, `POST /v1/threads`): the runner role, 202

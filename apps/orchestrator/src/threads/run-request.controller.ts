@@ -9,9 +9,13 @@ import { requestToCommand, runLimitsOf } from './to-command';
 
 export const REQUESTS_CONSUMER = 'orchestrator-requests';
 
-/** What the deployment allows one tenant: at most `maxActiveRuns` runs queued or running (0: no bound). */
+/**
+ * What the deployment allows one tenant: at most `maxActiveRuns` runs in flight (queued, or running and not
+ * waiting for a human) and at most `maxWaitingRuns` runs waiting for a human (0: no bound).
+ */
 export interface RunAdmission {
   maxActiveRuns: number;
+  maxWaitingRuns: number;
 }
 export const RUN_ADMISSION = Symbol('RUN_ADMISSION');
 
@@ -82,7 +86,10 @@ export class RunRequestController {
         limits: runLimitsOf(agent.definition),
       },
       this.clock.now().toISOString(),
-      this.admission.maxActiveRuns > 0 ? this.admission.maxActiveRuns : undefined,
+      {
+        ...(this.admission.maxActiveRuns > 0 ? { activeRunLimit: this.admission.maxActiveRuns } : {}),
+        ...(this.admission.maxWaitingRuns > 0 ? { waitingRunLimit: this.admission.maxWaitingRuns } : {}),
+      },
     );
     const traceparent = ctx.getTraceparent();
     // Claimed per stream message, not per request id: a redelivery of this message is decided once, while

@@ -14,11 +14,11 @@ export function requestToCommand(
   request: RunRequest,
   agent: { name: string; version: number; maxSteps: number; limits: RunLimits },
   at: string,
-  activeRunLimit?: number,
+  bounds: Pick<RequestRun, 'activeRunLimit' | 'waitingRunLimit'> = {},
 ): RequestRun {
   return {
     type: 'RequestRun',
-    ...(activeRunLimit !== undefined ? { activeRunLimit } : {}),
+    ...bounds,
     tenantId,
     threadId: request.threadId ?? threadIdFor(tenantId, request.requestId),
     at,

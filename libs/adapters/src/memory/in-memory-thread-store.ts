@@ -68,7 +68,7 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
       },
       claimAndLoadMany: async (items) => {
         const out: ClaimedThread<S>[] = [];
-        for (const { consumer, messageId, tenantId, threadId, requestId, activeRunsUpTo } of items) {
+        for (const { consumer, messageId, tenantId, threadId, requestId, activeRunsUpTo, waitingRunsUpTo } of items) {
           if (!(await tx.claimInbox(consumer, messageId))) {
             out.push({ claimed: false, projection: undefined, newer: [] });
             continue;
@@ -79,8 +79,12 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
           const active =
             activeRunsUpTo === undefined
               ? {}
-              : { activeRuns: Math.min(activeRunsUpTo, this.activeRuns(tenantId, runs)) };
-          out.push({ claimed: true, projection, newer, ...(known ? { known } : {}), ...active });
+              : { activeRuns: Math.min(activeRunsUpTo, this.countRuns(tenantId, runs, false)) };
+          const waiting =
+            waitingRunsUpTo === undefined
+              ? {}
+              : { waitingRuns: Math.min(waitingRunsUpTo, this.countRuns(tenantId, runs, true)) };
+          out.push({ claimed: true, projection, newer, ...(known ? { known } : {}), ...active, ...waiting });
         }
         return out;
       },
@@ -252,11 +256,14 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
   }
 
   /** The tenant's queued and running runs: the committed rows, as this transaction's rows change them. */
-  private activeRuns(tenantId: string, written: ReadonlyMap<string, RunRow>): number {
+  /** The tenant's runs in flight (queued, or running and not waiting), or its runs waiting for a human. */
+  private countRuns(tenantId: string, written: ReadonlyMap<string, RunRow>, waiting: boolean): number {
     const rows = new Map([...this.runs, ...written]);
     let n = 0;
-    for (const r of rows.values())
-      if (r.tenantId === tenantId && (r.status === 'queued' || r.status === 'running')) n++;
+    for (const r of rows.values()) {
+      if (r.tenantId !== tenantId || (r.status !== 'queued' && r.status !== 'running')) continue;
+      if ((r.waiting !== undefined) === waiting) n++;
+    }
     return n;
   }
 

@@ -20,7 +20,7 @@ import { insertSnapshot, type ThreadSnapshot } from './retention.queries';
 import type { Database } from './orm';
 import { inTransaction, valuesList, type SqlExecutor } from './sql';
 import { RUN_SUMMARY_COLUMNS, runSummaryOf, type RunSummaryDbRow } from './run.rows';
-import { runsInFlightCount } from './runs-in-flight.queries';
+import { runsInFlightCount, runsWaitingCount } from './runs-in-flight.queries';
 
 export { assertContiguous, type ThreadColumnsMapper } from './thread-write-buffer';
 
@@ -189,8 +189,9 @@ async function claimAndLoadMany<S>(
     newer: EventRow[] | null;
     known: KnownRequestRow | null;
     active_runs: number | null;
+    waiting_runs: number | null;
   }>(
-    `with input (ord, consumer, message_id, tenant_id, thread_id, request_id, active_up_to) as (values ${valuesList(items.length, '(?::int, ?, ?, ?, ?, ?::text, ?::int)')}),
+    `with input (ord, consumer, message_id, tenant_id, thread_id, request_id, active_up_to, waiting_up_to) as (values ${valuesList(items.length, '(?::int, ?, ?, ?, ?, ?::text, ?::int, ?::int)')}),
      claim as (
        insert into ${sql.table('inbox')} (consumer, message_id)
        select consumer, message_id from input on conflict do nothing returning consumer, message_id
@@ -206,7 +207,9 @@ async function claimAndLoadMany<S>(
           from ${sql.table('runs')} r
          where i.request_id is not null and r.tenant_id = i.tenant_id and r.request_id = i.request_id) as known,
        case when i.active_up_to is not null
-            then ${runsInFlightCount(sql, 'i.tenant_id', 'i.active_up_to')} end as active_runs
+            then ${runsInFlightCount(sql, 'i.tenant_id', 'i.active_up_to')} end as active_runs,
+       case when i.waiting_up_to is not null
+            then ${runsWaitingCount(sql, 'i.tenant_id', 'i.waiting_up_to')} end as waiting_runs
      from input i
      left join ${sql.table('threads')} t on t.tenant_id = i.tenant_id and t.thread_id = i.thread_id
      order by i.ord`,
@@ -218,6 +221,7 @@ async function claimAndLoadMany<S>(
       item.threadId,
       item.requestId ?? null,
       item.activeRunsUpTo ?? null,
+      item.waitingRunsUpTo ?? null,
     ]),
   );
   const newer = await Promise.all(rows.map((r) => openRowsToEvents(content, r.newer ?? [], 'throw')));
@@ -234,6 +238,7 @@ async function claimAndLoadMany<S>(
       newer: newer[at] ?? [],
       ...(item.requestId !== undefined && row?.known ? { known: knownRequestOf(row.known) } : {}),
       ...(item.activeRunsUpTo !== undefined ? { activeRuns: row?.active_runs ?? 0 } : {}),
+      ...(item.waitingRunsUpTo !== undefined ? { waitingRuns: row?.waiting_runs ?? 0 } : {}),
     };
   });
 }

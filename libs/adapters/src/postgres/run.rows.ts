@@ -1,4 +1,4 @@
-import type { RunRow } from '@ratchet/domain';
+import type { RunRow, WaitKind } from '@ratchet/domain';
 import { isoColumn } from './sql';
 
 /** The columns of a `runs` row that a run's summary shows, as they come back from Postgres. */
@@ -13,12 +13,16 @@ export interface RunSummaryDbRow {
   steps: number;
   started_at: string | null;
   ended_at: string | null;
+  waiting_on: WaitKind | null;
+  waiting_since: string | null;
+  waiting_until: string | null;
 }
 
 /** The select list of `RunSummaryDbRow` from the `runs` table aliased `t`. */
 export const RUN_SUMMARY_COLUMNS = (t: string): string =>
   `${t}.run_id, ${t}.thread_id, ${t}.request_id, ${t}.agent, ${t}.agent_version, ${t}.principal_id, ${t}.status,
-   ${t}.steps, ${isoColumn(`${t}.started_at`, 'started_at')}, ${isoColumn(`${t}.ended_at`, 'ended_at')}`;
+   ${t}.steps, ${isoColumn(`${t}.started_at`, 'started_at')}, ${isoColumn(`${t}.ended_at`, 'ended_at')},
+   ${t}.waiting_on, ${isoColumn(`${t}.waiting_since`, 'waiting_since')}, ${isoColumn(`${t}.waiting_until`, 'waiting_until')}`;
 
 /** A run's summary (what a run listing shows of it) from its `runs` row. */
 export function runSummaryOf(r: RunSummaryDbRow) {
@@ -33,5 +37,14 @@ export function runSummaryOf(r: RunSummaryDbRow) {
     steps: r.steps,
     startedAt: r.started_at,
     endedAt: r.ended_at,
+    ...(r.waiting_on && r.waiting_since
+      ? {
+          waiting: {
+            on: r.waiting_on,
+            since: r.waiting_since,
+            ...(r.waiting_until ? { until: r.waiting_until } : {}),
+          },
+        }
+      : {}),
   };
 }

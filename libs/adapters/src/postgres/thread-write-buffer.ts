@@ -152,6 +152,9 @@ export class WriteBuffer<S> {
         version: r.version,
         request_digest: r.requestDigest,
         outcome: r.outcome,
+        waiting_on: r.waiting?.on ?? null,
+        waiting_since: r.waiting?.since ?? null,
+        waiting_until: r.waiting?.until ?? null,
       });
     }
     if (messages) {

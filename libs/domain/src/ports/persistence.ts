@@ -86,6 +86,8 @@ export interface ClaimItem {
    * queued and running runs (the `runs` rows), up to this many (a count past the bound says nothing more).
    */
   activeRunsUpTo?: number | undefined;
+  /** Likewise under a bound on the tenant's waiting runs: the claim counts its runs waiting for a human, up to this many. */
+  waitingRunsUpTo?: number | undefined;
 }
 
 /** What a handler needs at the start of its transaction for one claimed message. */
@@ -97,8 +99,10 @@ export interface ClaimedThread<S> {
   newer: ThreadEvent[];
   /** With a `requestId` in the claim: the tenant's run that has that request id, if any (the `runs` rows). */
   known?: KnownRequest | undefined;
-  /** With `activeRunsUpTo` in the claim: the tenant's queued and running runs, counted up to that many. */
+  /** With `activeRunsUpTo` in the claim: the tenant's queued and running runs (not waiting), counted up to that many. */
   activeRuns?: number | undefined;
+  /** With `waitingRunsUpTo` in the claim: the tenant's runs waiting for a human, counted up to that many. */
+  waitingRuns?: number | undefined;
 }
 
 export interface ThreadTx<S> {

@@ -41,6 +41,14 @@ export interface RequestRun extends CommandBase, RunAsked {
   activeRunLimit?: number | undefined;
   /** A fact the edge supplies with `activeRunLimit`: the tenant's runs in flight now (counted up to the bound). */
   activeRuns?: number | undefined;
+  /**
+   * The deployment's bound on the tenant's waiting runs (running, but waiting for a human: they left the
+   * runs in flight), when it has one: a new run while the tenant has that many is refused
+   * (`tenant.waiting_runs_limit`, retryable).
+   */
+  waitingRunLimit?: number | undefined;
+  /** A fact the edge supplies with `waitingRunLimit`: the tenant's waiting runs now (counted up to the bound). */
+  waitingRuns?: number | undefined;
 }
 
 /** The run a request id already started, as the `runs` projection has it. */

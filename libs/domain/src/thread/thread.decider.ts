@@ -109,14 +109,12 @@ function requestRun(d: DecisionBuilder, c: RequestRun): void {
       reply(d, c.replyTo, { requestId: c.requestId, runId: known.runId, ...known.outcome }, known.threadId);
     return;
   }
-  if (c.activeRunLimit !== undefined && (c.activeRuns ?? 0) >= c.activeRunLimit) {
-    // The tenant has as many runs in flight as the deployment allows one tenant: refused, and recorded on
-    // the thread it named, so the requester (and anyone looking at the thread) learns why; it may ask again.
-    const error: Failure = {
-      code: 'tenant.runs_limit',
-      message: `tenant ${c.tenantId} has ${c.activeRunLimit} runs queued or running, the most this deployment allows one tenant; ask again when some have ended`,
-      retryable: true,
-    };
+  const bound = admissionBound(c);
+  if (bound) {
+    // The tenant has as many runs in flight (or waiting) as the deployment allows one tenant: refused, and
+    // recorded on the thread it named, so the requester (and anyone looking at the thread) learns why; it
+    // may ask again.
+    const error: Failure = { ...bound, retryable: true };
     if (d.state.threadId === null) d.emit({ type: 'thread.created', data: { createdBy: c.principal.id } });
     d.emit({ type: 'run.rejected', runId: c.runId, data: { requestId: c.requestId, error } });
     reply(d, c.replyTo, { requestId: c.requestId, status: 'rejected', error, runId: c.runId });
@@ -379,4 +377,19 @@ function recordToolResult(d: DecisionBuilder, c: RecordToolResult): void {
   }
   const after = d.state.active;
   if (after && openCalls(after).length === 0) nextStep(d, after);
+}
+
+/** The tenant bound a new run would pass (runs in flight, then runs waiting for a human), if any. */
+function admissionBound(c: RequestRun): { code: string; message: string } | undefined {
+  if (c.activeRunLimit !== undefined && (c.activeRuns ?? 0) >= c.activeRunLimit)
+    return {
+      code: 'tenant.runs_limit',
+      message: `tenant ${c.tenantId} has ${c.activeRunLimit} runs queued or running (runs waiting for a human not counted), the most this deployment allows one tenant; ask again when some have ended`,
+    };
+  if (c.waitingRunLimit !== undefined && (c.waitingRuns ?? 0) >= c.waitingRunLimit)
+    return {
+      code: 'tenant.waiting_runs_limit',
+      message: `tenant ${c.tenantId} has ${c.waitingRunLimit} runs waiting for a human (an approval, an operator), the most this deployment allows one tenant; ask again when some are decided`,
+    };
+  return undefined;
 }

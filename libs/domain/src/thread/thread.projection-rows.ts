@@ -40,6 +40,7 @@ export function runRowsOf(tenantId: string, threadId: string, record: ThreadReco
       version: record.runVersions[r.runId] ?? 0,
       requestDigest: r.requestDigest ?? null,
       outcome: r.outcome ?? null,
+      ...(r.waiting ? { waiting: r.waiting } : {}),
     }))
     .sort((a, b) => a.version - b.version || a.runId.localeCompare(b.runId));
 }

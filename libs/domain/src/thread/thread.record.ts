@@ -60,6 +60,7 @@ export function liveRunSummary(state: ThreadState, runId: string): RunSummary | 
       endedAt: null,
       requestDigest: active.requestDigest ?? null,
       outcome: null,
+      ...(active.waiting ? { waiting: active.waiting } : {}),
     };
   }
   const ticket = state.queue.find((t) => t.runId === runId);
@@ -98,7 +99,8 @@ export function runSummaryAfter(before: ThreadState, after: ThreadState, event: 
       : event.type === 'run.failed'
         ? { status: 'failed', error: event.data.error }
         : { status: 'cancelled' };
-  return { ...was, status: outcome.status, endedAt: event.at, outcome };
+  const { waiting: _ended, ...ended } = was;
+  return { ...ended, status: outcome.status, endedAt: event.at, outcome };
 }
 
 /**

@@ -97,6 +97,8 @@ export interface RunSummary {
   requestDigest: string | null;
   /** How it ended (null while it goes on). */
   outcome: RunEnding | null;
+  /** While it runs: what it waits for (an approval, an operator) and until when; absent while it works. */
+  waiting?: RunWait | undefined;
 }
 
 /**

@@ -24,7 +24,7 @@ type AnyReply = AnyThreadsReply;
 export class ThreadsApi {
   constructor(
     private readonly runtime: ServiceRuntime,
-    private readonly admission: { readonly maxActiveRuns: number },
+    private readonly admission: { readonly maxActiveRuns: number; readonly maxWaitingRuns: number },
   ) {}
 
   async answer(tenant: string, op: ThreadsOp, data: Uint8Array): Promise<AnyReply> {
@@ -89,7 +89,9 @@ export class ThreadsApi {
       case 'admission': {
         const { requestId } = request as ThreadsRequest<'admission'>;
         const limit = this.admission.maxActiveRuns;
-        return { ok: true, limit, ...(await runAdmissionFacts(sql, tenant, requestId, limit)) };
+        const waitingLimit = this.admission.maxWaitingRuns;
+        const facts = await runAdmissionFacts(sql, tenant, requestId, { active: limit, waiting: waitingLimit });
+        return { ok: true, limit, waitingLimit, ...facts };
       }
       case 'erase': {
         const { threadId, by } = request as ThreadsRequest<'erase'>;

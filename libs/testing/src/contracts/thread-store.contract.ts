@@ -339,7 +339,7 @@ export function threadStoreContract(name: string, make: () => Promise<ThreadStor
       expect(await store.transaction((tx) => tx.claimAndLoadMany([]))).toEqual([]);
     });
 
-    it("counts the tenant's queued and running runs for a claim that asks, up to the bound it names", async () => {
+    it("counts the tenant's runs in flight and its waiting runs apart, for a claim that asks, up to the bound it names", async () => {
       const a = newThreadRef();
       const b = { tenantId: a.tenantId, threadId: `${a.threadId}-b` };
       const other = newThreadRef();
@@ -355,6 +355,19 @@ export function threadStoreContract(name: string, make: () => Promise<ThreadStor
           run(b, { runId: 'r-b', requestId: 'q4', status: 'running' }),
           run(b, { runId: 'r-failed', requestId: 'q5', status: 'failed' }),
           run(b, { runId: 'r-cancelled', requestId: 'q6', status: 'cancelled' }),
+          // Running, but waiting for a human: not in flight, counted as waiting.
+          run(b, {
+            runId: 'r-waits',
+            requestId: 'q7',
+            status: 'running',
+            waiting: { on: 'approval', since: '2026-12-01T10:00:00.000Z', until: '2026-12-04T10:00:00.000Z' },
+          }),
+          run(b, {
+            runId: 'r-waits-2',
+            requestId: 'q8',
+            status: 'running',
+            waiting: { on: 'operator', since: '2026-12-01T10:00:00.000Z' },
+          }),
         ]);
         // Another tenant's runs are not counted.
         await tx.appendEvents(other.tenantId, other.threadId, 0, makeEvents(other, 1, 1));
@@ -369,9 +382,14 @@ export function threadStoreContract(name: string, make: () => Promise<ThreadStor
         ...extra,
       });
       const loaded = await store.transaction((tx) =>
-        tx.claimAndLoadMany([item('m1', { activeRunsUpTo: 10 }), item('m2', { activeRunsUpTo: 2 }), item('m3')]),
+        tx.claimAndLoadMany([
+          item('m1', { activeRunsUpTo: 10, waitingRunsUpTo: 10 }),
+          item('m2', { activeRunsUpTo: 2, waitingRunsUpTo: 1 }),
+          item('m3'),
+        ]),
       );
       expect(loaded.map((l) => l.activeRuns)).toEqual([3, 2, undefined]);
+      expect(loaded.map((l) => l.waitingRuns)).toEqual([2, 1, undefined]);
     });
 
     it('claims with the writes on a state it did not read: kept when the thread is still there, refused when it moved or the message was seen', async () => {
