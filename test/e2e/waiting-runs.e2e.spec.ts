@@ -2,6 +2,8 @@ import path from 'node:path';
 import { ApiKeyRepository, openServiceDatabase, type Database } from '@ratchet/adapters';
 import type { ApprovalView, ThreadEvent } from '@ratchet/contracts';
 import type { ThreadState } from '@ratchet/domain';
+import { runProcess, sourceCommand } from '@ratchet/testing';
+import { threadIdFor } from '@ratchet/platform';
 import { terminal, TestStack } from './stack';
 
 /*
@@ -60,6 +62,12 @@ describe('runs that wait for a human, end to end', () => {
     expect(res).toMatchObject({ status: 200 });
   };
 
+  const cliCommand = sourceCommand('apps/cli/src/main.ts');
+  const cli = (args: string[], key: string) =>
+    runProcess(cliCommand.command, [...cliCommand.args, ...args, '--gateway', gatewayUrl, '--api-key', key], {
+      ...cliCommand.env,
+    });
+
   const stateOf = async (threadId: string): Promise<ThreadState> =>
     (await stack.projectionAndFold(TENANT, threadId)).folded;
 
@@ -92,11 +100,28 @@ describe('runs that wait for a human, end to end', () => {
       pendingApproval(waits.threadId),
       pendingApproval(works.threadId),
     ]);
-    // While it waits, the thread says for what and until when.
-    expect((await stateOf(waits.threadId)).active?.waiting).toMatchObject({
-      on: 'approval',
-      until: waitsApproval.expiresAt,
+    // While it waits, the thread says for what and until when; so do the API, the run search and the CLI,
+    // beside a status that stays `running` (its thread is busy).
+    const waiting = { on: 'approval', since: expect.any(String), until: waitsApproval.expiresAt };
+    expect((await stateOf(waits.threadId)).active?.waiting).toMatchObject(waiting);
+    expect(await http('GET', `/v1/runs/${waits.runId}`, keys.runner)).toMatchObject({
+      status: 200,
+      body: { runId: waits.runId, status: 'running', waiting },
     });
+    const search = await http('GET', '/v1/runs?waiting=approval', keys.runner);
+    // (The third run's approval expires after 3 s: it may have stopped waiting already.)
+    const found = (search.body as { runs: { runId: string; waiting?: { on: string } }[] }).runs;
+    expect(found.map((r) => r.runId)).toEqual(expect.arrayContaining([waits.runId, works.runId]));
+    expect(
+      found.every((r) => r.waiting?.on === 'approval' && [waits, works, expires].some((x) => x.runId === r.runId)),
+    ).toBe(true);
+    expect((await http('GET', '/v1/runs?waiting=operator', keys.runner)).body).toEqual({ runs: [] });
+    expect(await http('GET', '/v1/runs?waiting=later', keys.runner)).toMatchObject({ status: 400 });
+    const listed = await cli(['runs', 'list', '--waiting', 'any'], keys.runner);
+    expect(listed.stdout).toContain(`running: waits for an approval until ${waitsApproval.expiresAt}`);
+    const bad = await cli(['runs', 'list', '--waiting', 'later'], keys.runner);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('invalid --waiting "later": one of approval, operator, any');
 
     await sleep(10_000);
     await approve(worksApproval);
@@ -145,4 +170,72 @@ describe('runs that wait for a human, end to end', () => {
       expect(types(events).filter((t) => t === 'tool.completed')).toHaveLength(1);
     }
   }, 150_000);
+
+  it('waiting runs leave the bound on runs in flight and meet a bound of their own', async () => {
+    const restartOrchestrator = async (env: Record<string, string>) => {
+      await stack.services.get('orchestrator')?.kill('SIGKILL');
+      await stack.start('orchestrator', { AGENTS_DIR: AGENTS, ...WATCHDOG, ...env });
+    };
+    const waitingCount = async () =>
+      (
+        await stack.orchestratorDb.sql.query<{ n: number }>(
+          `select count(*)::int as n from ${stack.orchestratorDb.sql.table('runs')}
+            where tenant_id = ? and status = 'running' and waiting_on is not null`,
+          [TENANT],
+        )
+      )[0]?.n ?? 0;
+    await restartOrchestrator({ TENANT_MAX_ACTIVE_RUNS: '10' });
+    // 50 runs parked on approvals, started 5 at a time (each batch waits before the next starts).
+    const parked: { runId: string; threadId: string }[] = [];
+    for (let batch = 0; batch < 10; batch++) {
+      const started = await Promise.all(
+        Array.from({ length: 5 }, (_, i) => startRun(`parked-${batch}-${i}`, 'wait-approve', `p${batch}x${i}`)),
+      );
+      await Promise.all(started.map((r) => pendingApproval(r.threadId)));
+      parked.push(...started);
+    }
+    expect(await waitingCount()).toBe(50);
+    // Five times the in-flight bound waits for a human, and a run of another agent still starts and completes.
+    const free = await startRun('free-under-10', 'no-wait', 'hi');
+    expect((await stack.waitFor(TENANT, free.threadId, terminal(free.runId))).at(-1)?.type).toBe('run.completed');
+
+    // With a waiting bound of 50, the next run is refused with its own code: at the edge (429) and, for a
+    // request published on the bus, recorded on its thread.
+    await restartOrchestrator({ TENANT_MAX_ACTIVE_RUNS: '10', TENANT_MAX_WAITING_RUNS: '50' });
+    const refused = await http(
+      'POST',
+      '/v1/runs',
+      keys.runner,
+      { agent: 'no-wait', input: 'hi' },
+      {
+        'Idempotency-Key': 'refused-at-50',
+      },
+    );
+    expect(refused).toMatchObject({
+      status: 429,
+      body: { code: 'tenant.waiting_runs_limit', limit: 50, detail: expect.stringContaining('50 runs waiting') },
+    });
+    await stack.publishRequest(TENANT, {
+      requestId: 'published-at-50',
+      agent: 'no-wait',
+      input: [{ role: 'user', content: 'hi' }],
+      principal: { id: 'svc', roles: ['runner'] },
+    });
+    const published = await stack.waitFor(TENANT, threadIdFor(TENANT, 'published-at-50'), (ev) =>
+      types(ev).includes('run.rejected'),
+    );
+    expect(published.find((e) => e.type === 'run.rejected')?.data).toMatchObject({
+      error: { code: 'tenant.waiting_runs_limit', retryable: true },
+    });
+
+    // Once the humans decide, every parked run completes, and the tenant may start runs again.
+    const approvals = await Promise.all(parked.map((r) => pendingApproval(r.threadId)));
+    await Promise.all(approvals.map(approve));
+    for (const r of parked) {
+      expect((await stack.waitFor(TENANT, r.threadId, terminal(r.runId))).at(-1)?.type).toBe('run.completed');
+    }
+    expect(await waitingCount()).toBe(0);
+    const after = await startRun('free-after', 'no-wait', 'hi');
+    expect((await stack.waitFor(TENANT, after.threadId, terminal(after.runId))).at(-1)?.type).toBe('run.completed');
+  }, 240_000);
 });

@@ -101,6 +101,8 @@ export {
   parseThreadsSubject,
   RunStatus,
   RunView,
+  RunWaiting,
+  RunWaitingFilter,
   THREADS_CONTRACTS,
   THREADS_ERROR_CODES,
   THREADS_OPS,

@@ -18,6 +18,21 @@ export const ThreadStatus = z.enum(['idle', 'running', 'queued']).describe('Whet
 export const RunStatus = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']);
 export type RunStatus = z.infer<typeof RunStatus>;
 
+/** What a running run waits for: a human's decision on an approval, or an operator's on an uncertain effect. */
+export const RunWaiting = z
+  .object({
+    on: z.enum(['approval', 'operator']).describe('approval: a human decides a call; operator: an uncertain effect'),
+    since: IsoTime.describe("When the wait began (its time does not count against the run's working time)"),
+    until: IsoTime.optional().describe("When the wait expires (an approval's expiry); absent: no expiry of its own"),
+  })
+  .describe('RunWaiting');
+export type RunWaiting = z.infer<typeof RunWaiting>;
+
+/** A run search's filter on waits: runs waiting for an approval, for an operator, or for either (`any`). */
+export const RunWaitingFilter = z
+  .enum(['approval', 'operator', 'any'])
+  .describe('Runs that wait for this (any: for a human of either kind)');
+
 export const RunView = z
   .object({
     runId: RunId,
@@ -30,6 +45,8 @@ export const RunView = z
     steps: z.number().int().nonnegative(),
     startedAt: IsoTime.nullable(),
     endedAt: IsoTime.nullable(),
+    /** Present while the run waits for a human: its status stays `running` (its thread is busy). */
+    waiting: RunWaiting.optional(),
     /** Present once the run ended: what its terminal event said. */
     outcome: z
       .object({
@@ -89,6 +106,7 @@ export const ThreadsEraseRequest = z
 export const ThreadsRunsRequest = z
   .strictObject({
     status: RunStatus.optional(),
+    waiting: RunWaitingFilter.optional(),
     agent: z.string().min(1).max(128).optional(),
     threadId: ThreadId.optional(),
     since: IsoTime.optional().describe('Runs started at or after this time'),

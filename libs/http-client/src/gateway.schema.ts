@@ -1369,6 +1369,24 @@ export interface components {
          * @description RFC 3339 timestamp
          */
         endedAt: string | null;
+        /** @description RunWaiting */
+        waiting?: {
+          /**
+           * @description approval: a human decides a call; operator: an uncertain effect
+           * @enum {string}
+           */
+          on: 'approval' | 'operator';
+          /**
+           * Format: date-time
+           * @description When the wait began (its time does not count against the run's working time)
+           */
+          since: string;
+          /**
+           * Format: date-time
+           * @description When the wait expires (an approval's expiry); absent: no expiry of its own
+           */
+          until?: string;
+        };
       }[];
       /** @description Pass as `cursor` for the next page; absent on the last page */
       nextCursor?: string;
@@ -1396,6 +1414,24 @@ export interface components {
        * @description RFC 3339 timestamp
        */
       endedAt: string | null;
+      /** @description RunWaiting */
+      waiting?: {
+        /**
+         * @description approval: a human decides a call; operator: an uncertain effect
+         * @enum {string}
+         */
+        on: 'approval' | 'operator';
+        /**
+         * Format: date-time
+         * @description When the wait began (its time does not count against the run's working time)
+         */
+        since: string;
+        /**
+         * Format: date-time
+         * @description When the wait expires (an approval's expiry); absent: no expiry of its own
+         */
+        until?: string;
+      };
       outcome?: {
         /** @enum {string} */
         status: 'completed' | 'failed' | 'cancelled';
@@ -4020,6 +4056,8 @@ export interface operations {
     parameters: {
       query?: {
         status?: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+        /** @description Runs waiting for a human: `approval` (a call to approve), `operator` (an uncertain effect to decide), or `any`; a waiting run has status `running` */
+        waiting?: 'approval' | 'operator' | 'any';
         /** @description Runs of this agent */
         agent?: string;
         /** @description Runs of this thread */

@@ -24,7 +24,7 @@ export { printFailures, showOutbox, type OutboxOptions, type OutboxReport } from
 export { rebuild, type RebuildOptions } from './commands/rebuild';
 export { replay, type ReplayOptions } from './commands/replay';
 export { retentionRun, type RetentionOptions, type RetentionResult } from './commands/retention';
-export { RUN_STATUSES, cancelRun, showRuns, type RunsListOptions } from './commands/runs';
+export { RUN_STATUSES, RUN_WAITS, cancelRun, showRuns, type RunsListOptions } from './commands/runs';
 export {
   SCHEDULE_PRINCIPAL,
   createSchedule,

@@ -1,5 +1,12 @@
 import { Command } from 'commander';
-import { cancelRun, RUN_STATUSES, showRuns, type GatewayOptions, type RunsListOptions } from '@ratchet/operator';
+import {
+  cancelRun,
+  RUN_STATUSES,
+  RUN_WAITS,
+  showRuns,
+  type GatewayOptions,
+  type RunsListOptions,
+} from '@ratchet/operator';
 import { commandContext } from '../cli.context';
 import { parsePositiveInt, parseSince } from '../cli.parse';
 import { withGatewayOptions } from '../gateway-options';
@@ -10,6 +17,7 @@ function listCommand(name: string, description: string): Command {
       .description(description)
       .option('--thread <threadId>', 'only runs of this thread')
       .option('--status <status>', RUN_STATUSES.join(', '))
+      .option('--waiting <what>', `only runs waiting for a human: ${RUN_WAITS.join(', ')}`)
       .option('--agent <agent>', 'only runs of this agent')
       .option('--since <when>', 'started since a duration ago (2h, 7d) or a time (2026-11-30T09:00:00Z)', (v) =>
         parseSince(v),
@@ -32,7 +40,7 @@ export function runsCommand(): Command {
   runs.addCommand(
     listCommand('list', "list your tenant's runs through the gateway, newest first").addHelpText(
       'after',
-      '\nExamples:\n  $ ratchet runs list --status running\n  $ ratchet runs list --agent support --json',
+      '\nExamples:\n  $ ratchet runs list --status running\n  $ ratchet runs list --waiting approval\n  $ ratchet runs list --agent support --json',
     ),
   );
   runs.addCommand(

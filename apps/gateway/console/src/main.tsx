@@ -9,6 +9,7 @@ type ThreadSummary = Schemas['ThreadList']['threads'][number];
 type Approval = Schemas['ApprovalView'];
 type Decision = Schemas['ApprovalDecisionBody']['decision'];
 type RunStatus = NonNullable<Schemas['RunList']['runs'][number]['status']>;
+type RunWaitFilter = 'approval' | 'operator' | 'any';
 
 const TRACE_URL_KEY = 'ratchet.traceUrl';
 
@@ -175,6 +176,7 @@ function Threads() {
 /** Runs search (GET /v1/runs): status, agent, start time and request metadata; keyset pages. */
 function Runs() {
   const [status, setStatus] = useState('');
+  const [waiting, setWaiting] = useState('');
   const [agent, setAgent] = useState('');
   const [since, setSince] = useState('');
   const [metadata, setMetadata] = useState('');
@@ -190,6 +192,7 @@ function Runs() {
     const query = {
       limit: 20,
       ...(status ? { status: status as RunStatus } : {}),
+      ...(waiting ? { waiting: waiting as RunWaitFilter } : {}),
       ...(agent ? { agent } : {}),
       ...(since ? { since: new Date(since).toISOString() } : {}),
       ...(pairs.length ? { metadata: pairs } : {}),
@@ -197,7 +200,7 @@ function Runs() {
     };
     setError(null);
     ok(gateway.GET('/v1/runs', { params: { query } })).then(setPage, setError);
-  }, [status, agent, since, metadata, cursor]);
+  }, [status, waiting, agent, since, metadata, cursor]);
   const reset = () => setCursors([]);
   return (
     <section>
@@ -212,6 +215,15 @@ function Runs() {
                 {s}
               </option>
             ))}
+          </select>
+        </label>
+        <label>
+          Waiting for
+          <select name="waiting" value={waiting} onChange={(e) => (reset(), setWaiting(e.currentTarget.value))}>
+            <option value="">-</option>
+            <option value="any">a human</option>
+            <option value="approval">an approval</option>
+            <option value="operator">an operator</option>
           </select>
         </label>
         <label>
@@ -259,6 +271,13 @@ function Runs() {
               </td>
               <td>
                 <span class={`status ${r.status}`}>{r.status}</span>
+                {r.waiting && (
+                  <span class="waiting" data-waiting={r.waiting.on}>
+                    {' '}
+                    waits for {r.waiting.on === 'approval' ? 'an approval' : 'an operator'}
+                    {r.waiting.until ? ` until ${r.waiting.until}` : ''}
+                  </span>
+                )}
               </td>
               <td>
                 {r.agent} v{r.agentVersion}

@@ -56,6 +56,8 @@ export class RunsController {
       'Filters combine (all must hold). Runs not started yet (queued) come first and have no start time, so `since`/`until` leave them out. Pages follow `nextCursor`.',
   })
   @ApiQueryParams(RunSchemas.SearchRunsQuery, {
+    waiting:
+      'Runs waiting for a human: `approval` (a call to approve), `operator` (an uncertain effect to decide), or `any`; a waiting run has status `running`',
     agent: 'Runs of this agent',
     threadId: 'Runs of this thread',
     since: 'Started at or after this time (RFC 3339)',

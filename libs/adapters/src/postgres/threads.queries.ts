@@ -215,6 +215,8 @@ function runView(r: Awaited<ReturnType<typeof listRuns>>[number], outcome: Termi
 
 export interface RunSearch {
   status?: string;
+  /** Runs waiting for this (`any`: for either kind of human). */
+  waiting?: 'approval' | 'operator' | 'any';
   agent?: string;
   threadId?: string;
   since?: string;
@@ -239,6 +241,8 @@ export async function searchRunPage(
     .eq('r.status', search.status)
     .eq('r.agent', search.agent)
     .eq('r.thread_id', search.threadId);
+  if (search.waiting === 'any') where.and(`r.status = 'running' and r.waiting_on is not null`);
+  else if (search.waiting !== undefined) where.and(`r.status = 'running' and r.waiting_on = ?`, search.waiting);
   if (search.since !== undefined) where.and('r.started_at >= ?::timestamptz', search.since);
   if (search.until !== undefined) where.and('r.started_at < ?::timestamptz', search.until);
   if (search.metadata && Object.keys(search.metadata).length > 0) {

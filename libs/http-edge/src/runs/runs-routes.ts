@@ -4,6 +4,7 @@ import {
   requestDigest,
   RunId,
   RunStatus,
+  RunWaitingFilter,
   RunSummary,
   RunView,
   subjects,
@@ -51,6 +52,7 @@ const MetadataPair = z
   .regex(/^[^=]{1,128}=/, { error: 'each metadata filter is key=value' });
 export const SearchRunsQuery = z.object({
   status: RunStatus.optional(),
+  waiting: RunWaitingFilter.optional(),
   agent: z.string().min(1).max(128).optional(),
   threadId: ThreadId.optional(),
   since: IsoTime.optional(),

@@ -6,11 +6,15 @@ import { call, gateway, type GatewayOptions } from '../gateway';
 
 export const RUN_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
 type RunStatus = (typeof RUN_STATUSES)[number];
+/** What a running run may wait for (`--waiting`): a human on an approval, an operator on an uncertain effect, either. */
+export const RUN_WAITS = ['approval', 'operator', 'any'] as const;
+type RunWait = (typeof RUN_WAITS)[number];
 type RunSummary = GatewaySchemas['RunList']['runs'][number];
 
 export interface RunsListOptions extends GatewayOptions {
   thread?: string;
   status?: string;
+  waiting?: string;
   agent?: string;
   since?: Date;
   until?: Date;
@@ -26,6 +30,8 @@ export async function showRuns({ config, out }: CommandContext, opts: RunsListOp
   if (opts.thread !== undefined) assertToken('thread', opts.thread);
   if (opts.status !== undefined && !(RUN_STATUSES as readonly string[]).includes(opts.status))
     throw new UsageError(`invalid --status ${JSON.stringify(opts.status)}: one of ${RUN_STATUSES.join(', ')}`);
+  if (opts.waiting !== undefined && !(RUN_WAITS as readonly string[]).includes(opts.waiting))
+    throw new UsageError(`invalid --waiting ${JSON.stringify(opts.waiting)}: one of ${RUN_WAITS.join(', ')}`);
   for (const pair of opts.metadata)
     if (!/^[^=]+=/.test(pair)) throw new UsageError(`invalid --metadata ${JSON.stringify(pair)}: expected key=value`);
   const target = gateway(config, opts);
@@ -35,6 +41,7 @@ export async function showRuns({ config, out }: CommandContext, opts: RunsListOp
     const query = {
       limit: Math.min(200, opts.limit - rows.length),
       ...(opts.status !== undefined ? { status: opts.status as RunStatus } : {}),
+      ...(opts.waiting !== undefined ? { waiting: opts.waiting as RunWait } : {}),
       ...(opts.agent !== undefined ? { agent: opts.agent } : {}),
       ...(opts.thread !== undefined ? { threadId: opts.thread } : {}),
       ...(opts.since !== undefined ? { since: opts.since.toISOString() } : {}),
@@ -59,7 +66,7 @@ export async function showRuns({ config, out }: CommandContext, opts: RunsListOp
     ...rows.map((r) => [
       r.runId,
       r.threadId,
-      r.status,
+      statusOf(r),
       `${r.agent}@${r.agentVersion}`,
       String(r.steps),
       r.startedAt ?? '-',
@@ -72,6 +79,12 @@ export async function showRuns({ config, out }: CommandContext, opts: RunsListOp
     `${plural(rows.length, 'run')}${cursor !== undefined ? ` (limit ${opts.limit}; raise --limit for more)` : ''}`,
   );
   return rows;
+}
+
+/** The run's status, and for a run that waits for a human, for what and until when. */
+function statusOf(r: Pick<RunSummary, 'status' | 'waiting'>): string {
+  if (!r.waiting) return r.status;
+  return `${r.status}: waits for ${r.waiting.on === 'approval' ? 'an approval' : 'an operator'}${r.waiting.until ? ` until ${r.waiting.until}` : ''}`;
 }
 
 /** Asks the gateway to cancel a run (needs the runner role); the run ends with `run.cancelled`. */
