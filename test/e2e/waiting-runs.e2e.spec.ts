@@ -14,7 +14,8 @@ import { terminal, TestStack } from './stack';
 
 const TENANT = 'acme';
 const AGENTS = path.resolve(__dirname, '../agents/waits');
-const WATCHDOG = { WATCHDOG_INTERVAL_MS: '500', WATCHDOG_MIN_IDLE_MS: '1000' };
+// One run a pass: a run waiting for a human must never take the place of one the watchdog has to stop.
+const WATCHDOG = { WATCHDOG_INTERVAL_MS: '500', WATCHDOG_MIN_IDLE_MS: '1000', WATCHDOG_BATCH: '1' };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const types = (events: ThreadEvent[]) => events.map((e) => e.type);

@@ -69,6 +69,7 @@ runMain('orchestrator', async () => {
           intervalMs: config.WATCHDOG_INTERVAL_MS,
           minIdleMs: config.WATCHDOG_MIN_IDLE_MS,
           lostAfterMs: config.WATCHDOG_LOST_AFTER_MS,
+          batch: config.WATCHDOG_BATCH,
         },
         groupCommitMax: config.GROUP_COMMIT_MAX,
         runAdmission: {

@@ -27,6 +27,8 @@ export const orchestratorConfigSchema = extendConfig({
    * busy workers is not a stall, so this is generous.
    */
   WATCHDOG_LOST_AFTER_MS: envMillis().default(600_000),
+  /** Runs the watchdog looks at per pass, the longest idle first (runs waiting for a human are not among them). */
+  WATCHDOG_BATCH: envInt({ min: 1, max: 100_000 }).default(100),
   /**
    * Model calls this process's model worker takes off the bus at once. A call waiting on a provider costs
    * a socket and its prompt, not CPU, so the default serves thousands of runs in flight (docs/models.md).

@@ -51,7 +51,7 @@ export class OrchestratorModule {
     catalogTools: CatalogTools,
     options: {
       modelWorker: boolean;
-      watchdog: { intervalMs: number; minIdleMs: number; lostAfterMs: number };
+      watchdog: { intervalMs: number; minIdleMs: number; lostAfterMs: number; batch?: number };
       groupCommitMax?: number;
       /** Run committed model calls in this process (needs the model worker); at most this many at once. */
       localModelCalls?: number;
@@ -189,7 +189,7 @@ export class OrchestratorModule {
           useFactory: (handler: ThreadCommandHandler) =>
             new Watchdog(runtime.db, handler, catalog, runtime.logger.child({ component: 'watchdog' }), {
               ...options.watchdog,
-              batch: 100,
+              batch: options.watchdog.batch ?? 100,
               worker: runtime.config.SERVICE_INSTANCE_ID,
             }),
         },
