@@ -251,6 +251,16 @@ describe('operator actions: the CLI and the web console, through a validating pr
     await expect(run.locator('.meta .trace, .meta a').textContent()).resolves.toMatch(/^[0-9a-f]{32}$/);
     await shot(page, 'timeline-waiting');
 
+    // The runs page shows what the run waits for beside its status, and finds it by that.
+    await page.goto(`${proxy.url}/console/#/runs`);
+    await page.selectOption('select[name=waiting]', 'approval');
+    const waitingRow = page.locator(`tr[data-run="${runId}"]`);
+    await waitingRow.waitFor();
+    await expect(waitingRow.locator('.status').textContent()).resolves.toBe('running');
+    await expect(waitingRow.locator('.waiting').textContent()).resolves.toContain(
+      `waits for an approval until ${approval.expiresAt}`,
+    );
+
     await page.goto(`${proxy.url}/console/#/approvals`);
     await page.locator(`.inbox-item[data-approval="${approval.id}"]`).waitFor();
     await shot(page, 'approvals');
@@ -284,6 +294,12 @@ describe('operator actions: the CLI and the web console, through a validating pr
     const { runId, threadId } = await startRun('cli-escalation', 'small vase');
     const escalation = await pending(threadId);
     expect(escalation).toMatchObject({ kind: 'escalation', idempotencyKey: expect.stringContaining(runId) });
+    // The run waits for an operator: it says so beside its status, with no expiry of its own.
+    const waiting = jsonLines<{ runId: string; status: string; waiting?: { on: string; until?: string } }>(
+      (await cli(['runs', 'list', '--waiting', 'operator', '--json'], keys.viewer)).stdout,
+    );
+    expect(waiting.find((r) => r.runId === runId)).toMatchObject({ status: 'running', waiting: { on: 'operator' } });
+    expect(waiting.find((r) => r.runId === runId)?.waiting?.until).toBeUndefined();
 
     const viewer = await cli(['effects', 'resolve', escalation.idempotencyKey!, '--did-not-happen'], keys.viewer);
     expect([viewer.code, viewer.stderr]).toEqual([1, expect.stringMatching(/403/)]);

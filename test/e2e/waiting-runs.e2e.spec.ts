@@ -3,7 +3,7 @@ import { ApiKeyRepository, openServiceDatabase, type Database } from '@ratchet/a
 import type { ApprovalView, ThreadEvent } from '@ratchet/contracts';
 import type { ThreadState } from '@ratchet/domain';
 import { runProcess, sourceCommand } from '@ratchet/testing';
-import { threadIdFor } from '@ratchet/platform';
+import { threadIdFor, verifyThread } from '@ratchet/platform';
 import { terminal, TestStack } from './stack';
 
 /*
@@ -105,6 +105,8 @@ describe('runs that wait for a human, end to end', () => {
     // beside a status that stays `running` (its thread is busy).
     const waiting = { on: 'approval', since: expect.any(String), until: waitsApproval.expiresAt };
     expect((await stateOf(waits.threadId)).active?.waiting).toMatchObject(waiting);
+    // The stored projection (state and runs rows with their wait) is what the log folds to.
+    expect((await verifyThread(stack.orchestratorDb, TENANT, waits.threadId)).divergences).toEqual([]);
     expect(await http('GET', `/v1/runs/${waits.runId}`, keys.runner)).toMatchObject({
       status: 200,
       body: { runId: waits.runId, status: 'running', waiting },
