@@ -71,7 +71,9 @@ runMain('tool-executor', async () => {
           }),
         );
       for (const server of config.MCP_SERVERS) sources.push(new McpToolSource(server, logger));
-      return ToolExecutorModule.create(runtime, new ToolCatalog(registry, sources), sources);
+      return ToolExecutorModule.create(runtime, new ToolCatalog(registry, sources), sources, {
+        abortGraceMs: config.TOOL_ABORT_GRACE_MS,
+      });
     },
   });
 });

@@ -33,6 +33,11 @@ export const toolExecutorConfigSchema = extendConfig({
    */
   TENANT_SHARE_PERCENT: envInt({ min: 0, max: 100 }).default(50),
   TOOL_CONCURRENCY: envInt({ min: 1, max: 1000 }).default(8),
+  /**
+   * How long an aborted tool attempt (its timeout, its run stopped) may take to settle before it is
+   * abandoned: the next attempt of a call starts only after the previous one settled (docs/tools.md).
+   */
+  TOOL_ABORT_GRACE_MS: envMillis().default(5000),
   /** Tools served by other services, declared here: `name:kind[:timeoutMs],...` (docs/tools.md). */
   REMOTE_TOOLS: z.string().default(''),
   /** Modules exporting `defineTool` tools: comma-separated paths or package names (docs/tools.md). */

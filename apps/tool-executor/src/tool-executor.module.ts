@@ -13,7 +13,7 @@ import { ToolsResponder } from './catalog/tools.responder';
 import { ControlGate } from './effects/control-gate';
 import { EffectLeases } from './effects/effect-leases';
 import { CONTROL_CONSUMER, RunStopController } from './effects/run-stop.controller';
-import { ToolCallController } from './effects/tool-call.controller';
+import { abandonedAttemptsCounter, ToolCallController } from './effects/tool-call.controller';
 import { ToolCallHandler } from './effects/tool-call.handler';
 
 export type StartableSource = DynamicToolSource & { start(): Promise<void>; stop(): void | Promise<void> };
@@ -58,6 +58,7 @@ export class ToolExecutorModule {
     runtime: ServiceRuntime,
     catalog: ToolCatalog,
     sources: readonly StartableSource[] = [],
+    options: { abortGraceMs?: number } = {},
   ): DynamicModule {
     const logger = runtime.logger.child({ component: 'tools' });
     const memory = new MemoryClient(runtime.nc, { subjectPrefix: runtime.subjects.prefix });
@@ -93,6 +94,8 @@ export class ToolExecutorModule {
               runtime.subjects,
               toolLogger(logger),
               {
+                ...(options.abortGraceMs !== undefined ? { abortGraceMs: options.abortGraceMs } : {}),
+                onAbandoned: (tool) => abandonedAttemptsCounter().add(1, { tool }),
                 // Bound here to the call's tenant and principal: a tool cannot reach another tenant's memory.
                 memoryFor: (tenantId, principal) => ({
                   put: (request) => memory.put(tenantId, { ...request, principal }),

@@ -39,7 +39,8 @@ export {
   demoEffectRead,
   demoEffectUpsert,
 } from './builtin/effect-demo.tools';
-export { runTool, toolContext, type ToolRunOutcome, type ToolServices } from './run-tool';
+export { DEFAULT_ABORT_GRACE_MS, runTool, toolContext, type ToolRunOutcome, type ToolServices } from './run-tool';
+export { abandonedAttempts, AbandonedAttempts } from './abandoned-attempts';
 export {
   ToolCatalog,
   type CatalogScope,

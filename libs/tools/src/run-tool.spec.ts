@@ -11,6 +11,7 @@ import {
   parseRemoteTools,
   toolSpec,
   ToolError,
+  AbandonedAttempts,
   type ToolContext,
 } from './index';
 import { runTool } from './run-tool';
@@ -116,12 +117,85 @@ describe('runTool', () => {
       input: z.object({}),
       execute: (_a, ctx) => {
         signal = ctx.signal;
-        return new Promise(() => undefined);
+        // A tool that honours its signal: it stops when aborted.
+        return new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('aborted'))));
       },
     });
     const out = await runTool(tool, command('t.slow', {}), logger);
     expect(out).toMatchObject({ status: 'failed', error: { code: 'timeout' } });
     expect(signal?.aborted).toBe(true);
+  });
+
+  describe('an attempt that ignores its signal', () => {
+    /** A tool that ignores its signal and takes `ms`, counting the executions running at once. */
+    const stubborn = (kind: 'idempotent' | 'at-most-once', ms: number) => {
+      const seen = { running: 0, most: 0, started: 0, finished: 0 };
+      const tool = defineTool({
+        name: `t.stubborn-${kind}`,
+        description: '',
+        kind,
+        timeoutMs: 20,
+        retry: { attempts: 3, backoffMs: 1 },
+        input: z.object({}),
+        async execute() {
+          seen.started++;
+          seen.most = Math.max(seen.most, ++seen.running);
+          await new Promise((r) => setTimeout(r, ms));
+          seen.running--;
+          seen.finished++;
+          return { ok: true };
+        },
+      });
+      return { tool, seen };
+    };
+
+    it('is over only when it settles: the outcome waits for it, within the grace period', async () => {
+      const { tool, seen } = stubborn('idempotent', 60);
+      const abandoned = new AbandonedAttempts();
+      const out = await runTool(tool, command(tool.name, {}), { logger, abortGraceMs: 500, abandoned });
+      expect(out).toMatchObject({ status: 'failed', error: { code: 'timeout' } });
+      expect(seen).toMatchObject({ started: 1, finished: 1, most: 1 });
+      expect(abandoned.size).toBe(0);
+    });
+
+    it('is abandoned past the grace period: sent back to the bus, and no attempt of the call starts here until it settles', async () => {
+      const { tool, seen } = stubborn('idempotent', 300);
+      const abandoned = new AbandonedAttempts();
+      const warned: unknown[] = [];
+      const counted: string[] = [];
+      const services = {
+        logger: { info: () => undefined, warn: (...a: unknown[]) => warned.push(a) },
+        abortGraceMs: 30,
+        abandoned,
+        onAbandoned: (name: string) => counted.push(name),
+      };
+      const key = command(tool.name, {}).idempotencyKey;
+      await expect(runTool(tool, command(tool.name, {}), services)).rejects.toMatchObject({
+        code: 'tool.abandoned',
+        retryAfterMs: 30,
+      });
+      expect(abandoned.has(key)).toBe(true);
+      expect(counted).toEqual([tool.name]);
+      expect(JSON.stringify(warned)).toContain(key);
+      // A redelivery meanwhile does not start a second attempt.
+      await expect(runTool(tool, command(tool.name, {}), services)).rejects.toMatchObject({
+        code: 'tool.attempt_running',
+      });
+      expect(seen).toMatchObject({ started: 1, finished: 0 });
+      // Once it settled, a clean attempt may start (and is abandoned in its turn, never overlapping).
+      await new Promise((r) => setTimeout(r, 350));
+      expect(abandoned.has(key)).toBe(false);
+      await expect(runTool(tool, command(tool.name, {}), services)).rejects.toMatchObject({ code: 'tool.abandoned' });
+      expect(seen).toMatchObject({ started: 2, most: 1 });
+    });
+
+    it('is uncertain when the call is at-most-once, as a timeout always was', async () => {
+      const { tool } = stubborn('at-most-once', 300);
+      const abandoned = new AbandonedAttempts();
+      const out = await runTool(tool, command(tool.name, {}), { logger, abortGraceMs: 30, abandoned });
+      expect(out).toMatchObject({ status: 'uncertain' });
+      expect(abandoned.size).toBe(1);
+    });
   });
 
   it('makes an at-most-once timeout or maybe-acted failure uncertain, never a retry', async () => {

@@ -1,5 +1,6 @@
 import type { AgentToolConfig, Json, ToolCallCommand } from '@ratchet/contracts';
 import { TransientError } from '@ratchet/domain';
+import { abandonedAttempts, type AbandonedAttempts } from './abandoned-attempts';
 import { callKind, ToolError, type AnyTool, type ToolContext, type ToolLogger, type ToolMemory } from './tool';
 
 export type ToolRunOutcome =
@@ -13,7 +14,19 @@ export interface ToolServices {
   logger: ToolLogger;
   /** Memory bound to the call's tenant and principal. */
   memoryFor?: (tenantId: string, principal: ToolCallCommand['principal']) => ToolMemory;
+  /**
+   * How long an aborted attempt (timeout, run stopped) may take to settle before it is abandoned (default
+   * 5 s). The next attempt of the call starts only once the previous one settled.
+   */
+  abortGraceMs?: number;
+  /** This process's abandoned attempts (default: the process-wide registry). */
+  abandoned?: AbandonedAttempts;
+  /** Told of each abandoned attempt (a metric). */
+  onAbandoned?: (tool: string) => void;
 }
+
+/** How long an aborted attempt may take to settle before it is abandoned, unless the services say otherwise. */
+export const DEFAULT_ABORT_GRACE_MS = 5000;
 
 export function toolContext(
   command: ToolCallCommand,
@@ -64,6 +77,10 @@ export async function runTool(
   }
   const once = callKind(tool, command.args, command.toolConfig) === 'at-most-once';
   const attempts = Math.max(1, tool.retry.attempts);
+  const abandoned = svc.abandoned ?? abandonedAttempts;
+  const graceMs = svc.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS;
+  // An earlier attempt of this call that was given up on may still run here: never two at once.
+  abandoned.assertNoneRunning(command.idempotencyKey, graceMs);
   for (let attempt = 1; ; attempt++) {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new Error('timeout')), tool.timeoutMs);
@@ -71,8 +88,9 @@ export async function runTool(
     if (stop?.aborted) onStop();
     else stop?.addEventListener('abort', onStop, { once: true });
     const ctx = toolContext(command, svc, controller.signal, attempt);
+    const execution = Promise.resolve().then(() => tool.execute(parsed.data, ctx));
     try {
-      const result = await Promise.race([tool.execute(parsed.data, ctx), aborted(controller.signal)]);
+      const result = await Promise.race([execution, aborted(controller.signal)]);
       if (tool.output) {
         const out = tool.output.safeParse(result);
         if (!out.success)
@@ -90,6 +108,32 @@ export async function runTool(
       if (error instanceof TransientError && !once && !controller.signal.aborted) throw error;
       const stopped = stop?.aborted === true;
       const timedOut = controller.signal.aborted && !stopped;
+      // An aborted attempt is over only when it settles (a tool may ignore its signal): until then no next
+      // attempt starts. One that does not settle within the grace period is abandoned for good here.
+      const abandonedNow = controller.signal.aborted && !(await settlesWithin(execution, graceMs));
+      if (abandonedNow) {
+        abandoned.add(
+          command.idempotencyKey,
+          tool.name,
+          execution.catch(() => undefined),
+        );
+        svc.onAbandoned?.(tool.name);
+        svc.logger.warn('tool attempt abandoned: it did not settle after its abort', {
+          tool: tool.name,
+          key: command.idempotencyKey,
+          attempt,
+          graceMs,
+          why: stopped ? 'run stopped' : 'timeout',
+        });
+        // A pure or idempotent call whose run goes on gets a clean attempt later, from the bus (not while
+        // this one runs); an at-most-once call is uncertain, and a stopped run's call is closed, below.
+        if (!once && !stopped)
+          throw new TransientError(
+            `${tool.name} did not settle within ${graceMs} ms after its ${tool.timeoutMs} ms timeout: abandoned, the call is tried again later`,
+            'tool.abandoned',
+            { retryAfterMs: graceMs },
+          );
+      }
       const toolError = error instanceof ToolError ? error : undefined;
       const mayHaveActed = timedOut || stopped || (toolError?.mayHaveActed ?? !toolError);
       if (once && mayHaveActed) {
@@ -142,6 +186,20 @@ export async function runTool(
       stop?.removeEventListener('abort', onStop);
     }
   }
+}
+
+/** Whether `execution` settles (either way) within `ms`. */
+async function settlesWithin(execution: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const settled = await Promise.race([
+    execution.then(
+      () => true,
+      () => true,
+    ),
+    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
+  ]);
+  clearTimeout(timer);
+  return settled;
 }
 
 function aborted(signal: AbortSignal): Promise<never> {

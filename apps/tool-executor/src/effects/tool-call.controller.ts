@@ -29,6 +29,14 @@ function toolMetrics() {
   });
 }
 
+let abandoned: Counter | undefined;
+/** Tool attempts given up on because they did not settle after their abort (`/metrics`: `ratchet_tool_abandoned_attempts_total`). */
+export function abandonedAttemptsCounter(): Counter {
+  return (abandoned ??= meter().createCounter('ratchet.tool.abandoned_attempts', {
+    description: 'Tool attempts that did not settle within the grace period after their timeout or stop',
+  }));
+}
+
 export const TOOL_CONSUMER = 'tool-executor';
 
 /**

@@ -20,7 +20,9 @@ import {
 } from '@ratchet/domain';
 import { currentTraceContext, randomIds, systemClock, type RunStops } from '@ratchet/platform';
 import {
+  abandonedAttempts,
   callKind,
+  DEFAULT_ABORT_GRACE_MS,
   runTool,
   toolContext,
   type AnyTool,
@@ -113,6 +115,11 @@ export class ToolCallHandler {
     deliveryCount = 1,
   ): Promise<ToolCallResult> {
     if (this.control?.ready) await this.control.ready;
+    // An abandoned attempt of this call still runs here: no second attempt, and no ledger row touched.
+    (this.services.abandoned ?? abandonedAttempts).assertNoneRunning(
+      command.idempotencyKey,
+      this.services.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS,
+    );
     const tool = await this.tools.resolve(command.tenantId, command.tool);
     // The kind of this call (a tool may decide it from the arguments, e.g. http.request's method).
     // A tool no source offers any more is looked up in the ledger below: an earlier attempt's kind rules.

@@ -1,0 +1,83 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { runIdFor, threadIdFor } from '@ratchet/platform';
+import { terminal, TestStack } from './stack';
+
+/*
+ * A tool attempt is over before the next one starts. The tool executor and the orchestrator as real
+ * processes; the tool (a module loaded by the executor) ignores its abort signal on its first attempt
+ * and takes 3 s against its 1 s timeout, and counts the attempts of each call running at once.
+ */
+
+const TENANT = 'acme';
+const MODULE = path.resolve(__dirname, '../fixtures/tool-modules/stubborn.tools.ts');
+
+interface Entry {
+  key: string;
+  event: 'start' | 'end';
+  attempt: number;
+  running: number;
+}
+
+describe('tool attempts, end to end', () => {
+  let stack: TestStack;
+  const logFile = path.join(mkdtempSync(path.join(tmpdir(), 'ratchet-stubborn-')), 'attempts.jsonl');
+  const entries = (): Entry[] =>
+    readFileSync(logFile, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Entry);
+
+  beforeAll(async () => {
+    stack = await TestStack.create();
+    await stack.start('tool-executor', { TOOL_MODULES: MODULE, STUBBORN_LOG: logFile, TOOL_ABORT_GRACE_MS: '500' });
+    await stack.start('orchestrator', {
+      AGENTS_DIR: path.resolve(__dirname, '../agents/stubborn'),
+      TOOL_MODULES: MODULE,
+    });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('never overlaps two attempts of one call when an attempt ignores its signal and takes 3x its timeout', async () => {
+    const requestIds = ['hung-1', 'hung-2', 'hung-3'];
+    await Promise.all(
+      requestIds.map((requestId) =>
+        stack.publishRequest(TENANT, {
+          requestId,
+          agent: 'stubborn',
+          input: [{ role: 'user', content: requestId }],
+          principal: { id: 'alice', roles: ['runner'] },
+        }),
+      ),
+    );
+    for (const requestId of requestIds) {
+      const events = await stack.waitFor(
+        TENANT,
+        threadIdFor(TENANT, requestId),
+        terminal(runIdFor(TENANT, requestId)),
+        60_000,
+      );
+      // The clean attempt's answer is the call's result; the abandoned one's never is.
+      expect(events.find((e) => e.type === 'tool.completed')?.data).toMatchObject({ result: { attempt: 2 } });
+      expect(events.at(-1)?.type).toBe('run.completed');
+    }
+    const log = entries();
+    for (const key of new Set(log.map((e) => e.key))) {
+      const attempts = log.filter((e) => e.key === key);
+      // Each call: the hung attempt, then a clean one, started only after the hung one ended.
+      expect(attempts.map((e) => `${e.event}#${e.attempt}`)).toEqual(['start#1', 'end#1', 'start#2', 'end#2']);
+      expect(Math.max(...attempts.map((e) => (e.event === 'start' ? e.running : 0)))).toBe(1);
+    }
+    expect(new Set(log.map((e) => e.key)).size).toBe(3);
+
+    // Each abandoned attempt is counted in /metrics and logged with the call's key.
+    const executor = stack.services.get('tool-executor')!;
+    const metrics = await (await fetch(`http://127.0.0.1:${executor.port}/metrics`)).text();
+    expect(metrics).toMatch(/^ratchet_tool_abandoned_attempts_total\{[^}]*tool="test.stubborn"[^}]*\} 3$/m);
+    const abandonedLines = executor.logs.split('\n').filter((l) => l.includes('tool attempt abandoned'));
+    for (const key of new Set(log.map((e) => e.key))) expect(abandonedLines.some((l) => l.includes(key))).toBe(true);
+  }, 90_000);
+});
