@@ -2,7 +2,9 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runIdFor, threadIdFor } from '@ratchet/platform';
+import { freePort } from '@ratchet/testing';
 import { terminal, TestStack } from './stack';
+import { ToolProcess } from './tool-processes';
 
 /*
  * A tool attempt is over before the next one starts. The tool executor and the orchestrator as real
@@ -80,4 +82,81 @@ describe('tool attempts, end to end', () => {
     const abandonedLines = executor.logs.split('\n').filter((l) => l.includes('tool attempt abandoned'));
     for (const key of new Set(log.map((e) => e.key))) expect(abandonedLines.some((l) => l.includes(key))).toBe(true);
   }, 90_000);
+});
+
+describe('MCP tool calls that time out or whose run is cancelled, end to end', () => {
+  let stack: TestStack;
+  let server: ToolProcess;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    server = ToolProcess.ts('slow (mcp)', 'test/fixtures/mcp/slow-server.ts', { MCP_PORT: String(port) });
+    await server.waitForLog('MCP server on');
+    stack = await TestStack.create();
+    const url = `http://127.0.0.1:${port}/mcp`;
+    await stack.start('tool-executor', {
+      // One server, two names: calls of `slow.*` time out after 1 s, calls of `patient.*` after 60 s.
+      MCP_SERVERS: JSON.stringify([
+        { name: 'slow', url, timeoutMs: 1000 },
+        { name: 'patient', url, timeoutMs: 60_000 },
+      ]),
+    });
+    await stack.start('orchestrator', { AGENTS_DIR: path.resolve(__dirname, '../agents/mcp-cancel') });
+  }, 120_000);
+  afterAll(async () => {
+    await stack?.stop();
+    await server?.kill();
+  });
+
+  const ask = (requestId: string, agent: string, content: string) =>
+    stack.publishRequest(TENANT, {
+      requestId,
+      agent,
+      input: [{ role: 'user', content }],
+      principal: { id: 'alice', roles: ['runner'] },
+    });
+
+  it('tells the MCP server with notifications/cancelled when a call times out', async () => {
+    await ask('mcp-timeout', 'mcp-wait', 'late-answer 5000');
+    await server.waitForLog('started late-answer');
+    // The SDK's request timeout (1 s) cancels the request at the server, which stops waiting.
+    await server.waitForLog('cancelled late-answer', 5_000);
+    const events = await stack.waitFor(
+      TENANT,
+      threadIdFor(TENANT, 'mcp-timeout'),
+      terminal(runIdFor(TENANT, 'mcp-timeout')),
+      60_000,
+    );
+    expect(events.find((e) => e.type === 'tool.failed')?.data).toMatchObject({ error: { code: 'mcp.timeout' } });
+    // The reason is the notification's (what the client said), so the cancel came by notifications/cancelled.
+    expect(server.logs).toMatch(/cancelled late-answer .*timed out/);
+    expect(server.logs).not.toContain('finished late-answer');
+  }, 90_000);
+
+  it('tells the MCP server with notifications/cancelled when the run is cancelled mid-call, within 2 s', async () => {
+    await ask('mcp-cancel', 'mcp-patient', 'cancel-me 50000');
+    await server.waitForLog('started cancel-me');
+    const threadId = threadIdFor(TENANT, 'mcp-cancel');
+    const runId = runIdFor(TENANT, 'mcp-cancel');
+    // What the gateway sends for `POST /v1/runs/{id}/cancel`: a message to the thread's inbox.
+    await stack.nc.jetstream().publish(
+      `${stack.prefix.subject}.inbox.${TENANT}.${threadId}`,
+      JSON.stringify({
+        kind: 'run.cancel',
+        messageId: `cancel-${runId}`,
+        tenantId: TENANT,
+        threadId,
+        runId,
+        by: 'alice',
+        reason: 'changed plans',
+      }),
+    );
+    const cancelledAt = Date.now();
+    await server.waitForLog('cancelled cancel-me', 2_000);
+    expect(Date.now() - cancelledAt).toBeLessThan(2_000);
+    const events = await stack.waitFor(TENANT, threadId, terminal(runId), 30_000);
+    expect(events.find((e) => e.type === 'run.cancelled')).toBeDefined();
+    expect(server.logs).toMatch(/cancelled cancel-me .*stopped: changed plans/);
+    expect(server.logs).not.toContain('finished cancel-me');
+  }, 60_000);
 });
