@@ -3,7 +3,7 @@
 
 It speaks the NATS client protocol over a plain socket (CONNECT, SUB, PUB, MSG/HMSG, PING/PONG), answers
 NATS service discovery ($SRV.PING / $SRV.INFO / $SRV.STATS, the protocol of NATS micro services) and
-serves two tools on Ratchet's tool subjects, describing each on its own subject (Ratchet-Op: describe).
+serves its tools on Ratchet's tool subjects, describing each on its own subject (Ratchet-Op: describe).
 No Ratchet code and no NATS library: the contract is docs/tools.md#remote-tool-services.
 
     NATS_URL=nats://127.0.0.1:4222 RATCHET_SUBJECT_PREFIX=ratchet python3 tool_service.py
@@ -15,6 +15,7 @@ import json
 import os
 import socket
 import sys
+import threading
 import uuid
 from urllib.parse import urlparse
 
@@ -48,6 +49,21 @@ def append_note(args, scope):
     if scope not in NOTES:
         NOTES[scope] = {"noteId": f"N-{len(NOTES) + 1}", "text": args["text"]}
     return {"ok": True, "result": NOTES[scope]}
+
+
+WORKING = {}  # (tenant, idempotency key) -> [threading.Event, reason]: calls still working, for cancel notices
+
+
+def slow_count(args, scope):
+    # Long work that honours a cancel: it stops as soon as Ratchet says nobody waits for it any more.
+    label = args["label"]
+    print(f"started {label}", flush=True)
+    cancel = WORKING[scope]
+    if cancel[0].wait(int(args["seconds"])):
+        print(f"cancelled {label}: {cancel[1]}", flush=True)
+        return {"ok": False, "error": {"code": "cancelled", "message": cancel[1], "retryable": False}}
+    print(f"finished {label}", flush=True)
+    return {"ok": True, "result": {"label": label, "counted": int(args["seconds"])}}
 
 
 def reconcile_note(scope):
@@ -92,6 +108,22 @@ TOOLS = {
         "call": append_note,
         "reconcile": reconcile_note,
     },
+    "units.slow_count": {
+        "describe": {
+            "name": "units.slow_count",
+            "description": "Count to `seconds`, one a second. Returns the count.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"label": {"type": "string", "maxLength": 64}, "seconds": {"type": "string", "pattern": "^[0-9]{1,3}$"}},
+                "required": ["label", "seconds"],
+                "additionalProperties": False,
+            },
+            "kind": "pure",
+            "timeoutMs": 60000,
+        },
+        "call": slow_count,
+        "long": True,  # runs on a thread of its own and answers from there: cancels are read meanwhile
+    },
 }
 
 
@@ -103,6 +135,7 @@ class Nats:
         self.buf = b""
         self.subs = {}
         self.next_sid = 1
+        self.lock = threading.Lock()  # long calls answer from their own threads
         info = self.readline()
         if not info.startswith(b"INFO "):
             raise RuntimeError(f"not a NATS server: {info!r}")
@@ -113,7 +146,8 @@ class Nats:
         self.send(b"CONNECT " + json.dumps(connect).encode() + b"\r\nPING\r\n")
 
     def send(self, data):
-        self.sock.sendall(data)
+        with self.lock:
+            self.sock.sendall(data)
 
     def readline(self):
         while b"\r\n" not in self.buf:
@@ -160,9 +194,11 @@ class Nats:
                     hlen = int(parts[-2])
                     headers, payload = parse_headers(raw[:hlen]), raw[hlen:]
                 handler = self.subs.get(sid)
-                if handler and reply:
-                    body = handler(subject, headers, payload)
-                    self.publish(reply, json.dumps(body).encode())
+                if handler:
+                    # A handler answers now (a body), later from its own thread, or not at all (None).
+                    body = handler(subject, headers, payload, reply)
+                    if reply and body is not None:
+                        self.publish(reply, json.dumps(body).encode())
             elif line.startswith(b"-ERR"):
                 print(f"nats: {line.decode()}", file=sys.stderr, flush=True)
             # +OK, PONG and INFO updates need no answer
@@ -178,10 +214,10 @@ def parse_headers(block):
 
 
 # --- the Ratchet contract -------------------------------------------------------------------------
-def tool_handler(name):
+def tool_handler(nc, name):
     tool = TOOLS[name]
 
-    def handle(subject, headers, payload):
+    def handle(subject, headers, payload, reply):
         op = headers.get("ratchet-op", "")
         if op == "describe":
             return {"ok": True, "result": tool["describe"]}
@@ -195,9 +231,35 @@ def tool_handler(name):
             args = json.loads(payload or b"{}")["args"]
         except (ValueError, KeyError):
             return {"ok": False, "error": {"code": "bad_request", "message": "body is not {args, config}", "retryable": False}}
-        return tool["call"](args, scope)
+        if not tool.get("long"):
+            return tool["call"](args, scope)
+        WORKING[scope] = [threading.Event(), ""]
+
+        def work():
+            try:
+                body = tool["call"](args, scope)
+            finally:
+                WORKING.pop(scope, None)
+            if reply:
+                nc.publish(reply, json.dumps(body).encode())
+
+        threading.Thread(target=work, daemon=True).start()
+        return None
 
     return handle
+
+
+def cancel_handler(subject, headers, payload, reply):
+    # A cancel notice ({"reason": ...} with the call's headers): stops the call it names, if it still works.
+    key, tenant = headers.get("ratchet-idempotency-key"), headers.get("ratchet-tenant")
+    working = WORKING.get((tenant, key))
+    if working:
+        try:
+            working[1] = str(json.loads(payload or b"{}").get("reason", "cancelled"))
+        except ValueError:
+            working[1] = "cancelled"
+        working[0].set()
+    return None
 
 
 def endpoints():
@@ -205,7 +267,7 @@ def endpoints():
 
 
 def discovery(kind):
-    def handle(subject, headers, payload):
+    def handle(subject, headers, payload, reply):
         base = {"name": SERVICE, "id": SERVICE_ID, "version": VERSION, "metadata": {}}
         if kind == "PING":
             return {**base, "type": "io.nats.micro.v1.ping_response"}
@@ -223,7 +285,9 @@ def main():
         for subject in (f"$SRV.{kind}", f"$SRV.{kind}.{SERVICE}", f"$SRV.{kind}.{SERVICE}.{SERVICE_ID}"):
             nc.subscribe(subject, discovery(kind))
     for name in TOOLS:
-        nc.subscribe(tool_subject(name), tool_handler(name), queue=QUEUE)
+        nc.subscribe(tool_subject(name), tool_handler(nc, name), queue=QUEUE)
+        # Every instance hears a cancel (no queue group): the one doing the work stops it.
+        nc.subscribe(tool_subject(name) + ".cancel", cancel_handler)
     print(f"serving {', '.join(TOOLS)} on {tool_subject('<tool>')}", flush=True)
     nc.run()
 

@@ -30,9 +30,13 @@ type Reply =
 
 interface Tool {
   description: Record<string, unknown>;
-  call(args: Record<string, unknown>, scope: string): Reply;
+  /** `signal` fires when Ratchet cancels the call (`<tool subject>.cancel`): stop the work. */
+  call(args: Record<string, unknown>, scope: string, signal: AbortSignal): Reply | Promise<Reply>;
   reconcile?(scope: string): Reply;
 }
+
+/** Calls still working, by (tenant, idempotency key): a cancel notice aborts the one it names. */
+const working = new Map<string, AbortController>();
 
 const TOOLS: Record<string, Tool> = {
   'crm.create_ticket': {
@@ -80,6 +84,38 @@ const TOOLS: Record<string, Tool> = {
     },
     call: () => ({ ok: true, result: { tickets: ticketsByKey.size } }),
   },
+  'crm.export_report': {
+    description: {
+      name: 'crm.export_report',
+      description: 'Build a report of the tickets; takes `seconds` to build. Returns its size.',
+      inputSchema: {
+        type: 'object',
+        properties: { label: { type: 'string', maxLength: 64 }, seconds: { type: 'string', pattern: '^[0-9]{1,3}$' } },
+        required: ['label', 'seconds'],
+        additionalProperties: false,
+      },
+      kind: 'pure',
+      timeoutMs: 60_000,
+    },
+    // Long work that honours a cancel: it stops as soon as Ratchet says nobody waits for it any more.
+    async call(args, _scope, signal) {
+      const label = String(args['label']);
+      console.log(`started ${label}`);
+      const cancelled = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), Number(args['seconds']) * 1000);
+        signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          resolve(true);
+        });
+      });
+      if (cancelled) {
+        console.log(`cancelled ${label}: ${String(signal.reason)}`);
+        return { ok: false, error: { code: 'cancelled', message: String(signal.reason), retryable: false } };
+      }
+      console.log(`finished ${label}`);
+      return { ok: true, result: { label, tickets: ticketsByKey.size } };
+    },
+  },
 };
 
 function respond(msg: Msg, body: Reply): void {
@@ -88,7 +124,7 @@ function respond(msg: Msg, body: Reply): void {
   msg.respond(encoder.encode(JSON.stringify(body)), { headers: h });
 }
 
-function handle(tool: Tool, msg: Msg): void {
+async function handle(tool: Tool, msg: Msg): Promise<void> {
   const h: MsgHdrs | undefined = msg.headers;
   const op = h?.get('Ratchet-Op') ?? '';
   if (op === 'describe') return respond(msg, { ok: true, result: tool.description });
@@ -110,7 +146,27 @@ function handle(tool: Tool, msg: Msg): void {
   } catch {
     return respond(msg, { ok: false, error: { code: 'bad_request', message: 'body is not JSON' } });
   }
-  respond(msg, tool.call(args, scope));
+  const controller = new AbortController();
+  working.set(scope, controller);
+  try {
+    respond(msg, await tool.call(args, scope, controller.signal));
+  } finally {
+    if (working.get(scope) === controller) working.delete(scope);
+  }
+}
+
+/** A cancel notice (`{ "reason": … }` with the call's headers): aborts the call it names, if it still works. */
+function cancel(msg: Msg): void {
+  const key = msg.headers?.get('Ratchet-Idempotency-Key');
+  const callTenant = msg.headers?.get('Ratchet-Tenant');
+  if (!key || !callTenant) return;
+  let reason = 'cancelled';
+  try {
+    reason = String((JSON.parse(decoder.decode(msg.data)) as { reason?: string }).reason ?? reason);
+  } catch {
+    // a notice without a readable body still cancels
+  }
+  working.get(`${callTenant}/${key}`)?.abort(reason);
 }
 
 async function main(): Promise<void> {
@@ -126,9 +182,11 @@ async function main(): Promise<void> {
     service.addEndpoint(name.replace(/\./g, '_'), {
       subject: subjectOf(name),
       handler: (error, msg) => {
-        if (!error) handle(tool, msg);
+        if (!error) void handle(tool, msg);
       },
     });
+    // Every instance hears a cancel (no queue group): the one doing the work stops it.
+    nc.subscribe(`${subjectOf(name)}.cancel`, { callback: (error, msg) => !error && cancel(msg) });
   }
   console.log(`serving ${Object.keys(TOOLS).join(', ')} on ${subjectOf('<tool>')}`);
   const stop = () =>

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { runIdFor, threadIdFor } from '@ratchet/platform';
 import { freePort } from '@ratchet/testing';
 import { terminal, TestStack } from './stack';
-import { ToolProcess } from './tool-processes';
+import { catalogOf, ToolProcess } from './tool-processes';
 
 /*
  * A tool attempt is over before the next one starts. The tool executor and the orchestrator as real
@@ -159,4 +159,63 @@ describe('MCP tool calls that time out or whose run is cancelled, end to end', (
     expect(server.logs).toMatch(/cancelled cancel-me .*stopped: changed plans/);
     expect(server.logs).not.toContain('finished cancel-me');
   }, 60_000);
+});
+
+describe('remote tool calls whose run is cancelled, end to end (TypeScript and Python services)', () => {
+  let stack: TestStack;
+  const services: ToolProcess[] = [];
+
+  beforeAll(async () => {
+    stack = await TestStack.create();
+    const env = { NATS_URL: stack.env['NATS_URL']!, RATCHET_SUBJECT_PREFIX: stack.prefix.subject };
+    services.push(
+      ToolProcess.ts('crm (ts)', 'examples/remote-tool-service/main.ts', env),
+      ToolProcess.spawn('units (python)', 'python3', ['examples/remote-tool-service-python/tool_service.py'], env),
+    );
+    await Promise.all(services.map((s) => s.waitForLog('serving')));
+    await stack.start('tool-executor', { REMOTE_DISCOVERY_INTERVAL_MS: '500' });
+    await catalogOf(stack.nc, stack.prefix.subject, TENANT, (c) =>
+      ['crm.export_report', 'units.slow_count'].every((name) => c.tools.some((t) => t.name === name)),
+    );
+    await stack.start('orchestrator', { AGENTS_DIR: path.resolve(__dirname, '../agents/remote-cancel') });
+  }, 120_000);
+  afterAll(async () => {
+    await stack?.stop();
+    await Promise.all(services.map((s) => s.kill()));
+  });
+
+  it.each([
+    { service: 0, agent: 'report-wait', label: 'report-cancel' },
+    { service: 1, agent: 'count-wait', label: 'count-cancel' },
+  ])('$agent: the service sees the cancel within 2 s and stops', async ({ service, agent, label }) => {
+    const peer = services[service]!;
+    await stack.publishRequest(TENANT, {
+      requestId: label,
+      agent,
+      input: [{ role: 'user', content: `${label} 50` }],
+      principal: { id: 'alice', roles: ['runner'] },
+    });
+    await peer.waitForLog(`started ${label}`);
+    const threadId = threadIdFor(TENANT, label);
+    const runId = runIdFor(TENANT, label);
+    await stack.nc.jetstream().publish(
+      `${stack.prefix.subject}.inbox.${TENANT}.${threadId}`,
+      JSON.stringify({
+        kind: 'run.cancel',
+        messageId: `cancel-${runId}`,
+        tenantId: TENANT,
+        threadId,
+        runId,
+        by: 'alice',
+        reason: 'changed plans',
+      }),
+    );
+    const cancelledAt = Date.now();
+    await peer.waitForLog(`cancelled ${label}`, 2_000);
+    expect(Date.now() - cancelledAt).toBeLessThan(2_000);
+    expect(peer.logs).toMatch(new RegExp(`cancelled ${label}: .*stopped: changed plans`));
+    const events = await stack.waitFor(TENANT, threadId, terminal(runId), 30_000);
+    expect(events.find((e) => e.type === 'run.cancelled')).toBeDefined();
+    expect(peer.logs).not.toContain(`finished ${label}`);
+  });
 });

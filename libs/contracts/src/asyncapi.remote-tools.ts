@@ -81,6 +81,23 @@ export function remoteToolChannels(ref: (name: string) => unknown): Record<strin
         tool: { description: 'the tool name' },
       },
     ),
+    remoteToolCancel: {
+      address: '{prefix}.toolsvc.{tool}.cancel',
+      description:
+        "Cancel notices for the tool's calls (and `{prefix}.tenants.{tenant}.toolsvc.{tool}.cancel` for a tenant's tool): " +
+        'sent when a call times out, or its run stops while a pure call is in flight. Subscribe without a queue group, so the ' +
+        'instance doing the work hears it; stop the work for the named key and answer its request with an error. The call is ' +
+        'recorded as it would be without the notice.',
+      parameters: { prefix: { description: 'subject prefix' }, tool: { description: 'the tool name' } },
+      messages: {
+        cancel: {
+          name: 'RemoteToolCancel',
+          contentType: 'application/json',
+          headers: toolHeaders,
+          payload: ref('RemoteToolCancel'),
+        },
+      },
+    },
     serviceDiscovery: {
       address: '$SRV.INFO',
       description:
@@ -154,6 +171,12 @@ export function remoteToolOperations(): Record<string, unknown> {
     describeTenantRemoteTool: tenant.describeTool,
     callTenantRemoteTool: tenant.callTool,
     reconcileTenantRemoteTool: tenant.reconcileTool,
+    hearCancel: {
+      action: 'receive',
+      channel: { $ref: '#/channels/remoteToolCancel' },
+      summary: 'Stop the work of the call named by Ratchet-Idempotency-Key, if it still runs',
+      messages: [{ $ref: '#/channels/remoteToolCancel/messages/cancel' }],
+    },
     answerServiceDiscovery: {
       action: 'receive',
       channel: { $ref: '#/channels/serviceDiscovery' },

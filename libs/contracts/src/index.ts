@@ -149,6 +149,8 @@ export { CatalogToolView, ToolProblemView, ToolsReply, ToolsRequest } from './to
 export {
   REMOTE_TOOL_HEADERS,
   RemoteReconcileResult,
+  remoteToolCancelSubject,
+  RemoteToolCancel,
   RemoteToolDescription,
   RemoteToolReply,
   RemoteToolRequest,

@@ -12,7 +12,13 @@ import {
   ToolCallCommand,
   ToolResolveCommand,
 } from './wire';
-import { RemoteReconcileResult, RemoteToolDescription, RemoteToolReply, RemoteToolRequest } from './remote-tools';
+import {
+  RemoteReconcileResult,
+  RemoteToolCancel,
+  RemoteToolDescription,
+  RemoteToolReply,
+  RemoteToolRequest,
+} from './remote-tools';
 
 /** Every public message, by the name its JSON Schema file carries (`docs/schemas/<name>.schema.json`). */
 export const PUBLIC_MESSAGES: Readonly<Record<string, z.ZodType>> = {
@@ -31,6 +37,7 @@ export const PUBLIC_MESSAGES: Readonly<Record<string, z.ZodType>> = {
   RemoteToolRequest,
   RemoteToolReply,
   RemoteReconcileResult,
+  RemoteToolCancel,
 };
 
 /** JSON Schema (draft 2020-12) of a message as it appears on the wire (input shape: defaults optional). */

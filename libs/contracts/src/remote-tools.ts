@@ -66,3 +66,21 @@ export const RemoteReconcileResult = z
     z.object({ happened: z.literal(false) }),
   ])
   .describe('RemoteReconcileResult');
+
+/**
+ * Cancelling a call (docs/tools.md#remote-tool-services): when a call times out, or its run stops while a
+ * pure call is in flight, the executor publishes on `<tool subject>.cancel` (every instance of the service
+ * hears it: subscribe without a queue group) with the call's headers — the idempotency key names the
+ * call — and this body. A service stops the work for that key if it still runs and answers its request
+ * with an error (nobody waits for the answer any more); the call's outcome is recorded as it would be
+ * without the notice (a timeout, or the stopped run's).
+ */
+export const RemoteToolCancel = z
+  .object({ reason: z.string().max(1000).describe('Why the call is cancelled (a timeout, the run stopped)') })
+  .describe('RemoteToolCancel');
+export type RemoteToolCancel = z.infer<typeof RemoteToolCancel>;
+
+/** Where a call of the tool served on `toolSubject` is cancelled. */
+export function remoteToolCancelSubject(toolSubject: string): string {
+  return `${toolSubject}.cancel`;
+}

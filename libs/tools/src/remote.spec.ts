@@ -81,4 +81,26 @@ describe('remote tool descriptions', () => {
     });
     expect(sent).toHaveLength(1);
   });
+
+  it("tells the service to stop a call that timed out, on the cancel subject, with the call's headers", async () => {
+    const cancels: { subject: string; body: string; headers: Record<string, string> }[] = [];
+    const transport: RemoteToolTransport = {
+      request: async () => ({ ok: false, reason: 'timeout', message: 'Timeout' }),
+      cancel: (s, body, headers) => cancels.push({ subject: s, body, headers }),
+    };
+    const tool = describedRemoteTool(
+      parseRemoteDescription(subject, 'crm.create_ticket', describe_({ ...description, kind: 'idempotent' })),
+      subject,
+      transport,
+    );
+    const out = await runTool(tool, command({ title: 'Printer' }), logger);
+    expect(out).toMatchObject({ status: 'failed', error: { code: 'remote.timeout' } });
+    // Each attempt that timed out was cancelled at the service.
+    expect(cancels.length).toBeGreaterThanOrEqual(1);
+    expect(cancels[0]).toEqual({
+      subject: `${subject}.cancel`,
+      body: JSON.stringify({ reason: 'no answer within 10000 ms' }), // the default timeout
+      headers: expect.objectContaining({ 'Ratchet-Idempotency-Key': command({}).idempotencyKey }),
+    });
+  });
 });

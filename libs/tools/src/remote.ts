@@ -4,8 +4,10 @@ import {
   REMOTE_TOOL_HEADERS,
   RemoteReconcileResult,
   RemoteToolDescription,
+  remoteToolCancelSubject,
   RemoteToolReply,
   type JsonObject,
+  type RemoteToolCancel,
 } from '@ratchet/contracts';
 import { compileInputSchema, jsonSchemaInput, modelParameters } from './json-schema';
 import { defineTool, ToolError, type AnyTool, type ToolContext, type ToolKind } from './tool';
@@ -15,14 +17,19 @@ import { defineTool, ToolError, type AnyTool, type ToolContext, type ToolKind } 
 
 /** How the executor reaches a remote tool: a NATS request on the tool's subject. */
 export interface RemoteToolTransport {
+  /** The request; with `signal`, it stops waiting when the signal fires (`aborted`). */
   request(
     subject: string,
     body: string,
     headers: Record<string, string>,
     timeoutMs: number,
+    signal?: AbortSignal,
   ): Promise<
-    { ok: true; data: string } | { ok: false; reason: 'no_responders' | 'timeout' | 'error'; message: string }
+    | { ok: true; data: string }
+    | { ok: false; reason: 'no_responders' | 'timeout' | 'error' | 'aborted'; message: string }
   >;
+  /** Publishes a cancel notice (`RemoteToolCancel`) on `subject`; best effort, never throws. */
+  cancel?(subject: string, body: string, headers: Record<string, string>): void;
 }
 
 export interface RemoteToolDeclaration {
@@ -202,7 +209,16 @@ async function requestRemote(
     ...(op ? { [REMOTE_TOOL_HEADERS.op]: op } : {}),
   };
   const body = JSON.stringify({ args, config: ctx.config });
-  const answer = await transport.request(subject, body, headers, timeoutMs);
+  const answer = await transport.request(subject, body, headers, timeoutMs, op ? undefined : ctx.signal);
+  if (!answer.ok && op === undefined && (answer.reason === 'timeout' || answer.reason === 'aborted')) {
+    // Nobody waits for this call's answer any more: the service is told, so it can stop the work.
+    const reason =
+      answer.reason === 'timeout'
+        ? `no answer within ${timeoutMs} ms`
+        : `the call was aborted: ${String((ctx.signal.reason as Error | undefined)?.message ?? ctx.signal.reason)}`;
+    const notice: RemoteToolCancel = { reason: reason.slice(0, 1000) };
+    transport.cancel?.(remoteToolCancelSubject(subject), JSON.stringify(notice), headers);
+  }
   if (!answer.ok) {
     // No responder: the request reached nobody, so nothing happened. A timeout: it may have.
     const mayHaveActed = answer.reason !== 'no_responders';
