@@ -194,19 +194,7 @@ describe('the run loop, end to end', () => {
     await stack.publishRequest(TENANT, ask('to-cancel', 'demo', { threadId }));
     const runId = runIdFor(TENANT, 'to-cancel');
     await stack.waitFor(TENANT, threadId, (ev) => ev.filter((e) => e.type === 'tool.requested').length === 2);
-    // What the gateway sends for `POST .../cancel`: a message to the thread's inbox.
-    await stack.nc.jetstream().publish(
-      `${stack.prefix.subject}.inbox.${TENANT}.${threadId}`,
-      JSON.stringify({
-        kind: 'run.cancel',
-        messageId: `cancel-${runId}`,
-        tenantId: TENANT,
-        threadId,
-        runId,
-        by: 'alice',
-        reason: 'changed my mind',
-      }),
-    );
+    await stack.cancelRun(TENANT, threadId, runId, 'changed my mind');
     const cancelled = await stack.waitFor(TENANT, threadId, terminal(runId));
     // The calls were sent and may yet run: the end names them, their outcome is to come.
     expect(cancelled.at(-1)).toMatchObject({ type: 'run.cancelled', data: { pendingCalls: ['call_1_1', 'call_1_2'] } });

@@ -138,19 +138,7 @@ describe('MCP tool calls that time out or whose run is cancelled, end to end', (
     await server.waitForLog('started cancel-me');
     const threadId = threadIdFor(TENANT, 'mcp-cancel');
     const runId = runIdFor(TENANT, 'mcp-cancel');
-    // What the gateway sends for `POST /v1/runs/{id}/cancel`: a message to the thread's inbox.
-    await stack.nc.jetstream().publish(
-      `${stack.prefix.subject}.inbox.${TENANT}.${threadId}`,
-      JSON.stringify({
-        kind: 'run.cancel',
-        messageId: `cancel-${runId}`,
-        tenantId: TENANT,
-        threadId,
-        runId,
-        by: 'alice',
-        reason: 'changed plans',
-      }),
-    );
+    await stack.cancelRun(TENANT, threadId, runId, 'changed plans');
     const cancelledAt = Date.now();
     await server.waitForLog('cancelled cancel-me', 2_000);
     expect(Date.now() - cancelledAt).toBeLessThan(2_000);
@@ -198,18 +186,7 @@ describe('remote tool calls whose run is cancelled, end to end (TypeScript and P
     await peer.waitForLog(`started ${label}`);
     const threadId = threadIdFor(TENANT, label);
     const runId = runIdFor(TENANT, label);
-    await stack.nc.jetstream().publish(
-      `${stack.prefix.subject}.inbox.${TENANT}.${threadId}`,
-      JSON.stringify({
-        kind: 'run.cancel',
-        messageId: `cancel-${runId}`,
-        tenantId: TENANT,
-        threadId,
-        runId,
-        by: 'alice',
-        reason: 'changed plans',
-      }),
-    );
+    await stack.cancelRun(TENANT, threadId, runId, 'changed plans');
     const cancelledAt = Date.now();
     await peer.waitForLog(`cancelled ${label}`, 2_000);
     expect(Date.now() - cancelledAt).toBeLessThan(2_000);

@@ -52,8 +52,8 @@ const candidate = (events: NewEvent[], updatedAt = T0, modelCall?: RunCandidate[
   state: stateOf(events),
   ...(modelCall ? { modelCall } : {}),
 });
-/** The run's model asks for one call, and the call waits for an approval. */
-const toApproval: NewEvent[] = [
+/** The run's model asks for one call, which is sent. */
+const toTools: NewEvent[] = [
   {
     type: 'model.responded',
     runId: 'r1',
@@ -71,6 +71,10 @@ const toApproval: NewEvent[] = [
     runId: 'r1',
     data: { step: 1, callId: 'c1', tool: 'pay', args: {}, idempotencyKey: 'k' },
   },
+];
+/** …and the call waits for an approval instead. */
+const toApproval: NewEvent[] = [
+  ...toTools,
   {
     type: 'approval.requested',
     runId: 'r1',
@@ -173,26 +177,7 @@ describe('watchdog decisions', () => {
   });
 
   it('re-sends the tool calls of a run with no result for a step budget', () => {
-    const inTools: NewEvent[] = [
-      ...started,
-      {
-        type: 'model.responded',
-        runId: 'r1',
-        data: {
-          step: 1,
-          commandId: 'm1',
-          content: null,
-          toolCalls: [{ id: 'c1', name: 'pay', args: {} }],
-          usage: { inputTokens: 0, outputTokens: 0 },
-          model: 'm',
-        },
-      },
-      {
-        type: 'tool.requested',
-        runId: 'r1',
-        data: { step: 1, callId: 'c1', tool: 'pay', args: {}, idempotencyKey: 'k' },
-      },
-    ];
+    const inTools: NewEvent[] = [...started, ...toTools];
     expect(watchdogAction(candidate(inTools), limits, at(30), 'w')).toBeUndefined();
     expect(watchdogAction(candidate(inTools), limits, at(61), 'w')).toEqual({
       command: expect.objectContaining({ type: 'ResumeRun' }),
