@@ -101,20 +101,18 @@ export class TestStack {
 
   /** What the gateway sends for `POST /v1/runs/{id}/cancel`: a `run.cancel` message to the thread's inbox. */
   async cancelRun(tenant: string, threadId: string, runId: string, reason: string, by = 'alice'): Promise<void> {
-    await this.nc
-      .jetstream()
-      .publish(
-        `${this.prefix.subject}.inbox.${tenant}.${threadId}`,
-        JSON.stringify({
-          kind: 'run.cancel',
-          messageId: `cancel-${runId}`,
-          tenantId: tenant,
-          threadId,
-          runId,
-          by,
-          reason,
-        }),
-      );
+    await this.nc.jetstream().publish(
+      `${this.prefix.subject}.inbox.${tenant}.${threadId}`,
+      JSON.stringify({
+        kind: 'run.cancel',
+        messageId: `cancel-${runId}`,
+        tenantId: tenant,
+        threadId,
+        runId,
+        by,
+        reason,
+      }),
+    );
   }
 
   events(tenant: string, threadId: string): Promise<ThreadEvent[]> {
