@@ -11,6 +11,7 @@ import {
 } from '@ratchet/adapters';
 import type { ApprovalDecisionMessage, ApprovalView, ThreadEvent } from '@ratchet/contracts';
 import { EffectService } from '@ratchet/testing';
+import { gatewayHttp } from './gateway-http';
 import { terminal, TestStack } from './stack';
 
 /*
@@ -46,19 +47,7 @@ describe('approvals, end to end', () => {
   let jwks: Server;
   let signingKey: KeyLike;
 
-  const http = async (method: string, url: string, key: string, body?: unknown, extra: Record<string, string> = {}) => {
-    const res = await fetch(`${gatewayUrl}${url}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...extra,
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    return { status: res.status, body: (text ? JSON.parse(text) : undefined) as Record<string, unknown> };
-  };
+  const http = gatewayHttp(() => gatewayUrl);
 
   const startRun = async (key: string, requestId: string, input: string, agent = 'pay') => {
     const res = await http('POST', '/v1/runs', key, { agent, input }, { 'Idempotency-Key': requestId });

@@ -5,6 +5,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { ApiKeyRepository, openServiceDatabase, type Database } from '@ratchet/adapters';
 import type { ApprovalView } from '@ratchet/contracts';
 import { EffectService, runProcess, sourceCommand } from '@ratchet/testing';
+import { gatewayHttp } from './gateway-http';
 import { terminal, TestStack } from './stack';
 
 /*
@@ -61,19 +62,7 @@ describe('operator actions: the CLI and the web console, through a validating pr
   const effects = new EffectService();
   const keys = { runner: '', approver: '', viewer: '', otherTenant: '' };
 
-  const http = async (method: string, url: string, key: string, body?: unknown, extra: Record<string, string> = {}) => {
-    const res = await fetch(`${proxy.url}${url}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...extra,
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    return { status: res.status, body: (text ? JSON.parse(text) : undefined) as Record<string, unknown> };
-  };
+  const http = gatewayHttp(() => proxy.url);
   const startRun = async (requestId: string, input: string, metadata?: Record<string, string>) => {
     const res = await http(
       'POST',

@@ -4,6 +4,7 @@ import type { ApprovalView, ThreadEvent } from '@ratchet/contracts';
 import type { ThreadState } from '@ratchet/domain';
 import { runProcess, sourceCommand } from '@ratchet/testing';
 import { threadIdFor, verifyThread } from '@ratchet/platform';
+import { gatewayHttp } from './gateway-http';
 import { terminal, TestStack } from './stack';
 
 /*
@@ -26,19 +27,7 @@ describe('runs that wait for a human, end to end', () => {
   let gatewayUrl = '';
   const keys = { runner: '', approver: '' };
 
-  const http = async (method: string, url: string, key: string, body?: unknown, extra: Record<string, string> = {}) => {
-    const res = await fetch(`${gatewayUrl}${url}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...extra,
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    return { status: res.status, body: (text ? JSON.parse(text) : undefined) as Record<string, unknown> };
-  };
+  const http = gatewayHttp(() => gatewayUrl);
 
   const startRun = async (requestId: string, agent: string, input: string) => {
     const res = await http('POST', '/v1/runs', keys.runner, { agent, input }, { 'Idempotency-Key': requestId });

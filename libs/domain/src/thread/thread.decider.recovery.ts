@@ -132,10 +132,11 @@ export function expireRun(d: DecisionBuilder, c: ExpireRun): void {
   // A run with a time budget is judged by it as the log has it now (it may have begun to wait since the
   // watchdog looked); one requested without (before budgets were fixed on the run) by the watchdog's.
   const bounded = run.limits?.workingTimeSeconds !== undefined || run.limits?.wallTimeSeconds !== undefined;
-  if (bounded && !timeBudget(run, c.at)) return;
+  const over = timeBudget(run, c.at);
+  if (bounded && !over) return;
   const { closed, pending } = stoppingCalls(run);
   closeCalls(d, run, closed, 'budget.exceeded', c.reason);
-  const breach = timeBudget(run, c.at) ?? {
+  const breach = over ?? {
     budget: 'wallTime' as const,
     error: { code: 'budget.exceeded', message: `wall-time budget: ${c.reason}`, retryable: false },
   };
