@@ -124,6 +124,18 @@ describe('housekeeping: built-in retention and pruning, once per tick across orc
       [`${stack.prefix.subject}.nowhere`, old],
     );
 
+    // Idempotency-Keys the gateway answered: one taken two days ago, one a minute ago.
+    const keys = '"gateway".idempotency_keys';
+    for (const [key, at] of [
+      ['hk-old-key', old],
+      ['hk-young-key', ago(60_000)],
+    ])
+      await sql().run(
+        `insert into ${keys} (tenant_id, key, operation, request_digest, principal_id, status, response, created_at)
+         values ('alpha', ?, 'POST /v1/schedules', 'sha256:x', 'key:k', 201, '{}'::jsonb, ?)`,
+        [key, at],
+      );
+
     // 3. Two orchestrators, housekeeping every two seconds: alpha's threads dropped after a day, beta has no rule.
     const env = {
       // The tick lines are info: the test reads them to see who ran which tick.
@@ -135,6 +147,7 @@ describe('housekeeping: built-in retention and pruning, once per tick across orc
       HOUSEKEEPING_FAILED_MESSAGES_MAX_AGE: '1h',
       HOUSEKEEPING_WEBHOOKS_MAX_AGE: '1h',
       HOUSEKEEPING_SCHEDULE_TICKS_MAX_AGE: '1h',
+      HOUSEKEEPING_IDEMPOTENCY_KEYS_MAX_AGE: '1d',
     };
     const [a, b] = await Promise.all([
       stack.start('orchestrator', env, 'orchestrator-1'),
@@ -162,6 +175,7 @@ describe('housekeeping: built-in retention and pruning, once per tick across orc
       threads: { dropped: 1, compacted: 0, failed: 0 },
       'webhook-deliveries': { deleted: 2 },
       'schedule-ticks': { deleted: 1 },
+      'idempotency-keys': { deleted: 1 },
       inbox: { 'orchestrator.inbox': expect.any(Number), 'tools.inbox': 1 },
       'failed-messages': { 'orchestrator.failed_messages': 1, 'tools.failed_messages': 1 },
     });
@@ -170,6 +184,7 @@ describe('housekeeping: built-in retention and pruning, once per tick across orc
         threads: { dropped: 0 },
         'webhook-deliveries': { deleted: 0 },
         'schedule-ticks': { deleted: 0 },
+        'idempotency-keys': { deleted: 0 },
         'failed-messages': { 'orchestrator.failed_messages': 0, 'tools.failed_messages': 0 },
       });
 
@@ -194,5 +209,7 @@ describe('housekeeping: built-in retention and pruning, once per tick across orc
     expect(deliveries.map((d) => d.delivery_id)).toEqual(['old-pending', 'young-delivered']);
     expect(await count(o('schedule_ticks'), `schedule_id = 'sch'`)).toBe(1);
     expect(await count(o('outbox'), `id = 'hk-pending' and sent_at is null`)).toBe(1);
+    const kept = await sql().query<{ key: string }>(`select key from ${keys} where key like 'hk-%'`);
+    expect(kept.map((k) => k.key)).toEqual(['hk-young-key']);
   }, 120_000);
 });

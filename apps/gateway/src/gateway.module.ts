@@ -1,5 +1,5 @@
 import { Inject, Injectable, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
 import {
   ApiKeyRepository,
@@ -13,6 +13,7 @@ import {
   AgentsRoutes,
   ApprovalsClient,
   ApprovalsRoutes,
+  IdempotentAnswers,
   MemoryRoutes,
   RunAdmissionCheck,
   RunRequestPublisher,
@@ -48,6 +49,7 @@ import {
 } from './gateway.tokens';
 import { HealthController, MetricsController } from './health/health.controller';
 import { ReadinessIndicators } from './health/readiness.indicators';
+import { IdempotencyInterceptor } from './http/idempotent';
 import { ProblemDetailsFilter } from './http/problem-details.filter';
 import type { Logger } from './logging/logger';
 import { PrincipalsResponder } from './principals/principals.responder';
@@ -145,6 +147,13 @@ export class GatewayModule {
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
         {
+          provide: IdempotentAnswers,
+          useFactory: (keys: IdempotencyKeysRepository) => new IdempotentAnswers(keys, resources.logger),
+          inject: [IDEMPOTENCY_KEYS],
+        },
+        // Global, after the guard: the routes marked @Idempotent() answer a key once.
+        { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
+        {
           provide: RunRequestPublisher,
           useFactory: (publisher: MessagePublisher) =>
             new RunRequestPublisher(publisher, {
@@ -169,9 +178,9 @@ export class GatewayModule {
         },
         {
           provide: RunsRoutes,
-          useFactory: (starts: RunStarts, backends: Backends, keys: IdempotencyKeysRepository) =>
-            new RunsRoutes(starts, backends, resources.nc, keys, resources.config.RATCHET_SUBJECT_PREFIX),
-          inject: [RUN_STARTS, Backends, IDEMPOTENCY_KEYS],
+          useFactory: (starts: RunStarts, backends: Backends) =>
+            new RunsRoutes(starts, backends, resources.nc, resources.config.RATCHET_SUBJECT_PREFIX),
+          inject: [RUN_STARTS, Backends],
         },
         {
           provide: ThreadsRoutes,

@@ -210,6 +210,32 @@ describe('POST /v1/runs', () => {
     expect(await storedRequests('acme')).toBe(before + 1);
   });
 
+  it('refuses the same Idempotency-Key with another body (409 request.conflict naming it) and publishes nothing', async () => {
+    const key = `conflict-${Date.now()}`;
+    expect((await postRun({ agent: 'a', input: 'x' }, { 'idempotency-key': key })).status).toBe(202);
+    const before = await storedRequests('acme');
+    const problem = await expectProblem(await postRun({ agent: 'a', input: 'y' }, { 'idempotency-key': key }), 409);
+    expect(problem).toMatchObject({ code: 'request.conflict', idempotencyKey: key, operation: 'POST /v1/runs' });
+    expect(await storedRequests('acme')).toBe(before);
+  });
+
+  it('answers one of two concurrent first uses of a key; the other gets the same answer or waits (409 in progress)', async () => {
+    const key = `race-${Date.now()}`;
+    const [a, b] = await Promise.all([
+      postRun({ agent: 'a', input: 'x' }, { 'idempotency-key': key }),
+      postRun({ agent: 'a', input: 'x' }, { 'idempotency-key': key }),
+    ]);
+    const answers = [
+      { status: a.status, body: (await a.json()) as Record<string, unknown> },
+      { status: b.status, body: (await b.json()) as Record<string, unknown> },
+    ];
+    const accepted = answers.filter((x) => x.status === 202);
+    expect(accepted.length).toBeGreaterThanOrEqual(1);
+    for (const other of answers.filter((x) => x.status !== 202))
+      expect(other).toMatchObject({ status: 409, body: { code: 'request.in_progress', idempotencyKey: key } });
+    expect(accepted.every((x) => x.body['runId'] === runIdFor('acme', key))).toBe(true);
+  });
+
   it('generates a requestId when the client sends no Idempotency-Key', async () => {
     const [a, b] = await Promise.all([postRun({ agent: 'a', input: 'x' }), postRun({ agent: 'a', input: 'x' })]);
     const [ra, rb] = [(await a.json()) as { requestId: string; runId: string }, (await b.json()) as { runId: string }];
@@ -232,6 +258,9 @@ describe('POST /v1/runs', () => {
     } finally {
       publisher = real;
     }
+    // The failed request freed its key: the retry with it is done afresh, once the bus is back.
+    const retry = await postRun({ agent: 'a', input: 'x' }, { 'idempotency-key': 'while-down' });
+    expect(retry.status).toBe(202);
   });
 });
 

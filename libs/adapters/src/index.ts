@@ -147,7 +147,12 @@ export {
 } from './postgres/threads.queries';
 export { runAdmissionFacts, type RunAdmissionFacts } from './postgres/runs-in-flight.queries';
 export { ModelCallLeases, type ModelCallClaim, type ModelCallRef } from './postgres/model-call-leases';
-export { IdempotencyKeysRepository, type IdempotencyRecord, type KeyUse } from './postgres/idempotency-keys.repository';
+export {
+  IdempotencyKeysRepository,
+  type HeldKey,
+  type KeyClaim,
+  type KeyClaimResult,
+} from './postgres/idempotency-keys.repository';
 export {
   activeRuns,
   claimDueSchedules,
@@ -198,6 +203,7 @@ export {
   claimHousekeepingJob,
   ensureHousekeepingJob,
   pruneInboxes,
+  pruneIdempotencyKeys,
   pruneScheduleTicks,
   pruneWebhookDeliveries,
   recordHousekeeping,

@@ -23,6 +23,7 @@ export { listThreadKeysWithSnapshots } from './postgres/retention.queries';
 export {
   countMemoryOfSubject,
   erasureTombstoneHash,
+  removeSubjectIdempotencyKeys,
   threadsOfPrincipal,
   type ErasureTombstone,
 } from './postgres/erasure.queries';

@@ -2879,7 +2879,10 @@ export interface operations {
   Agents_register: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Send one to retry safely: the same request with it again gets the first answer; another request with it a 409 */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2935,7 +2938,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDetails'];
         };
       };
-      /** @description The name is a shared agent */
+      /** @description The name is a shared agent; or the Idempotency-Key was used for another request (`code`: `request.conflict`), or a request with it is still being answered (`code`: `request.in_progress`, retry after `Retry-After`) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3198,7 +3201,10 @@ export interface operations {
   Approvals_decide: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Send one to retry safely: the same request with it again gets the first answer; another request with it a 409 */
+        'Idempotency-Key'?: string;
+      };
       path: {
         /** @description The approval id */
         id: string;
@@ -3256,7 +3262,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDetails'];
         };
       };
-      /** @description Already decided, or expired; the body names the decision of record */
+      /** @description Already decided, or expired; the body names the decision of record; or the Idempotency-Key was used for another request (`code`: `request.conflict`), or a request with it is still being answered (`code`: `request.in_progress`, retry after `Retry-After`) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3353,7 +3359,10 @@ export interface operations {
   DeploymentAgents_register: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Send one to retry safely: the same request with it again gets the first answer; another request with it a 409 */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -3402,6 +3411,15 @@ export interface operations {
       };
       /** @description Not a deployment operator credential (a tenant credential, whatever its roles) */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description Conflict: the Idempotency-Key was used for another request (`code`: `request.conflict`), or a request with it is still being answered (`code`: `request.in_progress`, retry after `Retry-After`) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -3910,7 +3928,10 @@ export interface operations {
   Revocations_add: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Send one to retry safely: the same request with it again gets the first answer; another request with it a 409 */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -3949,6 +3970,15 @@ export interface operations {
       };
       /** @description An operator credential, which acts for no tenant */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description Conflict: the Idempotency-Key was used for another request (`code`: `request.conflict`), or a request with it is still being answered (`code`: `request.in_progress`, retry after `Retry-After`) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -4187,7 +4217,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDetails'];
         };
       };
-      /** @description The Idempotency-Key was already used for a different request (another thread, agent, input or metadata) */
+      /** @description Conflict: the Idempotency-Key was used for another request (`code`: `request.conflict`), or a request with it is still being answered (`code`: `request.in_progress`, retry after `Retry-After`) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4297,6 +4327,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
+        /** @description Send one to retry safely: the same request with it again gets the first answer; another request with it a 409 */
         'Idempotency-Key'?: string;
       };
       path: {
@@ -4356,7 +4387,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDetails'];
         };
       };
-      /** @description The run already ended */
+      /** @description The run already ended; or the Idempotency-Key was used for another request (`code`: `request.conflict`), or a request with it is still being answered (`code`: `request.in_progress`, retry after `Retry-After`) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4542,7 +4573,10 @@ export interface operations {
   Schedules_create: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Send one to retry safely: the same request with it again gets the first answer; another request with it a 409 */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -4588,7 +4622,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDetails'];
         };
       };
-      /** @description The tenant has a schedule with this id */
+      /** @description The tenant has a schedule with this id; or the Idempotency-Key was used for another request (`code`: `request.conflict`), or a request with it is still being answered (`code`: `request.in_progress`, retry after `Retry-After`) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4772,7 +4806,10 @@ export interface operations {
   Schedules_update: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Send one to retry safely: the same request with it again gets the first answer; another request with it a 409 */
+        'Idempotency-Key'?: string;
+      };
       path: {
         id: string;
       };
@@ -4822,6 +4859,15 @@ export interface operations {
       };
       /** @description No such schedule for this tenant */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description Conflict: the Idempotency-Key was used for another request (`code`: `request.conflict`), or a request with it is still being answered (`code`: `request.in_progress`, retry after `Retry-After`) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -4967,6 +5013,15 @@ export interface operations {
       };
       /** @description An operator credential, which acts for no tenant */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description Conflict: the Idempotency-Key was used for another request (`code`: `request.conflict`), or a request with it is still being answered (`code`: `request.in_progress`, retry after `Retry-After`) */
+      409: {
         headers: {
           [name: string]: unknown;
         };

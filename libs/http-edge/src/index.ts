@@ -61,3 +61,12 @@ export {
   SchedulesRoutes,
 } from './schedules/schedules-routes';
 export { WebhookDeliveryList, WebhookSecret, WebhookSecretRotation, WebhooksRoutes } from './webhooks/webhooks-routes';
+export { IdempotentAnswers, type KeyedRequest, type RouteAnswer } from './idempotency/answer-once';
+export {
+  decideOnTakenKey,
+  KEY_HOLD_SECONDS,
+  requestFingerprint,
+  type KeyDecision,
+  type KeyRequest,
+  type StoredKey,
+} from './idempotency/idempotent-answers';

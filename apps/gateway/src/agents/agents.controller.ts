@@ -14,6 +14,7 @@ import {
 import type { ServerResponse } from 'node:http';
 import { CurrentPrincipal, type AuthenticatedPrincipal } from '../auth/principal';
 import { OperatorOnly, READ_ROLES, RequireAnyRole, RequireRoles } from '../auth/roles.decorator';
+import { Idempotent } from '../http/idempotent';
 
 /**
  * A tenant's agent definitions, relayed to the orchestrator (`<prefix>.agents.<tenant>.<op>`; the
@@ -55,7 +56,8 @@ export class AgentsController {
   @ApiBody({ description: 'An agent definition (agents/*.yaml as JSON)', schema: { type: 'object' } })
   @ApiJsonResponse(201, 'A new version', 'AgentReply', AgentReply)
   @ApiJsonResponse(200, 'Unchanged: the latest version', 'AgentReply', AgentReply)
-  @ApiProblems({ 400: 'Invalid definition (every problem listed)', 409: 'The name is a shared agent' })
+  @Idempotent({ conflict: 'The name is a shared agent' })
+  @ApiProblems({ 400: 'Invalid definition (every problem listed)' })
   register(
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Body() definition: unknown,
@@ -93,6 +95,7 @@ export class DeploymentAgentsController {
   @ApiBody({ description: 'An agent definition (agents/*.yaml as JSON)', schema: { type: 'object' } })
   @ApiJsonResponse(201, 'A new version', 'AgentReply', AgentReply)
   @ApiJsonResponse(200, 'Unchanged: the latest version', 'AgentReply', AgentReply)
+  @Idempotent()
   @ApiProblems({ 400: 'Invalid definition (every problem listed)' })
   register(
     @CurrentPrincipal() principal: AuthenticatedPrincipal,

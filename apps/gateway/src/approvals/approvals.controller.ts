@@ -14,6 +14,7 @@ import {
   ListApprovalsQuery,
 } from '@ratchet/http-edge';
 import { CurrentPrincipal, type AuthenticatedPrincipal } from '../auth/principal';
+import { Idempotent } from '../http/idempotent';
 
 /**
  * Human-in-the-loop (docs/approvals.md). Any authenticated principal of the tenant may ask; the approvals
@@ -63,12 +64,12 @@ export class ApprovalsController {
       'Recorded once, atomically with the event the run waits for. The approval must name a role you hold; with four eyes, whoever started the run cannot decide it.',
   })
   @ApiPathParams(ApprovalPath, { id: 'The approval id' })
+  @Idempotent({ conflict: 'Already decided, or expired; the body names the decision of record' })
   @ApiJsonBody('ApprovalDecisionBody', DecisionBody)
   @ApiJsonResponse(200, 'The decided approval', 'ApprovalView', ApprovalView)
   @ApiProblems({
     403: 'You may not decide it (a role it names is missing, or four eyes and you started the run)',
     404: 'No such approval in your tenant',
-    409: 'Already decided, or expired; the body names the decision of record',
   })
   decide(
     @CurrentPrincipal() principal: AuthenticatedPrincipal,

@@ -8,6 +8,7 @@ import { CurrentPrincipal, type AuthenticatedPrincipal } from '../auth/principal
 import { RequireRoles } from '../auth/roles.decorator';
 import { JWT_REVOCATIONS } from '../gateway.tokens';
 import { ApiJsonBody, ApiJsonResponse, ApiPathParams, ApiProblems, notFound, parseRequest } from '@ratchet/http-edge';
+import { Idempotent } from '../http/idempotent';
 
 /** No NUL or other control characters: what Postgres cannot store, or a log would misprint. */
 const Text = (max: number) =>
@@ -67,6 +68,7 @@ export class RevocationsController {
     description:
       'Every token of the subject, or only the one with `jti`, or only those issued before `issuedBefore` (both: a token must match both). Takes effect on the next request; approvals of the subject’s runs are rejected when they would run.',
   })
+  @Idempotent()
   @ApiJsonBody('RevocationBody', RevocationBody)
   @ApiJsonResponse(201, 'Added', 'RevocationView', RevocationView)
   @ApiProblems({ 400: 'Invalid entry (every problem listed)' })

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RunView } from '@ratchet/contracts';
 import {
   ApiJsonBody,
@@ -8,7 +8,6 @@ import {
   ApiProblems,
   ApiQueryParams,
   CreateRunBody,
-  IDEMPOTENCY_KEY_HEADER,
   RunSchemas,
   RunsRoutes,
   type RunAccepted,
@@ -17,6 +16,7 @@ import {
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CurrentPrincipal, type AuthenticatedPrincipal } from '../auth/principal';
 import { READ_ROLES, RequireAnyRole, RequireRoles } from '../auth/roles.decorator';
+import { Idempotent } from '../http/idempotent';
 import { StartsRun } from './starts-run.decorator';
 
 @ApiTags('runs')
@@ -36,9 +36,6 @@ export class RunsController {
     },
     idempotencyKey: 'Send one; retries with it are safe',
     body: ['CreateRunBody', CreateRunBody],
-    problems: {
-      409: 'The Idempotency-Key was already used for a different request (another thread, agent, input or metadata)',
-    },
   })
   create(
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
@@ -90,10 +87,10 @@ export class RunsController {
       'Publishes `run.cancel` to the thread inbox; the run ends with `run.cancelled` (open tool calls are closed with explicit results). 409 when the run already ended.',
   })
   @ApiPathParams(RunSchemas.RunIdParam)
-  @ApiHeader({ name: IDEMPOTENCY_KEY_HEADER, required: false })
+  @Idempotent({ conflict: 'The run already ended' })
   @ApiJsonBody('CancelRunBody', RunSchemas.CancelBody)
   @ApiJsonResponse(202, 'The cancel is on the thread inbox', 'CancelAccepted', RunSchemas.CancelAccepted)
-  @ApiProblems({ 404: 'No such run in your tenant', 409: 'The run already ended' })
+  @ApiProblems({ 404: 'No such run in your tenant' })
   cancel(
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Param() rawParams: unknown,

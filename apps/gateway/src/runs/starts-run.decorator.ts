@@ -1,14 +1,9 @@
 import { applyDecorators, HttpCode, Post } from '@nestjs/common';
-import { ApiHeader, ApiOperation, type ApiOperationOptions } from '@nestjs/swagger';
-import {
-  ApiJsonBody,
-  ApiJsonResponse,
-  ApiProblems,
-  IDEMPOTENCY_KEY_HEADER,
-  RunAcceptedSchema,
-} from '@ratchet/http-edge';
+import { ApiOperation, type ApiOperationOptions } from '@nestjs/swagger';
+import { ApiJsonBody, ApiJsonResponse, ApiProblems, RunAcceptedSchema } from '@ratchet/http-edge';
 import type { z } from 'zod';
 import { RequireRoles } from '../auth/roles.decorator';
+import { Idempotent } from '../http/idempotent';
 
 /** The 429 of a route that starts a run at the tenant's bound on runs in flight. */
 const RUNS_LIMIT =
@@ -23,6 +18,8 @@ export function StartsRun(options: {
   operation: ApiOperationOptions;
   idempotencyKey: string;
   body: [id: string, schema: z.ZodType];
+  /** What else a 409 means (besides a key used for another request). */
+  conflict?: string;
   problems?: Record<number, string>;
 }): MethodDecorator {
   // Applied last to first, as if stacked on the route in this order.
@@ -32,7 +29,7 @@ export function StartsRun(options: {
       HttpCode(202),
       RequireRoles('runner'),
       ApiOperation(options.operation),
-      ApiHeader({ name: IDEMPOTENCY_KEY_HEADER, required: false, description: options.idempotencyKey }),
+      Idempotent({ header: options.idempotencyKey, ...(options.conflict ? { conflict: options.conflict } : {}) }),
       ApiJsonBody(...options.body),
       ApiJsonResponse(202, 'Accepted: the run request is durably on the bus', 'RunAccepted', RunAcceptedSchema),
       ApiProblems({ ...options.problems, 429: RUNS_LIMIT }),

@@ -14,6 +14,7 @@ import {
 } from '@ratchet/http-edge';
 import { CurrentPrincipal, type AuthenticatedPrincipal } from '../auth/principal';
 import { READ_ROLES, RequireAnyRole, RequireRoles } from '../auth/roles.decorator';
+import { Idempotent } from '../http/idempotent';
 
 /**
  * A tenant's schedules (docs/schedules.md), relayed to the orchestrator
@@ -41,11 +42,11 @@ export class SchedulesController {
     description:
       'A cron expression in a time zone, or an interval. Each tick starts exactly one run (its requestId is `schedule:<id>:<tick time>`), acting as the caller.',
   })
+  @Idempotent({ conflict: 'The tenant has a schedule with this id' })
   @ApiJsonBody('ScheduleBody', ScheduleBody)
   @ApiJsonResponse(201, 'Created', 'ScheduleReply', ScheduleReply)
   @ApiProblems({
     400: 'Invalid schedule: an invalid cron expression, an unknown time zone, an unknown agent, a forbidden webhook address (every problem listed)',
-    409: 'The tenant has a schedule with this id',
   })
   create(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Body() body: unknown) {
     return this.routes.create(principal, body);
@@ -69,6 +70,7 @@ export class SchedulesController {
       '`{"paused": true}` pauses; `{"paused": false}` resumes from now (ticks missed while paused are not caught up).',
   })
   @ApiPathParams(ScheduleIdParam)
+  @Idempotent()
   @ApiJsonBody('SchedulePatch', SchedulePatch)
   @ApiJsonResponse(200, 'The schedule as changed', 'ScheduleReply', ScheduleReply)
   @ApiProblems({ 400: 'Invalid change', 404: 'No such schedule for this tenant' })

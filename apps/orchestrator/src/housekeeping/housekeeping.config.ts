@@ -37,6 +37,8 @@ export const housekeepingConfigFields = {
   HOUSEKEEPING_WEBHOOKS_MAX_AGE: envAge().default(30 * DAY),
   /** Records of schedule ticks (history only; schedules keep their cursor). */
   HOUSEKEEPING_SCHEDULE_TICKS_MAX_AGE: envAge().default(30 * DAY),
+  /** Idempotency-Keys the gateway answered (a key used again after this is a new key). */
+  HOUSEKEEPING_IDEMPOTENCY_KEYS_MAX_AGE: envAge().default(7 * DAY),
 };
 
 type Fields = { [K in keyof typeof housekeepingConfigFields]: z.output<(typeof housekeepingConfigFields)[K]> };
@@ -77,6 +79,7 @@ export function housekeepingFromConfig(config: Fields): {
         'failed-messages': config.HOUSEKEEPING_FAILED_MESSAGES_MAX_AGE,
         'webhook-deliveries': config.HOUSEKEEPING_WEBHOOKS_MAX_AGE,
         'schedule-ticks': config.HOUSEKEEPING_SCHEDULE_TICKS_MAX_AGE,
+        'idempotency-keys': config.HOUSEKEEPING_IDEMPOTENCY_KEYS_MAX_AGE,
       },
     },
     retention,

@@ -45,7 +45,7 @@ export type RemovalCounts = Record<string, number>;
 /**
  * Deletes a thread from every schema in the caller's transaction: the orchestrator's log, snapshot,
  * projection, conversation messages and runs; the effect ledger rows keyed `<tenant>:<thread>:…`; the approvals of the thread
- * with their decisions and audit rows; its runs' webhook deliveries; its runs' request ids in schedule
+ * with their decisions and audit rows; the gateway's Idempotency-Keys that named it or its runs; its runs' webhook deliveries; its runs' request ids in schedule
  * ticks (redacted: set to null) and a schedule's last thread and run when they are this thread's (counted
  * under the table they were redacted in); and in every schema the outbox rows and failed messages that
  * name the thread, and the inbox rows whose message id is one of the thread's ids (events, causations,
@@ -183,6 +183,15 @@ export async function removeThreadEverywhere(
       threadId,
     ]),
   );
+  // The Idempotency-Keys whose answer named the thread (or one of its runs): their stored answers hold its ids.
+  add(
+    'gateway',
+    'idempotency_keys',
+    await sql.run(
+      `delete from ${tableOf('gateway', 'idempotency_keys')} where tenant_id = ? and (thread_id = ? or key = any(?::text[]))`,
+      [tenantId, threadId, requestIdArray],
+    ),
+  );
   const a = (t: string) => tableOf('approvals', t);
   const approvalIds = `(select id from ${a('approvals')} where tenant_id = ? and thread_id = ?)`;
   add(
@@ -304,4 +313,19 @@ export async function countMemoryOfSubject(
     params,
   );
   return rows.map((r) => ({ tenantId: r.tenant_id, items: r.n }));
+}
+
+/**
+ * The Idempotency-Keys a principal sent (their stored answers name what it created or decided), in the
+ * caller's transaction; 0 when the gateway schema is not there.
+ */
+export async function removeSubjectIdempotencyKeys(
+  sql: SqlExecutor,
+  tenantId: string,
+  subject: string,
+): Promise<number> {
+  const keys = tableOf('gateway', 'idempotency_keys');
+  const [present] = await sql.query<{ ok: boolean }>(`select to_regclass(?) is not null as ok`, [keys]);
+  if (!present?.ok) return 0;
+  return sql.run(`delete from ${keys} where tenant_id = ? and principal_id = ?`, [tenantId, subject]);
 }

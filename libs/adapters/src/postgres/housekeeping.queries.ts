@@ -163,3 +163,15 @@ export async function pruneWebhookDeliveries(sql: SqlExecutor, before: string): 
 export async function pruneScheduleTicks(sql: SqlExecutor, before: string): Promise<number> {
   return deleteInBatches(sql, sql.table('schedule_ticks'), 'decided_at < ?::timestamptz', [before]);
 }
+
+/**
+ * Idempotency-Keys taken before `before`, with their stored answers (the gateway's schema; 0 when it is
+ * not in this database). A key used again after this is a new key: run requests still start at most one
+ * run per request id, ever (the orchestrator's runs), other routes do the request again.
+ */
+export async function pruneIdempotencyKeys(sql: SqlExecutor, before: string): Promise<number> {
+  const table = tableOf('gateway', 'idempotency_keys');
+  const [present] = await sql.query<{ ok: boolean }>(`select to_regclass(?) is not null as ok`, [table]);
+  if (!present?.ok) return 0;
+  return deleteInBatches(sql, table, 'created_at < ?::timestamptz', [before]);
+}

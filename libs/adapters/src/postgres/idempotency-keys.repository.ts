@@ -1,64 +1,119 @@
-import type { SqlExecutor } from './sql';
+import { isoColumn, type SqlExecutor } from './sql';
 
-export interface IdempotencyRecord {
+/** A key as the gateway asks for it: the request it names and who sent it. */
+export interface KeyClaim {
   tenantId: string;
   key: string;
-  requestDigest: string;
-  runId: string;
-  threadId: string;
+  /** The route, e.g. `POST /v1/runs/:runId/cancel`. */
+  operation: string;
+  /** What the request asked, hashed (the same request gives the same fingerprint). */
+  fingerprint: string;
+  principalId: string;
+  /** Until when the claimant holds the key while it answers (ISO time). */
+  holdUntil: string;
+  /** The time of the claim (ISO): a hold that ended before it is free to take over. */
+  now: string;
 }
 
-/** What a key says when it is taken: first use, the same request again, or a different one. */
-export type KeyUse =
-  { use: 'first' } | { use: 'repeat'; record: IdempotencyRecord } | { use: 'conflict'; record: IdempotencyRecord };
+/** A key's row when another request holds or answered it. */
+export interface HeldKey {
+  operation: string;
+  fingerprint: string;
+  answer?: { status: number; body: unknown };
+  lockedUntil?: string;
+}
 
-/** The gateway's record of the idempotency keys of run requests (schema `gateway`). */
+/** What a claim found: the key is the caller's to answer (new, or taken over), or someone else's row. */
+export type KeyClaimResult = { use: 'answer' } | { use: 'taken'; held: HeldKey };
+
+/**
+ * The gateway's record of Idempotency-Keys (schema `gateway`, docs/api.md#idempotency-keys): per tenant
+ * and key, the request it named and, once answered, the answer. A claim is one statement, so two
+ * concurrent first uses cannot both answer.
+ */
 export class IdempotencyKeysRepository {
   constructor(private readonly sql: SqlExecutor) {}
 
   /**
-   * Takes a key for a request, atomically: the first request with it records its digest; any later one
-   * is a repeat (same digest) or a conflict (another digest). Concurrent first uses: one wins, the other
-   * sees the winner's row.
+   * Claims a key: free, the caller answers; held by the same request past its hold (the gateway that
+   * held it died), the caller takes it over; a row an older gateway wrote (no answer, no hold) is a run
+   * request, taken over too — its answer is derived from the key again. Otherwise the row as it is.
    */
-  async take(record: IdempotencyRecord): Promise<KeyUse> {
-    const rows = await this.sql.query<{
-      inserted: boolean;
-      request_digest: string;
-      run_id: string;
-      thread_id: string;
-    }>(
-      `with ins as (
-         insert into ${this.sql.table('idempotency_keys')} (tenant_id, key, request_digest, run_id, thread_id)
-         values (?, ?, ?, ?, ?) on conflict do nothing returning request_digest, run_id, thread_id)
-       select true as inserted, request_digest, run_id, thread_id from ins
-       union all
-       select false, request_digest, run_id, thread_id from ${this.sql.table('idempotency_keys')}
-        where tenant_id = ? and key = ? and not exists (select 1 from ins)`,
-      [record.tenantId, record.key, record.requestDigest, record.runId, record.threadId, record.tenantId, record.key],
+  async claim(claim: KeyClaim): Promise<KeyClaimResult> {
+    const t = this.sql.table('idempotency_keys');
+    const rows = await this.sql.query<{ ok: boolean }>(
+      `insert into ${t} as k (tenant_id, key, operation, request_digest, principal_id, locked_until, created_at)
+       values (?, ?, ?, ?, ?, ?, ?)
+       on conflict (tenant_id, key) do update
+         set locked_until = excluded.locked_until, operation = excluded.operation,
+             request_digest = excluded.request_digest, principal_id = excluded.principal_id
+         where k.response is null and (
+           k.locked_until is null
+           or (k.locked_until < ?::timestamptz and k.operation = excluded.operation
+               and k.request_digest = excluded.request_digest))
+       returning true as ok`,
+      [
+        claim.tenantId,
+        claim.key,
+        claim.operation,
+        claim.fingerprint,
+        claim.principalId,
+        claim.holdUntil,
+        claim.now,
+        claim.now,
+      ],
     );
-    let row = rows[0];
-    // Lost a race with a concurrent first use: its row is committed now; read it.
-    if (!row) {
-      row = (
-        await this.sql.query<{ inserted: boolean; request_digest: string; run_id: string; thread_id: string }>(
-          `select false as inserted, request_digest, run_id, thread_id from ${this.sql.table('idempotency_keys')}
-            where tenant_id = ? and key = ?`,
-          [record.tenantId, record.key],
-        )
-      )[0];
-    }
-    if (!row) throw new Error(`idempotency key ${record.key}: insert conflicted but no row is visible`);
-    if (row.inserted) return { use: 'first' };
-    const found: IdempotencyRecord = {
-      tenantId: record.tenantId,
-      key: record.key,
-      requestDigest: row.request_digest,
-      runId: row.run_id,
-      threadId: row.thread_id,
+    if (rows[0]?.ok) return { use: 'answer' };
+    const [row] = await this.sql.query<{
+      operation: string;
+      request_digest: string;
+      status: number | null;
+      response: unknown;
+      locked_until: string | null;
+    }>(
+      `select operation, request_digest, status, response, ${isoColumn('locked_until')} from ${t}
+        where tenant_id = ? and key = ?`,
+      [claim.tenantId, claim.key],
+    );
+    // Pruned or erased between the two statements: claim it again.
+    if (!row) return this.claim(claim);
+    return {
+      use: 'taken',
+      held: {
+        operation: row.operation,
+        fingerprint: row.request_digest,
+        ...(row.status !== null ? { answer: { status: row.status, body: row.response } } : {}),
+        ...(row.locked_until !== null ? { lockedUntil: row.locked_until } : {}),
+      },
     };
-    return row.request_digest === record.requestDigest
-      ? { use: 'repeat', record: found }
-      : { use: 'conflict', record: found };
+  }
+
+  /** Stores the answer of the request that claimed the key, with the thread and run it names. */
+  async answer(
+    tenantId: string,
+    key: string,
+    answer: { status: number; body: unknown; threadId?: string | undefined; runId?: string | undefined },
+  ): Promise<void> {
+    await this.sql.run(
+      `update ${this.sql.table('idempotency_keys')}
+          set status = ?, response = ?::jsonb, thread_id = ?, run_id = ?, locked_until = null
+        where tenant_id = ? and key = ? and response is null`,
+      [
+        answer.status,
+        JSON.stringify(answer.body ?? null),
+        answer.threadId ?? null,
+        answer.runId ?? null,
+        tenantId,
+        key,
+      ],
+    );
+  }
+
+  /** Frees a key whose request failed before it was answered, so a retry with it is done afresh. */
+  async release(tenantId: string, key: string): Promise<void> {
+    await this.sql.run(
+      `delete from ${this.sql.table('idempotency_keys')} where tenant_id = ? and key = ? and response is null`,
+      [tenantId, key],
+    );
   }
 }

@@ -8,7 +8,13 @@ function settings(overrides: Partial<HousekeepingSettings> = {}): HousekeepingSe
   return {
     timing: { kind: 'cron', expression: '17 3 * * *', timezone: 'UTC' },
     threads: true,
-    ages: { inbox: 7 * DAY, 'failed-messages': 30 * DAY, 'webhook-deliveries': 30 * DAY, 'schedule-ticks': 30 * DAY },
+    ages: {
+      inbox: 7 * DAY,
+      'failed-messages': 30 * DAY,
+      'webhook-deliveries': 30 * DAY,
+      'schedule-ticks': 30 * DAY,
+      'idempotency-keys': 7 * DAY,
+    },
     ...overrides,
   };
 }
@@ -35,6 +41,7 @@ describe('housekeeping ticks', () => {
         { kind: 'failed-messages', before: '2027-01-30T03:17:00.000Z' },
         { kind: 'webhook-deliveries', before: '2027-01-30T03:17:00.000Z' },
         { kind: 'schedule-ticks', before: '2027-01-30T03:17:00.000Z' },
+        { kind: 'idempotency-keys', before: '2027-02-22T03:17:00.000Z' },
       ],
     });
     expect(d.missed).toBe(0);
@@ -68,7 +75,13 @@ describe('housekeeping ticks', () => {
   it('tasks that are off are left out; no retention policy, no thread task', () => {
     const s = settings({
       threads: false,
-      ages: { inbox: HOUR, 'failed-messages': null, 'webhook-deliveries': null, 'schedule-ticks': DAY },
+      ages: {
+        inbox: HOUR,
+        'failed-messages': null,
+        'webhook-deliveries': null,
+        'schedule-ticks': DAY,
+        'idempotency-keys': null,
+      },
     });
     expect(housekeepingTasks(s, '2027-03-01T03:17:00.000Z')).toEqual([
       { kind: 'inbox', before: '2027-03-01T02:17:00.000Z' },

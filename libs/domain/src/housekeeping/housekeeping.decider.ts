@@ -15,7 +15,9 @@ export type HousekeepingTask =
   /** Webhook deliveries that ended (delivered or dead) before `before`; pending ones never. */
   | { kind: 'webhook-deliveries'; before: string }
   /** Records of schedule ticks decided before `before` (the schedules' cursors are elsewhere). */
-  | { kind: 'schedule-ticks'; before: string };
+  | { kind: 'schedule-ticks'; before: string }
+  /** Idempotency-Keys (and their stored answers) taken before `before`. */
+  | { kind: 'idempotency-keys'; before: string };
 
 export type HousekeepingTaskKind = HousekeepingTask['kind'];
 
@@ -74,7 +76,7 @@ export function housekeepingTasks(settings: HousekeepingSettings, at: string): H
   const before = (ms: number) => new Date(t - ms).toISOString();
   const tasks: HousekeepingTask[] = [];
   if (settings.threads) tasks.push({ kind: 'threads', now: at });
-  const kinds = ['inbox', 'failed-messages', 'webhook-deliveries', 'schedule-ticks'] as const;
+  const kinds = ['inbox', 'failed-messages', 'webhook-deliveries', 'schedule-ticks', 'idempotency-keys'] as const;
   for (const kind of kinds) {
     const age = settings.ages[kind];
     if (age !== null) tasks.push({ kind, before: before(age) });

@@ -1,7 +1,5 @@
-import type { IdempotencyKeysRepository } from '@ratchet/adapters';
 import {
   IsoTime,
-  requestDigest,
   RunId,
   RunStatus,
   RunWaitingFilter,
@@ -91,20 +89,18 @@ export interface RunStarts {
 /**
  * Starts a run from a parsed body (`POST /v1/runs`, `POST /v1/threads`): the RunRequest with the
  * Idempotency-Key as its requestId, 429 at the tenant's bound on runs in flight (before anything is on the
- * bus), `beforePublish` (the runs route takes the key there), then the request on the bus. The answer's
- * ids are derived from (tenant, requestId), so a resend gets the same ones.
+ * bus), then the request on the bus. The answer's ids are derived from (tenant, requestId), so a resend
+ * gets the same ones.
  */
 export async function startRun(
   starts: RunStarts,
   principal: EdgePrincipal,
   body: Parameters<typeof toRunRequest>[0],
   headers: Record<string, string | undefined>,
-  beforePublish?: (request: ReturnType<typeof toRunRequest>, accepted: RunAccepted) => Promise<void>,
 ): Promise<RunAccepted> {
   const request = toRunRequest(body, principal, idempotencyKeyOf(headers), starts.webhooks);
   const accepted = runAccepted(principal.tenantId, request);
   await starts.admission.assertRoom(principal.tenantId, request.requestId);
-  await beforePublish?.(request, accepted);
   await starts.runRequests.publish(principal.tenantId, request, traceOf(headers));
   return accepted;
 }
@@ -117,7 +113,6 @@ export class RunsRoutes {
     private readonly starts: RunStarts,
     private readonly backends: Pick<Backends, 'threads'>,
     private readonly nc: NatsConnection,
-    private readonly idempotencyKeys: IdempotencyKeysRepository,
     subjectPrefix: string,
     private readonly now: () => number = () => Date.now(),
   ) {
@@ -126,7 +121,8 @@ export class RunsRoutes {
 
   /**
    * Starts a run: 202 once the request is durably on the bus; the orchestrator does the rest. The
-   * same Idempotency-Key always answers the same runId/threadId and starts at most one run.
+   * same Idempotency-Key always answers the same runId/threadId and starts at most one run (the key is
+   * the request id; the gateway answers a key used again before this runs, docs/api.md#idempotency-keys).
    */
   async create(
     principal: EdgePrincipal,
@@ -134,23 +130,7 @@ export class RunsRoutes {
     headers: Record<string, string | undefined>,
   ): Promise<RunAccepted> {
     const body = parseRequest(CreateRunBody, rawBody, { in: 'body' });
-    // At the tenant's bound on runs in flight: 429 first, before a key is taken or anything is on the bus.
-    return startRun(this.starts, principal, body, headers, async (request, accepted) => {
-      if (headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()] === undefined) return;
-      // A key names one request for ever: the same one again gets the same run, another one a 409.
-      const taken = await this.idempotencyKeys.take({
-        tenantId: principal.tenantId,
-        key: request.requestId,
-        requestDigest: requestDigest(principal.tenantId, request),
-        runId: accepted.runId,
-        threadId: accepted.threadId,
-      });
-      if (taken.use === 'conflict')
-        throw conflict(
-          `The Idempotency-Key ${request.requestId} was already used for another request (run ${taken.record.runId} on thread ${taken.record.threadId}); send a new key for a new run.`,
-          { code: 'request.conflict', runId: taken.record.runId, threadId: taken.record.threadId },
-        );
-    });
+    return startRun(this.starts, principal, body, headers);
   }
 
   async search(principal: EdgePrincipal, rawQuery: unknown) {

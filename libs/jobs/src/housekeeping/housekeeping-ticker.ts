@@ -3,6 +3,7 @@ import {
   claimHousekeepingJob,
   ensureHousekeepingJob,
   pruneFailedMessages,
+  pruneIdempotencyKeys,
   pruneInboxes,
   pruneScheduleTicks,
   pruneWebhookDeliveries,
@@ -138,6 +139,8 @@ export class HousekeepingTicker {
         return { deleted: await pruneWebhookDeliveries(this.db.sql, task.before) };
       case 'schedule-ticks':
         return { deleted: await pruneScheduleTicks(this.db.sql, task.before) };
+      case 'idempotency-keys':
+        return { deleted: await pruneIdempotencyKeys(this.db.sql, task.before) };
       default: {
         const _exhaustive: never = task;
         return _exhaustive;

@@ -7,7 +7,12 @@ import {
   writeErasureTombstone,
   type Database,
 } from '@ratchet/adapters';
-import { countMemoryOfSubject, erasureTombstoneHash, threadsOfPrincipal } from '@ratchet/adapters/operator';
+import {
+  countMemoryOfSubject,
+  erasureTombstoneHash,
+  removeSubjectIdempotencyKeys,
+  threadsOfPrincipal,
+} from '@ratchet/adapters/operator';
 import { MEMORY_ADMIN_ROLE } from '@ratchet/domain';
 import { assertToken, openSchema, plural, withNats, withSchema, type CommandContext } from '../context';
 import { CliError, EXIT, PG, UsageError, pgCode } from '../errors';
@@ -130,6 +135,9 @@ export async function erase({ config, out }: CommandContext, opts: EraseOptions)
           subject,
         ]);
         addCounts(entry.removed, { 'orchestrator.thread_keys': orphans });
+        addCounts(entry.removed, {
+          'gateway.idempotency_keys': await removeSubjectIdempotencyKeys(sql, entry.tenantId, subject),
+        });
         entry.removed = nonZero(entry.removed);
         if (total(entry.removed) === 0) continue;
         entry.tombstoneId = await writeErasureTombstone(sql, {

@@ -5,6 +5,7 @@ import { Migration20270110000000_approvals_trace } from './approvals/Migration20
 import { Migration20270501000000_approvals_cancelled } from './approvals/Migration20270501000000_cancelled';
 import { Migration20261130000000_gateway_init } from './gateway/Migration20261130000000_init';
 import { Migration20270301000001_gateway_idempotency_keys } from './gateway/Migration20270301000001_idempotency_keys';
+import { Migration20270901000000_gateway_idempotent_answers } from './gateway/Migration20270901000000_idempotent_answers';
 import { Migration20270601000000_gateway_jwt_revocations } from './gateway/Migration20270601000000_jwt_revocations';
 import { Migration20261130000000_memory_init } from './memory/Migration20261130000000_init';
 import { Migration20261201000000_memory_items } from './memory/Migration20261201000000_items';
@@ -70,6 +71,7 @@ export const GATEWAY_MIGRATIONS: readonly MigrationClass[] = [
   Migration20270301000000_gateway_outbox_leased_by,
   Migration20270301000001_gateway_idempotency_keys,
   Migration20270601000000_gateway_jwt_revocations,
+  Migration20270901000000_gateway_idempotent_answers,
 ];
 export const APPROVALS_MIGRATIONS: readonly MigrationClass[] = [
   Migration20261130000000_approvals_init,
