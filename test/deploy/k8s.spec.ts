@@ -514,6 +514,7 @@ describe('NATS users and permissions', () => {
       'tool-executor-control': 'ratchet-tool-executor',
       approvals: 'ratchet-approvals',
       'orchestrator-webhooks': 'ratchet-orchestrator',
+      'orchestrator-revocations': 'ratchet-orchestrator',
     };
     expect(Object.keys(owner).sort()).toEqual([...CONSUMER_NAMES].sort());
     for (const spec of topology.consumers) {

@@ -171,6 +171,32 @@ describe('JWT revocations', () => {
     expect((await http('GET', '/v1/revocations', await token({ sub: 'frank', iat: now }))).status).toBe(200);
   });
 
+  it('announces each entry to the orchestrators in its own commit: the whole subject, or some of its tokens', async () => {
+    const admin = await token({ sub: 'root-admin-3' });
+    const whole = await revoke(admin, { subject: 'hank', reason: 'left' });
+    const narrow = await revoke(admin, { subject: 'ivy', jti: 'lost-1' });
+    const rows = await db.sql.query<{ id: string; subject: string; payload: Record<string, unknown> }>(
+      `select id, subject, payload from "orchestrator".outbox where id = any(?::text[]) order by id`,
+      [`{revocation:${String(whole['id'])},revocation:${String(narrow['id'])}}`],
+    );
+    const announced = Object.fromEntries(rows.map((r) => [r.id, r]));
+    expect(announced[`revocation:${String(whole['id'])}`]).toMatchObject({
+      subject: `${prefix.subject}.cmd.revocation.acme`,
+      payload: {
+        kind: 'principal.revoked',
+        tenantId: 'acme',
+        principalId: 'jwt:hank',
+        scope: 'principal',
+        at: whole['createdAt'],
+        by: 'jwt:root-admin-3',
+        reason: 'left',
+      },
+    });
+    expect(announced[`revocation:${String(narrow['id'])}`]).toMatchObject({
+      payload: { principalId: 'jwt:ivy', scope: 'tokens' },
+    });
+  });
+
   it('is managed by admins only, and answers 400 to a bad entry', async () => {
     const runner = await token({ sub: 'gina', roles: ['runner', 'approver', 'viewer'] });
     expect((await http('GET', '/v1/revocations', runner)).status).toBe(403);

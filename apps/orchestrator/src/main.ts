@@ -10,6 +10,7 @@ import { orchestratorConfigSchema } from './orchestrator.config';
 import { createCatalog, OrchestratorModule } from './orchestrator.module';
 import { REQUESTS_CONSUMER } from './threads/run-request.controller';
 import { INBOX_CONSUMER } from './threads/thread-inbox.controller';
+import { REVOCATIONS_CONSUMER } from './revocations/revocation-commands.controller';
 import { WEBHOOKS_CONSUMER } from './webhooks/webhook-commands.controller';
 
 runMain('orchestrator', async () => {
@@ -34,7 +35,13 @@ runMain('orchestrator', async () => {
     service: 'orchestrator',
     schema: 'orchestrator',
     migrations: ORCHESTRATOR_MIGRATIONS,
-    consumers: [REQUESTS_CONSUMER, INBOX_CONSUMER, WEBHOOKS_CONSUMER, ...(config.MODEL_WORKER ? [MODEL_CONSUMER] : [])],
+    consumers: [
+      REQUESTS_CONSUMER,
+      INBOX_CONSUMER,
+      WEBHOOKS_CONSUMER,
+      REVOCATIONS_CONSUMER,
+      ...(config.MODEL_WORKER ? [MODEL_CONSUMER] : []),
+    ],
     config,
     healthPort: config.HEALTH_PORT,
     maxMessages: {

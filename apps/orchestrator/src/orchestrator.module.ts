@@ -27,6 +27,7 @@ import { AgentsResponder } from './agents/agents.responder';
 import { ThreadsQueryResponder } from './queries/threads.responder';
 import { WatchdogLifecycle } from './watchdog/watchdog.lifecycle';
 import { DEFAULT_WEBHOOK_RETRY, threadColumns } from '@ratchet/domain';
+import { RevocationCommandsController } from './revocations/revocation-commands.controller';
 import { WebhookCommandsController } from './webhooks/webhook-commands.controller';
 import { WebhooksLifecycle } from './webhooks/webhooks.lifecycle';
 import { WebhooksResponder } from './webhooks/webhooks.responder';
@@ -168,6 +169,7 @@ export class OrchestratorModule {
         RunRequestController,
         ThreadInboxController,
         WebhookCommandsController,
+        RevocationCommandsController,
         ...(modelWorker ? [ModelWorkerController] : []),
       ],
       providers: [

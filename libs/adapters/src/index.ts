@@ -146,6 +146,7 @@ export {
   searchRunPage,
 } from './postgres/threads.queries';
 export { runAdmissionFacts, type RunAdmissionFacts } from './postgres/runs-in-flight.queries';
+export { activeRunsOfPrincipal, type RunOfPrincipal } from './postgres/revoked-principal.queries';
 export { ModelCallLeases, type ModelCallClaim, type ModelCallRef } from './postgres/model-call-leases';
 export {
   IdempotencyKeysRepository,

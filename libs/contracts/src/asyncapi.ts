@@ -129,6 +129,24 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
           },
         },
       },
+      principalRevocations: {
+        address: '{prefix}.cmd.revocation.{tenant}',
+        description:
+          'A principal’s credential was revoked (an API key with `ratchet keys revoke`, a JWT subject or some of its tokens with `POST /v1/revocations`): captured by the COMMANDS stream and consumed by the orchestrators, which cancel the principal’s queued and running runs (`run.cancelled`, reason `principal.revoked: …`; with `scope: tokens` only runs started before `at`) and, for `scope: principal`, pause its schedules. ' +
+          'The gateway and the CLI write it in the revocation’s own transaction (an outbox row the orchestrators relay) and publish it at once; handled once per `messageId`. Published only by those: a publisher here could stop any run of the tenant.',
+        parameters: {
+          prefix: { description: 'subject prefix' },
+          tenant: { description: 'tenant id, bound by NATS permissions' },
+        },
+        messages: {
+          principalRevoked: {
+            name: 'PrincipalRevokedMessage',
+            contentType: 'application/json',
+            payload: ref('PrincipalRevokedMessage'),
+            headers: headersSchema('Use `messageId`'),
+          },
+        },
+      },
       ...remoteToolChannels(ref),
     },
     operations: {
@@ -170,6 +188,11 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
         action: 'receive',
         channel: { $ref: '#/channels/threadTokens' },
         messages: [{ $ref: '#/channels/threadTokens/messages/tokenChunk' }],
+      },
+      followRevocations: {
+        action: 'receive',
+        channel: { $ref: '#/channels/principalRevocations' },
+        messages: [{ $ref: '#/channels/principalRevocations/messages/principalRevoked' }],
       },
       receiveRunStops: {
         action: 'receive',

@@ -25,6 +25,7 @@ export {
   ModelAttemptMessage,
   ModelCallCommand,
   ModelResultMessage,
+  PrincipalRevokedMessage,
   RunOutcome,
   RunRequest,
   RunStopNotice,

@@ -4,6 +4,7 @@ import { EVENT_TYPES, EventData, ThreadEventSchema } from './thread-events';
 import {
   CancelRunMessage,
   ModelCallCommand,
+  PrincipalRevokedMessage,
   RunOutcome,
   RunRequest,
   RunStopNotice,
@@ -30,6 +31,7 @@ export const PUBLIC_MESSAGES: Readonly<Record<string, z.ZodType>> = {
   ThreadInboxMessage,
   RunStopNotice,
   CancelRunMessage,
+  PrincipalRevokedMessage,
   ToolResolveCommand,
   TokenChunk,
   AgentDefinition,

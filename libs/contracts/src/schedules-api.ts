@@ -81,6 +81,10 @@ export const ScheduleView = z
     endAt: IsoTime.optional(),
     webhookUrl: z.string().optional(),
     paused: z.boolean(),
+    pausedReason: z
+      .string()
+      .optional()
+      .describe('Why it was paused when no one asked it: `principal.revoked: …` (its creator was revoked)'),
     createdBy: z.string(),
     createdAt: IsoTime,
     updatedAt: IsoTime,

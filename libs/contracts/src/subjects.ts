@@ -28,6 +28,9 @@ export function subjects(prefix: string) {
     /** Webhook deliveries of ended runs, for the orchestrators' webhook sender: durable, on COMMANDS. */
     webhookCommands: (tenant: string) => `${prefix}.cmd.webhook.${token('tenant', tenant)}`,
     webhookCommandsAll: `${prefix}.cmd.webhook.>`,
+    /** Revocations of a tenant's principals, for the orchestrators (PrincipalRevokedMessage): durable, on COMMANDS. */
+    revocationCommands: (tenant: string) => `${prefix}.cmd.revocation.${token('tenant', tenant)}`,
+    revocationCommandsAll: `${prefix}.cmd.revocation.>`,
     /** A tenant's webhook deliveries and signing secret (request/reply, the orchestrator's). */
     webhooks: (tenant: string, op: string) => `${prefix}.webhooks.${token('tenant', tenant)}.${op}`,
     webhooksAll: `${prefix}.webhooks.*.*`,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CallId, Principal, RunId, SubjectToken, TenantId, ThreadId } from './ids';
+import { CallId, IsoTime, Principal, RunId, SubjectToken, TenantId, ThreadId } from './ids';
 import { ChatMessage, Failure, Json, JsonObject, Usage, ToolCall } from './messages';
 import { ConcurrencyPolicy, RecalledMemoryItem } from './thread-events';
 import { AgentToolConfig } from './agent';
@@ -188,6 +188,34 @@ export const ToolResultMessage = z.object({
     }),
   ]),
 });
+/**
+ * A principal's credential was revoked (an API key, a JWT subject or some of its tokens): announced to
+ * the orchestrators (`<prefix>.cmd.revocation.<tenant>`, durable on COMMANDS), which stop the principal's
+ * runs and, for a whole principal, pause its schedules (docs/security.md#revocation). Written in the
+ * revocation's own transaction (an outbox row), so a revocation is never committed unannounced.
+ */
+export const PrincipalRevokedMessage = z.object({
+  kind: z.literal('principal.revoked'),
+  /** `revocation:<id of the revocation>`: the same revocation announced twice is one message. */
+  messageId: z.string().min(1).max(300),
+  tenantId: TenantId,
+  /** `key:<api key id>` or `jwt:<sub>`: the principal runs and schedules record. */
+  principalId: z.string().min(1).max(300),
+  /**
+   * `principal`: every credential of it (an API key, a whole JWT subject) — its queued and running runs
+   * stop and its schedules pause. `tokens`: only some of its tokens (a `jti`, or tokens issued before a
+   * time) — its runs started before `at` stop (one of them may have been started by such a token), its
+   * schedules go on.
+   */
+  scope: z.enum(['principal', 'tokens']),
+  /** When the revocation was committed. */
+  at: IsoTime,
+  /** Who revoked it (a principal, or `cli:<user>`). */
+  by: z.string().min(1).max(300),
+  reason: z.string().max(2000),
+});
+export type PrincipalRevokedMessage = z.infer<typeof PrincipalRevokedMessage>;
+
 export const CancelRunMessage = z.object({
   kind: z.literal('run.cancel'),
   messageId: z.string(),

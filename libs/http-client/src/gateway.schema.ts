@@ -241,7 +241,7 @@ export interface paths {
     put?: never;
     /**
      * Revoke JWTs of a subject
-     * @description Every token of the subject, or only the one with `jti`, or only those issued before `issuedBefore` (both: a token must match both). Takes effect on the next request; approvals of the subject’s runs are rejected when they would run.
+     * @description Every token of the subject, or only the one with `jti`, or only those issued before `issuedBefore` (both: a token must match both). Takes effect on the next request; approvals of the subject’s runs are rejected when they would run. Announced to the orchestrators: the subject’s queued and running runs stop at their next step (`run.cancelled`, reason `principal.revoked: …`; with `jti` or `issuedBefore`, only runs started before the entry) and, for the whole subject, its schedules pause (`pausedReason`).
      */
     post: operations['Revocations_add'];
     delete?: never;
@@ -982,6 +982,8 @@ export interface components {
         endAt?: string;
         webhookUrl?: string;
         paused: boolean;
+        /** @description Why it was paused when no one asked it: `principal.revoked: …` (its creator was revoked) */
+        pausedReason?: string;
         createdBy: string;
         /**
          * Format: date-time
@@ -1049,6 +1051,8 @@ export interface components {
         endAt?: string;
         webhookUrl?: string;
         paused: boolean;
+        /** @description Why it was paused when no one asked it: `principal.revoked: …` (its creator was revoked) */
+        pausedReason?: string;
         createdBy: string;
         /**
          * Format: date-time

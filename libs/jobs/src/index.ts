@@ -17,3 +17,5 @@ export { Watchdog, type WatchdogAgents, type WatchdogOptions, type WatchdogThrea
 export { webhookBody } from './webhooks/webhook-body';
 export { WebhookSender, type WebhookSenderOptions } from './webhooks/webhook-sender';
 export { WebhooksApi } from './webhooks/webhooks-api';
+export { RevocationHandler, type RevocationOutcome } from './revocations/revocation-handler';
+export { PRINCIPAL_REVOKED, revocationMessages, revocationReason } from './revocations/revocation-messages';

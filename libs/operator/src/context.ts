@@ -1,3 +1,4 @@
+import { userInfo } from 'node:os';
 import type { NatsConnection } from 'nats';
 import {
   connectNats,
@@ -58,6 +59,15 @@ export async function withNats<T>(config: CliConfig, work: (nc: NatsConnection) 
     return await work(nc);
   } finally {
     await nc.close().catch(() => undefined);
+  }
+}
+
+/** The OS user running the CLI, for records of who did something; `unknown` where there is none. */
+export function safeUserName(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
   }
 }
 

@@ -32,9 +32,13 @@ export function keysCommand(): Command {
     .command('revoke')
     .description('revoke a key now (requests with it are refused from then on)')
     .argument('<keyId>', 'the id printed by create or list')
-    .addHelpText('after', '\nExamples:\n  $ ratchet keys revoke 3f1c…')
-    .action(async (id: string, _opts: unknown, cmd: Command) => {
-      await revokeKey(commandContext(cmd), id);
+    .option('--reason <text>', 'why (given to the runs it stops and the schedules it pauses)')
+    .addHelpText(
+      'after',
+      "\nIts queued and running runs stop at their next step (run.cancelled, reason principal.revoked: …) and its\nschedules pause.\n\nExamples:\n  $ ratchet keys revoke 3f1c… --reason 'laptop lost'",
+    )
+    .action(async (id: string, opts: { reason?: string }, cmd: Command) => {
+      await revokeKey(commandContext(cmd), id, opts);
     });
   return keys;
 }

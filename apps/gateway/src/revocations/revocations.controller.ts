@@ -1,12 +1,14 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { JwtRevocationRecord, JwtRevocationsRepository } from '@ratchet/adapters';
+import type { JwtRevocationRecord, JwtRevocationsRepository, MessagePublisher } from '@ratchet/adapters';
 import { IsoTime } from '@ratchet/contracts';
 import { TransientError } from '@ratchet/domain';
 import { z } from 'zod';
 import { CurrentPrincipal, type AuthenticatedPrincipal } from '../auth/principal';
 import { RequireRoles } from '../auth/roles.decorator';
-import { JWT_REVOCATIONS } from '../gateway.tokens';
+import type { GatewayConfig } from '../gateway.config';
+import { GATEWAY_CONFIG, JWT_REVOCATIONS, LOGGER, MESSAGE_PUBLISHER } from '../gateway.tokens';
+import type { Logger } from '../logging/logger';
 import { ApiJsonBody, ApiJsonResponse, ApiPathParams, ApiProblems, notFound, parseRequest } from '@ratchet/http-edge';
 import { Idempotent } from '../http/idempotent';
 
@@ -50,7 +52,12 @@ const IdParam = z.object({ id: z.uuid() });
 @ApiTags('revocations')
 @Controller('v1/revocations')
 export class RevocationsController {
-  constructor(@Inject(JWT_REVOCATIONS) private readonly revocations: JwtRevocationsRepository) {}
+  constructor(
+    @Inject(JWT_REVOCATIONS) private readonly revocations: JwtRevocationsRepository,
+    @Inject(MESSAGE_PUBLISHER) private readonly publisher: MessagePublisher,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
 
   @Get()
   @RequireRoles('admin')
@@ -66,7 +73,8 @@ export class RevocationsController {
   @ApiOperation({
     summary: 'Revoke JWTs of a subject',
     description:
-      'Every token of the subject, or only the one with `jti`, or only those issued before `issuedBefore` (both: a token must match both). Takes effect on the next request; approvals of the subject’s runs are rejected when they would run.',
+      'Every token of the subject, or only the one with `jti`, or only those issued before `issuedBefore` (both: a token must match both). Takes effect on the next request; approvals of the subject’s runs are rejected when they would run. ' +
+      'Announced to the orchestrators: the subject’s queued and running runs stop at their next step (`run.cancelled`, reason `principal.revoked: …`; with `jti` or `issuedBefore`, only runs started before the entry) and, for the whole subject, its schedules pause (`pausedReason`).',
   })
   @Idempotent()
   @ApiJsonBody('RevocationBody', RevocationBody)
@@ -75,9 +83,20 @@ export class RevocationsController {
   async add(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Body() body: unknown) {
     const entry = parseRequest(RevocationBody, body, { in: 'body' });
     const added = await this.db(() =>
-      this.revocations.add({ tenantId: principal.tenantId, createdBy: principal.principalId, ...entry }),
+      this.revocations.addAnnounced(
+        { tenantId: principal.tenantId, createdBy: principal.principalId, ...entry },
+        this.config.RATCHET_SUBJECT_PREFIX,
+      ),
     );
-    return view(added);
+    // Committed with the entry; published now so running work stops at once (else the orchestrators' relay does).
+    const a = added.announcement;
+    if (a)
+      await this.publisher
+        .publish(a.subject, a.payload, { msgId: a.id, headers: a.headers })
+        .catch((error: unknown) =>
+          this.logger.warn({ err: error, revocation: a.id }, 'revocation committed; its announcement is relayed later'),
+        );
+    return view(added.record);
   }
 
   @Delete(':id')

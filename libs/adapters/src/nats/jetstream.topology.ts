@@ -76,6 +76,7 @@ export const CONSUMER_NAMES = [
   'tool-executor-control',
   'approvals',
   'orchestrator-webhooks',
+  'orchestrator-revocations',
 ] as const;
 export type ConsumerName = (typeof CONSUMER_NAMES)[number];
 
@@ -173,6 +174,8 @@ export function declareTopology(cfg: TopologyConfig): Topology {
       consumer('approvals', 'commands', s.approvalCommandsAll),
       // Webhook deliveries of ended runs: the orchestrators record them, then send them over HTTP.
       consumer('orchestrator-webhooks', 'commands', s.webhookCommandsAll),
+      // Revocations: the orchestrators stop the revoked principal's runs and pause its schedules.
+      consumer('orchestrator-revocations', 'commands', s.revocationCommandsAll),
     ],
   };
 }

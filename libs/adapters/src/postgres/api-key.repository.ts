@@ -1,4 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { OutboxMessage } from '@ratchet/domain';
+import { announceRevocationsSql, announcementOf } from './revocation-announcements';
 import { isoColumn, type SqlExecutor } from './sql';
 
 export interface ApiKeyRecord {
@@ -81,6 +83,39 @@ export class ApiKeyRepository {
       [id],
     );
     return n === 1;
+  }
+
+  /**
+   * Revokes a key and, in the same statement, announces it to the orchestrators (PrincipalRevokedMessage:
+   * the key's queued and running runs stop, its schedules pause). Undefined when the key does not exist
+   * or was revoked already; else the key's tenant and the announcement, for the caller to publish at once.
+   */
+  async revokeAnnounced(
+    id: string,
+    by: { by: string; reason: string; subjectPrefix: string },
+  ): Promise<{ tenantId: string; announcement: OutboxMessage } | undefined> {
+    const announce = announceRevocationsSql('k', {
+      id: "'key:' || k.id",
+      tenantId: 'k.tenant_id',
+      principalId: "'key:' || k.id",
+      scope: "'principal'",
+      at: 'k.revoked_at',
+      by: '?::text',
+      reason: '?::text',
+    });
+    const [row] = await this.sql.query<{
+      tenant_id: string;
+      id: string;
+      subject: string;
+      headers: Record<string, string>;
+      payload: unknown;
+    }>(
+      `with k as (update ${this.sql.table('api_keys')} set revoked_at = now() where id = ? and revoked_at is null
+         returning id, tenant_id, revoked_at), o as (${announce})
+       select k.tenant_id, o.id, o.subject, o.headers, o.payload from k, o`,
+      [id, by.subjectPrefix, by.by, by.reason],
+    );
+    return row && { tenantId: row.tenant_id, announcement: announcementOf(row) };
   }
 
   /** Every key of the tenant, revoked and expired included, newest first. */

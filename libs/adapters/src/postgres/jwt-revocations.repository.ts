@@ -1,3 +1,5 @@
+import type { OutboxMessage } from '@ratchet/domain';
+import { announceRevocationsSql, announcementOf } from './revocation-announcements';
 import { isoColumn, type SqlExecutor } from './sql';
 
 /** One entry of a tenant's JWT deny list (ADR 0035). */
@@ -46,21 +48,61 @@ export class JwtRevocationsRepository {
   constructor(private readonly sql: SqlExecutor) {}
 
   async add(input: AddJwtRevocation): Promise<JwtRevocationRecord> {
-    const rows = await this.sql.query<Row>(
-      `insert into ${this.sql.table('jwt_revocations')} (tenant_id, subject, jti, issued_before, reason, created_by)
-       values (?, ?, ?, ?::timestamptz, ?, ?) returning ${COLUMNS}`,
-      [
-        input.tenantId,
-        input.subject,
-        input.jti ?? null,
-        input.issuedBefore ?? null,
-        input.reason ?? '',
-        input.createdBy,
-      ],
+    return (await this.addAnnounced(input)).record;
+  }
+
+  /**
+   * Adds an entry and, in the same statement, its announcement to the orchestrators (PrincipalRevokedMessage:
+   * the subject's runs stop; a whole-subject entry pauses its schedules too). `subjectPrefix` is the
+   * deployment's NATS subject prefix. Returns the entry and the announcement, for the caller to publish
+   * at once (the orchestrators' relay publishes it otherwise).
+   */
+  async addAnnounced(
+    input: AddJwtRevocation,
+    subjectPrefix?: string,
+  ): Promise<{ record: JwtRevocationRecord; announcement?: OutboxMessage }> {
+    const params = [
+      input.tenantId,
+      input.subject,
+      input.jti ?? null,
+      input.issuedBefore ?? null,
+      input.reason ?? '',
+      input.createdBy,
+    ];
+    const insert = `insert into ${this.sql.table('jwt_revocations')} (tenant_id, subject, jti, issued_before, reason, created_by)
+       values (?, ?, ?, ?::timestamptz, ?, ?) returning *`;
+    if (subjectPrefix === undefined) {
+      const [row] = await this.sql.query<Row>(`with r as (${insert}) select ${COLUMNS} from r`, params);
+      if (!row) throw new Error('jwt revocation insert returned no row');
+      return { record: toRecord(row) };
+    }
+    const announce = announceRevocationsSql('r', {
+      id: 'r.id',
+      tenantId: 'r.tenant_id',
+      principalId: "'jwt:' || r.subject",
+      scope: "case when r.jti is null and r.issued_before is null then 'principal' else 'tokens' end",
+      at: 'r.created_at',
+      by: 'r.created_by',
+      reason: 'r.reason',
+    });
+    const [row] = await this.sql.query<
+      Row & { o_id: string; o_subject: string; o_headers: Record<string, string>; o_payload: unknown }
+    >(
+      `with r as (${insert}), o as (${announce})
+       select x.*, o.id as o_id, o.subject as o_subject, o.headers as o_headers, o.payload as o_payload
+         from (select ${COLUMNS} from r) x, o`,
+      [...params, subjectPrefix],
     );
-    const row = rows[0];
     if (!row) throw new Error('jwt revocation insert returned no row');
-    return toRecord(row);
+    return {
+      record: toRecord(row),
+      announcement: announcementOf({
+        id: row.o_id,
+        subject: row.o_subject,
+        headers: row.o_headers,
+        payload: row.o_payload,
+      }),
+    };
   }
 
   /** The tenant's entries, newest first. */

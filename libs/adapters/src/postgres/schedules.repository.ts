@@ -8,6 +8,8 @@ export interface StoredSchedule {
   nextDueAt: string | null;
   lastRunId: string | null;
   lastThreadId: string | null;
+  /** Why it was paused when no one asked (`principal.revoked: …`); null otherwise. */
+  pausedReason: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -30,6 +32,7 @@ interface Row {
   spec: Spec;
   principal: Schedule['principal'];
   paused: boolean;
+  paused_reason: string | null;
   anchor_at: string;
   decided_through: string;
   next_due_at: string | null;
@@ -45,6 +48,7 @@ const COLUMNS = [
   'spec',
   'principal',
   'paused',
+  'paused_reason',
   isoColumn('anchor_at'),
   isoColumn('decided_through'),
   isoColumn('next_due_at'),
@@ -71,6 +75,7 @@ function fromRow(r: Row): StoredSchedule {
     nextDueAt: r.next_due_at,
     lastRunId: r.last_run_id,
     lastThreadId: r.last_thread_id,
+    pausedReason: r.paused_reason,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
@@ -137,14 +142,29 @@ export class SchedulesRepository {
     return rows[0] && fromRow(rows[0]);
   }
 
-  /** Writes the definition and the cursor of a schedule that exists. */
+  /** Writes the definition and the cursor of a schedule that exists; a resumed schedule loses its pause reason. */
   async save(s: Schedule, cursor: { decidedThrough: string; nextDueAt: string | null }, now: string): Promise<void> {
     await this.sql.run(
       `update ${this.sql.table('schedules')}
-          set spec = ?::jsonb, paused = ?, decided_through = ?, next_due_at = ?, updated_at = ?
+          set spec = ?::jsonb, paused = ?, paused_reason = case when ? then paused_reason end,
+              decided_through = ?, next_due_at = ?, updated_at = ?
         where tenant_id = ? and schedule_id = ?`,
-      [JSON.stringify(specOf(s)), s.paused, cursor.decidedThrough, cursor.nextDueAt, now, s.tenantId, s.id],
+      [JSON.stringify(specOf(s)), s.paused, s.paused, cursor.decidedThrough, cursor.nextDueAt, now, s.tenantId, s.id],
     );
+  }
+
+  /**
+   * Pauses the schedules a principal created, with `reason`, in the caller's transaction (a revocation:
+   * their ticks would start runs as it). Already paused ones keep their state. Returns the ids paused.
+   */
+  async pauseOfPrincipal(tenantId: string, principalId: string, reason: string, now: string): Promise<string[]> {
+    const rows = await this.sql.query<{ schedule_id: string }>(
+      `update ${this.sql.table('schedules')} set paused = true, paused_reason = ?, next_due_at = null, updated_at = ?
+        where tenant_id = ? and principal->>'id' = ? and not paused
+        returning schedule_id`,
+      [reason, now, tenantId, principalId],
+    );
+    return rows.map((r) => r.schedule_id).sort();
   }
 
   /** Removes the schedule and its tick history; false when there was none. */

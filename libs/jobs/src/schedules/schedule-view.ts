@@ -20,6 +20,7 @@ export function scheduleView(stored: StoredSchedule, ticks?: ScheduleTickRecord[
     ...(s.endAt ? { endAt: s.endAt } : {}),
     ...(s.webhookUrl ? { webhookUrl: s.webhookUrl } : {}),
     paused: s.paused,
+    ...(stored.pausedReason ? { pausedReason: stored.pausedReason } : {}),
     createdBy: s.principal.id,
     createdAt: stored.createdAt,
     updatedAt: stored.updatedAt,

@@ -10,6 +10,7 @@ import { freshCursor, scheduleProblems, type Schedule } from '@ratchet/domain';
 import { newId } from '@ratchet/platform';
 import type { Clock } from '../clock';
 import { scheduleView } from './schedule-view';
+import { PRINCIPAL_REVOKED } from '../revocations/revocation-messages';
 
 type Failure = Extract<SchedulesReply, { ok: false }>;
 
@@ -131,6 +132,12 @@ export class SchedulesApi {
       if (!stored) return notFound(id);
       const now = this.clock.now().toISOString();
       const before = stored.schedule;
+      // Its ticks would start runs as a principal whose credential is revoked: it stays paused.
+      if (before.paused && patch.paused === false && stored.pausedReason?.startsWith(PRINCIPAL_REVOKED))
+        return fail(
+          'conflict',
+          `schedule "${id}" cannot resume: it starts its runs as its creator, whose credential was revoked (${stored.pausedReason}); create a new schedule`,
+        );
       const { endAt: _e, webhookUrl: _w, ...rest } = before;
       const next: Schedule = {
         ...rest,

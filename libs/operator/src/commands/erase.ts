@@ -1,4 +1,3 @@
-import { userInfo } from 'node:os';
 import {
   findErasureTombstones,
   MemoryClient,
@@ -14,7 +13,7 @@ import {
   threadsOfPrincipal,
 } from '@ratchet/adapters/operator';
 import { MEMORY_ADMIN_ROLE } from '@ratchet/domain';
-import { assertToken, openSchema, plural, withNats, withSchema, type CommandContext } from '../context';
+import { assertToken, openSchema, plural, safeUserName, withNats, withSchema, type CommandContext } from '../context';
 import { CliError, EXIT, PG, UsageError, pgCode } from '../errors';
 import {
   addCounts,
@@ -206,14 +205,6 @@ async function forgetInMemorySchema(config: CommandContext['config'], tenantId: 
       );
   } finally {
     await db.close();
-  }
-}
-
-function safeUserName(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return 'unknown';
   }
 }
 

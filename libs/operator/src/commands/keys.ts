@@ -1,5 +1,5 @@
-import { ApiKeyRepository, type ApiKeyRecord } from '@ratchet/adapters';
-import { assertToken, plural, withSchema, type CommandContext } from '../context';
+import { ApiKeyRepository, JetStreamPublisher, type ApiKeyRecord } from '@ratchet/adapters';
+import { assertToken, plural, safeUserName, withNats, withSchema, type CommandContext } from '../context';
 import { CliError, UsageError } from '../errors';
 import { table } from '../format';
 
@@ -70,9 +70,39 @@ export async function listKeys({ config, out }: CommandContext, tenant: string):
   return keys;
 }
 
-export async function revokeKey({ config, out }: CommandContext, id: string): Promise<void> {
-  const revoked = await withSchema(config, 'gateway', (db) => new ApiKeyRepository(db.sql).revoke(id));
+/**
+ * Revokes a key and, in the same statement, announces it to the orchestrators: the key's queued and
+ * running runs stop at their next step (`principal.revoked`), its schedules pause. The announcement is
+ * published at once when NATS answers, else by the orchestrators' relay.
+ */
+export async function revokeKey(
+  { config, out }: CommandContext,
+  id: string,
+  opts: { reason?: string | undefined } = {},
+): Promise<void> {
+  const revoked = await withSchema(config, 'gateway', (db) =>
+    new ApiKeyRepository(db.sql).revokeAnnounced(id, {
+      by: `cli:${process.env['USER'] ?? safeUserName()}`,
+      reason: opts.reason ?? '',
+      subjectPrefix: config.RATCHET_SUBJECT_PREFIX,
+    }),
+  );
   if (!revoked) throw new CliError(`no active key ${id} (unknown, or revoked already)`, undefined, 'key.not_found');
-  if (out.json) out.jsonLine({ id, revoked: true });
-  else out.line(`${out.style('green', '✔')} key ${id} revoked`);
+  const a = revoked.announcement;
+  const published = await withNats(config, (nc) =>
+    new JetStreamPublisher(nc).publish(a.subject, a.payload, { msgId: a.id, headers: a.headers }),
+  ).then(
+    () => true,
+    () => false,
+  );
+  if (out.json)
+    out.jsonLine({ id, tenantId: revoked.tenantId, revoked: true, announced: published ? 'now' : 'relayed' });
+  else {
+    out.line(`${out.style('green', '✔')} key ${id} revoked`);
+    out.note(
+      published
+        ? 'its queued and running runs stop at their next step; its schedules are paused'
+        : 'NATS did not answer: the orchestrators stop its runs and pause its schedules once their relay publishes the revocation',
+    );
+  }
 }
