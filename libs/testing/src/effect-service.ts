@@ -14,6 +14,10 @@ export class EffectService {
   readonly effects = new Map<string, number>();
   /** Requests being answered now, per key. */
   readonly acting = new Map<string, number>();
+  /** Lookups of an effect by its key (`GET /effects/lookup`), per key. */
+  readonly lookups = new Map<string, number>();
+  /** The answer of the last effect applied under each key, as a lookup returns it. */
+  private readonly applied = new Map<string, string>();
   private readonly stored = new Map<string, string>();
   private server!: Server;
   url = '';
@@ -56,6 +60,13 @@ export class EffectService {
       res.end(JSON.stringify({ item, stock: 7 }));
       return;
     }
+    if (req.method === 'GET' && req.url === '/effects/lookup') {
+      bump(this.lookups);
+      const found = this.applied.get(key);
+      res.statusCode = found === undefined ? 404 : 200;
+      res.end(found ?? JSON.stringify({ found: false }));
+      return;
+    }
     if (req.method === 'POST' && req.url === '/effects') {
       bump(this.calls);
       const idem = req.headers['idempotency-key'];
@@ -66,6 +77,7 @@ export class EffectService {
       const n = bump(this.effects).get(key) ?? 0;
       const reply = JSON.stringify({ applied: JSON.parse(body || '{}') as unknown, effect: `${key}#${n}` });
       if (typeof idem === 'string') this.stored.set(idem, reply);
+      this.applied.set(key, reply);
       await this.slowly(key, wait);
       res.end(reply);
       return;

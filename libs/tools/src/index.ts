@@ -36,6 +36,7 @@ export {
   DEMO_EFFECT_TOOLS,
   DEMO_EFFECT_URL_ENV,
   demoEffectCharge,
+  demoEffectPayout,
   demoEffectRead,
   demoEffectUpsert,
 } from './builtin/effect-demo.tools';

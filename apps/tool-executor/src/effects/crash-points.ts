@@ -3,6 +3,7 @@ import { failpoint } from '@ratchet/platform';
 /**
  * The executor's failpoints for the crash matrix (docs/tools.md):
  * - `tools.before-started`: the command arrived, nothing is in the ledger yet;
+ * - `tools.after-started`: the ledger says `started` (a claimed, not pure, call), the tool has not acted;
  * - `tools.after-effect`: the tool acted, its outcome is not recorded (the ledger says `started`; for a
  *   pure tool, which records nothing before it acts, the ledger holds nothing for the call);
  * - `tools.after-outcome`: outcome and result message are committed, nothing is published yet.

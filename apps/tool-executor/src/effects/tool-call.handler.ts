@@ -292,6 +292,8 @@ export class ToolCallHandler {
     tool: AnyTool | undefined,
     claim?: LedgerSnapshot,
   ): Promise<ToolCallResult> {
+    // A claimed call: `started` is committed, nothing has acted yet.
+    if (pure === undefined) await crashPoint('tools.after-started');
     const outcome: ToolRunOutcome = tool
       ? await this.acting(command, callKind(tool, command.args, command.toolConfig), pure === undefined, (stop) =>
           runTool(tool, command, this.services, stop),

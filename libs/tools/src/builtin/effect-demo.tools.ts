@@ -10,6 +10,8 @@ import { defineTool, ToolError, type ToolContext } from '../tool';
  *   GET  <url>/read                 header X-Effect-Key: a read, counted, never an effect
  *   POST <url>/effects              header Idempotency-Key: applied once per key, repeats answered from memory
  *   POST <url>/effects              header X-Effect-Key only: applied every time it arrives
+ *   GET  <url>/effects/lookup       header X-Effect-Key: 200 with the answer of the effect applied under
+ *                                   that key, 404 when none was (what a payment API's "get by reference" is)
  */
 export const DEMO_EFFECT_URL_ENV = 'RATCHET_DEMO_EFFECT_URL';
 
@@ -73,4 +75,41 @@ export const demoEffectCharge = defineTool({
     ),
 });
 
-export const DEMO_EFFECT_TOOLS = [demoEffectRead, demoEffectUpsert, demoEffectCharge];
+/**
+ * A payout: at-most-once like `charge` (the service does not dedup it), with a `reconcile` hook that asks
+ * the service whether an effect under the call's key was applied. After a crash between the ledger's
+ * `started` and the outcome, the executor asks it: found, the effect is recorded as happened with the
+ * service's answer as its result (not applied again); not found, the call runs again, once, safely.
+ */
+export const demoEffectPayout = defineTool({
+  name: 'demo.effect.payout',
+  description: 'Pays out for an item at the demo effect service (never twice; a crash is reconciled by asking it).',
+  kind: 'at-most-once',
+  timeoutMs: 10_000,
+  retry: { attempts: 1, backoffMs: 0 },
+  input,
+  execute: ({ item }, ctx) =>
+    call(
+      'effects',
+      { method: 'POST', headers: { 'X-Effect-Key': ctx.idempotencyKey }, body: JSON.stringify({ item }) },
+      ctx,
+    ),
+  reconcile: async (_args, ctx) => {
+    const base = process.env[DEMO_EFFECT_URL_ENV];
+    if (!base) throw new ToolError('demo.not_configured', `${DEMO_EFFECT_URL_ENV} is not set`);
+    let res: Response;
+    try {
+      res = await fetch(new URL('effects/lookup', base), {
+        headers: { 'X-Effect-Key': ctx.idempotencyKey },
+        signal: ctx.signal,
+      });
+    } catch (error) {
+      throw new ToolError('demo.unreachable', (error as Error).message, true, { cause: error });
+    }
+    if (res.status === 404) return { happened: false };
+    if (!res.ok) throw new ToolError('demo.status', `effect service answered ${res.status} to a lookup`, true);
+    return { happened: true, result: (await res.json()) as Json };
+  },
+});
+
+export const DEMO_EFFECT_TOOLS = [demoEffectRead, demoEffectUpsert, demoEffectCharge, demoEffectPayout];
