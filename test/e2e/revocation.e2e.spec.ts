@@ -110,6 +110,12 @@ describe('revocation reaches running work', () => {
         schedule: { paused: true, nextDueAt: null, pausedReason: expect.stringMatching(/^principal\.revoked: key:/) },
       },
     });
+    const listed = await runProcess(cli.command, [...cli.args, 'schedules', 'list', '--tenant', TENANT], {
+      ...cli.env,
+      ...stack.env,
+    });
+    expect(listed.stdout).toContain('paused (principal.revoked)');
+    expect(listed.stderr).toContain('revoke-sched: principal.revoked: key:');
     const resume = await http('PATCH', '/v1/schedules/revoke-sched', admin, { paused: false });
     expect(resume).toMatchObject({ status: 409 });
     expect(String(resume.body['detail'])).toContain('cannot resume');

@@ -43,12 +43,19 @@ function print(ctx: CommandContext, schedules: ScheduleView[], note: string): vo
       s.thread,
       s.overlap,
       s.catchUp === 'all' ? `all (max ${s.catchUpMax})` : s.catchUp,
-      s.paused ? 'paused' : s.nextDueAt ? 'active' : 'ended',
+      s.paused
+        ? s.pausedReason
+          ? `paused (${s.pausedReason.split(':')[0]})`
+          : 'paused'
+        : s.nextDueAt
+          ? 'active'
+          : 'ended',
       s.nextDueAt ?? '-',
     ]),
   ]);
   out.line(out.style('bold', lines[0]!));
   for (const l of lines.slice(1)) out.line(l);
+  for (const s of schedules) if (s.pausedReason) out.note(`${s.id}: ${s.pausedReason}`);
   out.note(note);
 }
 
