@@ -96,9 +96,13 @@ export class Watchdog {
          left join ${t('outbox')} o on o.id = th.state->'active'->'modelCall'->>'commandId'
         where th.status = 'running' and th.updated_at < now() - (? * interval '1 millisecond')
           and (
-            -- A model call a live worker holds, or still to be published, is progress: not a candidate,
+            -- A model call a live worker holds, or still to be published, is progress: not a candidate.
+            -- Without a model-call row (a run in its tool phase, or a call row pruned) there is nothing to
+            -- ask: the run is a candidate and the pure rule looks at its idle time (a lost tool result).
+            -- A run waiting for a human is not stalled either (nor does it take a batch slot).
             (not coalesce(o.available_at > now() and o.available_at <> 'infinity', false)
-              and not coalesce(o.sent_at is null and o.available_at is null, false))
+              and not (o.id is not null and o.sent_at is null and o.available_at is null)
+              and th.state->'active'->'waiting' is null)
             -- unless the run is past its time budget: then its work is stopped whatever it does. Working
             -- time leaves out the waits that ended (a run that waits now is not working, so not over).
             or r.started_at < now() - coalesce((th.state->'active'->'limits'->>'wallTimeSeconds')::int, 2147483647)
