@@ -734,6 +734,21 @@ async function check(
     ok: true,
   });
 
+  // Runs that stopped moving and that the watchdog resumed after their step budget: recovered (each still
+  // has to end and hold every invariant), but each names a message that did not arrive — what it last did.
+  const nudged: string[] = [];
+  for (const events of logs.values())
+    events.forEach((e, i) => {
+      const reason = e.type === 'run.resumed' ? String((e.data as { reason?: unknown }).reason ?? '') : '';
+      if (reason.startsWith('watchdog: no progress'))
+        nudged.push(`${e.runId} after ${events[i - 1]?.type ?? '?'}@${events[i - 1]?.version ?? '?'}`);
+    });
+  out.push({
+    name: 'runs the watchdog resumed for no progress (recovered; not an invariant)',
+    value: `${nudged.length}${nudged.length ? ` (${nudged.join(', ')})` : ''}`,
+    ok: true,
+  });
+
   // 4. Approvals: each run's upsert asked once, was decided once (granted by the approver, not the
   // requester), was marked used by its call, and the granted call ran once (one result, one effect).
   const requested = all.filter((e) => e.type === 'approval.requested');
