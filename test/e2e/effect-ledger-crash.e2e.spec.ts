@@ -2,7 +2,8 @@ import path from 'node:path';
 import { openServiceDatabase, threadEffects, type Database } from '@ratchet/adapters';
 import type { ThreadEvent, ToolResolveCommand } from '@ratchet/contracts';
 import { runIdFor, threadIdFor } from '@ratchet/platform';
-import { EffectService, ServiceProcess } from '@ratchet/testing';
+import { EffectService } from '@ratchet/testing';
+import { executorKilledAt } from './doomed-executor';
 import { terminal, TestStack } from './stack';
 
 /*
@@ -155,25 +156,7 @@ describe('effect ledger: SIGKILL of the tool executor never repeats an effect by
     }
     // No executor is running: every call waits in the command stream.
     await toolRequestedKeys(runs);
-    const doomed = await ServiceProcess.start(
-      'tool-executor',
-      {
-        ...stack.env,
-        ...executorEnv(),
-        SERVICE_INSTANCE_ID: `doomed-${label}`,
-        // A parking point that is not the kill point is armed past reach: it only gathers the calls.
-        RATCHET_FAILPOINTS: park === point ? `${point}@1` : `${park}@1000000,${point}@1`,
-        RATCHET_FAILPOINT_GATE: `${runs.length}:30000`,
-        // 90 calls parked at once on a loaded 2-core machine: a longer ack wait keeps a late heartbeat
-        // from redelivering a parked call to the same process before the kill (the restarted executor
-        // sets the stack's short ack wait again).
-        RATCHET_ACK_WAIT_MS: '10000',
-      },
-      { waitReady: false },
-    );
-    const exit = await doomed.exited;
-    expect(exit.signal).toBe('SIGKILL');
-    expect(doomed.logs).toContain(`failpoint ${point}@1: SIGKILL`);
+    await executorKilledAt(stack, executorEnv(), { label, point, park, gate: runs.length });
     return runs;
   }
 

@@ -2,7 +2,8 @@ import path from 'node:path';
 import { openServiceDatabase, threadEffects, type Database } from '@ratchet/adapters';
 import type { ThreadEvent } from '@ratchet/contracts';
 import { runIdFor, threadIdFor } from '@ratchet/platform';
-import { EffectService, ServiceProcess } from '@ratchet/testing';
+import { EffectService } from '@ratchet/testing';
+import { executorKilledAt } from './doomed-executor';
 import { terminal, TestStack } from './stack';
 
 /*
@@ -64,21 +65,7 @@ describe('reconcile after a crash mid-effect: found is recorded as happened, not
       });
     }
     await keysOf(runs);
-    const doomed = await ServiceProcess.start(
-      'tool-executor',
-      {
-        ...stack.env,
-        ...executorEnv(),
-        SERVICE_INSTANCE_ID: `doomed-${label}`,
-        RATCHET_FAILPOINTS: `${point}@1`,
-        RATCHET_FAILPOINT_GATE: `${RUNS}:30000`,
-        RATCHET_ACK_WAIT_MS: '10000',
-      },
-      { waitReady: false },
-    );
-    const exit = await doomed.exited;
-    expect(exit.signal).toBe('SIGKILL');
-    expect(doomed.logs).toContain(`failpoint ${point}@1: SIGKILL`);
+    await executorKilledAt(stack, executorEnv(), { label, point, gate: RUNS });
     return runs;
   }
 

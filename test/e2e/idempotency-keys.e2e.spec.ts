@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { ApiKeyRepository, openServiceDatabase, type Database } from '@ratchet/adapters';
-import type { ApprovalView } from '@ratchet/contracts';
-import { gatewayHttp, type GatewayAnswer } from './gateway-http';
+import { gatewayHttp, pendingApproval as pendingApprovalOf, type GatewayAnswer } from './gateway-http';
 import { terminal, TestStack } from './stack';
 
 /*
@@ -28,16 +27,7 @@ describe('Idempotency-Key on every create and decide route', () => {
     return res.body as { runId: string; threadId: string };
   };
 
-  const pendingApproval = async (threadId: string): Promise<ApprovalView> => {
-    const deadline = Date.now() + 60_000;
-    while (Date.now() < deadline) {
-      const res = await http('GET', `/v1/approvals?status=pending&threadId=${threadId}`, keys.approver);
-      const [first] = (res.body as { approvals: ApprovalView[] }).approvals ?? [];
-      if (first) return first;
-      await sleep(200);
-    }
-    throw new Error(`no pending approval on ${threadId}`);
-  };
+  const pendingApproval = (threadId: string) => pendingApprovalOf(http, keys.approver, threadId);
 
   const keyRows = async (where: string, params: unknown[]) =>
     (

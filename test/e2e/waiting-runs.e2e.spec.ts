@@ -4,7 +4,7 @@ import type { ApprovalView, ThreadEvent } from '@ratchet/contracts';
 import type { ThreadState } from '@ratchet/domain';
 import { runProcess, sourceCommand } from '@ratchet/testing';
 import { threadIdFor, verifyThread } from '@ratchet/platform';
-import { gatewayHttp } from './gateway-http';
+import { gatewayHttp, pendingApproval as pendingApprovalOf } from './gateway-http';
 import { terminal, TestStack } from './stack';
 
 /*
@@ -36,16 +36,7 @@ describe('runs that wait for a human, end to end', () => {
   };
 
   /** The thread's one pending approval, once the approvals service has it. */
-  const pendingApproval = async (threadId: string): Promise<ApprovalView> => {
-    const deadline = Date.now() + 60_000;
-    while (Date.now() < deadline) {
-      const res = await http('GET', `/v1/approvals?status=pending&threadId=${threadId}`, keys.approver);
-      const [first] = (res.body as { approvals: ApprovalView[] }).approvals ?? [];
-      if (first) return first;
-      await sleep(200);
-    }
-    throw new Error(`no pending approval on ${threadId}`);
-  };
+  const pendingApproval = (threadId: string) => pendingApprovalOf(http, keys.approver, threadId);
 
   const approve = async (approval: ApprovalView) => {
     const res = await http('POST', `/v1/approvals/${approval.id}/decision`, keys.approver, { decision: 'approve' });

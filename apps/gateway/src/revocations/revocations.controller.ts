@@ -90,12 +90,11 @@ export class RevocationsController {
     );
     // Committed with the entry; published now so running work stops at once (else the orchestrators' relay does).
     const a = added.announcement;
-    if (a)
-      await this.publisher
-        .publish(a.subject, a.payload, { msgId: a.id, headers: a.headers })
-        .catch((error: unknown) =>
-          this.logger.warn({ err: error, revocation: a.id }, 'revocation committed; its announcement is relayed later'),
-        );
+    await this.publisher
+      .publish(a.subject, a.payload, { msgId: a.id, headers: a.headers })
+      .catch((error: unknown) =>
+        this.logger.warn({ err: error, revocation: a.id }, 'revocation committed; its announcement is relayed later'),
+      );
     return view(added.record);
   }
 

@@ -47,10 +47,6 @@ const COLUMNS = `id, tenant_id, subject, jti, ${isoColumn('issued_before')}, rea
 export class JwtRevocationsRepository {
   constructor(private readonly sql: SqlExecutor) {}
 
-  async add(input: AddJwtRevocation): Promise<JwtRevocationRecord> {
-    return (await this.addAnnounced(input)).record;
-  }
-
   /**
    * Adds an entry and, in the same statement, its announcement to the orchestrators (PrincipalRevokedMessage:
    * the subject's runs stop; a whole-subject entry pauses its schedules too). `subjectPrefix` is the
@@ -59,23 +55,8 @@ export class JwtRevocationsRepository {
    */
   async addAnnounced(
     input: AddJwtRevocation,
-    subjectPrefix?: string,
-  ): Promise<{ record: JwtRevocationRecord; announcement?: OutboxMessage }> {
-    const params = [
-      input.tenantId,
-      input.subject,
-      input.jti ?? null,
-      input.issuedBefore ?? null,
-      input.reason ?? '',
-      input.createdBy,
-    ];
-    const insert = `insert into ${this.sql.table('jwt_revocations')} (tenant_id, subject, jti, issued_before, reason, created_by)
-       values (?, ?, ?, ?::timestamptz, ?, ?) returning *`;
-    if (subjectPrefix === undefined) {
-      const [row] = await this.sql.query<Row>(`with r as (${insert}) select ${COLUMNS} from r`, params);
-      if (!row) throw new Error('jwt revocation insert returned no row');
-      return { record: toRecord(row) };
-    }
+    subjectPrefix: string,
+  ): Promise<{ record: JwtRevocationRecord; announcement: OutboxMessage }> {
     const announce = announceRevocationsSql('r', {
       id: 'r.id',
       tenantId: 'r.tenant_id',
@@ -88,10 +69,21 @@ export class JwtRevocationsRepository {
     const [row] = await this.sql.query<
       Row & { o_id: string; o_subject: string; o_headers: Record<string, string>; o_payload: unknown }
     >(
-      `with r as (${insert}), o as (${announce})
+      `with r as (
+         insert into ${this.sql.table('jwt_revocations')} (tenant_id, subject, jti, issued_before, reason, created_by)
+         values (?, ?, ?, ?::timestamptz, ?, ?) returning *),
+       o as (${announce})
        select x.*, o.id as o_id, o.subject as o_subject, o.headers as o_headers, o.payload as o_payload
          from (select ${COLUMNS} from r) x, o`,
-      [...params, subjectPrefix],
+      [
+        input.tenantId,
+        input.subject,
+        input.jti ?? null,
+        input.issuedBefore ?? null,
+        input.reason ?? '',
+        input.createdBy,
+        subjectPrefix,
+      ],
     );
     if (!row) throw new Error('jwt revocation insert returned no row');
     return {

@@ -15,20 +15,35 @@ import { defineTool, ToolError, type ToolContext } from '../tool';
  */
 export const DEMO_EFFECT_URL_ENV = 'RATCHET_DEMO_EFFECT_URL';
 
-async function call(path: string, init: RequestInit, ctx: ToolContext): Promise<Json> {
+/** One request to the effect service; `acts`: whether it may have acted when no answer came back. */
+async function send(path: string, init: RequestInit, ctx: ToolContext, acts: boolean): Promise<Response> {
   const base = process.env[DEMO_EFFECT_URL_ENV];
   if (!base) throw new ToolError('demo.not_configured', `${DEMO_EFFECT_URL_ENV} is not set`);
-  let res: Response;
   try {
-    res = await fetch(new URL(path, base), { ...init, signal: ctx.signal });
+    return await fetch(new URL(path, base), { ...init, signal: ctx.signal });
   } catch (error) {
-    throw new ToolError('demo.unreachable', (error as Error).message, true, { mayHaveActed: true, cause: error });
+    throw new ToolError('demo.unreachable', (error as Error).message, true, {
+      ...(acts ? { mayHaveActed: true } : {}),
+      cause: error,
+    });
   }
+}
+
+async function call(path: string, init: RequestInit, ctx: ToolContext): Promise<Json> {
+  const res = await send(path, init, ctx, true);
   const body = (await res.json()) as Json;
   if (res.status >= 500) throw new ToolError('demo.status', `effect service answered ${res.status}`, true);
   if (res.status >= 400) throw new ToolError('demo.status', `effect service answered ${res.status}`);
   return body;
 }
+
+/** An effect the service applies every time it arrives (no Idempotency-Key): charge and payout. */
+const applyUnkeyed = ({ item }: { item: string }, ctx: ToolContext) =>
+  call(
+    'effects',
+    { method: 'POST', headers: { 'X-Effect-Key': ctx.idempotencyKey }, body: JSON.stringify({ item }) },
+    ctx,
+  );
 
 const input = z.object({ item: z.string().min(1).max(200).describe('What to act on') });
 
@@ -67,12 +82,7 @@ export const demoEffectCharge = defineTool({
   timeoutMs: 10_000,
   retry: { attempts: 1, backoffMs: 0 },
   input,
-  execute: ({ item }, ctx) =>
-    call(
-      'effects',
-      { method: 'POST', headers: { 'X-Effect-Key': ctx.idempotencyKey }, body: JSON.stringify({ item }) },
-      ctx,
-    ),
+  execute: applyUnkeyed,
 });
 
 /**
@@ -88,24 +98,9 @@ export const demoEffectPayout = defineTool({
   timeoutMs: 10_000,
   retry: { attempts: 1, backoffMs: 0 },
   input,
-  execute: ({ item }, ctx) =>
-    call(
-      'effects',
-      { method: 'POST', headers: { 'X-Effect-Key': ctx.idempotencyKey }, body: JSON.stringify({ item }) },
-      ctx,
-    ),
+  execute: applyUnkeyed,
   reconcile: async (_args, ctx) => {
-    const base = process.env[DEMO_EFFECT_URL_ENV];
-    if (!base) throw new ToolError('demo.not_configured', `${DEMO_EFFECT_URL_ENV} is not set`);
-    let res: Response;
-    try {
-      res = await fetch(new URL('effects/lookup', base), {
-        headers: { 'X-Effect-Key': ctx.idempotencyKey },
-        signal: ctx.signal,
-      });
-    } catch (error) {
-      throw new ToolError('demo.unreachable', (error as Error).message, true, { cause: error });
-    }
+    const res = await send('effects/lookup', { headers: { 'X-Effect-Key': ctx.idempotencyKey } }, ctx, false);
     if (res.status === 404) return { happened: false };
     if (!res.ok) throw new ToolError('demo.status', `effect service answered ${res.status} to a lookup`, true);
     return { happened: true, result: (await res.json()) as Json };
