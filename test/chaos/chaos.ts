@@ -1,10 +1,3 @@
-import {
-  createConnection,
-  createServer as createTcpServer,
-  type AddressInfo,
-  type Server as TcpServer,
-  type Socket,
-} from 'node:net';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import {
@@ -27,8 +20,8 @@ import {
 import { diffProjections, foldRecord, recordFrom, type ThreadState } from '@ratchet/domain';
 import { runIdFor } from '@ratchet/platform';
 import { EffectService } from '@ratchet/testing';
-import { PrivateNats, seeded, sleep, Stack, TERMINAL_TYPES } from '../bench/harness';
-import { NatsCluster } from '../e2e/nats-cluster';
+import { seeded, sleep, Stack, TERMINAL_TYPES } from '../bench/harness';
+import { clusterBus, FaultLoop, resilient, singleBus, surviving, type Victim } from './faults';
 import { PrivatePostgres } from './private-postgres';
 
 /*
@@ -152,52 +145,6 @@ class ApprovalsOperator {
   }
 }
 
-/** A TCP proxy in front of nats-server that can hold traffic back (order kept per connection). */
-class DelayProxy {
-  delayMs = 0;
-  private server!: TcpServer;
-  private readonly sockets = new Set<Socket>();
-  port = 0;
-
-  constructor(private readonly upstreamPort: number) {}
-
-  async start(): Promise<void> {
-    this.server = createTcpServer((client) => this.pipe(client));
-    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
-    this.port = (this.server.address() as AddressInfo).port;
-  }
-
-  private pipe(client: Socket): void {
-    const upstream = createConnection({ host: '127.0.0.1', port: this.upstreamPort });
-    this.sockets.add(client).add(upstream);
-    const forward = (from: Socket, to: Socket) => {
-      let chain = Promise.resolve();
-      from.on('data', (chunk) => {
-        const delay = this.delayMs > 0 ? this.delayMs * (0.5 + Math.random()) : 0;
-        chain = chain.then(async () => {
-          if (delay > 0) await sleep(delay);
-          if (!to.destroyed) to.write(chunk);
-        });
-      });
-    };
-    forward(client, upstream);
-    forward(upstream, client);
-    const close = () => {
-      client.destroy();
-      upstream.destroy();
-      this.sockets.delete(client);
-      this.sockets.delete(upstream);
-    };
-    client.on('close', close).on('error', close);
-    upstream.on('close', close).on('error', close);
-  }
-
-  async stop(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
-    await new Promise<void>((r) => this.server.close(() => r()));
-  }
-}
-
 type Instance = 'orchestrator-1' | 'orchestrator-2' | 'tools-1' | 'tools-2' | 'memory-1' | 'approvals-1' | 'gateway-1';
 type Service = 'orchestrator' | 'tool-executor' | 'memory' | 'approvals' | 'gateway';
 const INSTANCES: Array<[Instance, Service]> = [
@@ -239,6 +186,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       OPENAI_API_KEY: CANARY,
       GATEWAY_BOOTSTRAP_API_KEY: CANARY,
       RATCHET_CHAOS_SECRET: CANARY,
+      // Kept logs say what each delivery decided (`tool call handled`, the ledger's decision per key).
+      ...(options.serviceLogDir ? { LOG_LEVEL: 'debug' } : {}),
     },
   }).catch(async (error: unknown) => {
     await effects.stop();
@@ -246,14 +195,6 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await postgres.stop();
     throw error;
   });
-  const actions: Record<string, number> = {
-    'SIGKILL service': 0,
-    'restart nats-server': 0,
-    'restart postgres': 0,
-    'delay burst': 0,
-  };
-  const restarting = new Map<string, Promise<void>>();
-  const killed: Partial<Record<Instance, number>> = {};
   const approvals = new ApprovalsOperator(stack);
   let stopping = false;
   let operating = false;
@@ -277,21 +218,28 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     log(`chaos: seed ${options.seed}, ${options.runs} runs, services up`);
 
     // Restarts until the service is ready (it exits at start while nats-server is down).
-    const restart = (instance: Instance, service: Service): Promise<void> => {
-      const work = (async () => {
-        for (let attempt = 1; ; attempt++) {
-          try {
-            await start(instance, service);
-            return;
-          } catch (error) {
-            if (attempt >= 30) throw error;
-            await sleep(300);
-          }
-        }
-      })().finally(() => restarting.delete(instance));
-      restarting.set(instance, work);
-      return work;
-    };
+    const victims = new Map<Instance, Victim>(
+      INSTANCES.map(([instance, service]) => [
+        instance,
+        {
+          name: instance,
+          kill: async () => {
+            await stack.services.get(instance)?.process.kill('SIGKILL');
+          },
+          restart: async () => {
+            for (let attempt = 1; ; attempt++) {
+              try {
+                await start(instance, service);
+                return;
+              } catch (error) {
+                if (attempt >= 30) throw error;
+                await sleep(300);
+              }
+            }
+          },
+        },
+      ]),
+    );
 
     // The approver: grants every pending approval of the chaos agent, during the chaos too (so grants are
     // re-checked and applied while services die), and in the wait loop below.
@@ -303,63 +251,18 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       }
     })();
 
-    let chaos = true;
-    let lastNatsRestart = Date.now();
-    let lastPostgresRestart = 0;
-    const killer = (async () => {
-      while (chaos) {
-        await sleep(250 + random() * 650);
-        if (!chaos) break;
-        const roll = random();
-        const natsOwed = actions['SIGKILL service']! >= minKills && actions['restart nats-server']! < minNatsRestarts;
-        if (options.natsRestarts !== false && (roll < 0.08 || natsOwed) && Date.now() - lastNatsRestart > 5000) {
-          lastNatsRestart = Date.now();
-          actions['restart nats-server']!++;
-          log(`chaos: ${await bus.crash(random)}`);
-          continue;
-        }
-        // Postgres: rare (8 %), at most every 8 s, and at least `minPostgresRestarts` times before the
-        // chaos may stop (so a short CI run crashes it too).
-        const postgresOwed =
-          actions['SIGKILL service']! >= minKills && actions['restart postgres']! < minPostgresRestarts;
-        if (
-          options.postgresRestarts !== false &&
-          ((roll >= 0.25 && roll < 0.33) || postgresOwed) &&
-          Date.now() - lastPostgresRestart > 8000
-        ) {
-          actions['restart postgres']!++;
-          const down = Date.now();
-          await postgres.kill('SIGKILL');
-          const gone = Date.now();
-          await sleep(200 + random() * 800);
-          const restarted = Date.now();
-          await postgres.restart();
-          lastPostgresRestart = Date.now();
-          log(
-            `chaos: postgres SIGKILLed (its processes gone after ${gone - down} ms), restarted, accepting ` +
-              `connections after ${lastPostgresRestart - restarted} ms (crash recoveries so far: ${postgres.recoveries()})`,
-          );
-          continue;
-        }
-        if (roll < 0.25 && bus.proxy) {
-          const proxy = bus.proxy;
-          actions['delay burst']!++;
-          proxy.delayMs = 20 + random() * 180;
-          const ms = 500 + random() * 2000;
-          void sleep(ms).then(() => (proxy.delayMs = 0));
-          continue;
-        }
-        const [instance, service] = INSTANCES[Math.floor(random() * INSTANCES.length)] ?? INSTANCES[0]!;
-        if (restarting.has(instance)) continue;
-        await stack.services.get(instance)?.process.kill('SIGKILL');
-        actions['SIGKILL service']!++;
-        killed[instance] = (killed[instance] ?? 0) + 1;
-        // In the background, so kills keep coming while it boots.
-        void restart(instance, service).catch((error: unknown) =>
-          log(`chaos: ${instance} did not restart: ${String(error)}`),
-        );
-      }
-    })();
+    const faults = new FaultLoop({
+      random,
+      bus,
+      postgres,
+      victims: [...victims.values()],
+      minKills,
+      natsRestarts: options.natsRestarts !== false,
+      minNatsRestarts,
+      postgresRestarts: options.postgresRestarts !== false,
+      minPostgresRestarts,
+      log,
+    });
 
     const runs = Array.from({ length: options.runs }, (_, i) => {
       const requestId = `chaos-${options.seed}-${i}`;
@@ -389,27 +292,18 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       await sleep(15 + random() * 40);
     }
     log(`chaos: ${runs.length} requests published`);
-    while (
-      actions['SIGKILL service']! < minKills ||
-      actions['restart postgres']! < minPostgresRestarts ||
-      actions['restart nats-server']! < minNatsRestarts
-    ) {
-      await sleep(200);
-    }
-    chaos = false;
-    await killer;
-    if (bus.proxy) bus.proxy.delayMs = 0;
-    await Promise.all(restarting.values());
-    for (const [instance, service] of INSTANCES) {
+    await faults.stop();
+    for (const [instance] of INSTANCES) {
       const s = stack.services.get(instance);
       if (
         !s ||
         s.process.pid === undefined ||
         (await Promise.race([s.process.exited.then(() => true), sleep(10).then(() => false)]))
       ) {
-        await restart(instance, service);
+        await faults.restart(victims.get(instance)!);
       }
     }
+    const { actions, killed } = faults;
     log(
       `chaos: stopped after ${JSON.stringify(actions)} (SIGKILLs: ${JSON.stringify(killed)}); ` +
         `${approvals.granted.size} approvals granted so far; waiting for every run to end`,
@@ -500,98 +394,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   }
 }
 
-/** The NATS the chaos runs on, and the fault it injects into it. */
-interface ChaosBus {
-  /** For the harness's own connection. */
-  url: string;
-  /** What the services are given as NATS_URL. */
-  serviceUrl: string;
-  env: Record<string, string>;
-  /** Present for a single server: holds traffic back for delay bursts. */
-  proxy?: DelayProxy;
-  /** SIGKILLs a server (a node) and brings it back; says what it did. */
-  crash(random: () => number): Promise<string>;
-  stop(): Promise<void>;
-}
-
-async function singleBus(): Promise<ChaosBus> {
-  const nats = await PrivateNats.start();
-  const proxy = new DelayProxy(nats.port);
-  await proxy.start();
-  return {
-    url: nats.url,
-    serviceUrl: `nats://127.0.0.1:${proxy.port}`,
-    env: {},
-    proxy,
-    crash: async (random) => {
-      await nats.kill('SIGKILL');
-      await sleep(200 + random() * 800);
-      await nats.restart();
-      return 'nats-server SIGKILLed and restarted';
-    },
-    stop: async () => {
-      await proxy.stop();
-      await nats.stop();
-    },
-  };
-}
-
-/** A 3-node cluster (the cluster test's helper), streams R3; the services know every node. */
-async function clusterBus(): Promise<ChaosBus> {
-  const cluster = await NatsCluster.start(3);
-  return {
-    url: cluster.url,
-    serviceUrl: cluster.url,
-    env: { RATCHET_STREAM_REPLICAS: '3' },
-    crash: async (random) => {
-      const node = cluster.nodes[Math.floor(random() * cluster.nodes.length)] ?? cluster.nodes[0]!;
-      await node.kill('SIGKILL');
-      await sleep(200 + random() * 800);
-      await cluster.restart(node.name);
-      return `nats node ${node.name} SIGKILLed and brought back (cluster of ${cluster.nodes.length})`;
-    },
-    stop: () => cluster.stop(),
-  };
-}
-
-/** Retries `work` while Postgres is unreachable or restarting (connection errors only), up to `timeoutMs`. */
-async function surviving<T>(work: () => Promise<T>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await work();
-    } catch (error) {
-      if (!isConnectionError(error) || Date.now() > deadline) throw error;
-      await sleep(250);
-    }
-  }
-}
-
-function isConnectionError(error: unknown): boolean {
-  const { code, message } = error as { code?: unknown; message?: unknown };
-  // 08xxx: connection exceptions; 57P01-57P03: shut down, crash, "the database system is starting up".
-  if (typeof code === 'string' && (/^(08|57P0)/.test(code) || /^E(CONNREFUSED|CONNRESET|PIPE)$/.test(code))) {
-    return true;
-  }
-  return /connection|terminat|ECONNREFUSED|cannot connect|timeout/i.test(String(message));
-}
-
-/** The same database, its statements retried on connection errors (a dead pooled connection is replaced). */
-function resilient(db: Database): Database {
-  const sql = db.sql;
-  return {
-    ...db,
-    sql: {
-      schema: sql.schema,
-      table: (name) => sql.table(name),
-      query: (text, params) => surviving(() => sql.query(text, params)),
-      run: (text, params) => surviving(() => sql.run(text, params)),
-    },
-  };
-}
-
 /** Each open run's last events, and the messages each service recorded as failed (consumer, code, reason). */
-async function openRunsDetail(
+export async function openRunsDetail(
   runs: ReadonlyArray<{ runId: string; threadId: string }>,
   logs: ReadonlyMap<string, ThreadEvent[]>,
   endedRuns: ReadonlySet<string | undefined>,
@@ -647,28 +451,7 @@ async function check(
     ok: ended === runs.length,
   });
 
-  // 2. No lost or gapped events; each run ends once, each call has one result.
-  let gaps = 0;
-  let dupIds = 0;
-  let doubleTerminal = 0;
-  let doubleResults = 0;
-  for (const events of logs.values()) {
-    events.forEach((e, i) => {
-      if (e.version !== i + 1) gaps++;
-    });
-    dupIds += events.length - new Set(events.map((e) => e.id)).size;
-    const terms = events.filter((e) => TERMINAL_TYPES.has(e.type)).map((e) => e.runId);
-    doubleTerminal += terms.length - new Set(terms).size;
-    const results = events
-      .filter((e) => e.type === 'tool.completed' || e.type === 'tool.failed')
-      .map((e) => `${e.runId}/${(e.data as { callId: string }).callId}`);
-    doubleResults += results.length - new Set(results).size;
-  }
-  out.push({
-    name: 'lost or gapped events',
-    value: `${gaps} gaps, ${dupIds} duplicate ids, ${doubleTerminal} runs ended twice, ${doubleResults} calls with two results`,
-    ok: gaps + dupIds + doubleTerminal + doubleResults === 0,
-  });
+  out.push(eventLogInvariant(logs));
 
   // 3. Effects per tool kind.
   const ledger = await tools.sql.query<{ key: string; tool: string; kind: string; state: string }>(
@@ -703,51 +486,8 @@ async function check(
     ok: true,
   });
 
-  // Not an invariant: calls that ended in an error the model saw (the run goes on with it).
-  const toolOf = new Map<string, string>();
-  for (const e of all) {
-    if (e.type === 'tool.requested') {
-      const d = e.data as { callId: string; tool: string };
-      toolOf.set(`${e.runId}/${d.callId}`, d.tool);
-    }
-  }
-  const failures = new Map<string, number>();
-  for (const e of all) {
-    if (e.type !== 'tool.failed') continue;
-    const d = e.data as { callId: string; error: { code: string; message: string } };
-    // The tool and the error code, plus a trailing "(503)" / "(TIMEOUT)" of a request that got no answer.
-    const detail = /\((\d{3}|TIMEOUT)\)$/.exec(d.error.message)?.[0];
-    const why = `${toolOf.get(`${e.runId}/${d.callId}`) ?? '?'} ${d.error.code}${detail ? ` ${detail}` : ''}`;
-    failures.set(why, (failures.get(why) ?? 0) + 1);
-  }
-  const failed = [...failures.values()].reduce((a, b) => a + b, 0);
-  out.push({
-    name: 'tool calls failed (reported to the model; not an invariant)',
-    value:
-      `${failed}` +
-      (failed
-        ? ` (${[...failures]
-            .sort((a, b) => b[1] - a[1])
-            .map(([why, n]) => `${n} × ${why}`)
-            .join(', ')})`
-        : ''),
-    ok: true,
-  });
-
-  // Runs that stopped moving and that the watchdog resumed after their step budget: recovered (each still
-  // has to end and hold every invariant), but each names a message that did not arrive — what it last did.
-  const nudged: string[] = [];
-  for (const events of logs.values())
-    events.forEach((e, i) => {
-      const reason = e.type === 'run.resumed' ? String((e.data as { reason?: unknown }).reason ?? '') : '';
-      if (reason.startsWith('watchdog: no progress'))
-        nudged.push(`${e.runId} after ${events[i - 1]?.type ?? '?'}@${events[i - 1]?.version ?? '?'}`);
-    });
-  out.push({
-    name: 'runs the watchdog resumed for no progress (recovered; not an invariant)',
-    value: `${nudged.length}${nudged.length ? ` (${nudged.join(', ')})` : ''}`,
-    ok: true,
-  });
+  out.push(failedCallsRow(all));
+  out.push(await nudgedRunsRow(logs, tools, TENANT));
 
   // 4. Approvals: each run's upsert asked once, was decided once (granted by the approver, not the
   // requester), was marked used by its call, and the granted call ran once (one result, one effect).
@@ -828,13 +568,118 @@ async function check(
     ok: ranOnce === grantedCalls.length && grantedCalls.length === runs.length,
   });
 
-  // 5. Projections equal the replay of their log: the state and the stored conversation, message by message.
+  out.push(await projectionsInvariant(store, TENANT, logs));
+  out.push(...(await feedAndCanaryInvariants(stack, db, all, CANARY)));
+  return out;
+}
+
+/** Each thread's versions are 1..n, ids unique, one terminal per run, one result per call. */
+export function eventLogInvariant(logs: ReadonlyMap<string, ThreadEvent[]>): Invariant {
+  let gaps = 0;
+  let dupIds = 0;
+  let doubleTerminal = 0;
+  let doubleResults = 0;
+  for (const events of logs.values()) {
+    events.forEach((e, i) => {
+      if (e.version !== i + 1) gaps++;
+    });
+    dupIds += events.length - new Set(events.map((e) => e.id)).size;
+    const terms = events.filter((e) => TERMINAL_TYPES.has(e.type)).map((e) => e.runId);
+    doubleTerminal += terms.length - new Set(terms).size;
+    const results = events
+      .filter((e) => e.type === 'tool.completed' || e.type === 'tool.failed')
+      .map((e) => `${e.runId}/${(e.data as { callId: string }).callId}`);
+    doubleResults += results.length - new Set(results).size;
+  }
+  return {
+    name: 'lost or gapped events',
+    value: `${gaps} gaps, ${dupIds} duplicate ids, ${doubleTerminal} runs ended twice, ${doubleResults} calls with two results`,
+    ok: gaps + dupIds + doubleTerminal + doubleResults === 0,
+  };
+}
+
+/** Not an invariant: the calls that ended in an error the model saw (the run goes on with it), by tool and error. */
+export function failedCallsRow(all: readonly ThreadEvent[]): Invariant {
+  const toolOf = new Map<string, string>();
+  for (const e of all) {
+    if (e.type === 'tool.requested') {
+      const d = e.data as { callId: string; tool: string };
+      toolOf.set(`${e.runId}/${d.callId}`, d.tool);
+    }
+  }
+  const failures = new Map<string, number>();
+  for (const e of all) {
+    if (e.type !== 'tool.failed') continue;
+    const d = e.data as { callId: string; error: { code: string; message: string } };
+    // The tool and the error code, plus a trailing "(503)" / "(TIMEOUT)" of a request that got no answer.
+    const detail = /\((\d{3}|TIMEOUT)\)$/.exec(d.error.message)?.[0];
+    const why = `${toolOf.get(`${e.runId}/${d.callId}`) ?? '?'} ${d.error.code}${detail ? ` ${detail}` : ''}`;
+    failures.set(why, (failures.get(why) ?? 0) + 1);
+  }
+  const failed = [...failures.values()].reduce((a, b) => a + b, 0);
+  return {
+    name: 'tool calls failed (reported to the model; not an invariant)',
+    value:
+      `${failed}` +
+      (failed
+        ? ` (${[...failures]
+            .sort((a, b) => b[1] - a[1])
+            .map(([why, n]) => `${n} × ${why}`)
+            .join(', ')})`
+        : ''),
+    ok: true,
+  };
+}
+
+/**
+ * Not an invariant: runs that stopped moving and that the watchdog resumed after their step budget.
+ * Recovered (each still has to end and hold every invariant), but each names a message that did not
+ * arrive: what it last did, and its calls as the effect ledger holds them.
+ */
+export async function nudgedRunsRow(
+  logs: ReadonlyMap<string, ThreadEvent[]>,
+  tools: Database,
+  tenant: string,
+): Promise<Invariant> {
+  const nudged: string[] = [];
+  for (const events of logs.values())
+    for (const [i, e] of events.entries()) {
+      const reason = e.type === 'run.resumed' ? String((e.data as { reason?: unknown }).reason ?? '') : '';
+      if (!reason.startsWith('watchdog: no progress')) continue;
+      // Its calls as the effect ledger holds them: which result the thread never got, and from which attempt.
+      const calls = await tools.sql.query<{ key: string; state: string; attempts: number; leased_by: string | null }>(
+        `select key, state, attempts, leased_by from ${tools.sql.table('effects')} where tenant_id = ? and run_id = ? order by key`,
+        [tenant, e.runId],
+      );
+      const before = events
+        .slice(Math.max(0, i - 6), i)
+        .map((x) => `${x.type}@${x.version}`)
+        .join(', ');
+      const ledger = calls
+        .map((c) => `${c.key.split(':').at(-1)} ${c.state}×${c.attempts}${c.leased_by ? ` by ${c.leased_by}` : ''}`)
+        .join(', ');
+      nudged.push(`${e.runId} after [${before}]; ledger now: ${ledger}`);
+    }
+  return {
+    name: 'runs the watchdog resumed for no progress (recovered; not an invariant)',
+    value: `${nudged.length}${nudged.length ? ` (${nudged.join(', ')})` : ''}`,
+    ok: true,
+  };
+}
+
+/** Projections equal the replay of their log: the state and the stored conversation, message by message. */
+export async function projectionsInvariant(
+  store: PgThreadStore<ThreadState>,
+  tenant: string,
+  logs: ReadonlyMap<string, ThreadEvent[]>,
+): Promise<Invariant> {
+  const threads = [...logs.keys()];
   let projOk = 0;
   for (const t of threads) {
-    const stored = await store.readProjection(TENANT, t);
+    const stored = await store.readProjection(tenant, t);
     const events = logs.get(t) ?? [];
     const replayed = foldRecord(recordFrom(), events);
-    const messages = await store.readMessages(TENANT, t);
+    const messages = await store.readMessages(tenant, t);
     if (
       stored?.version === events.length &&
       diffProjections(stored.state, replayed.state).length === 0 &&
@@ -842,12 +687,23 @@ async function check(
     )
       projOk++;
   }
-  out.push({
+  return {
     name: 'projections equal to replay',
     value: `${projOk} / ${threads.length}`,
     ok: projOk === threads.length,
-  });
+  };
+}
 
+/**
+ * The JetStream EVENTS feed holds every logged event (duplicates by version allowed, missing not), and
+ * the canary secret is in no table and no message of any stream.
+ */
+export async function feedAndCanaryInvariants(
+  stack: Stack,
+  db: Database,
+  all: readonly ThreadEvent[],
+  canary: string,
+): Promise<Invariant[]> {
   // 6. The JetStream EVENTS feed holds every logged event (duplicates by version allowed, missing not).
   const jsm = await stack.nc.jetstreamManager();
   const topo = declareTopology({ subjectPrefix: stack.prefix.subject, streamPrefix: stack.prefix.stream });
@@ -874,11 +730,11 @@ async function check(
     if (id === undefined) missing++;
     else if (id !== e.id) phantom++;
   }
-  out.push({
+  const feedRow: Invariant = {
     name: 'JetStream EVENTS feed equal to the log',
     value: `${all.length - missing} / ${all.length} events on the feed, ${missing} missing, ${phantom} not in the log`,
     ok: missing === 0 && phantom === 0,
-  });
+  };
 
   // 7. The canary secret is in no table and no stream.
   let tablesWith = 0;
@@ -890,18 +746,20 @@ async function check(
   for (const t of tables) {
     const q = `"${t.schema}"."${t.name}"`;
     const [row] = await db.sql.query<{ n: number }>(`select count(*)::int as n from ${q} x where x::text like ?`, [
-      `%${CANARY}%`,
+      `%${canary}%`,
     ]);
     if ((row?.n ?? 0) > 0) {
       tablesWith++;
       found.push(q);
     }
   }
-  const inStreams = streamText.filter((t) => t.includes(CANARY)).length;
-  out.push({
-    name: 'canary secrets found',
-    value: `${tablesWith + inStreams} (${tables.length} tables and ${streamText.length / 2} stream messages scanned${found.length ? `; in ${found.join(', ')}` : ''})`,
-    ok: tablesWith + inStreams === 0,
-  });
-  return out;
+  const inStreams = streamText.filter((t) => t.includes(canary)).length;
+  return [
+    feedRow,
+    {
+      name: 'canary secrets found',
+      value: `${tablesWith + inStreams} (${tables.length} tables and ${streamText.length / 2} stream messages scanned${found.length ? `; in ${found.join(', ')}` : ''})`,
+      ok: tablesWith + inStreams === 0,
+    },
+  ];
 }

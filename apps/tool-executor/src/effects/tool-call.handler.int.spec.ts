@@ -13,6 +13,7 @@ import {
   type MessagePublisher,
 } from '@ratchet/adapters';
 import { subjects, type ToolCallCommand, type ToolResultMessage } from '@ratchet/contracts';
+import { TransientError } from '@ratchet/domain';
 import { createLogger, OutboxRelay, RunStops } from '@ratchet/platform';
 import { createTestDatabase, newThreadRef, uniquePrefix, type TestDatabase } from '@ratchet/testing';
 import { defineTool, ToolRegistry, type AnyTool } from '@ratchet/tools';
@@ -116,6 +117,26 @@ const gatedCharge = defineTool({
     return { charged: 'by the late attempt' };
   },
 });
+/**
+ * An idempotent write whose first execution acts until the test lets it finish, and whose second fails
+ * the way a service that is down fails (TransientError: the message comes back later); later ones succeed.
+ */
+let letGatedUpsertFinish: () => void = () => undefined;
+const gatedUpserts = new Map<string, number>();
+const gatedUpsert = defineTool({
+  name: 'test.gated-upsert',
+  description: 'An idempotent write: held, then unavailable, then fine.',
+  kind: 'idempotent',
+  timeoutMs: 20_000,
+  input: z.object({}),
+  async execute(_args, ctx) {
+    const n = (gatedUpserts.get(ctx.idempotencyKey) ?? 0) + 1;
+    gatedUpserts.set(ctx.idempotencyKey, n);
+    if (n === 1) await new Promise<void>((resolve) => (letGatedUpsertFinish = resolve));
+    if (n === 2) throw new TransientError('the store is down', 'store.unavailable');
+    return { written: n };
+  },
+});
 const upsert = defineTool({
   name: 'test.upsert',
   description: 'An idempotent write.',
@@ -194,7 +215,7 @@ beforeAll(async () => {
     stops: new RunStops(nc, subs, logger),
     leases: new EffectLeases(new EffectLedgerRepository(db.sql), { holder, leaseMs: 60_000 }, logger),
   });
-  const tools = new ToolRegistry([pureRead, upsert, slowCharge, slowRead, gatedCharge] as AnyTool[]);
+  const tools = new ToolRegistry([pureRead, upsert, slowCharge, slowRead, gatedCharge, gatedUpsert] as AnyTool[]);
   const quiet = { info: () => undefined, warn: () => undefined };
   [executorA, executorB] = (['executor-a', 'executor-b'] as const).map((holder) => {
     const c = control(holder);
@@ -406,6 +427,53 @@ describe('ToolCallHandler: a call another executor is acting on', () => {
     );
     expect(await executorB.handler.handle(c, {}, 2)).toBe('retried');
     expect(await ledger.get(c.idempotencyKey)).toMatchObject({ state: 'succeeded', attempts: 2 });
+  });
+});
+
+describe('ToolCallHandler: an attempt whose key a newer attempt took over', () => {
+  it('does not end its message: the newer attempt failed transiently on a delivery of it, and the call still gets its result', async () => {
+    const c = call('test.gated-upsert');
+    const ledger = new EffectLedgerRepository(db.sql);
+    // Attempt 1 (executor A, delivery 1) acts and is held.
+    const first = executorA.handler.handle(c, {}, 1);
+    await waitFor(() => gatedUpserts.get(c.idempotencyKey) === 1);
+    // Its lease runs out meanwhile (its renewals could not reach Postgres), and the bus gives the same
+    // message to executor B: attempt 2 fails transiently, so that delivery asks for the message again.
+    await db.sql.run(`update ${db.sql.table('effects')} set lease_until = now() - interval '1 second' where key = ?`, [
+      c.idempotencyKey,
+    ]);
+    await expect(executorB.handler.handle(c, {}, 2)).rejects.toMatchObject({ code: 'store.unavailable' });
+    expect(await ledger.get(c.idempotencyKey)).toMatchObject({ state: 'started', attempts: 2 });
+    // Attempt 1 ends: its outcome is dropped (the row is attempt 2's). Its delivery must not end the
+    // message (that would end it for attempt 2 too, and nothing would ever answer the thread): it asks
+    // for it again.
+    letGatedUpsertFinish();
+    await expect(first).rejects.toMatchObject({ code: 'effect.superseded', retryAfterMs: expect.any(Number) });
+    expect(outcomesSent(c)).toHaveLength(0);
+    // The message comes back once attempt 2's lease ran out: attempt 3 records the one outcome.
+    await db.sql.run(`update ${db.sql.table('effects')} set lease_until = now() - interval '1 second' where key = ?`, [
+      c.idempotencyKey,
+    ]);
+    expect(await executorA.handler.handle(c, {}, 3)).toBe('retried');
+    expect(await ledger.get(c.idempotencyKey)).toMatchObject({ state: 'succeeded', attempts: 3 });
+    expect(outcomesSent(c)).toHaveLength(1);
+  });
+
+  it('never starts a second attempt beside one acting in the same process (the message came back early)', async () => {
+    const c = call('test.slow-charge');
+    const first = executorA.handler.handle(c, {}, 1);
+    await waitFor(() => slowStarts.get(c.idempotencyKey) === 1);
+    // The bus's ack wait ran out while the heartbeats were held up: the same executor gets the message
+    // again. Its lease is its own, so only the process knows the call is acting.
+    await expect(executorA.handler.handle(c, {}, 2)).rejects.toMatchObject({ code: 'tool.in_progress' });
+    expect(await executorA.handler.handle(c, {}, 1)).toBe('in-progress');
+    expect(await first).toBe('executed');
+    expect(slowStarts.get(c.idempotencyKey)).toBe(1);
+    expect(outcomesSent(c)).toHaveLength(1);
+    expect(await new EffectLedgerRepository(db.sql).get(c.idempotencyKey)).toMatchObject({
+      state: 'succeeded',
+      attempts: 1,
+    });
   });
 });
 

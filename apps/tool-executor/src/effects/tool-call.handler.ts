@@ -74,6 +74,8 @@ export class ToolCallHandler {
   private readonly holder: EffectHolder | undefined;
   private readonly record: EffectRecorder;
   private readonly resolution: EffectResolution;
+  /** The keys this process is acting on right now (a delivery of one of them waits; see `handle`). */
+  private readonly actingHere = new Set<string>();
 
   constructor(
     private readonly db: Database,
@@ -120,6 +122,17 @@ export class ToolCallHandler {
       command.idempotencyKey,
       this.services.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS,
     );
+    // This process is acting on the call: its message came back meanwhile (the bus's ack wait ran out
+    // while the heartbeats were held up), or it was sent again. Never a second attempt beside the first,
+    // in the same process, where the lease cannot tell them apart.
+    if (this.actingHere.has(command.idempotencyKey)) {
+      if (deliveryCount <= 1) return 'in-progress';
+      throw new TransientError(
+        `effect ${command.idempotencyKey} is acting in this executor; looking again later`,
+        'tool.in_progress',
+        { retryAfterMs: (this.holder?.leaseMs ?? 1000) + 500 },
+      );
+    }
     const tool = await this.tools.resolve(command.tenantId, command.tool);
     // The kind of this call (a tool may decide it from the arguments, e.g. http.request's method).
     // A tool no source offers any more is looked up in the ledger below: an earlier attempt's kind rules.
@@ -247,13 +260,10 @@ export class ToolCallHandler {
    */
   private inProgress(existing: EffectRecord | undefined, deliveryCount: number): ToolCallResult {
     if (deliveryCount <= 1) return 'in-progress';
-    const leaseLeftMs = existing?.leaseUntil
-      ? Math.max(0, Date.parse(existing.leaseUntil) - this.time.clock.now().getTime())
-      : 0;
     throw new TransientError(
       `effect ${existing?.key ?? '?'} is held by ${existing?.leasedBy ?? 'another executor'}; looking again when its lease runs out`,
       'tool.in_progress',
-      { retryAfterMs: leaseLeftMs + 500 },
+      { retryAfterMs: leaseLeftMs(existing, this.time.clock) + 500 },
     );
   }
 
@@ -316,7 +326,20 @@ export class ToolCallHandler {
     // The row moved on while this attempt acted (a human answered it, or a newer attempt holds it), or
     // another delivery of this pure call recorded its outcome first: what the row holds stands.
     this.record.checkTenant(command, recorded);
-    if (!pure && recorded.state === 'started') return 'in-progress';
+    if (!pure && recorded.state === 'started') {
+      // A newer attempt took the key over (this one's lease ran out while it acted: Postgres was away, the
+      // bus gave the message to another executor). That attempt may be acting on a delivery of this very
+      // message: ending the message here would also end it for that attempt, so were it to fail
+      // transiently, its message would never come back and the thread would never get the result (the
+      // stall of seed 474285). The message comes back instead, after the newer attempt's lease, and is
+      // decided again: finished (re-sent), still held (left to it) or abandoned (retried).
+      throw new TransientError(
+        `effect ${command.idempotencyKey}: attempt ${recorded.attempts} took it over while attempt ` +
+          `${claim?.attempts ?? '?'} acted; this attempt's outcome is dropped, the call is decided again`,
+        'effect.superseded',
+        { retryAfterMs: leaseLeftMs(recorded, this.time.clock) + 500 },
+      );
+    }
     this.record.linkToClaim(recorded);
     const action = decideEffect(recorded.state, 'pure', false);
     switch (action) {
@@ -355,6 +378,20 @@ export class ToolCallHandler {
     claimed: boolean,
     run: (stop?: AbortSignal) => Promise<T>,
   ): Promise<T> {
+    this.actingHere.add(command.idempotencyKey);
+    try {
+      return await this.controlled(command, kind, claimed, run);
+    } finally {
+      this.actingHere.delete(command.idempotencyKey);
+    }
+  }
+
+  private async controlled<T>(
+    command: ToolCallCommand,
+    kind: EffectKind,
+    claimed: boolean,
+    run: (stop?: AbortSignal) => Promise<T>,
+  ): Promise<T> {
     if (!this.control) return run();
     const controller = new AbortController();
     const untrack = kind === 'pure' ? this.control.stops.track(command.tenantId, command.runId, controller) : undefined;
@@ -366,4 +403,9 @@ export class ToolCallHandler {
       release?.();
     }
   }
+}
+
+/** How long the lease on a `started` effect still runs (0: none, or it ran out). */
+function leaseLeftMs(existing: EffectRecord | undefined, clock: Clock): number {
+  return existing?.leaseUntil ? Math.max(0, Date.parse(existing.leaseUntil) - clock.now().getTime()) : 0;
 }
