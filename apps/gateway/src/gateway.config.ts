@@ -65,6 +65,15 @@ export const gatewayConfigSchema = extendConfig({
   GATEWAY_PUBLISH_TIMEOUT_MS: envMillis().default(5_000),
   /** How long a read waits for the orchestrator, the memory service or the agents API (503 after). */
   GATEWAY_QUERY_TIMEOUT_MS: envMillis().default(5_000),
+  /**
+   * How long an Idempotency-Key is held for the gateway answering it: a gateway that dies while answering
+   * leaves the key `409 request.in_progress` this long. Keep it well above the timeouts above.
+   */
+  GATEWAY_IDEMPOTENCY_HOLD_SECONDS: envInt({
+    min: 1,
+    max: 3600,
+    expected: 'expected a number of seconds from 1 to 3600',
+  }).default(60),
   /** Accept webhook URLs to loopback and private addresses (tests, in-cluster receivers); see docs/webhooks.md. */
   WEBHOOK_ALLOW_PRIVATE: envBoolean().default(false),
   /** JWT bearer tokens are accepted only when this is set: the issuer's JWKS (public keys). */

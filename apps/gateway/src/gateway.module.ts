@@ -148,7 +148,8 @@ export class GatewayModule {
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
         {
           provide: IdempotentAnswers,
-          useFactory: (keys: IdempotencyKeysRepository) => new IdempotentAnswers(keys, resources.logger),
+          useFactory: (keys: IdempotencyKeysRepository) =>
+            new IdempotentAnswers(keys, resources.logger, undefined, resources.config.GATEWAY_IDEMPOTENCY_HOLD_SECONDS),
           inject: [IDEMPOTENCY_KEYS],
         },
         // Global, after the guard: the routes marked @Idempotent() answer a key once.

@@ -33,7 +33,7 @@ export interface RouteAnswer {
  * route just runs; with one, the key is claimed first — the same request answered before gets the stored
  * answer and the route does not run; another request with the key, or one still being answered, gets its
  * 409. A route that fails (a problem, the bus down) frees the key, so a retry with it is done afresh; a
- * gateway that dies while answering frees it after KEY_HOLD_SECONDS. Routes stay idempotent on their own
+ * gateway that dies while answering frees it after its hold (KEY_HOLD_SECONDS unless configured). Routes stay idempotent on their own
  * where a crash could fall between their effect and the stored answer (run requests by their request id).
  */
 export class IdempotentAnswers {
@@ -41,6 +41,8 @@ export class IdempotentAnswers {
     private readonly keys: IdempotencyKeysRepository,
     private readonly logger: EdgeLogger,
     private readonly now: () => number = () => Date.now(),
+    /** How long a claimed key is held for the gateway answering it (GATEWAY_IDEMPOTENCY_HOLD_SECONDS). */
+    private readonly holdSeconds: number = KEY_HOLD_SECONDS,
   ) {}
 
   /** The key the request carries (validated), or undefined. */
@@ -79,7 +81,7 @@ export class IdempotentAnswers {
       key,
       ...asked,
       principalId: request.principal.principalId,
-      holdUntil: new Date(now + KEY_HOLD_SECONDS * 1000).toISOString(),
+      holdUntil: new Date(now + this.holdSeconds * 1000).toISOString(),
       now: new Date(now).toISOString(),
     });
     if (claimed.use === 'taken') {
