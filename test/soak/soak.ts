@@ -181,6 +181,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       ['orchestrator-2', 'orchestrator'],
       ['tools-1', 'tool-executor'],
       ['tools-2', 'tool-executor'],
+      ['memory-1', 'memory'],
       ['approvals-1', 'approvals'],
       ['gateway-1', 'gateway'],
     ];
@@ -243,7 +244,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     // Credentials: a runner and an approver (four-eyes: never the runner), as API keys.
     const gatewayDb = resilient(await surviving(() => openServiceDatabase(stack.testDb.url, 'gateway', 2)));
     const keys = new ApiKeyRepository(gatewayDb.sql);
-    const runnerKey = (await keys.create({ tenantId: TENANT, name: 'soak-runner', roles: ['runner'] })).secret;
+    const runner = await keys.create({ tenantId: TENANT, name: 'soak-runner', roles: ['runner'] });
+    const runnerKey = runner.secret;
+    /** The runner's own memory tree, and what it wrote there (read back after the faults). */
+    const memoryTree = encodeURIComponent(`users/key.${runner.key.id}`);
+    const written = new Map<string, unknown>();
     const approverKey = (await keys.create({ tenantId: TENANT, name: 'soak-approver', roles: ['approver'] })).secret;
     const adminKey = (await keys.create({ tenantId: TENANT, name: 'soak-admin', roles: ['admin'] })).secret;
     await gatewayDb.close();
@@ -380,6 +385,21 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           throw new Error(`unknown scenario ${String(unknown)}`);
         }
       }
+      if (random() < 0.35) {
+        // Beside a third of the requests, a memory item written over HTTP (gateway → memory service →
+        // Postgres), twice: the second value is the one that must be there after the faults.
+        const url = `/v1/memory/items/${memoryTree}/${item}`;
+        sending.push(
+          (async () => {
+            for (const version of [1, 2]) {
+              const res = await http.send('PUT', url, runnerKey, { value: { item, version } });
+              if (res.status !== 200 && res.status !== 201)
+                throw new Error(`PUT ${url}: ${res.status} ${JSON.stringify(res.body)}`);
+            }
+            written.set(url, { item, version: 2 });
+          })(),
+        );
+      }
       await sleep((1000 / rate) * (0.5 + random()));
     }
     log(`soak: ${requests.length} requests made; waiting for the faults to reach their minimum counts`);
@@ -432,8 +452,22 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         await sleep(300);
       }
     }
+    // Every memory write that was answered is there, with its last value.
+    let readBack = 0;
+    const lostWrites: string[] = [];
+    for (const [url, value] of written) {
+      const res = await http.send('GET', url, runnerKey);
+      const stored = (res.body['item'] as { value?: unknown } | undefined)?.value;
+      if (res.status === 200 && JSON.stringify(stored) === JSON.stringify(value)) readBack++;
+      else lostWrites.push(`${url}: ${res.status} ${JSON.stringify(res.body).slice(0, 120)}`);
+    }
     const approvalsDb = resilient(await surviving(() => openServiceDatabase(stack.testDb.url, 'approvals', 2)));
     const invariants = await check(stack, db, tools, approvalsDb, requests, far, operator);
+    invariants.splice(4, 0, {
+      name: 'memory writes answered / read back with their last value',
+      value: `${readBack} / ${written.size}${lostWrites.length ? `; not: ${lostWrites.join(' | ')}` : ''}`,
+      ok: written.size > 0 && readBack === written.size,
+    });
     await Promise.all([db.close(), tools.close(), approvalsDb.close()]);
     const scenarios: Record<string, number> = {};
     for (const r of requests) scenarios[r.scenario] = (scenarios[r.scenario] ?? 0) + 1;
