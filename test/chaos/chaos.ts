@@ -401,15 +401,28 @@ export async function openRunsDetail(
   endedRuns: ReadonlySet<string | undefined>,
   dbs: readonly Database[],
 ): Promise<string> {
-  const open = runs
-    .filter((r) => !endedRuns.has(r.runId))
-    .map((r) => {
-      const events = logs.get(r.threadId) ?? [];
-      const own = events.filter((e) => e.runId === r.runId);
-      const tail = own.slice(-4).map((e) => `${e.type}@${e.version}`);
-      const last = events.at(-1);
-      return `${r.runId} on ${r.threadId} [${tail.join(', ') || 'no events'}] (thread at ${last ? `${last.type}@${last.version}` : 'nothing'})`;
-    });
+  const open: string[] = [];
+  for (const r of runs.filter((x) => !endedRuns.has(x.runId))) {
+    const events = logs.get(r.threadId) ?? [];
+    const own = events.filter((e) => e.runId === r.runId);
+    const tail = own.slice(-4).map((e) => `${e.type}@${e.version}`);
+    const last = events.at(-1);
+    // The thread's model call as the orchestrator holds it: its outbox row (published? leased? by whom?).
+    const [db] = dbs;
+    const [call] = db
+      ? await db.sql.query<{ call: unknown; row: unknown }>(
+          `select th.state->'active'->'modelCall' as call, to_jsonb(o) - 'payload' as row
+             from ${db.sql.table('threads')} th
+             left join ${db.sql.table('outbox')} o on o.id = th.state->'active'->'modelCall'->>'commandId'
+            where th.thread_id = ? and th.active_run_id = ?`,
+          [r.threadId, r.runId],
+        )
+      : [];
+    open.push(
+      `${r.runId} on ${r.threadId} [${tail.join(', ') || 'no events'}] (thread at ${last ? `${last.type}@${last.version}` : 'nothing'})` +
+        (call ? ` model call ${JSON.stringify(call.call)} row ${JSON.stringify(call.row)}` : ''),
+    );
+  }
   const failed: string[] = [];
   for (const db of dbs) {
     const rows = await db.sql.query<{ consumer: string; code: string; reason: string }>(

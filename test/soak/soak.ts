@@ -766,6 +766,18 @@ async function check(
     ok: undecided === 0 && against === 0,
   });
 
+  // Not an invariant: why runs failed (a model that kept failing, a budget), grouped by code.
+  const why = new Map<string, number>();
+  for (const e of all.filter((x) => x.type === 'run.failed')) {
+    const d = e.data as { error?: { code?: string; message?: string }; budget?: string };
+    const k = `${d.error?.code ?? '?'}${d.budget ? ` (${d.budget})` : ''}: ${(d.error?.message ?? '').slice(0, 100)}`;
+    why.set(k, (why.get(k) ?? 0) + 1);
+  }
+  out.push({
+    name: 'runs failed, by reason (not an invariant)',
+    value: why.size ? [...why].map(([k, n]) => `${n} × ${k}`).join(' | ') : '0',
+    ok: true,
+  });
   out.push(failedCallsRow(all));
   out.push(await nudgedRunsRow(logs, tools, TENANT));
   out.push(await projectionsInvariant(store, TENANT, logs));
