@@ -171,6 +171,17 @@ describe('working time: a run does not spend its time budget while it waits for 
     });
   });
 
+  it('names working time just past its budget above the budget, never as equal to it', () => {
+    const d = waitingRun({ workingTimeSeconds: 5 }, decision('granted', later(30)), {
+      ...toolCompletes('r1', 1, 'c1'),
+      at: later(33.02),
+    });
+    expect(types(last(d))).toEqual(['tool.completed', 'run.failed']);
+    expect(last(d)[1]).toMatchObject({
+      data: { error: { message: expect.stringContaining('the run has worked 5.1 s (28 s of waiting not counted)') } },
+    });
+  });
+
   it("fails an expired approval's call with a reason that names the approval and when it expired", () => {
     const d = run([
       requestRun('r1', { limits: { workingTimeSeconds: 5 } }),

@@ -47,7 +47,7 @@ export function timeBudget(run: ActiveRun, at: string): BudgetBreach | undefined
     const waited = (Date.parse(at) - Date.parse(run.startedAt)) / 1000 - seconds;
     return breach(
       'workingTime',
-      `the run has worked ${tenths(seconds)} s (${tenths(waited)} s of waiting not counted), past its working-time budget of ${working} s`,
+      `the run has worked ${tenthsUp(seconds)} s (${tenths(waited)} s of waiting not counted), past its working-time budget of ${working} s`,
     );
   }
   const limit = run.limits?.wallTimeSeconds;
@@ -57,9 +57,14 @@ export function timeBudget(run: ActiveRun, at: string): BudgetBreach | undefined
   return breach('wallTime', `the run has taken ${Math.round(seconds)} s, past its wall-time budget of ${limit} s`);
 }
 
-/** Seconds to a tenth (5.3, or 6 when whole): a run just past its budget must not read as within it. */
+/** Seconds to the nearest tenth (5.3, or 6 when whole). */
 function tenths(seconds: number): string {
   return String(Math.round(seconds * 10) / 10);
+}
+
+/** Seconds rounded up to a tenth: a run 5.02 s into a 5 s budget reads 5.1, never as within it (5). */
+function tenthsUp(seconds: number): string {
+  return String(Math.ceil(Math.round(seconds * 1000) / 100) / 10);
 }
 
 function tokens(run: ActiveRun): BudgetBreach | undefined {
