@@ -104,7 +104,7 @@ describe('runs that wait for a human, end to end', () => {
     expect(listed.stdout).toContain(`running: waits for an approval until ${waitsApproval.expiresAt}`);
     const bad = await cli(['runs', 'list', '--waiting', 'later'], keys.runner);
     expect(bad.code).not.toBe(0);
-    expect(bad.stderr).toContain('invalid --waiting "later": one of approval, operator, any');
+    expect(bad.stderr).toContain('invalid --waiting "later": one of approval, waitpoint, operator, any');
 
     await sleep(10_000);
     await approve(worksApproval);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CallId, IsoTime, Principal, RunId, SubjectToken, TenantId, ThreadId } from './ids';
 import { Json, JsonObject } from './messages';
 import { ApprovalRequestCommand, HeldCallHeader } from './wire';
+import { WaitpointOnExpiry } from './thread-events';
 
 /**
  * The approvals service's contracts (architecture §7):
@@ -39,6 +40,21 @@ export const EscalationRequestCommand = z.object({
   requestedBy: Principal,
 });
 export type EscalationRequestCommand = z.infer<typeof EscalationRequestCommand>;
+
+/**
+ * Orchestrator → approvals: a tool call opened a waitpoint (its run waits until the outside world completes
+ * it, or it expires): kept as an approval of kind `waitpoint` whose id is the waitpoint's (ADR 0041). Not
+ * part of `ApprovalCommand` until the approvals service keeps waitpoints.
+ */
+export const WaitpointRequestCommand = z.object({
+  kind: z.literal('waitpoint.request'),
+  ...HeldCallHeader,
+  expiresAt: IsoTime,
+  onExpiry: WaitpointOnExpiry,
+  resultSchema: JsonObject.optional(),
+  requestedBy: Principal,
+});
+export type WaitpointRequestCommand = z.infer<typeof WaitpointRequestCommand>;
 
 /** Everything the approvals service consumes on `<prefix>.cmd.approval.<tenant>`. */
 export const ApprovalCommand = z.discriminatedUnion('kind', [ApprovalRequestCommand, EscalationRequestCommand]);

@@ -59,7 +59,17 @@ export const BudgetName = z.enum(['modelCalls', 'tokens', 'wallTime', 'workingTi
 export type BudgetName = z.infer<typeof BudgetName>;
 
 /** What a result that arrived for something the thread no longer waits for was (see `result.ignored`). */
-export const IgnoredKind = z.enum(['model.result', 'tool.result', 'approval.decision', 'model.attempt']);
+export const IgnoredKind = z.enum([
+  'model.result',
+  'tool.result',
+  'approval.decision',
+  'model.attempt',
+  'waitpoint.decision',
+]);
+
+/** What a waitpoint's expiry does: the model sees a `waitpoint.expired` tool error, or the run fails. */
+export const WaitpointOnExpiry = z.enum(['tool_error', 'fail_run']);
+export type WaitpointOnExpiry = z.infer<typeof WaitpointOnExpiry>;
 
 /** Data of every thread event, by type. The envelope (below) carries identity, position and causality. */
 export const EventData = {
@@ -141,6 +151,21 @@ export const EventData = {
   'approval.granted': z.object({ approvalId: z.string(), callId: CallId, by: z.string() }),
   'approval.rejected': z.object({ approvalId: z.string(), callId: CallId, by: z.string(), reason: z.string() }),
   'approval.expired': z.object({ approvalId: z.string(), callId: CallId }),
+  'waitpoint.created': z
+    .object({
+      step: z.number().int().positive(),
+      callId: CallId,
+      waitpointId: z.string(),
+      expiresAt: IsoTime,
+      onExpiry: WaitpointOnExpiry,
+      resultSchema: JsonObject.optional().describe('The JSON Schema a completion result must match (absent: any JSON)'),
+    })
+    .describe(
+      'The call started something outside that answers later: the run waits for its completion (docs/waitpoints.md)',
+    ),
+  'waitpoint.completed': z.object({ waitpointId: z.string(), callId: CallId, by: z.string() }),
+  'waitpoint.failed': z.object({ waitpointId: z.string(), callId: CallId, by: z.string() }),
+  'waitpoint.expired': z.object({ waitpointId: z.string(), callId: CallId }),
   'run.completed': z.object({ output: z.string(), steps: z.number().int().nonnegative() }),
   'run.failed': z.object({
     error: Failure,

@@ -18,20 +18,29 @@ export const ThreadStatus = z.enum(['idle', 'running', 'queued']).describe('Whet
 export const RunStatus = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']);
 export type RunStatus = z.infer<typeof RunStatus>;
 
-/** What a running run waits for: a human's decision on an approval, or an operator's on an uncertain effect. */
+/**
+ * What a running run waits for: a human's decision on an approval, the outside world's completion of a
+ * waitpoint, or an operator's decision on an uncertain effect.
+ */
 export const RunWaiting = z
   .object({
-    on: z.enum(['approval', 'operator']).describe('approval: a human decides a call; operator: an uncertain effect'),
+    on: z
+      .enum(['approval', 'waitpoint', 'operator'])
+      .describe(
+        'approval: a human decides a call; waitpoint: the outside world completes a job a call started; operator: an uncertain effect',
+      ),
     since: IsoTime.describe("When the wait began (its time does not count against the run's working time)"),
-    until: IsoTime.optional().describe("When the wait expires (an approval's expiry); absent: no expiry of its own"),
+    until: IsoTime.optional().describe(
+      "When the wait expires (an approval's or a waitpoint's expiry); absent: no expiry of its own",
+    ),
   })
   .describe('RunWaiting');
 export type RunWaiting = z.infer<typeof RunWaiting>;
 
-/** A run search's filter on waits: runs waiting for an approval, for an operator, or for either (`any`). */
+/** A run search's filter on waits: runs waiting for an approval, a waitpoint, an operator, or any of them. */
 export const RunWaitingFilter = z
-  .enum(['approval', 'operator', 'any'])
-  .describe('Runs that wait for this (any: for a human of either kind)');
+  .enum(['approval', 'waitpoint', 'operator', 'any'])
+  .describe('Runs that wait for this (any: for any named wait)');
 
 export const RunView = z
   .object({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CallId, IsoTime, Principal, RunId, SubjectToken, TenantId, ThreadId } from './ids';
 import { ChatMessage, Failure, Json, JsonObject, Usage, ToolCall } from './messages';
-import { ConcurrencyPolicy, RecalledMemoryItem } from './thread-events';
+import { ConcurrencyPolicy, RecalledMemoryItem, WaitpointOnExpiry } from './thread-events';
 import { AgentToolConfig } from './agent';
 
 /** Where a run's outcome is POSTed when it ends. */
@@ -174,6 +174,18 @@ export const ModelResultMessage = z.object({
     .optional()
     .describe("How many of the conversation's messages the model was sent (the agent bounds its context)"),
 });
+/**
+ * A wait on the outside world that a tool call opened (docs/waitpoints.md): its id derives from the run, step
+ * and call (a call sent again opens no second one), its expiry is fixed when it is opened.
+ */
+export const Waitpoint = z.object({
+  id: z.string().min(1).max(128),
+  expiresAt: IsoTime,
+  onExpiry: WaitpointOnExpiry,
+  resultSchema: JsonObject.optional(),
+});
+export type Waitpoint = z.infer<typeof Waitpoint>;
+
 export const ToolResultMessage = z.object({
   kind: z.literal('tool.result'),
   messageId: z.string(),
@@ -185,6 +197,10 @@ export const ToolResultMessage = z.object({
     z.object({
       status: z.literal('cancelled'),
       reason: z.string().describe('The call never ran: its run was stopped before it started'),
+    }),
+    z.object({
+      status: z.literal('waiting'),
+      waitpoint: Waitpoint.describe('The call started something outside that answers later: the run waits for it'),
     }),
   ]),
 });
@@ -245,12 +261,34 @@ export const ApprovalDecisionMessage = z.object({
   reason: z.string().max(2000).default(''),
 });
 export type ApprovalDecisionMessage = z.infer<typeof ApprovalDecisionMessage>;
+
+/**
+ * Approvals service → thread: a waitpoint was decided, by its completion (`completed` with the result the
+ * run goes on with, or `failed`), or by its TTL (`expired`). Message id `waitpoint-decision:<tenant>:<id>`:
+ * a waitpoint is decided once.
+ */
+export const WaitpointDecisionMessage = z.object({
+  kind: z.literal('waitpoint.decision'),
+  messageId: z.string(),
+  ...RunAddress,
+  callId: CallId,
+  waitpointId: z.string(),
+  decision: z.enum(['completed', 'failed', 'expired']),
+  /** With `completed`: the result, already checked against the waitpoint's schema. */
+  result: Json.optional(),
+  /** With `failed`: what went wrong outside. */
+  error: Failure.optional(),
+  /** Who completed it (a principal, or `callback` for the signed URL); `ttl` for an expiry. */
+  by: z.string(),
+});
+export type WaitpointDecisionMessage = z.infer<typeof WaitpointDecisionMessage>;
 export const ThreadInboxMessage = z.discriminatedUnion('kind', [
   ModelResultMessage,
   ToolResultMessage,
   CancelRunMessage,
   ApprovalDecisionMessage,
   ModelAttemptMessage,
+  WaitpointDecisionMessage,
 ]);
 export type ThreadInboxMessage = z.infer<typeof ThreadInboxMessage>;
 export type ModelResultMessage = z.infer<typeof ModelResultMessage>;

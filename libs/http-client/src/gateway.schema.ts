@@ -1376,10 +1376,10 @@ export interface components {
         /** @description RunWaiting */
         waiting?: {
           /**
-           * @description approval: a human decides a call; operator: an uncertain effect
+           * @description approval: a human decides a call; waitpoint: the outside world completes a job a call started; operator: an uncertain effect
            * @enum {string}
            */
-          on: 'approval' | 'operator';
+          on: 'approval' | 'waitpoint' | 'operator';
           /**
            * Format: date-time
            * @description When the wait began (its time does not count against the run's working time)
@@ -1387,7 +1387,7 @@ export interface components {
           since: string;
           /**
            * Format: date-time
-           * @description When the wait expires (an approval's expiry); absent: no expiry of its own
+           * @description When the wait expires (an approval's or a waitpoint's expiry); absent: no expiry of its own
            */
           until?: string;
         };
@@ -1421,10 +1421,10 @@ export interface components {
       /** @description RunWaiting */
       waiting?: {
         /**
-         * @description approval: a human decides a call; operator: an uncertain effect
+         * @description approval: a human decides a call; waitpoint: the outside world completes a job a call started; operator: an uncertain effect
          * @enum {string}
          */
-        on: 'approval' | 'operator';
+        on: 'approval' | 'waitpoint' | 'operator';
         /**
          * Format: date-time
          * @description When the wait began (its time does not count against the run's working time)
@@ -1432,7 +1432,7 @@ export interface components {
         since: string;
         /**
          * Format: date-time
-         * @description When the wait expires (an approval's expiry); absent: no expiry of its own
+         * @description When the wait expires (an approval's or a waitpoint's expiry); absent: no expiry of its own
          */
         until?: string;
       };
@@ -2135,6 +2135,141 @@ export interface components {
               tracestate?: string;
             };
             /** @enum {string} */
+            type: 'waitpoint.created';
+            /** @description The call started something outside that answers later: the run waits for its completion (docs/waitpoints.md) */
+            data: {
+              step: number;
+              /** @description Tool-call id chosen by the model */
+              callId: string;
+              waitpointId: string;
+              /**
+               * Format: date-time
+               * @description RFC 3339 timestamp
+               */
+              expiresAt: string;
+              /** @enum {string} */
+              onExpiry: 'tool_error' | 'fail_run';
+              /** @description The JSON Schema a completion result must match (absent: any JSON) */
+              resultSchema?: {
+                [key: string]: components['schemas']['JsonValue'];
+              };
+            };
+          }
+        | {
+            id: string;
+            v: number;
+            /** @description Tenant id (bound by credential or subject, never by body) */
+            tenantId: string;
+            /** @description Thread id */
+            threadId: string;
+            /** @description Run id */
+            runId?: string;
+            version: number;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            at: string;
+            causationId: string;
+            correlationId: string;
+            /** @description W3C trace context */
+            trace?: {
+              traceparent: string;
+              tracestate?: string;
+            };
+            /** @enum {string} */
+            type: 'waitpoint.completed';
+            data: {
+              waitpointId: string;
+              /** @description Tool-call id chosen by the model */
+              callId: string;
+              by: string;
+            };
+          }
+        | {
+            id: string;
+            v: number;
+            /** @description Tenant id (bound by credential or subject, never by body) */
+            tenantId: string;
+            /** @description Thread id */
+            threadId: string;
+            /** @description Run id */
+            runId?: string;
+            version: number;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            at: string;
+            causationId: string;
+            correlationId: string;
+            /** @description W3C trace context */
+            trace?: {
+              traceparent: string;
+              tracestate?: string;
+            };
+            /** @enum {string} */
+            type: 'waitpoint.failed';
+            data: {
+              waitpointId: string;
+              /** @description Tool-call id chosen by the model */
+              callId: string;
+              by: string;
+            };
+          }
+        | {
+            id: string;
+            v: number;
+            /** @description Tenant id (bound by credential or subject, never by body) */
+            tenantId: string;
+            /** @description Thread id */
+            threadId: string;
+            /** @description Run id */
+            runId?: string;
+            version: number;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            at: string;
+            causationId: string;
+            correlationId: string;
+            /** @description W3C trace context */
+            trace?: {
+              traceparent: string;
+              tracestate?: string;
+            };
+            /** @enum {string} */
+            type: 'waitpoint.expired';
+            data: {
+              waitpointId: string;
+              /** @description Tool-call id chosen by the model */
+              callId: string;
+            };
+          }
+        | {
+            id: string;
+            v: number;
+            /** @description Tenant id (bound by credential or subject, never by body) */
+            tenantId: string;
+            /** @description Thread id */
+            threadId: string;
+            /** @description Run id */
+            runId?: string;
+            version: number;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp
+             */
+            at: string;
+            causationId: string;
+            correlationId: string;
+            /** @description W3C trace context */
+            trace?: {
+              traceparent: string;
+              tracestate?: string;
+            };
+            /** @enum {string} */
             type: 'run.completed';
             data: {
               output: string;
@@ -2272,7 +2407,7 @@ export interface components {
             type: 'result.ignored';
             data: {
               /** @enum {string} */
-              kind: 'model.result' | 'tool.result' | 'approval.decision' | 'model.attempt';
+              kind: 'model.result' | 'tool.result' | 'approval.decision' | 'model.attempt' | 'waitpoint.decision';
               /** @description The command id (model) or call id (tool, approval) the result answered */
               ref: string;
               reason: string;
@@ -4091,7 +4226,7 @@ export interface operations {
       query?: {
         status?: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
         /** @description Runs waiting for a human: `approval` (a call to approve), `operator` (an uncertain effect to decide), or `any`; a waiting run has status `running` */
-        waiting?: 'approval' | 'operator' | 'any';
+        waiting?: 'approval' | 'waitpoint' | 'operator' | 'any';
         /** @description Runs of this agent */
         agent?: string;
         /** @description Runs of this thread */

@@ -9,7 +9,7 @@ type ThreadSummary = Schemas['ThreadList']['threads'][number];
 type Approval = Schemas['ApprovalView'];
 type Decision = Schemas['ApprovalDecisionBody']['decision'];
 type RunStatus = NonNullable<Schemas['RunList']['runs'][number]['status']>;
-type RunWaitFilter = 'approval' | 'operator' | 'any';
+type RunWaitFilter = 'approval' | 'waitpoint' | 'operator' | 'any';
 
 const TRACE_URL_KEY = 'ratchet.traceUrl';
 
@@ -221,8 +221,9 @@ function Runs() {
           Waiting for
           <select name="waiting" value={waiting} onChange={(e) => (reset(), setWaiting(e.currentTarget.value))}>
             <option value="">-</option>
-            <option value="any">a human</option>
+            <option value="any">any wait</option>
             <option value="approval">an approval</option>
+            <option value="waitpoint">a waitpoint</option>
             <option value="operator">an operator</option>
           </select>
         </label>
@@ -274,7 +275,12 @@ function Runs() {
                 {r.waiting && (
                   <span class="waiting" data-waiting={r.waiting.on}>
                     {' '}
-                    waits for {r.waiting.on === 'approval' ? 'an approval' : 'an operator'}
+                    waits for{' '}
+                    {r.waiting.on === 'approval'
+                      ? 'an approval'
+                      : r.waiting.on === 'waitpoint'
+                        ? 'a waitpoint'
+                        : 'an operator'}
                     {r.waiting.until ? ` until ${r.waiting.until}` : ''}
                   </span>
                 )}

@@ -13,7 +13,14 @@ export interface LogEvent {
   trace?: { traceparent: string };
 }
 
-export type CallState = 'requested' | 'waiting for approval' | 'completed' | 'failed' | 'uncertain' | 'cancelled';
+export type CallState =
+  | 'requested'
+  | 'waiting for approval'
+  | 'waiting for its waitpoint'
+  | 'completed'
+  | 'failed'
+  | 'uncertain'
+  | 'cancelled';
 
 export interface CallView {
   callId: string;
@@ -165,6 +172,11 @@ export function buildTimeline(events: readonly LogEvent[]): RunTimeline[] {
           if (typeof d['by'] === 'string') c.approval.by = d['by'];
           if (c.state === 'waiting for approval') c.state = 'requested';
         }
+        break;
+      }
+      case 'waitpoint.created': {
+        const c = call();
+        if (c) Object.assign(c, { state: 'waiting for its waitpoint', detail: `waitpoint ${str(d['waitpointId'])}` });
         break;
       }
       case 'run.completed':

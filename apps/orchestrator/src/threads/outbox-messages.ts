@@ -9,6 +9,7 @@ import {
   type Subjects,
   type ToolCallCommand,
   type TraceContext,
+  type WaitpointRequestCommand,
   type WebhookDeliveryCommand,
 } from '@ratchet/contracts';
 import { InvariantError, type Outgoing, type OutboxMessage, type ThreadState } from '@ratchet/domain';
@@ -187,6 +188,36 @@ export function outgoingMessages(
             subject: subjects.approvalCommands(tenantId),
             payload,
             headers: messageHeaders(id, 'approval.request', tenantId, trace),
+          },
+        ];
+      }
+      case 'waitpoint.request': {
+        const run = state.active;
+        const payload: WaitpointRequestCommand = {
+          kind: 'waitpoint.request',
+          commandId: `${o.runId}:waitpoint:${o.waitpoint.id}`,
+          tenantId,
+          threadId,
+          runId: o.runId,
+          step: o.step,
+          callId: o.callId,
+          approvalId: o.waitpoint.id,
+          agent: run?.agent ?? '',
+          tool: o.tool,
+          args: o.args,
+          argsDigest: argsDigest(o.args),
+          expiresAt: o.waitpoint.expiresAt,
+          onExpiry: o.waitpoint.onExpiry,
+          ...(o.waitpoint.resultSchema ? { resultSchema: o.waitpoint.resultSchema } : {}),
+          requestedBy: o.principal,
+        };
+        const id = `${payload.commandId}@${version}`;
+        return [
+          {
+            id,
+            subject: subjects.approvalCommands(tenantId),
+            payload,
+            headers: messageHeaders(id, 'waitpoint.request', tenantId, trace),
           },
         ];
       }

@@ -4,8 +4,9 @@ import {
   type RunLimits,
   type RunRequest,
   type ThreadInboxMessage,
+  type WaitpointDecisionMessage,
 } from '@ratchet/contracts';
-import { redactSecrets, type RequestRun, type ThreadCommand } from '@ratchet/domain';
+import { redactSecrets, type RecordWaitpointDecision, type RequestRun, type ThreadCommand } from '@ratchet/domain';
 import { runIdFor, threadIdFor } from '@ratchet/platform';
 
 /** A run request becomes a decider command; ids derive from (tenant, requestId) so a resend maps to the same run. */
@@ -94,5 +95,33 @@ export function inboxToCommand(message: ThreadInboxMessage, at: string): ThreadC
         by: message.by,
         reason: message.reason,
       };
+    case 'waitpoint.decision':
+      return {
+        ...base,
+        type: 'RecordWaitpointDecision',
+        callId: message.callId,
+        waitpointId: message.waitpointId,
+        decision: waitpointDecisionOf(message),
+        by: message.by,
+      };
+  }
+}
+
+/** A waitpoint's decision as the decider takes it; a completion's result is redacted like a tool's. */
+function waitpointDecisionOf(message: WaitpointDecisionMessage): RecordWaitpointDecision['decision'] {
+  switch (message.decision) {
+    case 'completed':
+      return { status: 'completed', result: redactSecrets(message.result ?? null) };
+    case 'failed':
+      return {
+        status: 'failed',
+        error: message.error ?? {
+          code: 'waitpoint.failed',
+          message: `waitpoint ${message.waitpointId} was failed by ${message.by}`,
+          retryable: false,
+        },
+      };
+    case 'expired':
+      return { status: 'expired' };
   }
 }

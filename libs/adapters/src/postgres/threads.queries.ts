@@ -215,8 +215,8 @@ function runView(r: Awaited<ReturnType<typeof listRuns>>[number], outcome: Termi
 
 export interface RunSearch {
   status?: string;
-  /** Runs waiting for this (`any`: for either kind of human). */
-  waiting?: 'approval' | 'operator' | 'any';
+  /** Runs waiting for this (`any`: for any named wait). */
+  waiting?: 'approval' | 'waitpoint' | 'operator' | 'any';
   agent?: string;
   threadId?: string;
   since?: string;

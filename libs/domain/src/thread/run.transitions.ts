@@ -106,7 +106,8 @@ export function failOverBudget(
 
 /**
  * What a run that stops (cancelled, interrupted, out of time) leaves open, split by what can still
- * happen to it: a call waiting for an approval never ran and never will (`closed`, with a result now);
+ * happen to it: a call waiting for an approval never ran and never will, a call waiting for its waitpoint
+ * ran and nothing will take its completion (`closed`, with a result now);
  * a call already sent may be acting or queued at the executor (`pending`): its real outcome is recorded
  * when it comes, after the run's end, and the conversation gets a placeholder result now so it stays
  * valid for the next run.
@@ -114,7 +115,7 @@ export function failOverBudget(
 export function stoppingCalls(run: ActiveRun): { closed: PendingCall[]; pending: PendingCall[] } {
   const open = run.phase === 'tools' ? openCalls(run) : [];
   return {
-    closed: open.filter((c) => c.status === 'awaiting_approval'),
+    closed: open.filter((c) => c.status === 'awaiting_approval' || c.status === 'awaiting_waitpoint'),
     pending: open.filter((c) => c.status === 'requested' || c.status === 'uncertain'),
   };
 }
@@ -140,9 +141,14 @@ export function closeCalls(
   }
 }
 
-/** The run stopped; whether a human was asked something for it (its approvals must close). */
+/**
+ * The run stopped; whether a human or the outside world was asked something for it (its approvals and
+ * waitpoints must close).
+ */
 export function runStop(run: ActiveRun, reason: string): Extract<Outgoing, { kind: 'run.stop' }> {
-  const asked = run.calls.some((c) => c.approval !== undefined || c.status === 'uncertain');
+  const asked = run.calls.some(
+    (c) => c.approval !== undefined || c.waitpoint !== undefined || c.status === 'uncertain',
+  );
   return { kind: 'run.stop', runId: run.runId, reason, ...(asked ? { humans: true as const } : {}) };
 }
 

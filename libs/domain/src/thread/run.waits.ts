@@ -1,11 +1,12 @@
 import type { ActiveRun, PendingCall } from './thread.state';
 
 /**
- * What a run that does no work waits for (a named wait): a human's decision on an approval, or an
- * operator's on an effect whose outcome is uncertain. While a run waits, its working-time clock stands
- * still, the watchdog leaves it alone, and each wait ends on its own expiry (an approval's `expiresAt`).
+ * What a run that does no work waits for (a named wait): a human's decision on an approval, the outside
+ * world's completion of a waitpoint, or an operator's decision on an effect whose outcome is uncertain.
+ * While a run waits, its working-time clock stands still, the watchdog leaves it alone, and each wait ends
+ * on its own expiry (an approval's or a waitpoint's `expiresAt`).
  */
-export type WaitKind = 'approval' | 'operator';
+export type WaitKind = 'approval' | 'waitpoint' | 'operator';
 
 /** The run's current wait: what it waits for, since when, and until when (absent: no expiry of its own). */
 export interface RunWait {
@@ -14,23 +15,31 @@ export interface RunWait {
   until?: string | undefined;
 }
 
+/** The calls' statuses that are waits (the call does no work until someone outside the run decides). */
+const WAITING: ReadonlySet<PendingCall['status']> = new Set(['awaiting_approval', 'awaiting_waitpoint', 'uncertain']);
+
 /**
  * What `run` waits for now, from its calls: in the tool phase, when every call still open waits for a
- * decision (none is running). An approval is named before an operator (it is the wait that expires); its
- * `until` is the earliest expiry of the approvals asked.
+ * decision (none is running). An approval is named first, then a waitpoint (the waits that expire), then
+ * an operator; `until` is the earliest expiry of the approvals and waitpoints open.
  */
 export function waitOf(run: ActiveRun): Omit<RunWait, 'since'> | undefined {
   if (run.phase !== 'tools') return undefined;
   const open = run.calls.filter((c) => isOpen(c.status));
-  if (open.length === 0 || !open.every((c) => c.status === 'awaiting_approval' || c.status === 'uncertain'))
-    return undefined;
+  if (open.length === 0 || !open.every((c) => WAITING.has(c.status))) return undefined;
   const expiries = open
-    .filter((c) => c.status === 'awaiting_approval')
-    .map((c) => c.approval?.expiresAt)
+    .map((c) =>
+      c.status === 'awaiting_approval'
+        ? c.approval?.expiresAt
+        : c.status === 'awaiting_waitpoint'
+          ? c.waitpoint?.expiresAt
+          : undefined,
+    )
     .filter((t): t is string => t !== undefined)
     .sort();
-  if (open.some((c) => c.status === 'awaiting_approval'))
-    return { on: 'approval', ...(expiries[0] ? { until: expiries[0] } : {}) };
+  const until = expiries[0] ? { until: expiries[0] } : {};
+  if (open.some((c) => c.status === 'awaiting_approval')) return { on: 'approval', ...until };
+  if (open.some((c) => c.status === 'awaiting_waitpoint')) return { on: 'waitpoint', ...until };
   return { on: 'operator' };
 }
 
@@ -58,5 +67,10 @@ export function workingMs(run: ActiveRun, at: string): number {
 }
 
 function isOpen(status: PendingCall['status']): boolean {
-  return status === 'awaiting_approval' || status === 'requested' || status === 'uncertain';
+  return (
+    status === 'awaiting_approval' ||
+    status === 'requested' ||
+    status === 'awaiting_waitpoint' ||
+    status === 'uncertain'
+  );
 }

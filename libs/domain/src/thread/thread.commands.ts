@@ -8,6 +8,7 @@ import type {
   RunOutcome,
   ToolCall,
   Usage,
+  Waitpoint,
 } from '@ratchet/contracts';
 
 /** Everything a decision needs from outside arrives on the command: ids, time, the agent's limits. */
@@ -117,7 +118,9 @@ export type ToolOutcome =
   | { status: 'failed'; error: Failure }
   | { status: 'uncertain'; idempotencyKey: string; reason: string }
   /** The executor never ran it: its run had stopped before the call started (no effect). */
-  | { status: 'cancelled'; reason: string };
+  | { status: 'cancelled'; reason: string }
+  /** It ran and started something outside that answers later: the run waits for the waitpoint it opened. */
+  | { status: 'waiting'; waitpoint: Waitpoint };
 
 export interface RecordToolResult extends CommandBase {
   type: 'RecordToolResult';
@@ -125,6 +128,17 @@ export interface RecordToolResult extends CommandBase {
   callId: string;
   step: number;
   outcome: ToolOutcome;
+}
+
+/** A waitpoint was decided: completed (with its result) or failed by the outside world, or expired. */
+export interface RecordWaitpointDecision extends CommandBase {
+  type: 'RecordWaitpointDecision';
+  runId: string;
+  callId: string;
+  waitpointId: string;
+  decision: { status: 'completed'; result: Json } | { status: 'failed'; error: Failure } | { status: 'expired' };
+  /** Who completed it (a principal, `callback` for the signed URL); the approvals service for an expiry. */
+  by: string;
 }
 
 export interface CancelRun extends CommandBase {
@@ -157,6 +171,7 @@ export type ThreadCommand =
   | RecordModelAttempt
   | RecordToolResult
   | RecordApprovalDecision
+  | RecordWaitpointDecision
   | CancelRun
   | ResumeRun;
 
@@ -198,6 +213,12 @@ export type Outgoing =
       kind: 'approval.request';
       principal: Principal;
       need: ApprovalNeed;
+    })
+  | (OutgoingCall & {
+      /** A call opened a waitpoint: the approvals service keeps it until it is completed or expires. */
+      kind: 'waitpoint.request';
+      principal: Principal;
+      waitpoint: Waitpoint;
     })
   | (OutgoingCall & {
       /** An effect may or may not have happened: a human must decide (approvals service). */

@@ -14,6 +14,7 @@ import {
 } from './run.transitions';
 import { ActiveRun } from './thread.state';
 import { modelAttemptsOf } from './model-retry';
+import { sendWaitpointRequest, waitpointOf } from './thread.decider.waitpoints';
 
 /** The rules of recovery and stopping: redeliveries, resumes, run budgets, cancellation. */
 
@@ -110,6 +111,11 @@ export function resumeRun(d: DecisionBuilder, c: ResumeRun): void {
         principal: run.principal,
         need,
       });
+  }
+  for (const call of run.calls.filter((x) => x.status === 'awaiting_waitpoint')) {
+    // Keyed by the waitpoint id: a re-send never opens a second waitpoint.
+    const waitpoint = waitpointOf(call);
+    if (waitpoint) sendWaitpointRequest(d, run, call, waitpoint);
   }
   for (const call of run.calls.filter((x) => x.status === 'requested')) {
     sendToolCall(d, run, call);

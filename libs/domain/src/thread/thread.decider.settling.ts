@@ -28,6 +28,21 @@ export function recordSettlingResult(d: DecisionBuilder, c: RecordToolResult): v
     case 'cancelled':
       d.emit({ type: 'tool.cancelled', runId: call.runId, data: { ...base, reason: o.reason } });
       return;
+    case 'waiting':
+      // It ran after its run ended and opened a wait nothing will take: no waitpoint is kept for it.
+      d.emit({
+        type: 'tool.failed',
+        runId: call.runId,
+        data: {
+          ...base,
+          error: {
+            code: 'waitpoint.closed',
+            message: `the call opened waitpoint ${o.waitpoint.id} after its run had ended: nothing waits for its completion`,
+            retryable: false,
+          },
+        },
+      });
+      return;
     case 'uncertain':
       if (call.status === 'uncertain') return; // the same notice again
       d.emit({

@@ -16,6 +16,7 @@ import {
   stopsOverBudget,
 } from './run.transitions';
 import { recordApprovalDecision } from './thread.decider.approvals';
+import { openWaitpoint, recordWaitpointDecision } from './thread.decider.waitpoints';
 import { cancelRun, expireRun, recordModelAttempt, redelivered, resumeRun } from './thread.decider.recovery';
 import { ignored, recordSettlingResult } from './thread.decider.settling';
 import { openCalls, settlingCalls, type ThreadState } from './thread.state';
@@ -46,6 +47,9 @@ export function decide(state: ThreadState, command: ThreadCommand): Decision {
       break;
     case 'RecordApprovalDecision':
       recordApprovalDecision(d, command);
+      break;
+    case 'RecordWaitpointDecision':
+      recordWaitpointDecision(d, command);
       break;
     case 'RecordModelAttempt':
       recordModelAttempt(d, command);
@@ -338,6 +342,11 @@ function recordToolResult(d: DecisionBuilder, c: RecordToolResult): void {
     return;
   }
   const o = c.outcome;
+  if (o.status === 'waiting') {
+    // It ran and started something outside: the call stays open until its waitpoint is decided.
+    openWaitpoint(d, run, call, o.waitpoint);
+    return;
+  }
   if (o.status === 'uncertain') {
     if (call.status === 'uncertain') return;
     d.emit({

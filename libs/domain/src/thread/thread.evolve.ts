@@ -88,6 +88,10 @@ export function messagesAdded(state: ThreadState, event: ThreadEvent): ChatMessa
     case 'approval.granted':
     case 'approval.rejected':
     case 'approval.expired':
+    case 'waitpoint.created':
+    case 'waitpoint.completed':
+    case 'waitpoint.failed':
+    case 'waitpoint.expired':
     case 'effect.uncertain':
     case 'result.ignored':
       return [];
@@ -187,6 +191,31 @@ function transition(state: ThreadState, event: ThreadEvent): ThreadState {
 
     case 'approval.granted':
       return withActive(state, event.runId, (run) => setCall(run, event.data.callId, 'requested'));
+
+    case 'waitpoint.created':
+      return withActive(state, event.runId, (run) => ({
+        ...run,
+        calls: run.calls.map((c) =>
+          c.callId === event.data.callId
+            ? {
+                ...c,
+                status: 'awaiting_waitpoint' as const,
+                waitpoint: {
+                  waitpointId: event.data.waitpointId,
+                  expiresAt: event.data.expiresAt,
+                  onExpiry: event.data.onExpiry,
+                  ...(event.data.resultSchema ? { resultSchema: event.data.resultSchema } : {}),
+                },
+              }
+            : c,
+        ),
+      }));
+
+    case 'waitpoint.completed':
+    case 'waitpoint.failed':
+    case 'waitpoint.expired':
+      // The call is closed by the tool.completed or tool.failed that follows; these record who decided.
+      return state;
 
     case 'run.started': {
       const ticket = state.queue.find((t) => t.runId === event.runId);

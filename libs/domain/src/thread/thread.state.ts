@@ -6,10 +6,20 @@ import type {
   Principal,
   RunLimits,
   TraceContext,
+  WaitpointOnExpiry,
 } from '@ratchet/contracts';
 import type { RunWait } from './run.waits';
 
-export type CallStatus = 'awaiting_approval' | 'requested' | 'uncertain' | 'completed' | 'failed' | 'cancelled';
+export type CallStatus =
+  'awaiting_approval' | 'requested' | 'awaiting_waitpoint' | 'uncertain' | 'completed' | 'failed' | 'cancelled';
+
+/** A wait on the outside world a call opened (`waitpoint.created`): its run waits until it is decided. */
+export interface CallWaitpoint {
+  waitpointId: string;
+  expiresAt: string;
+  onExpiry: WaitpointOnExpiry;
+  resultSchema?: JsonObject | undefined;
+}
 
 export interface PendingCall {
   callId: string;
@@ -19,6 +29,8 @@ export interface PendingCall {
   status: CallStatus;
   /** The approval this call waits for (or waited for), as requested. */
   approval?: { approvalId: string; role: string; expiresAt: string; argsDigest: string; fourEyes: boolean } | undefined;
+  /** The waitpoint the call opened (it ran, and started something outside that answers later). */
+  waitpoint?: CallWaitpoint | undefined;
 }
 
 /** What a run request asks: the `RequestRun` command carries it, and a thread keeps it for its run. */
@@ -157,6 +169,10 @@ export function settlingCalls(state: ThreadState): SettlingCall[] {
 
 export function openCalls(run: ActiveRun): PendingCall[] {
   return run.calls.filter(
-    (c) => c.status === 'awaiting_approval' || c.status === 'requested' || c.status === 'uncertain',
+    (c) =>
+      c.status === 'awaiting_approval' ||
+      c.status === 'requested' ||
+      c.status === 'awaiting_waitpoint' ||
+      c.status === 'uncertain',
   );
 }

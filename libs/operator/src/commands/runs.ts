@@ -6,10 +6,18 @@ import { call, gateway, type GatewayOptions } from '../gateway';
 
 export const RUN_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
 type RunStatus = (typeof RUN_STATUSES)[number];
-/** What a running run may wait for (`--waiting`): a human on an approval, an operator on an uncertain effect, either. */
-export const RUN_WAITS = ['approval', 'operator', 'any'] as const;
+/**
+ * What a running run may wait for (`--waiting`): a human on an approval, the outside world on a waitpoint,
+ * an operator on an uncertain effect, any of them.
+ */
+export const RUN_WAITS = ['approval', 'waitpoint', 'operator', 'any'] as const;
 type RunWait = (typeof RUN_WAITS)[number];
 type RunSummary = GatewaySchemas['RunList']['runs'][number];
+const WAIT_NAMES: Record<NonNullable<RunSummary['waiting']>['on'], string> = {
+  approval: 'an approval',
+  waitpoint: 'a waitpoint',
+  operator: 'an operator',
+};
 
 export interface RunsListOptions extends GatewayOptions {
   thread?: string;
@@ -84,7 +92,7 @@ export async function showRuns({ config, out }: CommandContext, opts: RunsListOp
 /** The run's status, and for a run that waits for a human, for what and until when. */
 function statusOf(r: Pick<RunSummary, 'status' | 'waiting'>): string {
   if (!r.waiting) return r.status;
-  return `${r.status}: waits for ${r.waiting.on === 'approval' ? 'an approval' : 'an operator'}${r.waiting.until ? ` until ${r.waiting.until}` : ''}`;
+  return `${r.status}: waits for ${WAIT_NAMES[r.waiting.on]}${r.waiting.until ? ` until ${r.waiting.until}` : ''}`;
 }
 
 /** Asks the gateway to cancel a run (needs the runner role); the run ends with `run.cancelled`. */

@@ -123,6 +123,10 @@ class TimelineFormatter {
       case 'approval.granted':
       case 'approval.rejected':
       case 'approval.expired':
+      case 'waitpoint.created':
+      case 'waitpoint.completed':
+      case 'waitpoint.failed':
+      case 'waitpoint.expired':
         return this.step.calls.has(e.data.callId);
       default:
         return false;
@@ -181,6 +185,15 @@ class TimelineFormatter {
         return `${e.data.approvalId} for ${e.data.callId} by ${e.data.by}: ${this.text(e.data.reason)}`;
       case 'approval.expired':
         return `${e.data.approvalId} for ${e.data.callId}`;
+      case 'waitpoint.created': {
+        const onExpiry = e.data.onExpiry === 'fail_run' ? 'the run fails' : 'the model is told';
+        return `${e.data.callId} waits on ${e.data.waitpointId} (expires ${clock(e.data.expiresAt)}: then ${onExpiry})`;
+      }
+      case 'waitpoint.completed':
+      case 'waitpoint.failed':
+        return `${e.data.waitpointId} for ${e.data.callId} by ${e.data.by}`;
+      case 'waitpoint.expired':
+        return `${e.data.waitpointId} for ${e.data.callId}`;
       case 'run.completed':
         return `${this.quote(e.data.output)} after ${plural(e.data.steps, 'step')}`;
       case 'run.failed': {
@@ -237,6 +250,7 @@ function styleOf(type: ThreadEvent['type']): Style | undefined {
   switch (type) {
     case 'run.completed':
     case 'approval.granted':
+    case 'waitpoint.completed':
       return 'green';
     case 'run.failed':
     case 'run.rejected':
@@ -250,6 +264,9 @@ function styleOf(type: ThreadEvent['type']): Style | undefined {
     case 'approval.requested':
     case 'approval.rejected':
     case 'approval.expired':
+    case 'waitpoint.created':
+    case 'waitpoint.failed':
+    case 'waitpoint.expired':
       return 'yellow';
     default:
       if (type.startsWith('run.')) return 'cyan';
