@@ -64,6 +64,15 @@ export function outgoingMessages(
   const { tenantId, threadId, version } = context;
   // Row ids (= Nats-Msg-Id) carry the thread version that caused them: a resume re-sends a command
   // under a new id, while a re-decided message (after a conflict) reproduces the same one.
+  const toApprovals = (payload: ApprovalRequestCommand | WaitpointRequestCommand): OutboxMessage => {
+    const id = `${payload.commandId}@${version}`;
+    return {
+      id,
+      subject: subjects.approvalCommands(tenantId),
+      payload,
+      headers: messageHeaders(id, payload.kind, tenantId, trace),
+    };
+  };
   return outgoing.flatMap((o): OutboxMessage[] => {
     switch (o.kind) {
       case 'model.call': {
@@ -181,15 +190,7 @@ export function outgoingMessages(
           expiresAt: o.need.expiresAt,
           requestedBy: o.principal,
         };
-        const id = `${payload.commandId}@${version}`;
-        return [
-          {
-            id,
-            subject: subjects.approvalCommands(tenantId),
-            payload,
-            headers: messageHeaders(id, 'approval.request', tenantId, trace),
-          },
-        ];
+        return [toApprovals(payload)];
       }
       case 'waitpoint.request': {
         const run = state.active;
@@ -211,15 +212,7 @@ export function outgoingMessages(
           ...(o.waitpoint.resultSchema ? { resultSchema: o.waitpoint.resultSchema } : {}),
           requestedBy: o.principal,
         };
-        const id = `${payload.commandId}@${version}`;
-        return [
-          {
-            id,
-            subject: subjects.approvalCommands(tenantId),
-            payload,
-            headers: messageHeaders(id, 'waitpoint.request', tenantId, trace),
-          },
-        ];
+        return [toApprovals(payload)];
       }
       case 'escalation.request': {
         const run = state.active;

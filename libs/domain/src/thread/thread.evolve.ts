@@ -170,46 +170,32 @@ function transition(state: ThreadState, event: ThreadEvent): ThreadState {
       return state;
 
     case 'approval.requested':
-      return withActive(state, event.runId, (run) => ({
-        ...run,
-        calls: run.calls.map((c) =>
-          c.callId === event.data.callId
-            ? {
-                ...c,
-                status: 'awaiting_approval' as const,
-                approval: {
-                  approvalId: event.data.approvalId,
-                  role: event.data.role,
-                  expiresAt: event.data.expiresAt,
-                  argsDigest: event.data.argsDigest,
-                  fourEyes: event.data.fourEyes,
-                },
-              }
-            : c,
-        ),
-      }));
+      return withActive(state, event.runId, (run) =>
+        setCall(run, event.data.callId, 'awaiting_approval', {
+          approval: {
+            approvalId: event.data.approvalId,
+            role: event.data.role,
+            expiresAt: event.data.expiresAt,
+            argsDigest: event.data.argsDigest,
+            fourEyes: event.data.fourEyes,
+          },
+        }),
+      );
 
     case 'approval.granted':
       return withActive(state, event.runId, (run) => setCall(run, event.data.callId, 'requested'));
 
     case 'waitpoint.created':
-      return withActive(state, event.runId, (run) => ({
-        ...run,
-        calls: run.calls.map((c) =>
-          c.callId === event.data.callId
-            ? {
-                ...c,
-                status: 'awaiting_waitpoint' as const,
-                waitpoint: {
-                  waitpointId: event.data.waitpointId,
-                  expiresAt: event.data.expiresAt,
-                  onExpiry: event.data.onExpiry,
-                  ...(event.data.resultSchema ? { resultSchema: event.data.resultSchema } : {}),
-                },
-              }
-            : c,
-        ),
-      }));
+      return withActive(state, event.runId, (run) =>
+        setCall(run, event.data.callId, 'awaiting_waitpoint', {
+          waitpoint: {
+            waitpointId: event.data.waitpointId,
+            expiresAt: event.data.expiresAt,
+            onExpiry: event.data.onExpiry,
+            ...(event.data.resultSchema ? { resultSchema: event.data.resultSchema } : {}),
+          },
+        }),
+      );
 
     case 'waitpoint.completed':
     case 'waitpoint.failed':
@@ -344,8 +330,14 @@ function withActive(state: ThreadState, runId: string | undefined, f: (run: Acti
   return { ...state, active: f(state.active) };
 }
 
-function setCall(run: ActiveRun, callId: string, status: PendingCall['status']): ActiveRun {
-  return { ...run, calls: run.calls.map((c) => (c.callId === callId ? { ...c, status } : c)) };
+/** The run with one call's status changed (and what it now waits on, when it waits). */
+function setCall(
+  run: ActiveRun,
+  callId: string,
+  status: PendingCall['status'],
+  waitsOn: Pick<PendingCall, 'approval' | 'waitpoint'> = {},
+): ActiveRun {
+  return { ...run, calls: run.calls.map((c) => (c.callId === callId ? { ...c, ...waitsOn, status } : c)) };
 }
 
 /** A run cancelled before it started leaves the queue; an active one leaves `active`. */
