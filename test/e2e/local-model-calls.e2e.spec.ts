@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { headers as natsHeaders } from 'nats';
 import type { ThreadEvent } from '@ratchet/contracts';
 import { runIdFor, threadIdFor } from '@ratchet/platform';
 import { terminal, TestStack } from './stack';
@@ -120,6 +121,49 @@ describe('model calls run by the orchestrator that committed them', () => {
     expect(after.filter((e) => e.type === 'model.responded')).toHaveLength(2);
     expect(after.filter((e) => e.type === 'tool.completed')).toHaveLength(2);
     expect(after.map((e) => e.version)).toEqual(after.map((_, i) => i + 1));
+  });
+
+  it('a copy published while the call runs here, then SIGKILL: the copy waits out the lease and is retried, not dropped', async () => {
+    // What a pause of the holder past its lease leaves: a sweeper published the row and marked it sent,
+    // then the holder renewed its lapsed lease (nobody had taken it). If the holder dies now, that copy
+    // is the only way back for the call (no sweeper publishes a sent row again): acked as "held
+    // elsewhere", the run would wait for the watchdog's lost-call bound (10 minutes).
+    await stack.outboxSettled();
+    const thread = threadIdFor(TENANT, 'local-copy');
+    await stack.publishRequest(TENANT, ask('local-copy', 'slow'));
+    const outbox = stack.orchestratorDb.sql.table('outbox');
+    type Row = { id: string; subject: string; headers: Record<string, string>; payload: unknown; leased_by: string };
+    let row: Row | undefined;
+    await settle(async () => {
+      [row] = await stack.orchestratorDb.sql.query<Row>(
+        `select id, subject, headers, payload, leased_by from ${outbox}
+          where payload->>'threadId' = ? and headers->>'Ratchet-Message-Type' = 'model.call' and sent_at is null`,
+        [thread],
+      );
+      return row !== undefined;
+    });
+    if (!row) throw new Error('the model call of local-copy was never committed');
+    // The slow model answers after 4 s: the copy below is published, delivered and settled well before.
+    const before = await modelCommandsOnBus();
+    const h = natsHeaders();
+    for (const [k, v] of Object.entries(row.headers)) h.set(k, v);
+    h.set('Ratchet-Lease-Expired', '1');
+    await stack.nc.jetstream().publish(row.subject, JSON.stringify(row.payload), { msgID: row.id, headers: h });
+    await stack.orchestratorDb.sql.run(`update ${outbox} set sent_at = now() where id = ?`, [row.id]);
+    await settle(async () => (await modelCommandsOnBus()) > before, 3_000);
+    await new Promise((r) => setTimeout(r, 300));
+    const holder = stack.services.get(row.leased_by);
+    expect(holder).toBeDefined();
+    await holder?.kill('SIGKILL');
+    await stack.start('orchestrator', { AGENTS_DIR: AGENTS });
+    const events = await stack.waitFor(TENANT, thread, terminal(runIdFor(TENANT, 'local-copy')), 60_000);
+    expect(events.at(-1)?.type).toBe('run.completed');
+    const step1 = modelRequested(events).filter((m) => m.step === 1);
+    expect(step1.map((m) => m.attempt)).toEqual([1, 2]);
+    expect(step1[1]?.retryReason).toContain('redelivered');
+    expect(events.filter((e) => e.type === 'model.responded')).toHaveLength(2);
+    expect(events.filter((e) => e.type === 'tool.completed')).toHaveLength(2);
+    expect(events.map((e) => e.version)).toEqual(events.map((_, i) => i + 1));
   });
 
   it('with MODEL_LOCAL_CALLS=0 every model call goes through the bus, and the run is the same', async () => {

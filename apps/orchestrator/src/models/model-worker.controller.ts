@@ -14,8 +14,8 @@ export const MODEL_CONSUMER = 'model-worker';
 /**
  * Consumes model-call commands and publishes each result to the thread inbox before acking. Before it
  * calls the model it claims the call's outbox row: a call the thread no longer waits for (answered,
- * replaced, its run ended, fenced by the watchdog) is acked and not made; so is a new copy of a call
- * another worker holds. A crash after the claim means a redelivery, which waits for the dead holder's
+ * replaced, its run ended, fenced by the watchdog) is acked and not made; a copy of a call another
+ * worker holds is looked at again when that worker's lease runs out. A crash after the claim means a redelivery, which waits for the dead holder's
  * lease to run out (nak'ed until then), and the next attempt; the result's message id makes a duplicate
  * answer harmless.
  */
@@ -51,7 +51,9 @@ export class ModelWorkerController {
       this.calls.leaseMs,
       { redelivery: delivery > 1 },
     );
-    if (claim === 'held' && ctx.getDeliveryCount() > 1) await this.heldElsewhere(row);
+    // Held by a live worker or by one that died inside its lease: looked at again once the lease has run
+    // out, never acked while it runs — this copy may be the only one left (see heldElsewhere).
+    if (claim === 'held') await this.heldElsewhere(row);
     if (claim === 'stale' || claim === 'held' || claim === 'fenced') {
       log.info({ commandId: command.commandId, claim }, 'model call not made: the thread no longer waits for it here');
       return;
@@ -116,11 +118,16 @@ export class ModelWorkerController {
   }
 
   /**
-   * A redelivered command whose row another worker's lease still holds. A live holder keeps its own
-   * message (it heartbeats), so this is most likely that holder's message, back because the holder died
-   * before its lease ran out: acking it would leave the call to the watchdog. It comes back once the lease
-   * has run out (the nak's delay), and is claimed then unless the holder renewed it meanwhile. The delay
-   * is not an attempt: only the delivery that claims the row calls the model.
+   * A command whose row another worker's lease still holds. Acking it could leave the call to the
+   * watchdog's lost-call bound (10 minutes by default):
+   * - a redelivery is most likely the holder's own message, back because the holder died before its
+   *   lease ran out (a live holder keeps its message: it heartbeats);
+   * - a first delivery may be the only copy there is: an orchestrator running the call itself paused past
+   *   its lease, a sweeper published the row and marked it sent, then the holder renewed its lapsed lease
+   *   (nobody had taken it) — if that holder dies now, no sweeper publishes the row again.
+   * It comes back once the lease has run out (the nak's delay), and is claimed then unless the holder
+   * renewed it meanwhile; once the holder has answered, the claim finds it stale and it is acked. The
+   * delay is not an attempt: only the delivery that claims the row calls the model.
    */
   private async heldElsewhere(row: string): Promise<void> {
     const lease = await this.leases.leaseOf(row);
