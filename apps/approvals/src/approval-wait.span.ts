@@ -1,8 +1,12 @@
 import type { ApprovalRecord } from '@ratchet/adapters';
 import { ATTR, recordSpan, SPAN, toolCallAttributes } from '@ratchet/platform';
 
-/** How a wait for a human ended: a tool approval's decision, an escalation's resolution, an expiry, or its run stopping. */
-export type WaitOutcome = 'granted' | 'rejected' | 'expired' | 'happened' | 'retry' | 'fail' | 'cancelled';
+/**
+ * How a wait ended: a tool approval's decision, an escalation's resolution, a waitpoint's completion, an
+ * expiry, or its run stopping.
+ */
+export type WaitOutcome =
+  'granted' | 'rejected' | 'expired' | 'happened' | 'retry' | 'fail' | 'cancelled' | 'completed' | 'failed';
 
 /** A wait that ended in a committed transaction, reported once that transaction committed. */
 export interface EndedWait {

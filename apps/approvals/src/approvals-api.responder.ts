@@ -58,8 +58,27 @@ export class ApprovalsApiResponder extends RequestResponder {
           );
           return reply;
         }
+        case 'complete': {
+          const reply = await this.approvals.complete(request);
+          // Never the result or the error's text: who completed which waitpoint, and how it went.
+          this.runtime.logger.info(
+            {
+              waitpointId: request.approvalId,
+              tenantId: request.tenantId,
+              by: request.principal.id,
+              outcome: request.outcome,
+              answer: reply.ok ? 'recorded' : (reply.error.refusal ?? reply.error.code),
+            },
+            'waitpoint completion',
+          );
+          return reply;
+        }
         case 'verify':
           return await this.approvals.verify(request);
+        default: {
+          const unknown: never = request;
+          return unknown;
+        }
       }
     } catch (error) {
       this.runtime.logger.error({ err: error, op: request.op }, 'approvals request failed');

@@ -3,6 +3,7 @@ import {
   withServiceTx,
   type ApprovalRecord,
   type Database,
+  type NewApproval,
   type ServiceTx,
 } from '@ratchet/adapters';
 import {
@@ -15,9 +16,11 @@ import {
   type Json,
   type Subjects,
   type ToolResolveCommand,
+  type WaitpointDecisionMessage,
 } from '@ratchet/contracts';
 import {
   choicesOf,
+  completeWaitpoint,
   decideApproval,
   maySee,
   seesAll,
@@ -25,7 +28,10 @@ import {
   type Clock,
   type CommittedPublisher,
   type OutboxMessage,
+  type WaitpointCompletion,
+  type WaitpointRefusal,
 } from '@ratchet/domain';
+import { compileValueSchema, problemsOf } from '@ratchet/tools';
 import { recordApprovalWait, type EndedWait, type WaitOutcome } from './approval-wait.span';
 
 type Req<O extends ApprovalsRequest['op']> = Extract<ApprovalsRequest, { op: O }>;
@@ -43,6 +49,20 @@ interface AfterCommit {
 export const EXPIRY_ACTOR = 'system:expiry';
 /** Who closes the approvals of a run that stopped. */
 export const RUN_STOP_ACTOR = 'system:run-stop';
+/** The role that completes a waitpoint (the run's own kind of caller: a service or a job it started). */
+export const WAITPOINT_ROLE = 'runner';
+/** Who a waitpoint's expiry names in the thread's log. */
+const WAITPOINT_EXPIRY_BY = 'ttl';
+
+/** How each refused completion answers (the HTTP status follows the code). */
+const REFUSAL_CODE: Record<WaitpointRefusal, Failure['error']['code']> = {
+  'waitpoint.not_a_waitpoint': 'not_found',
+  'waitpoint.forbidden': 'forbidden',
+  'waitpoint.conflict': 'conflict',
+  'waitpoint.expired': 'conflict',
+  'waitpoint.closed': 'conflict',
+  'waitpoint.invalid_result': 'invalid',
+};
 
 /**
  * The approvals service's rules (architecture §7). Each state change is one transaction: the approval
@@ -65,32 +85,12 @@ export class ApprovalsService {
   async recordRequest(command: ApprovalCommand, traceparent?: string): Promise<'created' | 'exists'> {
     return withServiceTx(this.db, async (tx) => {
       const repo = new ApprovalsRepository(tx);
-      const created = await repo.insert({
-        tenantId: command.tenantId,
-        id: command.approvalId,
-        kind: command.kind === 'approval.request' ? 'tool' : 'escalation',
-        threadId: command.threadId,
-        runId: command.runId,
-        step: command.step,
-        callId: command.callId,
-        agent: command.agent,
-        tool: command.tool,
-        args: command.args,
-        argsDigest: command.argsDigest,
-        role: command.role,
-        fourEyes: command.kind === 'approval.request' ? command.fourEyes : false,
-        requestedBy: command.requestedBy.id,
-        requestedByRoles: command.requestedBy.roles,
-        idempotencyKey: command.kind === 'escalation.request' ? command.idempotencyKey : null,
-        reason: command.kind === 'escalation.request' ? command.reason : null,
-        expiresAt: command.kind === 'approval.request' ? command.expiresAt : null,
-        traceparent: traceparent ?? null,
-      });
+      const created = await repo.insert({ ...newApproval(command), traceparent: traceparent ?? null });
       if (!created) return 'exists' as const;
       await repo.audit({
         tenantId: command.tenantId,
         approvalId: command.approvalId,
-        action: command.kind === 'approval.request' ? 'requested' : 'escalated',
+        action: REQUEST_ACTION[command.kind],
         actor: command.requestedBy.id,
         argsDigest: command.argsDigest,
         detail: {
@@ -98,10 +98,7 @@ export class ApprovalsService {
           runId: command.runId,
           callId: command.callId,
           tool: command.tool,
-          role: command.role,
-          ...(command.kind === 'approval.request'
-            ? { expiresAt: command.expiresAt, fourEyes: command.fourEyes }
-            : { idempotencyKey: command.idempotencyKey, reason: command.reason }),
+          ...requestDetail(command),
         },
       });
       return 'created' as const;
@@ -186,6 +183,86 @@ export class ApprovalsService {
     });
     await this.afterCommit(done);
     return reply;
+  }
+
+  /**
+   * The outside world completes a waitpoint (ADR 0041): with a result that fits its schema, or with the
+   * error it reports. Recorded once, with the message that wakes its run, in one transaction; the same
+   * completion again answers as the first did and records nothing; another body, an expired or a closed
+   * waitpoint is refused by name (audited); another tenant's id is not found.
+   */
+  async complete(request: Req<'complete'>): Promise<ApprovalsReply> {
+    const completion = completionOf(request);
+    if (!completion.ok) return fail('invalid', completion.message);
+    const done: AfterCommit = { outbox: [], waits: [] };
+    const reply = await withServiceTx(this.db, async (tx): Promise<ApprovalsReply> => {
+      const repo = new ApprovalsRepository(tx);
+      const w = await repo.get(request.tenantId, request.approvalId, { forUpdate: true });
+      if (!w || w.kind !== 'waitpoint') return fail('not_found', `no waitpoint ${request.approvalId}`);
+      const who = request.principal.id;
+      const refuse = async (refusal: WaitpointRefusal, message: string): Promise<ApprovalsReply> => {
+        await repo.audit({
+          tenantId: w.tenantId,
+          approvalId: w.id,
+          action: 'refused',
+          actor: who,
+          argsDigest: w.argsDigest,
+          detail: { outcome: request.outcome, refusal, message },
+        });
+        return { ok: false, error: { code: REFUSAL_CODE[refusal], message, refusal } };
+      };
+      if (!request.principal.roles.includes(w.role))
+        return refuse('waitpoint.forbidden', `completing a waitpoint needs the role ${w.role}`);
+      const outcome = completeWaitpoint(
+        w,
+        completion.value,
+        this.resultProblems(w, completion.value),
+        this.clock.now(),
+      );
+      switch (outcome.kind) {
+        case 'refused':
+          return refuse(outcome.refusal, outcome.message);
+        case 'expire':
+          await this.expireIn(tx, repo, w, done);
+          return refuse(outcome.refusal, outcome.message);
+        case 'replay':
+          return { ok: true, approval: view(w) };
+        case 'complete':
+          break;
+        default: {
+          const unknown: never = outcome;
+          return unknown;
+        }
+      }
+      const reason = completion.value.outcome === 'failed' ? completion.value.error.message : '';
+      if (!(await repo.decide(w.tenantId, w.id, outcome.decision, outcome.decision, who, reason, outcome.result)))
+        return refuse('waitpoint.conflict', 'this waitpoint was completed meanwhile');
+      await repo.audit({
+        tenantId: w.tenantId,
+        approvalId: w.id,
+        action: outcome.decision,
+        actor: who,
+        argsDigest: w.argsDigest,
+        detail: { roles: request.principal.roles },
+      });
+      const message = this.waitpointMessage(w, completion.value, who);
+      await tx.enqueue([message]);
+      done.outbox.push(message);
+      done.waits.push({ approval: w, outcome: outcome.decision, decidedByRole: w.role });
+      const after = await repo.get(w.tenantId, w.id);
+      return { ok: true, approval: view(after ?? w) };
+    });
+    await this.afterCommit(done);
+    return reply;
+  }
+
+  /** What a completion's result does wrong against the waitpoint's schema (none without a schema). */
+  private resultProblems(w: ApprovalRecord, completion: WaitpointCompletion): string[] {
+    if (completion.outcome !== 'completed' || !w.resultSchema) return [];
+    const compiled = compileValueSchema(w.resultSchema);
+    // The tool's schema was checked when the tool was described; one that no longer compiles refuses every result.
+    if (!compiled.ok) return [`the waitpoint's schema does not compile: ${compiled.problem}`];
+    return problemsOf(compiled.validate, completion.result);
   }
 
   /**
@@ -280,7 +357,10 @@ export class ApprovalsService {
       argsDigest: a.argsDigest,
       detail: { expiresAt: a.expiresAt },
     });
-    const message = this.decisionMessage(a, 'expired', EXPIRY_ACTOR, `nobody decided before ${a.expiresAt}`);
+    const message =
+      a.kind === 'waitpoint'
+        ? this.waitpointMessage(a, 'expired', WAITPOINT_EXPIRY_BY)
+        : this.decisionMessage(a, 'expired', EXPIRY_ACTOR, `nobody decided before ${a.expiresAt}`);
     await tx.enqueue([message]);
     done.outbox.push(message);
     done.waits.push({ approval: a, outcome: 'expired', decidedByRole: 'system' });
@@ -305,6 +385,27 @@ export class ApprovalsService {
       decision,
       by,
       reason,
+    };
+    return { id, subject: this.subjects.inbox(a.tenantId, a.threadId), payload, headers: headers(id, payload.kind, a) };
+  }
+
+  private waitpointMessage(a: ApprovalRecord, decided: WaitpointCompletion | 'expired', by: string): OutboxMessage {
+    // One decision per waitpoint, so one message id: a re-send is dropped by JetStream and the thread inbox.
+    const id = `waitpoint-decision:${a.tenantId}:${a.id}`;
+    const payload: WaitpointDecisionMessage = {
+      kind: 'waitpoint.decision',
+      messageId: id,
+      tenantId: a.tenantId,
+      threadId: a.threadId,
+      runId: a.runId,
+      callId: a.callId,
+      waitpointId: a.id,
+      by,
+      ...(decided === 'expired'
+        ? { decision: 'expired' as const }
+        : decided.outcome === 'completed'
+          ? { decision: 'completed' as const, result: decided.result }
+          : { decision: 'failed' as const, error: { ...decided.error, retryable: false } }),
     };
     return { id, subject: this.subjects.inbox(a.tenantId, a.threadId), payload, headers: headers(id, payload.kind, a) };
   }
@@ -373,5 +474,102 @@ export function view(a: ApprovalRecord): ApprovalView {
     decision: a.decision
       ? { decision: a.decision.decision, by: a.decision.by, reason: a.decision.reason, at: a.decision.at }
       : null,
+    waitpoint:
+      a.kind === 'waitpoint' ? { onExpiry: a.onExpiry ?? 'tool_error', resultSchema: a.resultSchema ?? null } : null,
   };
+}
+
+/** The audit action of each request. */
+const REQUEST_ACTION: Record<ApprovalCommand['kind'], string> = {
+  'approval.request': 'requested',
+  'escalation.request': 'escalated',
+  'waitpoint.request': 'waitpoint.opened',
+};
+
+/** The row a request opens: a tool approval, an escalation or a waitpoint. */
+function newApproval(command: ApprovalCommand): Omit<NewApproval, 'traceparent'> {
+  const common = {
+    tenantId: command.tenantId,
+    id: command.approvalId,
+    threadId: command.threadId,
+    runId: command.runId,
+    step: command.step,
+    callId: command.callId,
+    agent: command.agent,
+    tool: command.tool,
+    args: command.args,
+    argsDigest: command.argsDigest,
+    requestedBy: command.requestedBy.id,
+    requestedByRoles: command.requestedBy.roles,
+  };
+  switch (command.kind) {
+    case 'approval.request':
+      return {
+        ...common,
+        kind: 'tool',
+        role: command.role,
+        fourEyes: command.fourEyes,
+        idempotencyKey: null,
+        reason: null,
+        expiresAt: command.expiresAt,
+      };
+    case 'escalation.request':
+      return {
+        ...common,
+        kind: 'escalation',
+        role: command.role,
+        fourEyes: false,
+        idempotencyKey: command.idempotencyKey,
+        reason: command.reason,
+        expiresAt: null,
+      };
+    case 'waitpoint.request':
+      return {
+        ...common,
+        kind: 'waitpoint',
+        role: WAITPOINT_ROLE,
+        fourEyes: false,
+        idempotencyKey: null,
+        reason: null,
+        expiresAt: command.expiresAt,
+        onExpiry: command.onExpiry,
+        resultSchema: command.resultSchema ?? null,
+      };
+    default: {
+      const unknown: never = command;
+      return unknown;
+    }
+  }
+}
+
+/** What the audit keeps of a request besides its call. */
+function requestDetail(command: ApprovalCommand): Record<string, Json> {
+  switch (command.kind) {
+    case 'approval.request':
+      return { role: command.role, expiresAt: command.expiresAt, fourEyes: command.fourEyes };
+    case 'escalation.request':
+      return { role: command.role, idempotencyKey: command.idempotencyKey, reason: command.reason };
+    case 'waitpoint.request':
+      return { role: WAITPOINT_ROLE, expiresAt: command.expiresAt, onExpiry: command.onExpiry };
+    default: {
+      const unknown: never = command;
+      return unknown;
+    }
+  }
+}
+
+/** A completion request as the rules take it: `completed` needs a result, `failed` an error. */
+function completionOf(
+  request: Req<'complete'>,
+): { ok: true; value: WaitpointCompletion } | { ok: false; message: string } {
+  if (request.outcome === 'completed') {
+    if (request.result === undefined) return { ok: false, message: 'a completed waitpoint needs a result' };
+    if (request.error !== undefined)
+      return { ok: false, message: 'a completed waitpoint takes a result, not an error' };
+    return { ok: true, value: { outcome: 'completed', result: request.result } };
+  }
+  if (request.error === undefined)
+    return { ok: false, message: 'a failed waitpoint needs an error (code and message)' };
+  if (request.result !== undefined) return { ok: false, message: 'a failed waitpoint takes an error, not a result' };
+  return { ok: true, value: { outcome: 'failed', error: request.error } };
 }

@@ -43,8 +43,7 @@ export type EscalationRequestCommand = z.infer<typeof EscalationRequestCommand>;
 
 /**
  * Orchestrator → approvals: a tool call opened a waitpoint (its run waits until the outside world completes
- * it, or it expires): kept as an approval of kind `waitpoint` whose id is the waitpoint's (ADR 0041). Not
- * part of `ApprovalCommand` until the approvals service keeps waitpoints.
+ * it, or it expires): kept as an approval of kind `waitpoint` whose id is the waitpoint's (ADR 0041).
  */
 export const WaitpointRequestCommand = z.object({
   kind: z.literal('waitpoint.request'),
@@ -57,12 +56,25 @@ export const WaitpointRequestCommand = z.object({
 export type WaitpointRequestCommand = z.infer<typeof WaitpointRequestCommand>;
 
 /** Everything the approvals service consumes on `<prefix>.cmd.approval.<tenant>`. */
-export const ApprovalCommand = z.discriminatedUnion('kind', [ApprovalRequestCommand, EscalationRequestCommand]);
+export const ApprovalCommand = z.discriminatedUnion('kind', [
+  ApprovalRequestCommand,
+  EscalationRequestCommand,
+  WaitpointRequestCommand,
+]);
 export type ApprovalCommand = z.infer<typeof ApprovalCommand>;
 
-export const ApprovalKind = z.enum(['tool', 'escalation']);
+export const ApprovalKind = z.enum(['tool', 'escalation', 'waitpoint']);
 export type ApprovalKind = z.infer<typeof ApprovalKind>;
-export const ApprovalStatus = z.enum(['pending', 'granted', 'rejected', 'expired', 'resolved', 'cancelled']);
+export const ApprovalStatus = z.enum([
+  'pending',
+  'granted',
+  'rejected',
+  'expired',
+  'resolved',
+  'cancelled',
+  'completed',
+  'failed',
+]);
 export type ApprovalStatus = z.infer<typeof ApprovalStatus>;
 export const ApprovalChoice = z.enum([...TOOL_APPROVAL_CHOICES, ...ESCALATION_CHOICES]);
 export type ApprovalChoice = z.infer<typeof ApprovalChoice>;
@@ -90,6 +102,8 @@ export const ApprovalView = z.object({
   idempotencyKey: z.string().nullable(),
   reason: z.string().nullable(),
   decision: z.object({ decision: z.string(), by: z.string(), reason: z.string(), at: z.string() }).nullable(),
+  /** Waitpoints: what their expiry does and the schema a result must fit (null for approvals and escalations). */
+  waitpoint: z.object({ onExpiry: WaitpointOnExpiry, resultSchema: JsonObject.nullable() }).nullable(),
 });
 export type ApprovalView = z.infer<typeof ApprovalView>;
 
@@ -124,6 +138,22 @@ export const ApprovalsRequest = z.discriminatedUnion('op', [
     .strict(),
   z
     .object({
+      op: z.literal('complete'),
+      tenantId: TenantId,
+      /** Who completes it (a principal of the tenant; the signed callback names itself `callback`). */
+      principal: Principal,
+      approvalId: ApprovalId,
+      /** `completed` with `result`, or `failed` with `error` (what went wrong outside). */
+      outcome: z.enum(['completed', 'failed']),
+      result: Json.optional(),
+      error: z
+        .object({ code: z.string().min(1).max(128), message: z.string().max(2000) })
+        .strict()
+        .optional(),
+    })
+    .strict(),
+  z
+    .object({
       op: z.literal('verify'),
       tenantId: TenantId,
       approvalId: ApprovalId,
@@ -144,7 +174,11 @@ export const ApprovalsReply = z.union([
   z.object({ ok: z.literal(true), approval: ApprovalView }),
   /** verify: `valid: false` names why (a code, a colon, a sentence) — the orchestrator turns it into a rejection. */
   z.object({ ok: z.literal(true), valid: z.boolean(), reason: z.string().optional() }),
-  z.object({ ok: z.literal(false), error: z.object({ code: ApprovalsErrorCode, message: z.string() }) }),
+  z.object({
+    ok: z.literal(false),
+    /** `refusal`: the named refusal of a waitpoint completion (`waitpoint.expired`, `waitpoint.conflict`, …). */
+    error: z.object({ code: ApprovalsErrorCode, message: z.string(), refusal: z.string().optional() }),
+  }),
 ]);
 export type ApprovalsReply = z.infer<typeof ApprovalsReply>;
 

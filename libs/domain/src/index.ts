@@ -162,6 +162,14 @@ export {
   type UseRequest,
 } from './approvals/approval.decider';
 export {
+  completeWaitpoint,
+  storedResult,
+  type CompletionOutcome,
+  type WaitpointCompletion,
+  type WaitpointFacts,
+  type WaitpointRefusal,
+} from './approvals/waitpoint.decider';
+export {
   MAX_CATCH_UP,
   type CatchUpPolicy,
   type OverlapPolicy,

@@ -1147,9 +1147,9 @@ export interface components {
     ApprovalView: {
       id: string;
       /** @enum {string} */
-      kind: 'tool' | 'escalation';
+      kind: 'tool' | 'escalation' | 'waitpoint';
       /** @enum {string} */
-      status: 'pending' | 'granted' | 'rejected' | 'expired' | 'resolved' | 'cancelled';
+      status: 'pending' | 'granted' | 'rejected' | 'expired' | 'resolved' | 'cancelled' | 'completed' | 'failed';
       /** @description Thread id */
       threadId: string;
       /** @description Run id */
@@ -1176,6 +1176,13 @@ export interface components {
         by: string;
         reason: string;
         at: string;
+      } | null;
+      waitpoint: {
+        /** @enum {string} */
+        onExpiry: 'tool_error' | 'fail_run';
+        resultSchema: {
+          [key: string]: components['schemas']['JsonValue'];
+        } | null;
       } | null;
     };
     MemoryItemReply: {
@@ -3188,7 +3195,7 @@ export interface operations {
   Approvals_list: {
     parameters: {
       query?: {
-        status?: 'pending' | 'granted' | 'rejected' | 'expired' | 'resolved' | 'cancelled';
+        status?: 'pending' | 'granted' | 'rejected' | 'expired' | 'resolved' | 'cancelled' | 'completed' | 'failed';
         /** @description Only approvals of this thread */
         threadId?: string;
         /** @description Only approvals of runs of this agent */

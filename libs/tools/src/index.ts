@@ -50,7 +50,15 @@ export {
   type ToolLookup,
   type ToolProblem,
 } from './catalog';
-export { compileInputSchema, jsonSchemaInput, modelParameters, schemaIssues, type CompiledSchema } from './json-schema';
+export {
+  compileInputSchema,
+  compileValueSchema,
+  jsonSchemaInput,
+  modelParameters,
+  problemsOf,
+  schemaIssues,
+  type CompiledSchema,
+} from './json-schema';
 export { loadToolModules, parseToolModuleList, ToolModuleError } from './modules';
 export { McpServerConfig, McpServersConfig, mcpToolKind, mcpToolName, type ToolKindName } from './mcp/mcp.config';
 export { MCP_IDEMPOTENCY_META, McpToolSource } from './mcp/mcp.source';

@@ -24,6 +24,28 @@ export function compileInputSchema(schema: unknown): CompiledSchema {
       ok: false,
       problem: `the input schema must describe an object (its type is ${JSON.stringify(s['type'])})`,
     };
+  return compileSchemaObject(s);
+}
+
+/**
+ * A schema for any JSON value (a waitpoint's result, which need not be an object), compiled as an input
+ * schema is. `problemsOf` reads what a value does wrong as `path: message` lines.
+ */
+export function compileValueSchema(schema: unknown): CompiledSchema {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
+    return { ok: false, problem: 'the schema must be a JSON Schema object' };
+  return compileSchemaObject(schema as Record<string, unknown>);
+}
+
+/** What `value` does wrong against a compiled schema (empty: it fits), one `path: message` line each. */
+export function problemsOf(validate: ValidateFunction, value: unknown): string[] {
+  if (validate(value)) return [];
+  return schemaIssues(validate.errors).map(
+    (i) => `${i.path.length > 0 ? `/${i.path.join('/')}` : '(the value)'}: ${i.message}`,
+  );
+}
+
+function compileSchemaObject(s: Record<string, unknown>): CompiledSchema {
   const dialect = typeof s['$schema'] === 'string' ? s['$schema'] : '';
   const ajv = /draft-0[4-7]/.test(dialect) ? draft07 : draft2020;
   try {

@@ -1,9 +1,11 @@
 import type { Json } from '@ratchet/contracts';
 import { isoColumn, type SqlExecutor } from './sql';
 
-export type ApprovalKindValue = 'tool' | 'escalation';
-export type ApprovalStatusValue = 'pending' | 'granted' | 'rejected' | 'expired' | 'resolved' | 'cancelled';
-export type DecisionValue = 'granted' | 'rejected' | 'expired' | 'happened' | 'retry' | 'fail' | 'cancelled';
+export type ApprovalKindValue = 'tool' | 'escalation' | 'waitpoint';
+export type ApprovalStatusValue =
+  'pending' | 'granted' | 'rejected' | 'expired' | 'resolved' | 'cancelled' | 'completed' | 'failed';
+export type DecisionValue =
+  'granted' | 'rejected' | 'expired' | 'happened' | 'retry' | 'fail' | 'cancelled' | 'completed' | 'failed';
 
 export interface NewApproval {
   tenantId: string;
@@ -26,6 +28,10 @@ export interface NewApproval {
   expiresAt: string | null;
   /** The W3C traceparent the request arrived with (the run's trace); null when it came without one. */
   traceparent?: string | null;
+  /** Waitpoints: what their expiry does. */
+  onExpiry?: 'tool_error' | 'fail_run' | null;
+  /** Waitpoints: the JSON Schema a completion's result must fit (null: any JSON). */
+  resultSchema?: Record<string, Json> | null;
 }
 
 export interface ApprovalDecisionRecord {
@@ -38,6 +44,8 @@ export interface ApprovalDecisionRecord {
 
 export interface ApprovalRecord extends NewApproval {
   traceparent: string | null;
+  onExpiry: 'tool_error' | 'fail_run' | null;
+  resultSchema: Record<string, Json> | null;
   status: ApprovalStatusValue;
   requestedAt: string;
   usedBy: string | null;
@@ -94,6 +102,8 @@ interface ApprovalRow {
   used_by: string | null;
   used_at: string | null;
   traceparent: string | null;
+  on_expiry: 'tool_error' | 'fail_run' | null;
+  result_schema: Record<string, Json> | null;
   d_decision: DecisionValue | null;
   d_by: string | null;
   d_reason: string | null;
@@ -114,7 +124,7 @@ export class ApprovalsRepository {
     return `select a.tenant_id, a.id, a.kind, a.status, a.thread_id, a.run_id, a.step, a.call_id, a.agent, a.tool,
         a.args, a.args_digest, a.role, a.four_eyes, a.requested_by, a.requested_by_roles, a.idempotency_key, a.reason,
         ${isoColumn('a.requested_at', 'requested_at')}, ${isoColumn('a.expires_at', 'expires_at')}, a.used_by,
-        ${isoColumn('a.used_at', 'used_at')}, a.traceparent, d.decision as d_decision, d.decided_by as d_by, d.reason as d_reason,
+        ${isoColumn('a.used_at', 'used_at')}, a.traceparent, a.on_expiry, a.result_schema, d.decision as d_decision, d.decided_by as d_by, d.reason as d_reason,
         d.result as d_result, ${isoColumn('d.decided_at', 'd_at')}
       from ${a} a left join ${d} d on d.tenant_id = a.tenant_id and d.approval_id = a.id
       where ${where} ${suffix}`;
@@ -125,10 +135,10 @@ export class ApprovalsRepository {
     const rows = await this.sql.query<{ id: string }>(
       `insert into ${this.sql.table('approvals')} (tenant_id, id, kind, thread_id, run_id, step, call_id, agent, tool,
          args, args_digest, role, four_eyes, requested_by, requested_by_roles, idempotency_key, reason, expires_at,
-         traceparent)
+         traceparent, on_expiry, result_schema)
        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ${
          a.requestedByRoles.length > 0 ? 'array[?]' : 'array[]'
-       }::text[], ?, ?, ?::timestamptz, ?)
+       }::text[], ?, ?, ?::timestamptz, ?, ?, ?::jsonb)
        on conflict (tenant_id, id) do nothing
        returning id`,
       [
@@ -151,6 +161,8 @@ export class ApprovalsRepository {
         a.reason,
         a.expiresAt,
         a.traceparent ?? null,
+        a.onExpiry ?? null,
+        a.resultSchema ? JSON.stringify(a.resultSchema) : null,
       ],
     );
     return rows.length === 1;
@@ -341,6 +353,8 @@ function toRecord(r: ApprovalRow): ApprovalRecord {
     usedBy: r.used_by,
     usedAt: r.used_at,
     traceparent: r.traceparent,
+    onExpiry: r.on_expiry,
+    resultSchema: r.result_schema,
     decision:
       r.d_decision && r.d_by !== null && r.d_at !== null
         ? { decision: r.d_decision, by: r.d_by, reason: r.d_reason ?? '', result: r.d_result, at: r.d_at }

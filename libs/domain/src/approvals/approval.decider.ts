@@ -8,8 +8,8 @@ import { ESCALATION_CHOICES, TOOL_APPROVAL_CHOICES, type ApprovalChoice } from '
 
 /** What the rules need of a stored approval. */
 export interface ApprovalFacts {
-  kind: 'tool' | 'escalation';
-  status: 'pending' | 'granted' | 'rejected' | 'expired' | 'resolved' | 'cancelled';
+  kind: 'tool' | 'escalation' | 'waitpoint';
+  status: 'pending' | 'granted' | 'rejected' | 'expired' | 'resolved' | 'cancelled' | 'completed' | 'failed';
   role: string;
   fourEyes: boolean;
   requestedBy: string;
@@ -34,10 +34,21 @@ export function maySee(principal: Decider, approval: Pick<ApprovalFacts, 'role'>
   return seesAll(principal) || principal.roles.includes(approval.role);
 }
 
-/** The choices of an approval still open (none once it is decided). */
+/** The choices of an approval still open (none once it is decided; none for a waitpoint: it is completed). */
 export function choicesOf(approval: Pick<ApprovalFacts, 'kind' | 'status'>): ApprovalChoice[] {
   if (approval.status !== 'pending') return [];
-  return approval.kind === 'tool' ? [...TOOL_APPROVAL_CHOICES] : [...ESCALATION_CHOICES];
+  switch (approval.kind) {
+    case 'tool':
+      return [...TOOL_APPROVAL_CHOICES];
+    case 'escalation':
+      return [...ESCALATION_CHOICES];
+    case 'waitpoint':
+      return [];
+    default: {
+      const unknown: never = approval.kind;
+      return unknown;
+    }
+  }
 }
 
 export type RecordedDecision = 'granted' | 'rejected' | 'happened' | 'retry' | 'fail';
@@ -59,6 +70,11 @@ export function decideApproval(
   by: Decider,
   now: Date,
 ): DecisionOutcome {
+  if (approval.kind === 'waitpoint')
+    return refused(
+      'invalid',
+      'a waitpoint is completed by the outside world (POST /v1/waitpoints/{id}/complete), not decided',
+    );
   const choices: readonly string[] = approval.kind === 'tool' ? TOOL_APPROVAL_CHOICES : ESCALATION_CHOICES;
   if (!choices.includes(choice))
     return refused('invalid', `a ${approval.kind} approval is decided with one of: ${choices.join(', ')}`);

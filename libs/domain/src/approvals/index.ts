@@ -1,1 +1,2 @@
 export * from './approval.decider';
+export * from './waitpoint.decider';

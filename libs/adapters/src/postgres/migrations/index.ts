@@ -3,6 +3,7 @@ import { Migration20261130000000_approvals_init } from './approvals/Migration202
 import { Migration20261220000000_approvals_tables } from './approvals/Migration20261220000000_approvals_tables';
 import { Migration20270110000000_approvals_trace } from './approvals/Migration20270110000000_trace';
 import { Migration20270501000000_approvals_cancelled } from './approvals/Migration20270501000000_cancelled';
+import { Migration20270601000000_approvals_waitpoints } from './approvals/Migration20270601000000_waitpoints';
 import { Migration20261130000000_gateway_init } from './gateway/Migration20261130000000_init';
 import { Migration20270301000001_gateway_idempotency_keys } from './gateway/Migration20270301000001_idempotency_keys';
 import { Migration20270901000000_gateway_idempotent_answers } from './gateway/Migration20270901000000_idempotent_answers';
@@ -82,6 +83,7 @@ export const APPROVALS_MIGRATIONS: readonly MigrationClass[] = [
   Migration20270120000000_approvals_outbox_lease,
   Migration20270301000000_approvals_outbox_leased_by,
   Migration20270501000000_approvals_cancelled,
+  Migration20270601000000_approvals_waitpoints,
 ];
 export const MEMORY_MIGRATIONS: readonly MigrationClass[] = [
   Migration20261130000000_memory_init,
