@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { Json } from './messages';
+import { Json, JsonObject } from './messages';
+import { WaitpointOnExpiry } from './thread-events';
 
 const ToolRef = z
   .string()
@@ -74,6 +75,10 @@ export const ModelSpec = z.discriminatedUnion('provider', [
 ]);
 export type ModelSpec = z.infer<typeof ModelSpec>;
 
+/** How long a waitpoint waits unless the agent says otherwise (24 h), and at most (30 days). */
+export const DEFAULT_WAITPOINT_TTL_SECONDS = 24 * 3600;
+export const MAX_WAITPOINT_TTL_SECONDS = 30 * 24 * 3600;
+
 /** Per-agent settings of a tool, sent to the executor with each call of that agent (never to the model). */
 export const AgentToolConfig = z
   .object({
@@ -88,6 +93,23 @@ export const AgentToolConfig = z
       .describe(
         'http.request: the allowed hosts deduplicate by the Idempotency-Key header, so a POST/PUT/PATCH/DELETE may be retried (idempotent); otherwise it is at-most-once',
       ),
+    waitpoint: z
+      .object({
+        ttlSeconds: z
+          .number()
+          .int()
+          .min(1)
+          .max(MAX_WAITPOINT_TTL_SECONDS)
+          .default(DEFAULT_WAITPOINT_TTL_SECONDS)
+          .describe('How long the run waits for the completion (default 24 h, at most 30 days)'),
+        onExpiry: WaitpointOnExpiry.default('tool_error').describe(
+          'tool_error: the model is told `waitpoint.expired`; fail_run: the run fails',
+        ),
+        result: JsonObject.optional().describe('The JSON Schema a completion result must fit (any JSON without it)'),
+      })
+      .strict()
+      .optional()
+      .describe('wait.external: how the run waits for the outside world to complete the call'),
   })
   .strict();
 export type AgentToolConfig = z.infer<typeof AgentToolConfig>;

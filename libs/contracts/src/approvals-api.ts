@@ -102,8 +102,12 @@ export const ApprovalView = z.object({
   idempotencyKey: z.string().nullable(),
   reason: z.string().nullable(),
   decision: z.object({ decision: z.string(), by: z.string(), reason: z.string(), at: z.string() }).nullable(),
-  /** Waitpoints: what their expiry does and the schema a result must fit (null for approvals and escalations). */
-  waitpoint: z.object({ onExpiry: WaitpointOnExpiry, resultSchema: JsonObject.nullable() }).nullable(),
+  /**
+   * Waitpoints: what their expiry does and the schema a result must fit (null for approvals and
+   * escalations). Optional: an approvals service of the release before waitpoints does not send it, and a
+   * gateway rolled out first must still read its answers.
+   */
+  waitpoint: z.object({ onExpiry: WaitpointOnExpiry, resultSchema: JsonObject.nullable() }).nullable().optional(),
 });
 export type ApprovalView = z.infer<typeof ApprovalView>;
 

@@ -54,6 +54,8 @@ export {
 export {
   AgentDefinition,
   AgentToolConfig,
+  DEFAULT_WAITPOINT_TTL_SECONDS,
+  MAX_WAITPOINT_TTL_SECONDS,
   AgentToolSpec,
   ApprovalCondition,
   ApprovalConditionTest,

@@ -690,6 +690,24 @@ export interface components {
               allowHosts?: string[];
               /** @description http.request: the allowed hosts deduplicate by the Idempotency-Key header, so a POST/PUT/PATCH/DELETE may be retried (idempotent); otherwise it is at-most-once */
               honoursIdempotencyKey?: boolean;
+              /** @description wait.external: how the run waits for the outside world to complete the call */
+              waitpoint?: {
+                /**
+                 * @description How long the run waits for the completion (default 24 h, at most 30 days)
+                 * @default 86400
+                 */
+                ttlSeconds: number;
+                /**
+                 * @description tool_error: the model is told `waitpoint.expired`; fail_run: the run fails
+                 * @default tool_error
+                 * @enum {string}
+                 */
+                onExpiry: 'tool_error' | 'fail_run';
+                /** @description The JSON Schema a completion result must fit (any JSON without it) */
+                result?: {
+                  [key: string]: components['schemas']['JsonValue'];
+                };
+              };
             };
             /** @description The roles that may use the tool: the run's principal must hold one of them when the call starts and again when an approved call runs */
             roles?: string[];
@@ -872,6 +890,24 @@ export interface components {
               allowHosts?: string[];
               /** @description http.request: the allowed hosts deduplicate by the Idempotency-Key header, so a POST/PUT/PATCH/DELETE may be retried (idempotent); otherwise it is at-most-once */
               honoursIdempotencyKey?: boolean;
+              /** @description wait.external: how the run waits for the outside world to complete the call */
+              waitpoint?: {
+                /**
+                 * @description How long the run waits for the completion (default 24 h, at most 30 days)
+                 * @default 86400
+                 */
+                ttlSeconds: number;
+                /**
+                 * @description tool_error: the model is told `waitpoint.expired`; fail_run: the run fails
+                 * @default tool_error
+                 * @enum {string}
+                 */
+                onExpiry: 'tool_error' | 'fail_run';
+                /** @description The JSON Schema a completion result must fit (any JSON without it) */
+                result?: {
+                  [key: string]: components['schemas']['JsonValue'];
+                };
+              };
             };
             /** @description The roles that may use the tool: the run's principal must hold one of them when the call starts and again when an approved call runs */
             roles?: string[];
@@ -1177,7 +1213,7 @@ export interface components {
         reason: string;
         at: string;
       } | null;
-      waitpoint: {
+      waitpoint?: {
         /** @enum {string} */
         onExpiry: 'tool_error' | 'fail_run';
         resultSchema: {

@@ -32,6 +32,7 @@ export {
   withEgressPolicy,
 } from './builtin/http.tools';
 export { memorySave, memorySearch } from './builtin/memory.tools';
+export { waitExternal, waitpointIdFor } from './builtin/wait.tools';
 export {
   DEMO_EFFECT_TOOLS,
   DEMO_EFFECT_URL_ENV,

@@ -261,14 +261,34 @@ describe('runTool', () => {
         'idempotencyKey',
         'logger',
         'memory',
+        'now',
         'principal',
         'runId',
         'signal',
+        'step',
         'tenantId',
         'threadId',
       ].sort(),
     );
-    expect(seen).toMatchObject({ tenantId: 'acme', threadId: 'th-1', config: { allowHosts: ['a.example'] } });
+    expect(seen).toMatchObject({ tenantId: 'acme', threadId: 'th-1', step: 1, config: { allowHosts: ['a.example'] } });
+  });
+
+  it('a tool that opens a waitpoint answers waiting with it; one that returns no valid waitpoint fails, naming it', async () => {
+    const opening = (answer: unknown) =>
+      defineTool({
+        name: 't.wait',
+        description: '',
+        kind: 'pure',
+        input: z.object({}),
+        opensWaitpoint: true,
+        execute: async () => answer as never,
+      });
+    const waitpoint = { id: 'wp_1', expiresAt: '2027-01-01T00:00:00.000Z', onExpiry: 'fail_run' };
+    expect(await runTool(opening(waitpoint), command('t.wait', {}), logger)).toEqual({ status: 'waiting', waitpoint });
+    expect(await runTool(opening({ id: 'wp_1' }), command('t.wait', {}), logger)).toEqual({
+      status: 'failed',
+      error: { code: 'invalid_output', message: 't.wait returned no valid waitpoint', retryable: false },
+    });
   });
 });
 

@@ -1,10 +1,12 @@
-import type { AgentToolConfig, Json, ToolCallCommand } from '@ratchet/contracts';
+import { Waitpoint, type AgentToolConfig, type Json, type ToolCallCommand } from '@ratchet/contracts';
 import { TransientError } from '@ratchet/domain';
 import { abandonedAttempts, type AbandonedAttempts } from './abandoned-attempts';
 import { callKind, ToolError, type AnyTool, type ToolContext, type ToolLogger, type ToolMemory } from './tool';
 
 export type ToolRunOutcome =
   | { status: 'completed'; result: Json }
+  /** The call opened a waitpoint: the run waits for the outside world (a tool that `opensWaitpoint`). */
+  | { status: 'waiting'; waitpoint: Waitpoint }
   | { status: 'failed'; error: { code: string; message: string; retryable: boolean } }
   /** An at-most-once tool failed in a way that may have left the effect done: a human decides. */
   | { status: 'uncertain'; reason: string };
@@ -23,6 +25,8 @@ export interface ToolServices {
   abandoned?: AbandonedAttempts;
   /** Told of each abandoned attempt (a metric). */
   onAbandoned?: (tool: string) => void;
+  /** The clock tools read (the executor's injected one; the system clock when absent). */
+  now?: () => Date;
 }
 
 /** How long an aborted attempt may take to settle before it is abandoned, unless the services say otherwise. */
@@ -40,8 +44,10 @@ export function toolContext(
     tenantId: command.tenantId,
     threadId: command.threadId,
     runId: command.runId,
+    step: command.step,
     callId: command.callId,
     principal: command.principal,
+    now: services.now ?? (() => new Date()),
     signal,
     logger: services.logger,
     config,
@@ -98,6 +104,15 @@ export async function runTool(
             status: 'failed',
             error: { code: 'invalid_output', message: `${tool.name} returned an invalid result`, retryable: false },
           };
+      }
+      if (tool.opensWaitpoint) {
+        const waitpoint = Waitpoint.safeParse(result);
+        if (!waitpoint.success)
+          return {
+            status: 'failed',
+            error: { code: 'invalid_output', message: `${tool.name} returned no valid waitpoint`, retryable: false },
+          };
+        return { status: 'waiting', waitpoint: waitpoint.data };
       }
       return { status: 'completed', result };
     } catch (error) {

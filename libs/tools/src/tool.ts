@@ -49,8 +49,12 @@ export interface ToolContext {
   tenantId: string;
   threadId: string;
   runId: string;
+  /** The run's step that made this call (a call id is unique within its step). */
+  step: number;
   callId: string;
   principal: Principal;
+  /** The executor's clock (a tool reads time from here, never ad hoc). */
+  now(): Date;
   /** Aborted on timeout: stop work and drop connections. */
   signal: AbortSignal;
   logger: ToolLogger;
@@ -97,6 +101,12 @@ export interface ToolDefinition<I extends z.ZodType<JsonObject> = z.ZodType<Json
    * `LOCAL_TOOL_TIMEOUT_MAX_MS` (default 1,000 ms for a local tool).
    */
   local?: boolean;
+  /**
+   * The call does not answer with a result but opens a waitpoint (ADR 0041): `execute` returns the
+   * `Waitpoint` (id, expiry, what the expiry does, the result's schema) and the run waits until the
+   * outside world completes it, or it expires.
+   */
+  opensWaitpoint?: boolean;
 }
 
 /** The longest timeout a `local` tool may have: its run holds its thread's transaction open. */

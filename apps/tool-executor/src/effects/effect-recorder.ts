@@ -186,7 +186,13 @@ export function uncertain(command: ToolCallCommand, reason: string): Outcome {
 
 export function storedOutcome(record: EffectRecord | undefined): Outcome {
   const stored = record?.result as Outcome | null | undefined;
-  if (stored && (stored.status === 'completed' || stored.status === 'failed' || stored.status === 'cancelled'))
+  if (
+    stored &&
+    (stored.status === 'completed' ||
+      stored.status === 'failed' ||
+      stored.status === 'cancelled' ||
+      stored.status === 'waiting')
+  )
     return stored;
   return {
     status: 'failed',

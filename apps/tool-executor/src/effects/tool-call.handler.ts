@@ -91,7 +91,7 @@ export class ToolCallHandler {
     /** The relay's published rows waiting to be marked sent (outcome statements take them along). */
     marks?: PendingMarks,
   ) {
-    this.services = { ...services, logger };
+    this.services = { now: () => time.clock.now(), ...services, logger };
     this.holder = control?.leases.holder;
     this.record = new EffectRecorder(db, relay, subjects, logger, time.ids, marks);
     this.resolution = new EffectResolution(db, tools, relay, this.record, (call, trace, tool, claim) =>
@@ -319,7 +319,8 @@ export class ToolCallHandler {
       const notice = uncertain(command, outcome.reason);
       recorded = await this.record.finish(command, traceHeaders, 'uncertain', notice, pure, tool, claim);
     } else {
-      const state = outcome.status === 'completed' ? 'succeeded' : 'failed';
+      // A call that opened a waitpoint did what it was asked: its answer (the waitpoint) is its result.
+      const state = outcome.status === 'completed' || outcome.status === 'waiting' ? 'succeeded' : 'failed';
       recorded = await this.record.finish(command, traceHeaders, state, outcome, pure, tool, claim);
     }
     if (recorded === 'recorded') return result;

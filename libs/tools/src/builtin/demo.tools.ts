@@ -3,6 +3,7 @@ import { defineTool, type AnyTool } from '../tool';
 import { DEMO_EFFECT_TOOLS } from './effect-demo.tools';
 import { httpRequest } from './http.tools';
 import { memorySave, memorySearch } from './memory.tools';
+import { waitExternal } from './wait.tools';
 
 const FORECASTS = ['sunny, 21°C', 'light rain, 14°C', 'cloudy, 17°C', 'windy, 12°C', 'clear, 24°C'];
 
@@ -39,5 +40,6 @@ export const BUILTIN_TOOLS: AnyTool[] = [
   httpRequest,
   memorySave,
   memorySearch,
+  waitExternal,
   ...DEMO_EFFECT_TOOLS,
 ] as AnyTool[];

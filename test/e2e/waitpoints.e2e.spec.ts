@@ -1,0 +1,144 @@
+import path from 'node:path';
+import {
+  approvalsSubjects,
+  type ApprovalsReply,
+  type ApprovalsRequestInput,
+  type ThreadEvent,
+} from '@ratchet/contracts';
+import { runIdFor, threadIdFor } from '@ratchet/platform';
+import { terminal, TestStack } from './stack';
+
+/*
+ * Waitpoints end to end (ADR 0041): orchestrator, tool-executor and approvals as real processes. A run
+ * calls `wait.external`, the executor answers `waiting`, the thread records `waitpoint.created` and the
+ * approvals service keeps the waitpoint; a completion on the approvals API (what the gateway's routes
+ * relay) wakes the run, once.
+ */
+
+const TENANT = 'acme';
+const AGENTS = path.resolve(__dirname, '../agents/waitpoints');
+const ci = { id: 'ci-bot', roles: ['runner'] };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('waitpoints: a run waits for the outside world', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await TestStack.create();
+    await Promise.all([
+      stack.start('orchestrator', { AGENTS_DIR: AGENTS }),
+      stack.start('tool-executor'),
+      stack.start('approvals', { APPROVALS_SWEEP_INTERVAL_MS: '200' }),
+    ]);
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  const api = async (request: ApprovalsRequestInput): Promise<ApprovalsReply> => {
+    const reply = await stack.nc.request(approvalsSubjects(stack.prefix.subject).api, JSON.stringify(request), {
+      timeout: 10_000,
+    });
+    return JSON.parse(new TextDecoder().decode(reply.data)) as ApprovalsReply;
+  };
+  const start = async (requestId: string, agent: string) => {
+    await stack.publishRequest(TENANT, {
+      requestId,
+      agent,
+      input: [{ role: 'user', content: requestId }],
+      principal: { id: 'alice', roles: ['runner'] },
+    });
+    return { thread: threadIdFor(TENANT, requestId), run: runIdFor(TENANT, requestId) };
+  };
+  const created = (events: ThreadEvent[]) => events.find((e) => e.type === 'waitpoint.created');
+  const waitpointOf = async (thread: string) => {
+    const events = await stack.waitFor(TENANT, thread, (e) => created(e) !== undefined);
+    const data = created(events)?.data as { waitpointId: string; expiresAt: string; onExpiry: string };
+    // The approvals service has it once the thread's outbox row reached it.
+    const deadline = Date.now() + 10_000;
+    let reply: ApprovalsReply = await api({ op: 'get', tenantId: TENANT, principal: ci, approvalId: data.waitpointId });
+    while (!reply.ok && Date.now() < deadline) {
+      await sleep(100);
+      reply = await api({ op: 'get', tenantId: TENANT, principal: ci, approvalId: data.waitpointId });
+    }
+    return { ...data, reply };
+  };
+  const complete = (waitpointId: string, result: unknown, tenantId = TENANT) =>
+    api({
+      op: 'complete',
+      tenantId,
+      principal: ci,
+      approvalId: waitpointId,
+      outcome: 'completed',
+      result: result as never,
+    });
+
+  it('waits (a named wait), survives an orchestrator SIGKILL, and goes on once with the result completed 5 s later', async () => {
+    const { thread, run } = await start('build-42', 'wait-build');
+    const wp = await waitpointOf(thread);
+    expect(wp.waitpointId).toMatch(/^wp_/);
+    expect(wp.onExpiry).toBe('tool_error');
+    expect(wp.reply).toMatchObject({
+      ok: true,
+      approval: { kind: 'waitpoint', status: 'pending', tool: 'wait.external', runId: run },
+    });
+    // A named wait: on the waitpoint, until its expiry (outside working time and the bound on runs in flight).
+    const { folded } = await stack.projectionAndFold(TENANT, thread);
+    expect(folded.active?.runId).toBe(run);
+    expect(folded.active?.waiting).toMatchObject({ on: 'waitpoint', until: wp.expiresAt });
+
+    await stack.services.get('orchestrator')?.kill('SIGKILL');
+    await sleep(5_000);
+    // Another tenant's id is unknown, and a result that does not fit the schema is refused: nothing recorded.
+    expect(await complete(wp.waitpointId, { build: 42, status: 'green' }, 'other')).toMatchObject({
+      ok: false,
+      error: { code: 'not_found' },
+    });
+    expect(await complete(wp.waitpointId, { build: 'x', status: 'green' })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid', refusal: 'waitpoint.invalid_result' },
+    });
+    const first = await complete(wp.waitpointId, { build: 42, status: 'green' });
+    expect(first).toMatchObject({ ok: true, approval: { status: 'completed' } });
+    await stack.start('orchestrator', { AGENTS_DIR: AGENTS });
+
+    const events = await stack.waitFor(TENANT, thread, terminal(run), 60_000);
+    expect(events.at(-1)?.type).toBe('run.completed');
+    expect(events.filter((e) => e.type === 'waitpoint.created')).toHaveLength(1);
+    const completed = events.filter((e) => e.type === 'waitpoint.completed');
+    expect(completed.map((e) => e.data)).toEqual([
+      expect.objectContaining({ waitpointId: wp.waitpointId, by: 'ci-bot' }),
+    ]);
+    const result = events.find((e) => e.type === 'tool.completed');
+    expect(result?.data).toMatchObject({ result: { build: 42, status: 'green' } });
+    const reply = events.filter((e) => e.type === 'model.responded').at(-1);
+    expect(JSON.stringify(reply?.data)).toContain('build reported');
+
+    // The same completion again: the same answer, and no second continuation.
+    const again = await complete(wp.waitpointId, { status: 'green', build: 42 });
+    expect(again).toEqual(first);
+    expect(await complete(wp.waitpointId, { build: 43, status: 'green' })).toMatchObject({
+      ok: false,
+      error: { code: 'conflict', refusal: 'waitpoint.conflict' },
+    });
+    await sleep(1_000);
+    const after = await stack.events(TENANT, thread);
+    expect(after).toHaveLength(events.length);
+    expect(after.map((e) => e.version)).toEqual(after.map((_, i) => i + 1));
+  });
+
+  it('its TTL passes: the model is told waitpoint.expired, the run ends, and a late completion is refused by name', async () => {
+    const { thread, run } = await start('build-late', 'wait-expire');
+    const wp = await waitpointOf(thread);
+    const events = await stack.waitFor(TENANT, thread, terminal(run), 30_000);
+    expect(events.at(-1)?.type).toBe('run.completed');
+    expect(events.filter((e) => e.type === 'waitpoint.expired')).toHaveLength(1);
+    const failed = events.find((e) => e.type === 'tool.failed');
+    expect(failed?.data).toMatchObject({ error: { code: 'waitpoint.expired' } });
+    expect(await complete(wp.waitpointId, { anything: true })).toMatchObject({
+      ok: false,
+      error: { code: 'conflict', refusal: 'waitpoint.expired' },
+    });
+    await sleep(500);
+    expect(await stack.events(TENANT, thread)).toHaveLength(events.length);
+  });
+});
