@@ -39,6 +39,7 @@ interface Ids {
   agent: string;
   scheduleId: string;
   revocationId: string;
+  waitpointId: string;
 }
 
 interface Case {
@@ -175,6 +176,10 @@ const CASES: Record<string, Case> = {
     path: (i) => `/v1/approvals/${i.approvalId}/decision`,
     body: { decision: 'approve', reason: 'bola' },
   },
+  'POST /v1/waitpoints/:id/complete': {
+    path: (i) => `/v1/waitpoints/${i.waitpointId}/complete`,
+    body: { result: { hijacked: 'by A' } },
+  },
 };
 
 const keyOf = (r: RouteInfo) => `${r.method} ${r.path}`;
@@ -282,7 +287,36 @@ describe('gateway: BOLA sweep over every route', () => {
       reason: 'bolasecret',
     });
     expect(revocation.status).toBe(201);
+    // Tenant B's run waiting on a waitpoint (its own agent, the built-in wait.external).
+    const waiter = await call('POST', '/v1/agents', secrets['b-all'], {
+      name: 'b-waits',
+      model: {
+        provider: 'scripted',
+        script: [
+          { when: { afterTools: false }, call: [{ tool: 'wait.external', args: { about: 'bolasecret job' } }] },
+          { reply: 'done' },
+        ],
+      },
+      tools: [{ name: 'wait.external' }],
+    });
+    expect(waiter.status).toBe(201);
+    const waiting = await call('POST', '/v1/runs', secrets['b-all'], { agent: 'b-waits', input: 'wait' });
+    expect(waiting.status).toBe(202);
+    const waitingRun = (await waiting.json()) as { runId: string; threadId: string };
+    const waitEvents = await stack.waitFor(B, waitingRun.threadId, (es) =>
+      es.some((e) => e.type === 'waitpoint.created'),
+    );
+    const waitpointId = (waitEvents.find((e) => e.type === 'waitpoint.created')?.data as { waitpointId: string })
+      .waitpointId;
+    // Kept by the approvals service once the thread's outbox row reached it: what the sweep must leave pending.
+    let kept = await call('GET', `/v1/approvals/${waitpointId}`, secrets['b-all']);
+    for (let i = 0; i < 100 && kept.status !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      kept = await call('GET', `/v1/approvals/${waitpointId}`, secrets['b-all']);
+    }
+    expect(await kept.json()).toMatchObject({ kind: 'waitpoint', status: 'pending' });
     bIds = {
+      waitpointId,
       threadId: run.threadId,
       runId: run.runId,
       namespace: 'users/bob',
@@ -293,6 +327,7 @@ describe('gateway: BOLA sweep over every route', () => {
       revocationId: ((await revocation.json()) as { id: string }).id,
     };
     missing = {
+      waitpointId: 'wp_missing',
       threadId: 'th_missing0000000000000',
       runId: 'run_missing000000000000',
       namespace: 'users/nobody',
@@ -322,7 +357,12 @@ describe('gateway: BOLA sweep over every route', () => {
     const tools = await (await call('GET', '/v1/tools', secrets['b-all'])).json();
     const schedules = await (await call('GET', '/v1/schedules', secrets['b-all'])).json();
     const revocations = await (await call('GET', '/v1/revocations', secrets['b-all'])).json();
+    const waitpoint = (await (await call('GET', `/v1/approvals/${bIds.waitpointId}`, secrets['b-all'])).json()) as {
+      status: string;
+      decision: unknown;
+    };
     return {
+      waitpoint: { status: waitpoint.status, decision: waitpoint.decision },
       events: events.map((e) => `${e.version}:${e.type}`),
       item,
       threads,

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { ApiKeyRepository, openServiceDatabase, type Database } from '@ratchet/adapters';
 import {
   approvalsSubjects,
   type ApprovalsReply,
@@ -6,6 +7,7 @@ import {
   type ThreadEvent,
 } from '@ratchet/contracts';
 import { runIdFor, threadIdFor } from '@ratchet/platform';
+import { gatewayHttp } from './gateway-http';
 import { terminal, TestStack } from './stack';
 
 /*
@@ -22,16 +24,27 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('waitpoints: a run waits for the outside world', () => {
   let stack: TestStack;
+  let gatewayDb: Database;
+  let gatewayUrl = '';
+  const keys = { runner: '', viewer: '', other: '' };
+  const http = gatewayHttp(() => gatewayUrl);
   beforeAll(async () => {
     stack = await TestStack.create();
+    gatewayDb = await openServiceDatabase(stack.testDb.url, 'gateway');
+    const repo = new ApiKeyRepository(gatewayDb.sql);
+    keys.runner = (await repo.create({ tenantId: TENANT, name: 'ci', roles: ['runner'] })).secret;
+    keys.viewer = (await repo.create({ tenantId: TENANT, name: 'viewer', roles: ['viewer'] })).secret;
+    keys.other = (await repo.create({ tenantId: 'other', name: 'ci', roles: ['runner'] })).secret;
     await Promise.all([
       stack.start('orchestrator', { AGENTS_DIR: AGENTS }),
       stack.start('tool-executor'),
       stack.start('approvals', { APPROVALS_SWEEP_INTERVAL_MS: '200' }),
     ]);
+    gatewayUrl = `http://127.0.0.1:${(await stack.start('gateway')).port}`;
   });
   afterAll(async () => {
     await stack?.stop();
+    await gatewayDb?.close();
   });
 
   const api = async (request: ApprovalsRequestInput): Promise<ApprovalsReply> => {
@@ -140,5 +153,44 @@ describe('waitpoints: a run waits for the outside world', () => {
     });
     await sleep(500);
     expect(await stack.events(TENANT, thread)).toHaveLength(events.length);
+  });
+
+  it('over HTTP: POST /v1/waitpoints/{id}/complete with Idempotency-Key; named refusals; another tenant gets 404', async () => {
+    const { thread, run } = await start('build-http', 'wait-build');
+    const wp = await waitpointOf(thread);
+    const url = `/v1/waitpoints/${wp.waitpointId}/complete`;
+    const body = { result: { build: 7, status: 'red' } };
+
+    expect(await http('POST', url, keys.other, body, { 'Idempotency-Key': 'x-1' })).toMatchObject({ status: 404 });
+    expect(await http('POST', url, keys.viewer, body, { 'Idempotency-Key': 'v-1' })).toMatchObject({ status: 403 });
+    expect(await http('POST', url, keys.runner, { result: 1, error: { code: 'a', message: 'b' } })).toMatchObject({
+      status: 400,
+    });
+    const bad = await http('POST', url, keys.runner, { result: { build: 7 } }, { 'Idempotency-Key': 'ci-0' });
+    expect(bad).toMatchObject({ status: 400, body: { code: 'waitpoint.invalid_result' } });
+    expect(String(bad.body['detail'])).toContain('status');
+
+    const first = await http('POST', url, keys.runner, body, { 'Idempotency-Key': 'ci-1' });
+    expect(first).toMatchObject({ status: 200, body: { id: wp.waitpointId, kind: 'waitpoint', status: 'completed' } });
+    // The same request again (the client lost the answer): the first answer, nothing done again.
+    expect(await http('POST', url, keys.runner, body, { 'Idempotency-Key': 'ci-1' })).toEqual(first);
+    // The same completion under a new key (another sender): the same answer, no second continuation.
+    expect(await http('POST', url, keys.runner, body, { 'Idempotency-Key': 'ci-2' })).toMatchObject({
+      status: 200,
+      body: { status: 'completed' },
+    });
+    const other = await http(
+      'POST',
+      url,
+      keys.runner,
+      { result: { build: 8, status: 'green' } },
+      { 'Idempotency-Key': 'ci-3' },
+    );
+    expect(other).toMatchObject({ status: 409, body: { code: 'waitpoint.conflict' } });
+
+    const events = await stack.waitFor(TENANT, thread, terminal(run), 30_000);
+    expect(events.at(-1)?.type).toBe('run.completed');
+    expect(events.filter((e) => e.type === 'waitpoint.completed')).toHaveLength(1);
+    expect(events.find((e) => e.type === 'tool.completed')?.data).toMatchObject({ result: body.result });
   });
 });

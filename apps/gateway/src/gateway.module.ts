@@ -13,6 +13,7 @@ import {
   AgentsRoutes,
   ApprovalsClient,
   ApprovalsRoutes,
+  WaitpointsRoutes,
   IdempotentAnswers,
   MemoryRoutes,
   RunAdmissionCheck,
@@ -29,6 +30,7 @@ import { ToolsController } from './tools/tools.controller';
 import { SchedulesController } from './schedules/schedules.controller';
 import { WebhooksController } from './webhooks/webhooks.controller';
 import { ApprovalsController } from './approvals/approvals.controller';
+import { WaitpointsController } from './approvals/waitpoints.controller';
 import { AuthGuard } from './auth/auth.guard';
 import { JwtVerifier } from './auth/jwt.verifier';
 import { RequestLimits } from './auth/request-limits';
@@ -111,6 +113,7 @@ export class GatewayModule {
         HealthController,
         MetricsController,
         ApprovalsController,
+        WaitpointsController,
         RevocationsController,
       ],
       providers: [
@@ -207,6 +210,11 @@ export class GatewayModule {
         {
           provide: ApprovalsRoutes,
           useFactory: (client: ApprovalsClient) => new ApprovalsRoutes(client),
+          inject: [ApprovalsClient],
+        },
+        {
+          provide: WaitpointsRoutes,
+          useFactory: (client: ApprovalsClient) => new WaitpointsRoutes(client),
           inject: [ApprovalsClient],
         },
         Backends,

@@ -507,6 +507,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/waitpoints/{id}/complete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Complete a waitpoint with a result, or report that the job outside failed
+     * @description Recorded once, atomically with the message that wakes the run. The same completion again answers as the first did and wakes nothing; another body is refused (409 `waitpoint.conflict`); so are an expired waitpoint (409 `waitpoint.expired`) and one whose run stopped (409 `waitpoint.closed`). A result that does not fit the schema the tool declared is refused (400 `waitpoint.invalid_result`, each problem named) and nothing is recorded.
+     */
+    post: operations['Waitpoints_complete'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/webhooks/deliveries': {
     parameters: {
       query?: never;
@@ -2569,6 +2589,17 @@ export interface components {
       /** @default  */
       reason?: string;
       result?: components['schemas']['JsonValue'];
+    };
+    CompleteWaitpointBody: {
+      /** @description The result the run goes on with (must fit the schema the tool declared) */
+      result?: components['schemas']['JsonValue'];
+      /** @description Instead of a result: the job outside failed */
+      error?: {
+        /** @description A name for what went wrong, e.g. "ci.failed" */
+        code: string;
+        /** @description What went wrong, for the model */
+        message: string;
+      };
     };
     /** @description PutMemoryItemBody */
     PutMemoryItemBody: {
@@ -5681,6 +5712,99 @@ export interface operations {
       };
       /** @description An operator credential, which acts for no tenant */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description Rate limit of this credential exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description A backing service is unavailable (see Retry-After) */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+    };
+  };
+  Waitpoints_complete: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Send one to retry safely: the same request with it again gets the first answer; another request with it a 409 */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        /** @description The waitpoint id (`waitpoint.created` in the run’s events) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CompleteWaitpointBody'];
+      };
+    };
+    responses: {
+      /** @description The completed waitpoint */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApprovalView'];
+        };
+      };
+      /** @description The body is neither a result nor an error, or the result does not fit the schema (`waitpoint.invalid_result`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description No credential, or not a valid one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description Completing a waitpoint needs the runner role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description No such waitpoint in your tenant */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description Already completed with another body, expired, or closed with its run (`code` names which); or the Idempotency-Key was used for another request (`code`: `request.conflict`), or a request with it is still being answered (`code`: `request.in_progress`, retry after `Retry-After`) */
+      409: {
         headers: {
           [name: string]: unknown;
         };

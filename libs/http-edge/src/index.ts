@@ -35,8 +35,9 @@ export {
 } from './zod-schemas';
 export { AgentGetQuery, AgentList, AgentNameParam, AgentReply, AgentsRoutes } from './agents/agents-routes';
 export { ApprovalsClient } from './approvals/approvals-client';
-export { DecisionBody, ListApprovalsQuery } from './approvals/approvals-http';
+export { CompleteWaitpointBody, DecisionBody, ListApprovalsQuery } from './approvals/approvals-http';
 export { ApprovalList, ApprovalPath, ApprovalsRoutes } from './approvals/approvals-routes';
+export { WaitpointPath, WaitpointsRoutes } from './approvals/waitpoints-routes';
 export { Backends } from './backends/backends';
 export { MemoryRoutes, MemorySchemas } from './memory/memory-routes';
 export { principalOf, UnexpectedReplyError, type EdgeLogger, type EdgePrincipal } from './route-helpers';

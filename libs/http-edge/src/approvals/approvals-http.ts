@@ -27,6 +27,27 @@ export const DecisionBody = z.strictObject({
   result: Json.optional(),
 });
 
+/**
+ * `POST /v1/waitpoints/:id/complete` body: `{ "result": … }` completes the waitpoint with a result (checked
+ * against the schema its tool declared); `{ "error": { "code", "message" } }` reports that the job outside
+ * failed. Exactly one of the two.
+ */
+export const CompleteWaitpointBody = z
+  .strictObject({
+    result: Json.optional().describe('The result the run goes on with (must fit the schema the tool declared)'),
+    error: z
+      .strictObject({
+        code: z.string().min(1).max(128).describe('A name for what went wrong, e.g. "ci.failed"'),
+        message: z.string().max(2000).describe('What went wrong, for the model'),
+      })
+      .optional()
+      .describe('Instead of a result: the job outside failed'),
+  })
+  .refine((b) => (b.result === undefined) !== (b.error === undefined), {
+    message: 'give either "result" (the job finished) or "error" (it failed), not both and not neither',
+  });
+export type CompleteWaitpointBody = z.infer<typeof CompleteWaitpointBody>;
+
 export const ApprovalIdParam = z
   .string()
   .min(1)
@@ -35,7 +56,16 @@ export const ApprovalIdParam = z
 
 /** An error reply of the approvals service as the HTTP problem the client sees. */
 export function problemFor(reply: Extract<ApprovalsReply, { ok: false }>): Error {
-  const { code, message } = reply.error;
+  const { code, message, refusal } = reply.error;
+  // A named refusal (a waitpoint completion): its own problem type, and the name as `code`.
+  if (refusal && code !== 'unavailable' && code !== 'not_found')
+    return new ProblemException({
+      type: problemType(refusal.replace(/[._]/g, '-')),
+      title: REFUSAL_TITLE[code],
+      status: REFUSAL_STATUS[code],
+      detail: message,
+      code: refusal,
+    });
   switch (code) {
     case 'not_found':
       // Another tenant's id answers exactly like an unknown one.
@@ -76,3 +106,6 @@ export function parseParams<S extends z.ZodType>(schema: S, value: unknown, wher
     })),
   });
 }
+
+const REFUSAL_STATUS = { invalid: 400, forbidden: 403, conflict: 409 } as const;
+const REFUSAL_TITLE = { invalid: 'Invalid request', forbidden: 'Forbidden', conflict: 'Conflict' } as const;
