@@ -193,4 +193,26 @@ describe('waitpoints: a run waits for the outside world', () => {
     expect(events.filter((e) => e.type === 'waitpoint.completed')).toHaveLength(1);
     expect(events.find((e) => e.type === 'tool.completed')?.data).toMatchObject({ result: body.result });
   });
+
+  it('a completion that arrives while its thread is being claimed, and the orchestrator dies there, is never lost', async () => {
+    const { thread, run } = await start('build-claimed', 'wait-build');
+    const wp = await waitpointOf(thread);
+    // The orchestrator that applies the completion dies inside that decision, before its commit.
+    await stack.outboxSettled();
+    await stack.services.get('orchestrator')?.kill('SIGKILL');
+    const victim = await stack.start('orchestrator', {
+      AGENTS_DIR: AGENTS,
+      RATCHET_FAILPOINTS: 'orchestrator.before-commit.RecordWaitpointDecision@1',
+    });
+    expect(await complete(wp.waitpointId, { build: 9, status: 'green' })).toMatchObject({ ok: true });
+    expect((await victim.exited).signal).toBe('SIGKILL');
+    expect((await stack.events(TENANT, thread)).some((e) => e.type === 'waitpoint.completed')).toBe(false);
+    await stack.start('orchestrator', { AGENTS_DIR: AGENTS });
+    const events = await stack.waitFor(TENANT, thread, terminal(run), 60_000);
+    expect(events.at(-1)?.type).toBe('run.completed');
+    expect(events.filter((e) => e.type === 'waitpoint.completed')).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'tool.completed')).toHaveLength(1);
+    expect(events.find((e) => e.type === 'tool.completed')?.data).toMatchObject({ result: { build: 9 } });
+    expect(events.map((e) => e.version)).toEqual(events.map((_, i) => i + 1));
+  });
 });
