@@ -545,7 +545,7 @@ describe('NATS users and permissions', () => {
         expect([u.user, s]).not.toEqual([u.user, expect.stringMatching(/^(>|ratchet\.>|\$JS\.API\.>|\$JS\.>)$/)]);
     }
     const publisher = user('acme-publisher');
-    expect(publisher.publish).toEqual(['ratchet.requests.acme']);
+    expect(publisher.publish).toEqual(['ratchet.requests.acme', 'ratchet.waitpoints.acme.complete']);
     expect(publisher.subscribe).toEqual(['_INBOX.>']);
     expect(publisher.allowResponses).toBe(false);
     expect(user('ratchet-memory').allowResponses).toBe(true);
@@ -629,7 +629,7 @@ describe('NATS users and permissions', () => {
       },
       'ratchet-approvals': {
         publish: [s.inbox('acme', 't1')],
-        subscribe: ['_INBOX.abc', a.api, s.runStops('acme', 't1')],
+        subscribe: ['_INBOX.abc', a.api, s.waitpoints('acme', 'complete'), s.runStops('acme', 't1')],
         replies: true,
       },
       'ratchet-memory': {

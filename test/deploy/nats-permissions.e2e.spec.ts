@@ -208,6 +208,7 @@ describe('the NATS users and permissions of deploy/nats, enforced', () => {
       s.tools(A, 'list'),
       s.schedules(A, 'list'),
       s.webhooks(A, 'deliveries'),
+      s.waitpoints(A, 'complete'),
       threadsSubject('ratchet', A, 'list'),
       memorySubject('ratchet', A, 'search'),
       memorySubject('ratchet', A, 'put'),
@@ -226,6 +227,7 @@ describe('the NATS users and permissions of deploy/nats, enforced', () => {
       `ratchet.tools.${A}.*`,
       `ratchet.schedules.${A}.*`,
       `ratchet.webhooks.${A}.*`,
+      `ratchet.waitpoints.${A}.*`,
       `ratchet.threads.${A}.*`,
       `ratchet.memory.${A}.*`,
       a.principalsCheck,
@@ -267,6 +269,15 @@ describe('the NATS users and permissions of deploy/nats, enforced', () => {
     }
     // And the shipped publisher of tenant A, the other way round.
     const acme = await connect(natsServersAndAuth(userUrl('acme-publisher', 'x')));
+    // It may complete its own tenant's waitpoints: the approvals service answers (this id is unknown).
+    const own = await acme.request(
+      s.waitpoints('acme', 'complete'),
+      JSON.stringify({ waitpointId: 'wp_none', result: {} }),
+      {
+        timeout: 10_000,
+      },
+    );
+    expect(JSON.parse(new TextDecoder().decode(own.data))).toMatchObject({ ok: false, error: { code: 'not_found' } });
     acme.publish(s.requests(OTHER_TENANT), JSON.stringify({ marker }));
     await acme.flush().catch(() => undefined);
     await acme.close().catch(() => undefined);

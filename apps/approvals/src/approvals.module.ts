@@ -6,6 +6,7 @@ import { ApprovalsService } from './approvals.service';
 import { ExpirySweeper, SWEEP_INTERVAL } from './expiry-sweeper';
 import { observePendingApprovals } from './pending-approvals.gauge';
 import { RunStopListener } from './run-stop.listener';
+import { WaitpointCompletionsResponder } from './waitpoint-completions.responder';
 
 @Module({})
 export class ApprovalsModule {
@@ -24,6 +25,7 @@ export class ApprovalsModule {
         },
         { provide: SWEEP_INTERVAL, useValue: options.sweepIntervalMs },
         ApprovalsApiResponder,
+        WaitpointCompletionsResponder,
         ExpirySweeper,
         RunStopListener,
       ],

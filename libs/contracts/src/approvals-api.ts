@@ -186,6 +186,31 @@ export const ApprovalsReply = z.union([
 ]);
 export type ApprovalsReply = z.infer<typeof ApprovalsReply>;
 
+/**
+ * `<prefix>.waitpoints.<tenant>.complete`: another service of the tenant completes a waitpoint (a job it
+ * ran finished, or failed). `by` names the sender in the waitpoint's decision and audit (`nats:<by>`);
+ * the answer is an `ApprovalsReply`, as `POST /v1/waitpoints/{id}/complete` gets it.
+ */
+export const WaitpointCompletionRequest = z
+  .object({
+    waitpointId: z.string().min(1).max(128),
+    result: Json.optional(),
+    error: z
+      .object({ code: z.string().min(1).max(128), message: z.string().max(2000) })
+      .strict()
+      .optional(),
+    by: z
+      .string()
+      .regex(/^[A-Za-z0-9_.:-]{1,64}$/)
+      .default('service'),
+  })
+  .strict()
+  .refine((b) => (b.result === undefined) !== (b.error === undefined), {
+    message: 'give either "result" (the job finished) or "error" (it failed), not both and not neither',
+  });
+export type WaitpointCompletionRequest = z.infer<typeof WaitpointCompletionRequest>;
+export type WaitpointCompletionRequestInput = z.input<typeof WaitpointCompletionRequest>;
+
 /** Does this principal (still) exist in this tenant, unrevoked, holding these roles? */
 export const PrincipalCheckRequest = z
   .object({

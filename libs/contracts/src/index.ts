@@ -146,11 +146,13 @@ export {
   ApprovalView,
   ESCALATION_CHOICES,
   EscalationRequestCommand,
+  WaitpointCompletionRequest,
   WaitpointRequestCommand,
   PrincipalCheckReply,
   PrincipalCheckRequest,
   TOOL_APPROVAL_CHOICES,
   type ApprovalsRequestInput,
+  type WaitpointCompletionRequestInput,
 } from './approvals-api';
 export { CatalogToolView, ToolProblemView, ToolsReply, ToolsRequest } from './tools-api';
 export {

@@ -34,6 +34,13 @@ export function subjects(prefix: string) {
     /** A tenant's webhook deliveries and signing secret (request/reply, the orchestrator's). */
     webhooks: (tenant: string, op: string) => `${prefix}.webhooks.${token('tenant', tenant)}.${op}`,
     webhooksAll: `${prefix}.webhooks.*.*`,
+    /**
+     * Completing a tenant's waitpoints from another service (request/reply, the approvals service's):
+     * `<prefix>.waitpoints.<tenant>.complete`. The tenant is the subject's: NATS permissions decide who may
+     * publish for which tenant, as for `requests.<tenant>`.
+     */
+    waitpoints: (tenant: string, op: 'complete') => `${prefix}.waitpoints.${token('tenant', tenant)}.${op}`,
+    waitpointsAll: `${prefix}.waitpoints.*.*`,
     /** The same notice broadcast on core NATS to every process, so work in flight stops at once. */
     runStops: (tenant: string, thread: string) =>
       `${prefix}.stop.${token('tenant', tenant)}.${token('thread', thread)}`,
