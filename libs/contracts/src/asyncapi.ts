@@ -147,6 +147,29 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
           },
         },
       },
+      waitpointCompletions: {
+        address: '{prefix}.waitpoints.{tenant}.complete',
+        description:
+          'Complete a waitpoint of the tenant (request/reply; docs/waitpoints.md): `result` (checked against the schema its tool declared) or `error` (the job outside failed). ' +
+          'Recorded once, with the message that wakes the run; the same completion again answers the same; another body, an expired or a closed waitpoint is refused by name (`error.refusal`). ' +
+          'The tenant is the subject token, bound by NATS permissions; another tenant’s waitpoint id is `not_found`.',
+        parameters: {
+          prefix: { description: 'subject prefix' },
+          tenant: { description: 'tenant id, bound by NATS permissions' },
+        },
+        messages: {
+          waitpointCompletion: {
+            name: 'WaitpointCompletionRequest',
+            contentType: 'application/json',
+            payload: ref('WaitpointCompletionRequest'),
+          },
+          waitpointCompletionReply: {
+            name: 'WaitpointCompletionReply',
+            contentType: 'application/json',
+            payload: ref('WaitpointCompletionReply'),
+          },
+        },
+      },
       ...remoteToolChannels(ref),
     },
     operations: {
@@ -162,6 +185,15 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
           },
           channel: { $ref: '#/channels/runOutcomes' },
           messages: [{ $ref: '#/channels/runOutcomes/messages/runOutcome' }],
+        },
+      },
+      completeWaitpoint: {
+        action: 'send',
+        channel: { $ref: '#/channels/waitpointCompletions' },
+        messages: [{ $ref: '#/channels/waitpointCompletions/messages/waitpointCompletion' }],
+        reply: {
+          channel: { $ref: '#/channels/waitpointCompletions' },
+          messages: [{ $ref: '#/channels/waitpointCompletions/messages/waitpointCompletionReply' }],
         },
       },
       cancelRun: {

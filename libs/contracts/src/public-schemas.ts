@@ -20,6 +20,7 @@ import {
   RemoteToolReply,
   RemoteToolRequest,
 } from './remote-tools';
+import { ApprovalsReply, WaitpointCompletionRequest } from './approvals-api';
 
 /** Every public message, by the name its JSON Schema file carries (`docs/schemas/<name>.schema.json`). */
 export const PUBLIC_MESSAGES: Readonly<Record<string, z.ZodType>> = {
@@ -40,6 +41,8 @@ export const PUBLIC_MESSAGES: Readonly<Record<string, z.ZodType>> = {
   RemoteToolReply,
   RemoteReconcileResult,
   RemoteToolCancel,
+  WaitpointCompletionRequest,
+  WaitpointCompletionReply: ApprovalsReply,
 };
 
 /** JSON Schema (draft 2020-12) of a message as it appears on the wire (input shape: defaults optional). */
