@@ -7,6 +7,7 @@ import {
   type ThreadEvent,
 } from '@ratchet/contracts';
 import { runIdFor, threadIdFor } from '@ratchet/platform';
+import { runProcess, sourceCommand } from '@ratchet/testing';
 import { gatewayHttp } from './gateway-http';
 import { terminal, TestStack } from './stack';
 
@@ -214,5 +215,33 @@ describe('waitpoints: a run waits for the outside world', () => {
     expect(events.filter((e) => e.type === 'tool.completed')).toHaveLength(1);
     expect(events.find((e) => e.type === 'tool.completed')?.data).toMatchObject({ result: { build: 9 } });
     expect(events.map((e) => e.version)).toEqual(events.map((_, i) => i + 1));
+  });
+
+  it('from the CLI: ratchet waitpoints complete --error reports the job failed; the model is told, the run goes on', async () => {
+    const { thread, run } = await start('build-cli', 'wait-build');
+    const wp = await waitpointOf(thread);
+    const cli = sourceCommand('apps/cli/src/main.ts');
+    const ratchet = (args: string[]) =>
+      runProcess(cli.command, [...cli.args, ...args, '--gateway', gatewayUrl, '--api-key', keys.runner], cli.env);
+    const usage = await ratchet(['waitpoints', 'complete', wp.waitpointId, '--result', '{}', '--error', 'x']);
+    expect(usage.code).not.toBe(0);
+    expect(usage.stderr).toContain('give either --result');
+    const done = await ratchet([
+      'waitpoints',
+      'complete',
+      wp.waitpointId,
+      '--error',
+      'ci.failed',
+      '--message',
+      'the build failed',
+    ]);
+    expect(done.code).toBe(0);
+    expect(done.stdout).toContain(`${wp.waitpointId} failed by`);
+    const events = await stack.waitFor(TENANT, thread, terminal(run), 30_000);
+    expect(events.at(-1)?.type).toBe('run.completed');
+    expect(events.filter((e) => e.type === 'waitpoint.failed')).toHaveLength(1);
+    expect(events.find((e) => e.type === 'tool.failed')?.data).toMatchObject({
+      error: { code: 'ci.failed', message: 'the build failed' },
+    });
   });
 });

@@ -7,6 +7,7 @@ import { ConfigError } from '@ratchet/platform';
 import { globalOptions } from './cli.config';
 import { agentsCommand } from './commands/agents.command';
 import { approvalsCommand } from './commands/approvals.command';
+import { waitpointsCommand } from './commands/waitpoints.command';
 import { completionCommand } from './commands/completion.command';
 import { demoCommand } from './commands/demo.command';
 import { doctorCommand } from './commands/doctor.command';
@@ -88,6 +89,7 @@ Examples:
     eventsCommand(),
     effectsCommand(),
     approvalsCommand(),
+    waitpointsCommand(),
     replayCommand(),
     rebuildCommand(),
     streamCheckCommand(),

@@ -13,7 +13,7 @@ export function approvalsCommand(): Command {
     withGatewayOptions(
       new Command('list')
         .description('the approvals you may see, newest first')
-        .option('--status <status>', 'pending, granted, rejected, expired, resolved or cancelled')
+        .option('--status <status>', 'pending, granted, rejected, expired, resolved, cancelled, completed or failed')
         .option('--thread <threadId>', 'only this thread')
         .option('--agent <agent>', 'only runs of this agent')
         .option('--older-than <duration>', 'requested at least this long ago (90s, 15m, 2h, 1d)')
