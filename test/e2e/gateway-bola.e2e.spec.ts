@@ -49,6 +49,8 @@ interface Case {
   crossTenant?: number;
   /** Why the route takes no tenant-owned id (and so has no 404 to give). */
   why?: string;
+  /** A public route: what it answers without a credential (200 unless its own token is the credential). */
+  anonymous?: number;
   /** For lists and searches: B's ids must not appear in what A gets. */
   mustNotContain?: (ids: Ids) => string[];
 }
@@ -176,6 +178,13 @@ const CASES: Record<string, Case> = {
     path: (i) => `/v1/approvals/${i.approvalId}/decision`,
     body: { decision: 'approve', reason: 'bola' },
   },
+  'GET /v1/waitpoints/:id': { path: (i) => `/v1/waitpoints/${i.waitpointId}` },
+  'POST /v1/waitpoints/callback/:tenant/:id/:token': {
+    // Public (the token is the credential): B's waitpoint with a token that is not its own is unknown.
+    path: (i) => `/v1/waitpoints/callback/${B}/${i.waitpointId}/k1.1893456000.${'A'.repeat(43)}`,
+    body: { result: { hijacked: 'by A' } },
+    anonymous: 404,
+  },
   'POST /v1/waitpoints/:id/complete': {
     path: (i) => `/v1/waitpoints/${i.waitpointId}/complete`,
     body: { result: { hijacked: 'by A' } },
@@ -224,7 +233,12 @@ describe('gateway: BOLA sweep over every route', () => {
     ]);
     const config = loadConfig(
       gatewayConfigSchema,
-      { ...stack.env, GATEWAY_RATE_LIMIT_PER_MINUTE: '0', GATEWAY_QUERY_TIMEOUT_MS: '10000' },
+      {
+        ...stack.env,
+        GATEWAY_RATE_LIMIT_PER_MINUTE: '0',
+        GATEWAY_QUERY_TIMEOUT_MS: '10000',
+        WAITPOINT_CALLBACK_KEYS: `k1:${'b'.repeat(40)}`,
+      },
       'gateway',
     );
     db = await openDatabase({ url: stack.testDb.url, schema: 'gateway', migrations: GATEWAY_MIGRATIONS });
@@ -404,7 +418,7 @@ describe('gateway: BOLA sweep over every route', () => {
       await res.body?.cancel();
       answers.push(`${keyOf(route)} → ${res.status}`);
     }
-    expect(answers).toEqual(routes.map((r) => `${keyOf(r)} → ${r.public ? 200 : 401}`));
+    expect(answers).toEqual(routes.map((r) => `${keyOf(r)} → ${r.public ? (CASES[keyOf(r)]!.anonymous ?? 200) : 401}`));
   });
 
   it('answers 403 on every role-restricted route to a credential without the role', async () => {

@@ -41,7 +41,7 @@ describe('waitpoints: a run waits for the outside world', () => {
       stack.start('tool-executor'),
       stack.start('approvals', { APPROVALS_SWEEP_INTERVAL_MS: '200' }),
     ]);
-    gatewayUrl = `http://127.0.0.1:${(await stack.start('gateway')).port}`;
+    gatewayUrl = `http://127.0.0.1:${(await stack.start('gateway', { WAITPOINT_CALLBACK_KEYS: `k1:${'s'.repeat(40)}` })).port}`;
   });
   afterAll(async () => {
     await stack?.stop();
@@ -86,7 +86,7 @@ describe('waitpoints: a run waits for the outside world', () => {
       result: result as never,
     });
 
-  it('waits (a named wait), survives an orchestrator SIGKILL, and goes on once with the result completed 5 s later', async () => {
+  it('waits (a named wait), survives an orchestrator SIGKILL, and goes on once when its callback URL is POSTed 5 s later', async () => {
     const { thread, run } = await start('build-42', 'wait-build');
     const wp = await waitpointOf(thread);
     expect(wp.waitpointId).toMatch(/^wp_/);
@@ -100,19 +100,37 @@ describe('waitpoints: a run waits for the outside world', () => {
     expect(folded.active?.runId).toBe(run);
     expect(folded.active?.waiting).toMatchObject({ on: 'waitpoint', until: wp.expiresAt });
 
+    // The signed callback URL, as the job that will finish is handed it (a runner of the tenant reads it).
+    const got = await http('GET', `/v1/waitpoints/${wp.waitpointId}`, keys.runner);
+    expect(got).toMatchObject({ status: 200, body: { id: wp.waitpointId, kind: 'waitpoint' } });
+    const callbackPath = String(got.body['callbackPath']);
+    expect(callbackPath).toMatch(new RegExp(`^/v1/waitpoints/callback/${TENANT}/${wp.waitpointId}/k1\\.\\d+\\.`));
+    expect(await http('GET', `/v1/waitpoints/${wp.waitpointId}`, keys.other)).toMatchObject({ status: 404 });
+    const token = callbackPath.split('/').at(-1)!;
+    const callback = async (path: string, body: unknown) => {
+      const res = await fetch(`${gatewayUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+
     await stack.services.get('orchestrator')?.kill('SIGKILL');
     await sleep(5_000);
-    // Another tenant's id is unknown, and a result that does not fit the schema is refused: nothing recorded.
-    expect(await complete(wp.waitpointId, { build: 42, status: 'green' }, 'other')).toMatchObject({
-      ok: false,
-      error: { code: 'not_found' },
+    // A token that is not this waitpoint's (tampered, or for another tenant) is a 404, as an unknown id is;
+    // a result that does not fit the schema is refused by name: nothing recorded.
+    const tampered = callbackPath.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'));
+    expect(await callback(tampered, { result: { build: 42, status: 'green' } })).toMatchObject({ status: 404 });
+    expect(
+      await callback(callbackPath.replace(`/callback/${TENANT}/`, '/callback/other/'), { result: { build: 42 } }),
+    ).toMatchObject({ status: 404 });
+    expect(await callback(callbackPath, { result: { build: 'x', status: 'green' } })).toMatchObject({
+      status: 400,
+      body: { code: 'waitpoint.invalid_result' },
     });
-    expect(await complete(wp.waitpointId, { build: 'x', status: 'green' })).toMatchObject({
-      ok: false,
-      error: { code: 'invalid', refusal: 'waitpoint.invalid_result' },
-    });
-    const first = await complete(wp.waitpointId, { build: 42, status: 'green' });
-    expect(first).toMatchObject({ ok: true, approval: { status: 'completed' } });
+    const first = await callback(callbackPath, { result: { build: 42, status: 'green' } });
+    expect(first).toMatchObject({ status: 200, body: { status: 'completed', decision: { by: 'callback' } } });
     await stack.start('orchestrator', { AGENTS_DIR: AGENTS });
 
     const events = await stack.waitFor(TENANT, thread, terminal(run), 60_000);
@@ -120,24 +138,26 @@ describe('waitpoints: a run waits for the outside world', () => {
     expect(events.filter((e) => e.type === 'waitpoint.created')).toHaveLength(1);
     const completed = events.filter((e) => e.type === 'waitpoint.completed');
     expect(completed.map((e) => e.data)).toEqual([
-      expect.objectContaining({ waitpointId: wp.waitpointId, by: 'ci-bot' }),
+      expect.objectContaining({ waitpointId: wp.waitpointId, by: 'callback' }),
     ]);
     const result = events.find((e) => e.type === 'tool.completed');
     expect(result?.data).toMatchObject({ result: { build: 42, status: 'green' } });
     const reply = events.filter((e) => e.type === 'model.responded').at(-1);
     expect(JSON.stringify(reply?.data)).toContain('build reported');
 
-    // The same completion again: the same answer, and no second continuation.
-    const again = await complete(wp.waitpointId, { status: 'green', build: 42 });
-    expect(again).toEqual(first);
-    expect(await complete(wp.waitpointId, { build: 43, status: 'green' })).toMatchObject({
-      ok: false,
-      error: { code: 'conflict', refusal: 'waitpoint.conflict' },
+    // The same POST again: the same answer, and no second continuation; another body: 409, named.
+    expect(await callback(callbackPath, { result: { status: 'green', build: 42 } })).toEqual(first);
+    expect(await callback(callbackPath, { result: { build: 43, status: 'green' } })).toMatchObject({
+      status: 409,
+      body: { code: 'waitpoint.conflict' },
     });
     await sleep(1_000);
     const after = await stack.events(TENANT, thread);
     expect(after).toHaveLength(events.length);
     expect(after.map((e) => e.version)).toEqual(after.map((_, i) => i + 1));
+    // The token is in no event and no service's log.
+    expect(JSON.stringify(after)).not.toContain(token);
+    for (const svc of stack.services.values()) expect([svc.name, svc.logs.includes(token)]).toEqual([svc.name, false]);
   });
 
   it('its TTL passes: the model is told waitpoint.expired, the run ends, and a late completion is refused by name', async () => {

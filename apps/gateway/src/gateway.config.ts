@@ -1,3 +1,4 @@
+import { parseCallbackKeys } from '@ratchet/http-edge';
 import { configFields, envBoolean, envInt, envMillis, envString, extendConfig } from '@ratchet/platform';
 import { z } from 'zod';
 
@@ -101,7 +102,16 @@ export const gatewayConfigSchema = extendConfig({
    * `loopback`, or a comma-separated list of proxy addresses/CIDRs. Unset: the socket's peer address.
    */
   GATEWAY_TRUST_PROXY: envString().optional(),
+  /**
+   * Keys of waitpoints' signed callback URLs (docs/waitpoints.md): `id:secret[,id:secret…]`, secrets of at
+   * least 32 characters; the first signs, all verify (rotation). Unset: no callback URLs.
+   */
+  WAITPOINT_CALLBACK_KEYS: envString().optional(),
 }).superRefine((config, ctx) => {
+  if (config.WAITPOINT_CALLBACK_KEYS !== undefined) {
+    const keys = parseCallbackKeys(config.WAITPOINT_CALLBACK_KEYS);
+    if (!keys.ok) ctx.addIssue({ code: 'custom', path: ['WAITPOINT_CALLBACK_KEYS'], message: keys.problem });
+  }
   if (config.GATEWAY_JWT_JWKS_URL === undefined) return;
   for (const name of ['GATEWAY_JWT_ISSUER', 'GATEWAY_JWT_AUDIENCE'] as const) {
     if (config[name] === undefined)

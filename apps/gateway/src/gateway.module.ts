@@ -14,6 +14,7 @@ import {
   ApprovalsClient,
   ApprovalsRoutes,
   WaitpointsRoutes,
+  parseCallbackKeys,
   IdempotentAnswers,
   MemoryRoutes,
   RunAdmissionCheck,
@@ -214,7 +215,11 @@ export class GatewayModule {
         },
         {
           provide: WaitpointsRoutes,
-          useFactory: (client: ApprovalsClient) => new WaitpointsRoutes(client),
+          useFactory: (client: ApprovalsClient) => {
+            const keys = resources.config.WAITPOINT_CALLBACK_KEYS;
+            const parsed = keys === undefined ? undefined : parseCallbackKeys(keys);
+            return new WaitpointsRoutes(client, parsed?.ok ? parsed.keys : []);
+          },
           inject: [ApprovalsClient],
         },
         Backends,

@@ -507,6 +507,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/waitpoints/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A waitpoint, with the path of its signed callback URL
+     * @description The path (null when the deployment configures no callback keys) completes this one waitpoint without a credential: hand it to the job that will finish, and keep it as secret as a key.
+     */
+    get: operations['Waitpoints_get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/waitpoints/{id}/complete': {
     parameters: {
       query?: never;
@@ -521,6 +541,26 @@ export interface paths {
      * @description Recorded once, atomically with the message that wakes the run. The same completion again answers as the first did and wakes nothing; another body is refused (409 `waitpoint.conflict`); so are an expired waitpoint (409 `waitpoint.expired`) and one whose run stopped (409 `waitpoint.closed`). A result that does not fit the schema the tool declared is refused (400 `waitpoint.invalid_result`, each problem named) and nothing is recorded.
      */
     post: operations['Waitpoints_complete'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/waitpoints/callback/{tenant}/{id}/{token}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Complete a waitpoint through its signed callback URL (no credential)
+     * @description The body and answers are those of `POST /v1/waitpoints/{id}/complete`. A token that is not this waitpoint’s answers 404, as an unknown waitpoint does.
+     */
+    post: operations['Waitpoints_callback'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1240,6 +1280,49 @@ export interface components {
           [key: string]: components['schemas']['JsonValue'];
         } | null;
       } | null;
+    };
+    WaitpointView: {
+      id: string;
+      /** @enum {string} */
+      kind: 'tool' | 'escalation' | 'waitpoint';
+      /** @enum {string} */
+      status: 'pending' | 'granted' | 'rejected' | 'expired' | 'resolved' | 'cancelled' | 'completed' | 'failed';
+      /** @description Thread id */
+      threadId: string;
+      /** @description Run id */
+      runId: string;
+      step: number;
+      /** @description Tool-call id chosen by the model */
+      callId: string;
+      agent: string;
+      tool: string;
+      args: {
+        [key: string]: components['schemas']['JsonValue'];
+      };
+      argsDigest: string;
+      role: string;
+      fourEyes: boolean;
+      requestedBy: string;
+      requestedAt: string;
+      expiresAt: string | null;
+      choices: ('approve' | 'reject' | 'happened' | 'retry' | 'fail')[];
+      idempotencyKey: string | null;
+      reason: string | null;
+      decision: {
+        decision: string;
+        by: string;
+        reason: string;
+        at: string;
+      } | null;
+      waitpoint?: {
+        /** @enum {string} */
+        onExpiry: 'tool_error' | 'fail_run';
+        resultSchema: {
+          [key: string]: components['schemas']['JsonValue'];
+        } | null;
+      } | null;
+      /** @description POST here (on this gateway) to complete it without a credential; keep it as secret as a key */
+      callbackPath: string | null;
     };
     MemoryItemReply: {
       /** @description MemoryItem */
@@ -5739,6 +5822,83 @@ export interface operations {
       };
     };
   };
+  Waitpoints_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The waitpoint id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The waitpoint */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WaitpointView'];
+        };
+      };
+      /** @description Invalid request (every issue listed in `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description No credential, or not a valid one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description Reading a waitpoint needs the runner role */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description No such waitpoint in your tenant */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description Rate limit of this credential exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description A backing service is unavailable (see Retry-After) */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+    };
+  };
   Waitpoints_complete: {
     parameters: {
       query?: never;
@@ -5814,6 +5974,73 @@ export interface operations {
       };
       /** @description Rate limit of this credential exceeded (see Retry-After) */
       429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description A backing service is unavailable (see Retry-After) */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+    };
+  };
+  Waitpoints_callback: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The tenant (signed into the token) */
+        tenant: string;
+        /** @description The waitpoint id */
+        id: string;
+        /** @description The signature (from GET /v1/waitpoints/{id}) */
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CompleteWaitpointBody'];
+      };
+    };
+    responses: {
+      /** @description The completed waitpoint */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApprovalView'];
+        };
+      };
+      /** @description The body is neither a result nor an error, or the result does not fit the schema (`waitpoint.invalid_result`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description No such waitpoint, or the token is not its */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description Already completed with another body, expired, or closed with its run (`code` names which) */
+      409: {
         headers: {
           [name: string]: unknown;
         };

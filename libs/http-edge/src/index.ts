@@ -37,7 +37,8 @@ export { AgentGetQuery, AgentList, AgentNameParam, AgentReply, AgentsRoutes } fr
 export { ApprovalsClient } from './approvals/approvals-client';
 export { CompleteWaitpointBody, DecisionBody, ListApprovalsQuery } from './approvals/approvals-http';
 export { ApprovalList, ApprovalPath, ApprovalsRoutes } from './approvals/approvals-routes';
-export { WaitpointPath, WaitpointsRoutes } from './approvals/waitpoints-routes';
+export { WaitpointCallbackPath, WaitpointPath, WaitpointsRoutes, WaitpointView } from './approvals/waitpoints-routes';
+export { parseCallbackKeys, signCallback, verifyCallback, type CallbackKey } from './waitpoints/callback-token';
 export { Backends } from './backends/backends';
 export { MemoryRoutes, MemorySchemas } from './memory/memory-routes';
 export { principalOf, UnexpectedReplyError, type EdgeLogger, type EdgePrincipal } from './route-helpers';

@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApprovalView } from '@ratchet/contracts';
 import {
@@ -7,11 +7,13 @@ import {
   ApiPathParams,
   ApiProblems,
   CompleteWaitpointBody,
+  WaitpointCallbackPath,
   WaitpointPath,
   WaitpointsRoutes,
+  WaitpointView,
 } from '@ratchet/http-edge';
 import { CurrentPrincipal, type AuthenticatedPrincipal } from '../auth/principal';
-import { RequireRoles } from '../auth/roles.decorator';
+import { Public, RequireRoles } from '../auth/roles.decorator';
 import { Idempotent } from '../http/idempotent';
 
 /**
@@ -23,6 +25,49 @@ import { Idempotent } from '../http/idempotent';
 @Controller('v1/waitpoints')
 export class WaitpointsController {
   constructor(private readonly routes: WaitpointsRoutes) {}
+
+  @Get(':id')
+  @RequireRoles('runner')
+  @ApiOperation({
+    summary: 'A waitpoint, with the path of its signed callback URL',
+    description:
+      'The path (null when the deployment configures no callback keys) completes this one waitpoint without a credential: hand it to the job that will finish, and keep it as secret as a key.',
+  })
+  @ApiPathParams(WaitpointPath, { id: 'The waitpoint id' })
+  @ApiJsonResponse(200, 'The waitpoint', 'WaitpointView', WaitpointView)
+  @ApiProblems({ 403: 'Reading a waitpoint needs the runner role', 404: 'No such waitpoint in your tenant' })
+  get(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Param('id') rawId: string): Promise<WaitpointView> {
+    return this.routes.get(principal, rawId);
+  }
+
+  @Post('callback/:tenant/:id/:token')
+  @Public()
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Complete a waitpoint through its signed callback URL (no credential)',
+    description:
+      'The body and answers are those of `POST /v1/waitpoints/{id}/complete`. A token that is not this waitpoint’s answers 404, as an unknown waitpoint does.',
+  })
+  @ApiPathParams(WaitpointCallbackPath, {
+    tenant: 'The tenant (signed into the token)',
+    id: 'The waitpoint id',
+    token: 'The signature (from GET /v1/waitpoints/{id})',
+  })
+  @ApiJsonBody('CompleteWaitpointBody', CompleteWaitpointBody)
+  @ApiJsonResponse(200, 'The completed waitpoint', 'ApprovalView', ApprovalView)
+  @ApiProblems({
+    400: 'The body is neither a result nor an error, or the result does not fit the schema (`waitpoint.invalid_result`)',
+    404: 'No such waitpoint, or the token is not its',
+    409: 'Already completed with another body, expired, or closed with its run (`code` names which)',
+  })
+  callback(
+    @Param('tenant') rawTenant: string,
+    @Param('id') rawId: string,
+    @Param('token') token: string,
+    @Body() rawBody: unknown,
+  ): Promise<ApprovalView> {
+    return this.routes.callback(rawTenant, rawId, token, rawBody);
+  }
 
   @Post(':id/complete')
   @HttpCode(200)

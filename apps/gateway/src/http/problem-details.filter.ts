@@ -17,7 +17,8 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const req = http.getRequest<IncomingMessage & { originalUrl?: string }>();
     const res = http.getResponse<ServerResponse>();
     // The path only: a query string may carry things that do not belong in an error body or a log.
-    const instance = (req.originalUrl ?? req.url ?? '/').split('?')[0] ?? '/';
+    // Nor a waitpoint's callback token (a credential in its URL): never in an error body or a log.
+    const instance = withoutCallbackToken((req.originalUrl ?? req.url ?? '/').split('?')[0] ?? '/');
     const { problem, headers, log } = toProblem(exception, instance);
 
     if (log !== 'none') {
@@ -35,4 +36,9 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     res.setHeader('Content-Length', Buffer.byteLength(body));
     res.end(body);
   }
+}
+
+/** `/v1/waitpoints/callback/<tenant>/<id>/<token>` with its token replaced. */
+export function withoutCallbackToken(path: string): string {
+  return path.replace(/^(\/v1\/waitpoints\/callback\/[^/]+\/[^/]+\/)[^/]+/, '$1[token]');
 }
