@@ -100,6 +100,11 @@ describe('waitpoints: a run waits for the outside world', () => {
     expect(folded.active?.runId).toBe(run);
     expect(folded.active?.waiting).toMatchObject({ on: 'waitpoint', until: wp.expiresAt });
 
+    // Metrics: a waitpoint pending for the tenant, and no approval waiting for a human.
+    const metrics = await (await fetch(`http://127.0.0.1:${stack.services.get('approvals')!.port}/metrics`)).text();
+    expect(metrics).toMatch(/^ratchet_waitpoints_pending\{[^}]*tenant="acme"[^}]*\} 1$/m);
+    expect(metrics).not.toMatch(/^ratchet_approvals_pending\{[^}]*tenant="acme"[^}]*\} [1-9]/m);
+
     // The signed callback URL, as the job that will finish is handed it (a runner of the tenant reads it).
     const got = await http('GET', `/v1/waitpoints/${wp.waitpointId}`, keys.runner);
     expect(got).toMatchObject({ status: 200, body: { id: wp.waitpointId, kind: 'waitpoint' } });

@@ -276,11 +276,17 @@ export class ApprovalsRepository {
     return rows.map(toRecord);
   }
 
-  /** Approvals waiting for a human, by tenant (every tenant: an operator's gauge, not a tenant's view). */
-  async pendingByTenant(): Promise<Array<{ tenantId: string; pending: number }>> {
+  /**
+   * Pending rows by tenant (every tenant: an operator's gauge, not a tenant's view): approvals and
+   * escalations waiting for a human, or waitpoints waiting for the outside world.
+   */
+  async pendingByTenant(
+    what: 'humans' | 'waitpoints' = 'humans',
+  ): Promise<Array<{ tenantId: string; pending: number }>> {
     const rows = await this.sql.query<{ tenant_id: string; pending: number }>(
       `select tenant_id, count(*)::int as pending from ${this.sql.table('approvals')}
-       where status = 'pending' group by tenant_id`,
+       where status = 'pending' and ${what === 'waitpoints' ? "kind = 'waitpoint'" : "kind <> 'waitpoint'"}
+       group by tenant_id`,
     );
     return rows.map((r) => ({ tenantId: r.tenant_id, pending: Number(r.pending) }));
   }
