@@ -3,6 +3,7 @@ import type { Msg } from 'nats';
 import { ApprovalsRequest, approvalsSubjects, type ApprovalsReply } from '@ratchet/contracts';
 import { RequestResponder, ServiceRuntime } from '@ratchet/platform';
 import { ApprovalsService } from './approvals.service';
+import { parseJsonRequest } from './json-request';
 
 /**
  * Request/reply on `<prefix>.approvals.api` (queue group: any instance answers): list, get and decide
@@ -26,18 +27,9 @@ export class ApprovalsApiResponder extends RequestResponder {
   }
 
   async answer(data: Uint8Array): Promise<ApprovalsReply> {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(new TextDecoder().decode(data));
-    } catch {
-      return { ok: false, error: { code: 'invalid', message: 'the request is not JSON' } };
-    }
-    const parsed = ApprovalsRequest.safeParse(raw);
-    if (!parsed.success) {
-      const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
-      return { ok: false, error: { code: 'invalid', message: `invalid approvals request: ${problems.join('; ')}` } };
-    }
-    const request = parsed.data;
+    const parsed = parseJsonRequest(ApprovalsRequest, data, 'invalid approvals request');
+    if (!parsed.ok) return parsed;
+    const request = parsed.value;
     try {
       switch (request.op) {
         case 'list':

@@ -3,7 +3,6 @@ import {
   withServiceTx,
   type ApprovalRecord,
   type Database,
-  type NewApproval,
   type ServiceTx,
 } from '@ratchet/adapters';
 import {
@@ -31,7 +30,9 @@ import {
   type WaitpointCompletion,
   type WaitpointRefusal,
 } from '@ratchet/domain';
-import { compileValueSchema, problemsOf } from '@ratchet/tools';
+import { problemsOf } from '@ratchet/tools';
+import { CompiledSchemas } from './compiled-schemas';
+import { newApproval, REQUEST_ACTION, requestDetail, WAITPOINT_ROLE } from './approval-requests';
 import { recordApprovalWait, type EndedWait, type WaitOutcome } from './approval-wait.span';
 
 type Req<O extends ApprovalsRequest['op']> = Extract<ApprovalsRequest, { op: O }>;
@@ -49,8 +50,7 @@ interface AfterCommit {
 export const EXPIRY_ACTOR = 'system:expiry';
 /** Who closes the approvals of a run that stopped. */
 export const RUN_STOP_ACTOR = 'system:run-stop';
-/** The role that completes a waitpoint (the run's own kind of caller: a service or a job it started). */
-export const WAITPOINT_ROLE = 'runner';
+export { WAITPOINT_ROLE };
 /** Who a waitpoint's expiry names in the thread's log. */
 const WAITPOINT_EXPIRY_BY = 'ttl';
 
@@ -77,6 +77,9 @@ export class ApprovalsService {
     /** The clock of every rule that reads time (expiry, "older than"); injected at the composition root. */
     private readonly clock: Clock,
   ) {}
+
+  /** Result schemas compiled once per schema text, not once per completion (a burst shares one agent's). */
+  private readonly resultSchemas = new CompiledSchemas();
 
   /**
    * An approval or escalation request from the orchestrator; a re-sent one changes nothing.
@@ -259,7 +262,7 @@ export class ApprovalsService {
   /** What a completion's result does wrong against the waitpoint's schema (none without a schema). */
   private resultProblems(w: ApprovalRecord, completion: WaitpointCompletion): string[] {
     if (completion.outcome !== 'completed' || !w.resultSchema) return [];
-    const compiled = compileValueSchema(w.resultSchema);
+    const compiled = this.resultSchemas.compiled(w.resultSchema);
     // The tool's schema was checked when the tool was described; one that no longer compiles refuses every result.
     if (!compiled.ok) return [`the waitpoint's schema does not compile: ${compiled.problem}`];
     return problemsOf(compiled.validate, completion.result);
@@ -477,85 +480,6 @@ export function view(a: ApprovalRecord): ApprovalView {
     waitpoint:
       a.kind === 'waitpoint' ? { onExpiry: a.onExpiry ?? 'tool_error', resultSchema: a.resultSchema ?? null } : null,
   };
-}
-
-/** The audit action of each request. */
-const REQUEST_ACTION: Record<ApprovalCommand['kind'], string> = {
-  'approval.request': 'requested',
-  'escalation.request': 'escalated',
-  'waitpoint.request': 'waitpoint.opened',
-};
-
-/** The row a request opens: a tool approval, an escalation or a waitpoint. */
-function newApproval(command: ApprovalCommand): Omit<NewApproval, 'traceparent'> {
-  const common = {
-    tenantId: command.tenantId,
-    id: command.approvalId,
-    threadId: command.threadId,
-    runId: command.runId,
-    step: command.step,
-    callId: command.callId,
-    agent: command.agent,
-    tool: command.tool,
-    args: command.args,
-    argsDigest: command.argsDigest,
-    requestedBy: command.requestedBy.id,
-    requestedByRoles: command.requestedBy.roles,
-  };
-  switch (command.kind) {
-    case 'approval.request':
-      return {
-        ...common,
-        kind: 'tool',
-        role: command.role,
-        fourEyes: command.fourEyes,
-        idempotencyKey: null,
-        reason: null,
-        expiresAt: command.expiresAt,
-      };
-    case 'escalation.request':
-      return {
-        ...common,
-        kind: 'escalation',
-        role: command.role,
-        fourEyes: false,
-        idempotencyKey: command.idempotencyKey,
-        reason: command.reason,
-        expiresAt: null,
-      };
-    case 'waitpoint.request':
-      return {
-        ...common,
-        kind: 'waitpoint',
-        role: WAITPOINT_ROLE,
-        fourEyes: false,
-        idempotencyKey: null,
-        reason: null,
-        expiresAt: command.expiresAt,
-        onExpiry: command.onExpiry,
-        resultSchema: command.resultSchema ?? null,
-      };
-    default: {
-      const unknown: never = command;
-      return unknown;
-    }
-  }
-}
-
-/** What the audit keeps of a request besides its call. */
-function requestDetail(command: ApprovalCommand): Record<string, Json> {
-  switch (command.kind) {
-    case 'approval.request':
-      return { role: command.role, expiresAt: command.expiresAt, fourEyes: command.fourEyes };
-    case 'escalation.request':
-      return { role: command.role, idempotencyKey: command.idempotencyKey, reason: command.reason };
-    case 'waitpoint.request':
-      return { role: WAITPOINT_ROLE, expiresAt: command.expiresAt, onExpiry: command.onExpiry };
-    default: {
-      const unknown: never = command;
-      return unknown;
-    }
-  }
 }
 
 /** A completion request as the rules take it: `completed` needs a result, `failed` an error. */

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { WaitpointCompletionRequest, type ApprovalsReply } from '@ratchet/contracts';
 import { ServiceRuntime, TenantRequestResponder } from '@ratchet/platform';
 import { ApprovalsService, WAITPOINT_ROLE } from './approvals.service';
+import { parseJsonRequest } from './json-request';
 
 /**
  * `<prefix>.waitpoints.<tenant>.complete` (request/reply, queue group: any instance answers): another
@@ -23,18 +24,9 @@ export class WaitpointCompletionsResponder extends TenantRequestResponder {
   }
 
   async answer(tenantId: string, data: Uint8Array): Promise<ApprovalsReply> {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(new TextDecoder().decode(data));
-    } catch {
-      return { ok: false, error: { code: 'invalid', message: 'the request is not JSON' } };
-    }
-    const parsed = WaitpointCompletionRequest.safeParse(raw);
-    if (!parsed.success) {
-      const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
-      return { ok: false, error: { code: 'invalid', message: `invalid waitpoint completion: ${problems.join('; ')}` } };
-    }
-    const request = parsed.data;
+    const parsed = parseJsonRequest(WaitpointCompletionRequest, data, 'invalid waitpoint completion');
+    if (!parsed.ok) return parsed;
+    const request = parsed.value;
     const reply = await this.approvals.complete({
       op: 'complete',
       tenantId,
