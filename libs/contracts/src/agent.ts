@@ -109,7 +109,9 @@ export const AgentToolConfig = z
       })
       .strict()
       .optional()
-      .describe('wait.external: how the run waits for the outside world to complete the call'),
+      .describe(
+        'Tools that open waitpoints (wait.external, a remote service described with opensWaitpoint): how the run waits for the outside world to complete the call',
+      ),
   })
   .strict();
 export type AgentToolConfig = z.infer<typeof AgentToolConfig>;

@@ -22,6 +22,12 @@ export function remoteToolChannels(ref: (name: string) => unknown): Record<strin
       'Ratchet-Call': { type: 'string' },
       'Ratchet-Principal': { type: 'string', description: 'The id of the principal the run acts for' },
       'Ratchet-Attempt': { type: 'string', description: '1, 2, ...: the attempt within one delivery' },
+      'Ratchet-Waitpoint': {
+        type: 'string',
+        description:
+          'Calls of a tool described with opensWaitpoint: the id of the waitpoint the call opens (the same on every attempt). ' +
+          'Answer { ok: true, result: RemoteWaitpointOpened } once the job started, and complete the waitpoint with this id when it ends',
+      },
     },
   };
   const messages = {
@@ -46,7 +52,12 @@ export function remoteToolChannels(ref: (name: string) => unknown): Record<strin
       headers: toolHeaders,
       payload: ref('RemoteToolRequest'),
     },
-    callReply: { name: 'RemoteToolReply', contentType: 'application/json', payload: ref('RemoteToolReply') },
+    callReply: {
+      name: 'RemoteToolReply',
+      contentType: 'application/json',
+      summary: 'The result; for a tool described with opensWaitpoint, { "ok": true, "result": RemoteWaitpointOpened }',
+      payload: ref('RemoteToolReply'),
+    },
     reconcileReply: {
       name: 'RemoteReconcileReply',
       contentType: 'application/json',

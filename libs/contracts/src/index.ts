@@ -163,6 +163,7 @@ export {
   RemoteToolDescription,
   RemoteToolReply,
   RemoteToolRequest,
+  RemoteWaitpointOpened,
 } from './remote-tools';
 export {
   ScheduleBody,

@@ -19,6 +19,7 @@ import {
   RemoteToolDescription,
   RemoteToolReply,
   RemoteToolRequest,
+  RemoteWaitpointOpened,
 } from './remote-tools';
 import { ApprovalsReply, WaitpointCompletionRequest } from './approvals-api';
 
@@ -41,6 +42,7 @@ export const PUBLIC_MESSAGES: Readonly<Record<string, z.ZodType>> = {
   RemoteToolReply,
   RemoteReconcileResult,
   RemoteToolCancel,
+  RemoteWaitpointOpened,
   WaitpointCompletionRequest,
   WaitpointCompletionReply: ApprovalsReply,
 };

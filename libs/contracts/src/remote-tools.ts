@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { Failure, Json } from './messages';
+import { MAX_WAITPOINT_TTL_SECONDS } from './agent';
+import { Failure, Json, JsonObject } from './messages';
 import { HEADERS } from './subjects';
 
 /**
@@ -19,6 +20,12 @@ export const REMOTE_TOOL_HEADERS = {
   attempt: 'Ratchet-Attempt',
   /** `describe`, `reconcile`, or absent (a call). */
   op: 'Ratchet-Op',
+  /**
+   * On a call of a tool that opens waitpoints: the id of the waitpoint the call opens — the service
+   * completes it later with this id (docs/waitpoints.md#remote-tool-services). The same for every attempt
+   * of the call.
+   */
+  waitpoint: 'Ratchet-Waitpoint',
 } as const;
 
 /** The request body: the arguments and the agent's config for the tool. */
@@ -55,9 +62,39 @@ export const RemoteToolDescription = z
       .boolean()
       .default(false)
       .describe('Answers `Ratchet-Op: reconcile` (did the effect with this key happen?)'),
+    opensWaitpoint: z
+      .boolean()
+      .default(false)
+      .describe(
+        'A call starts a job that finishes later: it answers `RemoteWaitpointOpened` and the run waits until the service completes the waitpoint named in `Ratchet-Waitpoint`',
+      ),
   })
   .describe('RemoteToolDescription');
 export type RemoteToolDescription = z.infer<typeof RemoteToolDescription>;
+
+/**
+ * The result (inside `{ ok: true, result }`) of a call of a tool that `opensWaitpoint`: the job started and
+ * the run waits for the waitpoint named in the request's `Ratchet-Waitpoint` header. The service's terms
+ * come first; the calling agent's `config.waitpoint` fills what it leaves out (and always decides what an
+ * expiry does to its run).
+ */
+export const RemoteWaitpointOpened = z
+  .object({
+    waitpoint: z
+      .object({
+        ttlSeconds: z
+          .number()
+          .int()
+          .min(1)
+          .max(MAX_WAITPOINT_TTL_SECONDS)
+          .optional()
+          .describe('How long the job may take before the waitpoint expires (else the agent’s, else 24 h)'),
+        resultSchema: JsonObject.optional().describe('The JSON Schema the completion’s result must fit'),
+      })
+      .strict(),
+  })
+  .describe('RemoteWaitpointOpened');
+export type RemoteWaitpointOpened = z.infer<typeof RemoteWaitpointOpened>;
 
 /** The answer to `Ratchet-Op: reconcile` (inside `{ ok: true, result }`). */
 export const RemoteReconcileResult = z

@@ -750,7 +750,7 @@ export interface components {
               allowHosts?: string[];
               /** @description http.request: the allowed hosts deduplicate by the Idempotency-Key header, so a POST/PUT/PATCH/DELETE may be retried (idempotent); otherwise it is at-most-once */
               honoursIdempotencyKey?: boolean;
-              /** @description wait.external: how the run waits for the outside world to complete the call */
+              /** @description Tools that open waitpoints (wait.external, a remote service described with opensWaitpoint): how the run waits for the outside world to complete the call */
               waitpoint?: {
                 /**
                  * @description How long the run waits for the completion (default 24 h, at most 30 days)
@@ -950,7 +950,7 @@ export interface components {
               allowHosts?: string[];
               /** @description http.request: the allowed hosts deduplicate by the Idempotency-Key header, so a POST/PUT/PATCH/DELETE may be retried (idempotent); otherwise it is at-most-once */
               honoursIdempotencyKey?: boolean;
-              /** @description wait.external: how the run waits for the outside world to complete the call */
+              /** @description Tools that open waitpoints (wait.external, a remote service described with opensWaitpoint): how the run waits for the outside world to complete the call */
               waitpoint?: {
                 /**
                  * @description How long the run waits for the completion (default 24 h, at most 30 days)

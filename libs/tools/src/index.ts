@@ -32,7 +32,8 @@ export {
   withEgressPolicy,
 } from './builtin/http.tools';
 export { memorySave, memorySearch } from './builtin/memory.tools';
-export { waitExternal, waitpointIdFor } from './builtin/wait.tools';
+export { waitExternal } from './builtin/wait.tools';
+export { openWaitpoint, waitpointIdFor, type WaitpointTerms } from './waitpoints';
 export {
   DEMO_EFFECT_TOOLS,
   DEMO_EFFECT_URL_ENV,

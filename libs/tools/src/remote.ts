@@ -6,11 +6,13 @@ import {
   RemoteToolDescription,
   remoteToolCancelSubject,
   RemoteToolReply,
+  RemoteWaitpointOpened,
   type JsonObject,
   type RemoteToolCancel,
 } from '@ratchet/contracts';
 import { compileInputSchema, jsonSchemaInput, modelParameters } from './json-schema';
 import { defineTool, ToolError, type AnyTool, type ToolContext, type ToolKind } from './tool';
+import { openWaitpoint, waitpointIdOf } from './waitpoints';
 
 // The contract itself (headers, bodies, the description) is part of the wire language: it is exported
 // by @ratchet/contracts only.
@@ -151,22 +153,42 @@ export function describedRemoteTool(
       timeoutMs: timeoutMs + 1000,
       retry: retryFor(kind),
       input: jsonSchemaInput(compiled.validate),
-      execute: (args, ctx) => callRemote(subject, name, kind, args, ctx, transport, timeoutMs),
+      execute: description.opensWaitpoint
+        ? (args, ctx) => openRemoteWaitpoint(subject, name, kind, args, ctx, transport, timeoutMs)
+        : (args, ctx) => callRemote(subject, name, kind, args, ctx, transport, timeoutMs),
     }),
     parameters: modelParameters(description.inputSchema),
     remote: true,
     source: `remote:${subject}`,
+    ...(description.opensWaitpoint ? { opensWaitpoint: true } : {}),
   };
   if (description.reconcile) {
     tool.reconcile = async (args, ctx) => {
-      const answer = await requestRemote(subject, name, 'reconcile', args, ctx, transport, timeoutMs);
+      const answer = await requestRemote(
+        subject,
+        name,
+        'reconcile',
+        args,
+        ctx,
+        transport,
+        timeoutMs,
+        kind,
+        description.opensWaitpoint ? { [REMOTE_TOOL_HEADERS.waitpoint]: waitpointIdOf(ctx) } : {},
+      );
       const parsed = RemoteReconcileResult.safeParse(answer);
       // An answer that says nothing clear is no proof either way: the call escalates.
       if (!parsed.success)
         throw new ToolError('remote.bad_reconcile', `${name} answered reconcile with an invalid result`, false, {
           mayHaveActed: true,
         });
-      return parsed.data;
+      if (!description.opensWaitpoint || !parsed.data.happened) return parsed.data;
+      // The job started: what it answered then (its terms) opens the call's waitpoint, as the call would have.
+      const opened = RemoteWaitpointOpened.safeParse(parsed.data.result);
+      if (!opened.success)
+        throw new ToolError('remote.bad_reconcile', `${name} reconciled a job without its waitpoint terms`, false, {
+          mayHaveActed: true,
+        });
+      return { happened: true, result: openWaitpoint(ctx, opened.data.waitpoint) };
     };
   }
   return tool;
@@ -188,6 +210,38 @@ function callRemote(
   return requestRemote(subject, name, undefined, args, ctx, transport, timeoutMs, kind);
 }
 
+/**
+ * A call of a tool that opens waitpoints (docs/waitpoints.md#remote-tool-services): the request names the
+ * waitpoint (`Ratchet-Waitpoint`, derived from the call, so every attempt names the same one); the service
+ * starts the job, answers its terms (`RemoteWaitpointOpened`) and completes the waitpoint later. An answer
+ * that is not such terms is the service's fault: after a job that may have started (any kind but pure),
+ * the call is not one the model may simply repeat.
+ */
+async function openRemoteWaitpoint(
+  subject: string,
+  name: string,
+  kind: ToolKind,
+  args: JsonObject,
+  ctx: ToolContext,
+  transport: RemoteToolTransport,
+  timeoutMs: number,
+): Promise<Json> {
+  const answer = await requestRemote(subject, name, undefined, args, ctx, transport, timeoutMs, kind, {
+    [REMOTE_TOOL_HEADERS.waitpoint]: waitpointIdOf(ctx),
+  });
+  const opened = RemoteWaitpointOpened.safeParse(answer);
+  if (!opened.success)
+    throw new ToolError(
+      'remote.bad_reply',
+      `${name} opens waitpoints but answered no valid { waitpoint: { ttlSeconds?, resultSchema? } }: ${opened.error.issues
+        .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+        .join('; ')}`,
+      false,
+      { mayHaveActed: kind !== 'pure' },
+    );
+  return openWaitpoint(ctx, opened.data.waitpoint);
+}
+
 async function requestRemote(
   subject: string,
   name: string,
@@ -197,8 +251,10 @@ async function requestRemote(
   transport: RemoteToolTransport,
   timeoutMs: number,
   kind: ToolKind = 'at-most-once',
+  extraHeaders: Record<string, string> = {},
 ): Promise<Json> {
   const headers: Record<string, string> = {
+    ...extraHeaders,
     [REMOTE_TOOL_HEADERS.idempotencyKey]: ctx.idempotencyKey,
     [REMOTE_TOOL_HEADERS.tenant]: ctx.tenantId,
     [REMOTE_TOOL_HEADERS.thread]: ctx.threadId,

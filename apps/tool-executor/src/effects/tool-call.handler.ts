@@ -1,4 +1,4 @@
-import { HEADERS, type Subjects, type ToolCallCommand, type ToolResolveCommand } from '@ratchet/contracts';
+import { HEADERS, Waitpoint, type Subjects, type ToolCallCommand, type ToolResolveCommand } from '@ratchet/contracts';
 import {
   EffectLedgerRepository,
   type Database,
@@ -206,7 +206,13 @@ export class ToolCallHandler {
             )
           : { happened: false as const };
         if (answer.happened) {
-          const outcome: Outcome = { status: 'completed', result: answer.result };
+          // A tool that opens waitpoints reconciles to the waitpoint its job opened: the run waits for it.
+          const waitpoint = tool.opensWaitpoint ? Waitpoint.safeParse(answer.result) : undefined;
+          if (waitpoint && !waitpoint.success)
+            throw new InvariantError(`${tool.name} reconciled without its waitpoint`, 'effect.bad_reconcile');
+          const outcome: Outcome = waitpoint
+            ? { status: 'waiting', waitpoint: waitpoint.data }
+            : { status: 'completed', result: answer.result };
           await this.record.finish(
             command,
             traceHeaders,

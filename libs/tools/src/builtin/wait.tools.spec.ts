@@ -1,6 +1,7 @@
 import type { ToolCallCommand } from '@ratchet/contracts';
 import { runTool } from '../run-tool';
-import { waitExternal, waitpointIdFor } from './wait.tools';
+import { waitpointIdFor } from '../waitpoints';
+import { waitExternal } from './wait.tools';
 
 const logger = { info: () => undefined, warn: () => undefined };
 const NOW = new Date('2027-01-01T12:00:00.000Z');

@@ -1,19 +1,6 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { DEFAULT_WAITPOINT_TTL_SECONDS, type Waitpoint } from '@ratchet/contracts';
-import { compileValueSchema } from '../json-schema';
-import { defineTool, ToolError } from '../tool';
-
-/**
- * The waitpoint id of a call: derived from the tenant, run, step and call, so a re-sent or retried call
- * opens the same waitpoint, never a second one, and a later wait of the same run has another id.
- */
-export function waitpointIdFor(tenantId: string, runId: string, step: number, callId: string): string {
-  const digest = createHash('sha256')
-    .update(`${tenantId}\u0000${runId}\u0000${step}\u0000${callId}`)
-    .digest('base64url');
-  return `wp_${digest.slice(0, 22)}`;
-}
+import { defineTool } from '../tool';
+import { openWaitpoint } from '../waitpoints';
 
 /**
  * Waits for the outside world (ADR 0041): the call opens a waitpoint and the run waits — outside its
@@ -35,19 +22,6 @@ export const waitExternal = defineTool({
     about: z.string().min(1).max(2000).describe('What the run waits for, in a sentence (shown to operators)'),
   }),
   async execute(_args, ctx) {
-    const config = ctx.config.waitpoint;
-    if (config?.result) {
-      const compiled = compileValueSchema(config.result);
-      if (!compiled.ok)
-        throw new ToolError('waitpoint.invalid_schema', `the agent's waitpoint result schema: ${compiled.problem}`);
-    }
-    const ttlSeconds = config?.ttlSeconds ?? DEFAULT_WAITPOINT_TTL_SECONDS;
-    const waitpoint: Waitpoint = {
-      id: waitpointIdFor(ctx.tenantId, ctx.runId, ctx.step, ctx.callId),
-      expiresAt: new Date(ctx.now().getTime() + ttlSeconds * 1000).toISOString(),
-      onExpiry: config?.onExpiry ?? 'tool_error',
-      ...(config?.result ? { resultSchema: config.result } : {}),
-    };
-    return waitpoint;
+    return openWaitpoint(ctx);
   },
 });
