@@ -28,9 +28,7 @@ describe('waitpoints opened by a remote tool service', () => {
     await ci.waitForLog('serving ci tools');
     // The agent lists the service's tool: the catalog must know it before the orchestrator registers it.
     const probe = await stack.start('tool-executor', executorEnv, 'executor-probe');
-    await catalogOf(stack.nc, stack.prefix.subject, TENANT, (c) =>
-      c.tools.some((t) => t.name === 'ci.build'),
-    );
+    await catalogOf(stack.nc, stack.prefix.subject, TENANT, (c) => c.tools.some((t) => t.name === 'ci.build'));
     await Promise.all([
       stack.start('orchestrator', { AGENTS_DIR: AGENTS }),
       stack.start('approvals', { APPROVALS_SWEEP_INTERVAL_MS: '200' }),
@@ -66,7 +64,12 @@ describe('waitpoints opened by a remote tool service', () => {
     expect(events.at(-1)?.type).toBe('run.completed');
     const created = events.filter((e) => e.type === 'waitpoint.created');
     expect(created).toHaveLength(1);
-    const data = created[0]!.data as { waitpointId: string; expiresAt: string; onExpiry: string; resultSchema?: unknown };
+    const data = created[0]!.data as {
+      waitpointId: string;
+      expiresAt: string;
+      onExpiry: string;
+      resultSchema?: unknown;
+    };
     // The service's terms (10 minutes, its schema); the agent's onExpiry.
     expect(data.onExpiry).toBe('fail_run');
     expect(Date.parse(data.expiresAt) - Date.parse(created[0]!.at)).toBeGreaterThan(590_000);

@@ -121,16 +121,23 @@ describe('remote tool descriptions', () => {
         subject,
         transport,
       );
-      const run = runTool(tool, { ...command({ title: 'Printer' }), toolConfig: config as never }, {
-        logger,
-        now: () => NOW,
-      });
+      const run = runTool(
+        tool,
+        { ...command({ title: 'Printer' }), toolConfig: config as never },
+        {
+          logger,
+          now: () => NOW,
+        },
+      );
       return { tool, sent, run };
     };
     const schema = { type: 'object', properties: { ticket: { type: 'string' } }, required: ['ticket'] };
 
     it("names the call's waitpoint in Ratchet-Waitpoint and waits on the service's terms", async () => {
-      const { tool, sent, run } = callOf({ ok: true, result: { waitpoint: { ttlSeconds: 600, resultSchema: schema } } });
+      const { tool, sent, run } = callOf({
+        ok: true,
+        result: { waitpoint: { ttlSeconds: 600, resultSchema: schema } },
+      });
       expect(tool.opensWaitpoint).toBe(true);
       const id = waitpointIdFor('acme', 'r', 1, 'call');
       await expect(run).resolves.toEqual({
