@@ -269,4 +269,51 @@ describe('waitpoints: a run waits for the outside world', () => {
       error: { code: 'ci.failed', message: 'the build failed' },
     });
   });
+
+  it('the approvals service dies between committing a completion and publishing it: the run still goes on once, and the sender sent again gets the same answer', async () => {
+    const { thread, run } = await start('build-relay', 'wait-build');
+    const wp = await waitpointOf(thread);
+    await stack.services.get('approvals')?.kill('SIGKILL');
+    const doomed = await stack.start('approvals', {
+      APPROVALS_SWEEP_INTERVAL_MS: '200',
+      RATCHET_FAILPOINTS: 'approvals.after-completion-commit',
+    });
+    // The sender hears nothing: the process died with the decision committed and its message unpublished.
+    const lost = await stack.nc
+      .request(
+        approvalsSubjects(stack.prefix.subject).api,
+        JSON.stringify({
+          op: 'complete',
+          tenantId: TENANT,
+          principal: ci,
+          approvalId: wp.waitpointId,
+          outcome: 'completed',
+          result: { build: 11, status: 'green' },
+        }),
+        { timeout: 5_000 },
+      )
+      .then(
+        () => 'answered',
+        () => 'no answer',
+      );
+    expect(lost).toBe('no answer');
+    expect(await doomed.exited).toMatchObject({ signal: 'SIGKILL' });
+    await sleep(1_000);
+    expect((await stack.events(TENANT, thread)).some((e) => e.type === 'waitpoint.completed')).toBe(false);
+
+    // Back up, its relay's sweeper publishes the committed message: the run goes on with the result, once.
+    await stack.start('approvals', { APPROVALS_SWEEP_INTERVAL_MS: '200' });
+    const events = await stack.waitFor(TENANT, thread, terminal(run), 60_000);
+    expect(events.at(-1)?.type).toBe('run.completed');
+    expect(events.filter((e) => e.type === 'waitpoint.completed')).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'tool.completed')).toHaveLength(1);
+    expect(events.find((e) => e.type === 'tool.completed')?.data).toMatchObject({ result: { build: 11 } });
+    // The sender, having heard nothing, sends again: the same completion answers as recorded; nothing more happens.
+    expect(await complete(wp.waitpointId, { status: 'green', build: 11 })).toMatchObject({
+      ok: true,
+      approval: { id: wp.waitpointId, status: 'completed' },
+    });
+    await sleep(1_000);
+    expect(await stack.events(TENANT, thread)).toHaveLength(events.length);
+  });
 });

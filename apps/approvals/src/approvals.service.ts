@@ -31,6 +31,7 @@ import {
   type WaitpointRefusal,
 } from '@ratchet/domain';
 import { problemsOf } from '@ratchet/tools';
+import { failpoint } from '@ratchet/platform';
 import { CompiledSchemas } from './compiled-schemas';
 import { newApproval, REQUEST_ACTION, requestDetail, WAITPOINT_ROLE } from './approval-requests';
 import { recordApprovalWait, type EndedWait, type WaitOutcome } from './approval-wait.span';
@@ -255,6 +256,8 @@ export class ApprovalsService {
       const after = await repo.get(w.tenantId, w.id);
       return { ok: true, approval: view(after ?? w) };
     });
+    // The crash suite's line: the completion and its message are committed, nothing is published or answered.
+    if (done.outbox.length > 0) failpoint('approvals.after-completion-commit');
     await this.afterCommit(done);
     return reply;
   }
