@@ -178,6 +178,11 @@ const CASES: Record<string, Case> = {
     path: (i) => `/v1/approvals/${i.approvalId}/decision`,
     body: { decision: 'approve', reason: 'bola' },
   },
+  'GET /v1/waitpoints': {
+    path: (i) => `/v1/waitpoints?threadId=${i.threadId}`,
+    crossTenant: 200,
+    mustNotContain: (i) => [i.threadId, i.waitpointId],
+  },
   'GET /v1/waitpoints/:id': { path: (i) => `/v1/waitpoints/${i.waitpointId}` },
   'POST /v1/waitpoints/callback/:tenant/:id/:token': {
     // Public (the token is the credential): B's waitpoint with a token that is not its own is unknown.

@@ -248,6 +248,20 @@ describe('waitpoints: a run waits for the outside world', () => {
     const cli = sourceCommand('apps/cli/src/main.ts');
     const ratchet = (args: string[]) =>
       runProcess(cli.command, [...cli.args, ...args, '--gateway', gatewayUrl, '--api-key', keys.runner], cli.env);
+    // Listed by the CLI (GET /v1/waitpoints): this run's waitpoint, pending, and no human approval.
+    const listed = await ratchet(['waitpoints', 'list', '--status', 'pending', '--thread', thread, '--json']);
+    expect(listed.code).toBe(0);
+    const rows = listed.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; kind: string; status: string });
+    expect(rows).toEqual([expect.objectContaining({ id: wp.waitpointId, kind: 'waitpoint', status: 'pending' })]);
+    const table = await ratchet(['waitpoints', 'list', '--status', 'pending']);
+    expect(table.stdout).toContain(wp.waitpointId);
+    expect((await http('GET', `/v1/approvals?threadId=${thread}&kind=tool,escalation`, keys.runner)).body).toEqual({
+      approvals: [],
+    });
+    expect(await http('GET', '/v1/approvals?kind=human', keys.runner)).toMatchObject({ status: 400 });
     const usage = await ratchet(['waitpoints', 'complete', wp.waitpointId, '--result', '{}', '--error', 'x']);
     expect(usage.code).not.toBe(0);
     expect(usage.stderr).toContain('give either --result');

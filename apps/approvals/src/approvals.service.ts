@@ -116,6 +116,7 @@ export class ApprovalsService {
       status: request.status,
       threadId: request.threadId,
       agent: request.agent,
+      kinds: request.kind,
       requestedBefore:
         request.olderThanSeconds === undefined
           ? undefined

@@ -182,6 +182,29 @@ describe('waitpoints in the approvals service', () => {
     expect(refusal(neither)).toEqual({ code: 'invalid', message: 'a completed waitpoint needs a result' });
   });
 
+  it('lists by kind: waitpoints alone, or only what waits for a human', async () => {
+    await service.recordRequest(request('t-kinds', 'wp_1'));
+    await service.recordRequest({
+      ...request('t-kinds', 'apr_1'),
+      kind: 'approval.request',
+      role: 'runner',
+      fourEyes: false,
+    } as never);
+    const list = async (kind?: ('tool' | 'escalation' | 'waitpoint')[]) => {
+      const reply = await service.list({
+        op: 'list',
+        tenantId: 't-kinds',
+        principal: ci,
+        limit: 100,
+        ...(kind ? { kind } : {}),
+      });
+      return reply.ok && 'approvals' in reply ? reply.approvals.map((a) => a.id).sort() : reply;
+    };
+    expect(await list()).toEqual(['apr_1', 'wp_1']);
+    expect(await list(['waitpoint'])).toEqual(['wp_1']);
+    expect(await list(['tool', 'escalation'])).toEqual(['apr_1']);
+  });
+
   it("another tenant's waitpoint and an approval's id are not found; a principal without the runner role is refused", async () => {
     await service.recordRequest(request('t-own', 'wp_1'));
     expect(refusal(await complete('t-other', 'wp_1', { result: { build: 1, status: 'red' } }))).toMatchObject({

@@ -122,6 +122,8 @@ export const ApprovalsRequest = z.discriminatedUnion('op', [
       status: ApprovalStatus.optional(),
       threadId: SubjectToken.optional(),
       agent: z.string().max(128).optional(),
+      /** Only approvals of these kinds (a service of the release before waitpoints refuses the field: `invalid`). */
+      kind: z.array(ApprovalKind).min(1).max(3).optional(),
       /** Only approvals requested at least this many seconds ago. */
       olderThanSeconds: z.number().int().nonnegative().optional(),
       limit: z.number().int().positive().max(500).default(100),

@@ -507,6 +507,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/waitpoints': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The waitpoints of your tenant, oldest first
+     * @description What runs wait for from the outside world; `status=pending` lists those still open. Any role of the tenant may list them (an approver sees only what its roles may complete).
+     */
+    get: operations['Waitpoints_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/waitpoints/{id}': {
     parameters: {
       query?: never;
@@ -1280,6 +1300,9 @@ export interface components {
           [key: string]: components['schemas']['JsonValue'];
         } | null;
       } | null;
+    };
+    WaitpointList: {
+      waitpoints: components['schemas']['ApprovalView'][];
     };
     WaitpointView: {
       id: string;
@@ -3346,6 +3369,8 @@ export interface operations {
     parameters: {
       query?: {
         status?: 'pending' | 'granted' | 'rejected' | 'expired' | 'resolved' | 'cancelled' | 'completed' | 'failed';
+        /** @description Only these kinds, comma-separated: tool (approvals), escalation (uncertain effects), waitpoint */
+        kind?: string;
         /** @description Only approvals of this thread */
         threadId?: string;
         /** @description Only approvals of runs of this agent */
@@ -5773,6 +5798,80 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ToolList'];
+        };
+      };
+      /** @description Invalid request (every issue listed in `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description No credential, or not a valid one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description An operator credential, which acts for no tenant */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description Rate limit of this credential exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description A backing service is unavailable (see Retry-After) */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+    };
+  };
+  Waitpoints_list: {
+    parameters: {
+      query?: {
+        /** @description Only waitpoints in this state */
+        status?: 'pending' | 'completed' | 'failed' | 'expired' | 'cancelled';
+        /** @description Only waitpoints of this thread */
+        threadId?: string;
+        /** @description Only waitpoints of runs of this agent */
+        agent?: string;
+        /** @description At most this many (default 100) */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The waitpoints */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WaitpointList'];
         };
       };
       /** @description Invalid request (every issue listed in `errors`) */

@@ -35,9 +35,20 @@ export {
 } from './zod-schemas';
 export { AgentGetQuery, AgentList, AgentNameParam, AgentReply, AgentsRoutes } from './agents/agents-routes';
 export { ApprovalsClient } from './approvals/approvals-client';
-export { CompleteWaitpointBody, DecisionBody, ListApprovalsQuery } from './approvals/approvals-http';
+export {
+  CompleteWaitpointBody,
+  DecisionBody,
+  ListApprovalsQuery,
+  ListWaitpointsQuery,
+} from './approvals/approvals-http';
 export { ApprovalList, ApprovalPath, ApprovalsRoutes } from './approvals/approvals-routes';
-export { WaitpointCallbackPath, WaitpointPath, WaitpointsRoutes, WaitpointView } from './approvals/waitpoints-routes';
+export {
+  WaitpointCallbackPath,
+  WaitpointList,
+  WaitpointPath,
+  WaitpointsRoutes,
+  WaitpointView,
+} from './approvals/waitpoints-routes';
 export { parseCallbackKeys, signCallback, verifyCallback, type CallbackKey } from './waitpoints/callback-token';
 export { Backends } from './backends/backends';
 export { MemoryRoutes, MemorySchemas } from './memory/memory-routes';

@@ -2,7 +2,12 @@
 // the argument wiring). See docs/adr/0036-apps-are-wiring.md.
 export { assignAgent, listAgents } from './commands/agents';
 export { decideApproval, listApprovals, type ApprovalsListOptions } from './commands/approvals';
-export { completeWaitpoint, type CompleteWaitpointOptions } from './commands/waitpoints';
+export {
+  completeWaitpoint,
+  listWaitpoints,
+  type CompleteWaitpointOptions,
+  type WaitpointsListOptions,
+} from './commands/waitpoints';
 export { DEFAULT_DEMO_MESSAGE, DEMO_AGENT, runDemo, type DemoOptions, type DemoResult } from './commands/demo';
 export { differences, doctor, type Check, type DoctorOptions } from './commands/doctor';
 export {

@@ -33,6 +33,7 @@ export class ApprovalsController {
       'Each one says whether you may decide it (`canDecide`: the approval names a role you hold, and you did not start the run when it asks for four eyes).',
   })
   @ApiQueryParams(ListApprovalsQuery, {
+    kind: 'Only these kinds, comma-separated: tool (approvals), escalation (uncertain effects), waitpoint',
     threadId: 'Only approvals of this thread',
     agent: 'Only approvals of runs of this agent',
     olderThan: 'Only approvals requested at least this long ago: seconds, or 30s, 5m, 2h, 1d',

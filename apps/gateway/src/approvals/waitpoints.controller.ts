@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApprovalView } from '@ratchet/contracts';
 import {
@@ -6,14 +6,17 @@ import {
   ApiJsonResponse,
   ApiPathParams,
   ApiProblems,
+  ApiQueryParams,
   CompleteWaitpointBody,
+  ListWaitpointsQuery,
+  WaitpointList,
   WaitpointCallbackPath,
   WaitpointPath,
   WaitpointsRoutes,
   WaitpointView,
 } from '@ratchet/http-edge';
 import { CurrentPrincipal, type AuthenticatedPrincipal } from '../auth/principal';
-import { Public, RequireRoles } from '../auth/roles.decorator';
+import { Public, READ_ROLES, RequireAnyRole, RequireRoles } from '../auth/roles.decorator';
 import { Idempotent } from '../http/idempotent';
 
 /**
@@ -25,6 +28,27 @@ import { Idempotent } from '../http/idempotent';
 @Controller('v1/waitpoints')
 export class WaitpointsController {
   constructor(private readonly routes: WaitpointsRoutes) {}
+
+  @Get()
+  @RequireAnyRole(...READ_ROLES)
+  @ApiOperation({
+    summary: 'The waitpoints of your tenant, oldest first',
+    description:
+      'What runs wait for from the outside world; `status=pending` lists those still open. Any role of the tenant may list them (an approver sees only what its roles may complete).',
+  })
+  @ApiQueryParams(ListWaitpointsQuery, {
+    status: 'Only waitpoints in this state',
+    threadId: 'Only waitpoints of this thread',
+    agent: 'Only waitpoints of runs of this agent',
+    limit: 'At most this many (default 100)',
+  })
+  @ApiJsonResponse(200, 'The waitpoints', 'WaitpointList', WaitpointList)
+  list(
+    @CurrentPrincipal() principal: AuthenticatedPrincipal,
+    @Query() rawQuery: Record<string, unknown>,
+  ): Promise<{ waitpoints: ApprovalView[] }> {
+    return this.routes.list(principal, rawQuery);
+  }
 
   @Get(':id')
   @RequireRoles('runner')

@@ -57,6 +57,8 @@ export interface ApprovalFilter {
   status?: ApprovalStatusValue | undefined;
   threadId?: string | undefined;
   agent?: string | undefined;
+  /** Only approvals of these kinds (undefined: every kind). */
+  kinds?: readonly ApprovalKindValue[] | undefined;
   /** Requested at or before this instant. */
   requestedBefore?: string | undefined;
   /** Only approvals that one of these roles may decide (undefined: every role). */
@@ -191,6 +193,11 @@ export class ApprovalsRepository {
     if (filter.agent) {
       where.push('a.agent = ?');
       params.push(filter.agent);
+    }
+    if (filter.kinds) {
+      if (filter.kinds.length === 0) return [];
+      where.push('a.kind in (?)');
+      params.push([...filter.kinds]);
     }
     if (filter.requestedBefore) {
       where.push('a.requested_at <= ?::timestamptz');

@@ -1,11 +1,28 @@
-import { ApprovalChoice, ApprovalStatus, Json, SubjectToken, type ApprovalsReply } from '@ratchet/contracts';
+import {
+  ApprovalChoice,
+  ApprovalKind,
+  ApprovalStatus,
+  Json,
+  SubjectToken,
+  type ApprovalsReply,
+} from '@ratchet/contracts';
 import { TransientError } from '@ratchet/domain';
 import { z } from 'zod';
 import { PROBLEM_TYPES, problemType, ProblemException } from '../problem-details';
 
-/** `GET /v1/approvals` query: `status`, `threadId`, `agent`, `olderThan` (seconds, or `30s`, `5m`, `2h`, `1d`), `limit`. */
+/** `kind=tool,escalation`: one kind or several, comma-separated. */
+const KindList = z
+  .string()
+  .regex(
+    /^(tool|escalation|waitpoint)(,(tool|escalation|waitpoint)){0,2}$/,
+    'tool, escalation or waitpoint, comma-separated',
+  )
+  .transform((v) => [...new Set(v.split(','))] as z.infer<typeof ApprovalKind>[]);
+
+/** `GET /v1/approvals` query: `status`, `kind`, `threadId`, `agent`, `olderThan` (seconds, or `30s`, `5m`, `2h`, `1d`), `limit`. */
 export const ListApprovalsQuery = z.strictObject({
   status: ApprovalStatus.optional(),
+  kind: KindList.optional(),
   threadId: SubjectToken.optional(),
   agent: z.string().min(1).max(128).optional(),
   olderThan: z
@@ -17,6 +34,14 @@ export const ListApprovalsQuery = z.strictObject({
       return n * ({ s: 1, m: 60, h: 3600, d: 86400 } as Record<string, number>)[unit]!;
     })
     .optional(),
+  limit: z.coerce.number().int().positive().max(500).optional(),
+});
+
+/** `GET /v1/waitpoints` query: `status`, `threadId`, `agent`, `limit`. */
+export const ListWaitpointsQuery = z.strictObject({
+  status: z.enum(['pending', 'completed', 'failed', 'expired', 'cancelled']).optional(),
+  threadId: SubjectToken.optional(),
+  agent: z.string().min(1).max(128).optional(),
   limit: z.coerce.number().int().positive().max(500).optional(),
 });
 

@@ -23,6 +23,7 @@ export class ApprovalsRoutes {
       tenantId: principal.tenantId,
       principal: principalOf(principal),
       ...(query.status ? { status: query.status } : {}),
+      ...(query.kind ? { kind: query.kind } : {}),
       ...(query.threadId ? { threadId: query.threadId } : {}),
       ...(query.agent ? { agent: query.agent } : {}),
       ...(query.olderThan !== undefined ? { olderThanSeconds: query.olderThan } : {}),

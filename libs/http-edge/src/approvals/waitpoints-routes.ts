@@ -4,9 +4,10 @@ import { principalOf, UnexpectedReplyError, type EdgePrincipal } from '../route-
 import { notFound, parseRequest } from '../problem-details';
 import type { ApprovalsClient } from './approvals-client';
 import { signCallback, verifyCallback, type CallbackKey } from '../waitpoints/callback-token';
-import { ApprovalIdParam, CompleteWaitpointBody, parseParams, problemFor } from './approvals-http';
+import { ApprovalIdParam, CompleteWaitpointBody, ListWaitpointsQuery, parseParams, problemFor } from './approvals-http';
 
 export const WaitpointPath = z.object({ id: ApprovalIdParam });
+export const WaitpointList = z.object({ waitpoints: z.array(ApprovalView) });
 export const WaitpointCallbackPath = z.object({
   tenant: SubjectToken,
   id: ApprovalIdParam,
@@ -36,6 +37,24 @@ export class WaitpointsRoutes {
     /** The callback URL keys (first signs); none: no callback URLs. */
     private readonly callbackKeys: readonly CallbackKey[] = [],
   ) {}
+
+  /** The caller's tenant's waitpoints (oldest first), filtered by status, thread and agent. */
+  async list(principal: EdgePrincipal, rawQuery: Record<string, unknown>): Promise<{ waitpoints: ApprovalView[] }> {
+    const query = parseParams(ListWaitpointsQuery, rawQuery, 'query');
+    const reply = await this.approvals.call({
+      op: 'list',
+      tenantId: principal.tenantId,
+      principal: principalOf(principal),
+      kind: ['waitpoint'],
+      ...(query.status ? { status: query.status } : {}),
+      ...(query.threadId ? { threadId: query.threadId } : {}),
+      ...(query.agent ? { agent: query.agent } : {}),
+      ...(query.limit ? { limit: query.limit } : {}),
+    });
+    if (!reply.ok) throw problemFor(reply);
+    if (!('approvals' in reply)) throw new UnexpectedReplyError('waitpoints list: unexpected reply');
+    return { waitpoints: reply.approvals };
+  }
 
   /** A waitpoint of the caller's tenant, with its callback path (another tenant's id: 404). */
   async get(principal: EdgePrincipal, rawId: string): Promise<WaitpointView> {

@@ -1,10 +1,12 @@
 import type { GatewaySchemas } from '@ratchet/http-client';
-import { assertToken, type CommandContext } from '../context';
+import { assertToken, plural, type CommandContext } from '../context';
+import { table } from '../format';
 import { UsageError } from '../errors';
 import { call, gateway, type GatewayOptions } from '../gateway';
 
 type ApprovalView = GatewaySchemas['ApprovalView'];
 type JsonValue = GatewaySchemas['JsonValue'];
+type WaitpointStatus = 'pending' | 'completed' | 'failed' | 'expired' | 'cancelled';
 
 export interface CompleteWaitpointOptions extends GatewayOptions {
   /** The result, as JSON text. */
@@ -13,6 +15,51 @@ export interface CompleteWaitpointOptions extends GatewayOptions {
   error?: string;
   /** … and this message. */
   message?: string;
+}
+
+export interface WaitpointsListOptions extends GatewayOptions {
+  status?: string;
+  thread?: string;
+  agent?: string;
+  limit?: number;
+}
+
+/** Lists the tenant's waitpoints (GET /v1/waitpoints): what runs wait for from the outside world. */
+export async function listWaitpoints({ config, out }: CommandContext, opts: WaitpointsListOptions) {
+  const target = gateway(config, opts);
+  const query = {
+    // The gateway answers 400 naming a bad status or limit: passed as typed, checked there.
+    ...(opts.status !== undefined ? { status: opts.status as WaitpointStatus } : {}),
+    ...(opts.thread !== undefined ? { threadId: opts.thread } : {}),
+    ...(opts.agent !== undefined ? { agent: opts.agent } : {}),
+    ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
+  };
+  const { waitpoints } = await call(target, target.client.GET('/v1/waitpoints', { params: { query } }));
+  if (out.json) {
+    for (const w of waitpoints) out.jsonLine(w);
+    return waitpoints;
+  }
+  if (waitpoints.length === 0) {
+    out.note('no waitpoints match');
+    return waitpoints;
+  }
+  const lines = table([
+    ['ID', 'STATUS', 'TOOL', 'AGENT', 'THREAD', 'RUN', 'EXPIRES', 'DECIDED BY'],
+    ...waitpoints.map((w) => [
+      w.id,
+      w.status,
+      w.tool,
+      w.agent,
+      w.threadId,
+      w.runId,
+      w.expiresAt ?? '-',
+      w.decision?.by ?? '-',
+    ]),
+  ]);
+  out.line(out.style('bold', lines[0]!));
+  for (const l of lines.slice(1)) out.line(l);
+  out.note(plural(waitpoints.length, 'waitpoint'));
+  return waitpoints;
 }
 
 /**
