@@ -276,6 +276,80 @@ describe('operator actions: the CLI and the web console, through a validating pr
     await shot(viewer, 'runs');
   });
 
+  it('lists waitpoints in the console and completes one there; the inbox keeps to what waits for a human', async () => {
+    const res = await http(
+      'POST',
+      '/v1/runs',
+      keys.runner,
+      { agent: 'wait-form', input: 'form-9' },
+      { 'Idempotency-Key': 'console-waitpoint' },
+    );
+    expect(res.status).toBe(202);
+    const { runId, threadId } = res.body as { runId: string; threadId: string };
+    const waitpoint = await until(async () => {
+      const list = await http('GET', `/v1/waitpoints?status=pending&threadId=${threadId}`, keys.runner);
+      return (list.body as { waitpoints: ApprovalView[] }).waitpoints[0];
+    });
+
+    const page = await signIn(keys.runner);
+    // The timeline shows the call waiting for its waitpoint, with the way to complete it.
+    await page.goto(`${proxy.url}/console/#/threads/${threadId}`);
+    await page.locator('.call.waiting-for-its-waitpoint').waitFor();
+    await page.click('.call.waiting-for-its-waitpoint a.complete-link');
+    const item = page.locator(`.inbox-item.waitpoint[data-waitpoint="${waitpoint.id}"]`);
+    await item.waitFor();
+    await expect(item.locator('.meta').first().textContent()).resolves.toContain(`expires ${waitpoint.expiresAt}`);
+    // The inbox of what waits for a human does not list it.
+    await page.goto(`${proxy.url}/console/#/approvals`);
+    // Loaded (an item, or the note that nothing waits): then it is not among them.
+    await page.locator('.inbox-item, p.hint').first().waitFor();
+    expect(await page.locator(`.inbox-item[data-approval="${waitpoint.id}"]`).count()).toBe(0);
+
+    await page.goto(`${proxy.url}/console/#/waitpoints`);
+    await item.waitFor();
+    // Not JSON: said by the form, nothing sent. Not the schema's shape: the gateway's problem, shown as it wrote it.
+    await item.locator('textarea[name=result]').fill('{approvedBudget: 5');
+    await item.locator('button.complete').click();
+    await expect(item.locator('.problem').textContent()).resolves.toMatch(/^The result is not JSON/);
+    await item.locator('textarea[name=result]').fill('{"approvedBudget": "lots"}');
+    await item.locator('button.complete').click();
+    await expect(item.locator('.problem').textContent()).resolves.toMatch(/^400 .*approvedBudget.*integer/);
+    await shot(page, 'waitpoints');
+    await item.locator('textarea[name=result]').fill('{"approvedBudget": 5000}');
+    await item.locator('button.complete').click();
+    // Completed: it leaves the pending list, and the run goes on with the result, once.
+    await page.locator(`.inbox-item.waitpoint[data-waitpoint="${waitpoint.id}"]`).waitFor({ state: 'detached' });
+    const events = await stack.waitFor(TENANT, threadId, terminal(runId));
+    expect(events.at(-1)?.type).toBe('run.completed');
+    expect(events.filter((e) => e.type === 'waitpoint.completed')).toHaveLength(1);
+    expect(events.find((e) => e.type === 'tool.completed')?.data).toMatchObject({ result: { approvedBudget: 5000 } });
+    await page.selectOption('select[name=status]', 'completed');
+    await expect(item.locator('.decision').textContent()).resolves.toMatch(/^completed by key:/);
+
+    // A viewer sees the list, and the gateway refuses its completion, shown as it said it.
+    const second = await http(
+      'POST',
+      '/v1/runs',
+      keys.runner,
+      { agent: 'wait-form', input: 'form-10' },
+      { 'Idempotency-Key': 'console-waitpoint-viewer' },
+    );
+    const other = await until(async () => {
+      const list = await http(
+        'GET',
+        `/v1/waitpoints?status=pending&threadId=${(second.body as { threadId: string }).threadId}`,
+        keys.viewer,
+      );
+      return (list.body as { waitpoints: ApprovalView[] }).waitpoints[0];
+    });
+    const viewer = await signIn(keys.viewer);
+    await viewer.goto(`${proxy.url}/console/#/waitpoints`);
+    const viewed = viewer.locator(`.inbox-item.waitpoint[data-waitpoint="${other.id}"]`);
+    await viewed.locator('textarea[name=result]').fill('{"approvedBudget": 1}');
+    await viewed.locator('button.complete').click();
+    await expect(viewed.locator('.problem').textContent()).resolves.toMatch(/^403 /);
+  });
+
   it('settles an uncertain effect by its ledger key from the CLI', async () => {
     // An executor whose effect service is unreachable: the charge may have acted, so it is `uncertain`.
     await stack.services.get('tool-executor')?.kill('SIGKILL');
@@ -346,6 +420,10 @@ describe('operator actions: the CLI and the web console, through a validating pr
       'Runs_search 200',
       'Threads_events 200',
       'Agents_list 200',
+      'Waitpoints_list 200',
+      'Waitpoints_complete 200',
+      'Waitpoints_complete 400',
+      'Waitpoints_complete 403',
     ])
       expect([op, found.seen.includes(op)]).toEqual([op, true]);
   });

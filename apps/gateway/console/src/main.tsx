@@ -1,9 +1,11 @@
 import { render } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { credential, follow, gateway, ok, signIn, signOut, type Schemas } from './api';
+import { Problem } from './problem';
 import { buildTimeline, type CallView, type LogEvent, type RunTimeline } from './timeline';
+import { Waitpoints } from './waitpoints';
 
-/* The Ratchet console: threads, a thread's timeline (live), the approvals inbox, the agent catalog. */
+/* The Ratchet console: threads, runs, a thread's timeline (live), the approvals inbox, waitpoints, the agent catalog. */
 
 type ThreadSummary = Schemas['ThreadList']['threads'][number];
 type Approval = Schemas['ApprovalView'];
@@ -21,15 +23,6 @@ function useRoute(): string {
     return () => removeEventListener('hashchange', on);
   }, []);
   return hash;
-}
-
-function Problem({ error }: { error: unknown }) {
-  if (!error) return null;
-  return (
-    <p class="problem" role="alert">
-      {error instanceof Error ? error.message : String(error)}
-    </p>
-  );
 }
 
 function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
@@ -368,6 +361,11 @@ function CallCard({
         </div>
       )}
       {pending && <Decide approval={pending} onDecided={onDecided} />}
+      {call.state === 'waiting for its waitpoint' && (
+        <a class="complete-link" href="#/waitpoints">
+          complete it on the waitpoints page
+        </a>
+      )}
     </div>
   );
 }
@@ -514,7 +512,8 @@ function Inbox() {
   const [list, setList] = useState<Approval[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const load = useCallback(() => {
-    const query = status ? { status: status as Approval['status'] } : {};
+    // What waits for a human: waitpoints wait for the outside world and have their own page.
+    const query = { kind: 'tool,escalation', ...(status ? { status: status as Approval['status'] } : {}) };
     ok(gateway.GET('/v1/approvals', { params: { query } })).then((r) => setList(r.approvals), setError);
   }, [status]);
   useEffect(load, [load]);
@@ -620,6 +619,8 @@ function App() {
     <Thread threadId={thread} />
   ) : route.startsWith('#/approvals') ? (
     <Inbox />
+  ) : route.startsWith('#/waitpoints') ? (
+    <Waitpoints />
   ) : route.startsWith('#/agents') ? (
     <Agents />
   ) : route.startsWith('#/runs') ? (
@@ -639,6 +640,9 @@ function App() {
         </a>
         <a href="#/approvals" class={route.startsWith('#/approvals') ? 'active' : ''}>
           Approvals
+        </a>
+        <a href="#/waitpoints" class={route.startsWith('#/waitpoints') ? 'active' : ''}>
+          Waitpoints
         </a>
         <a href="#/agents" class={route.startsWith('#/agents') ? 'active' : ''}>
           Agents
