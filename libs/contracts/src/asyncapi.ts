@@ -59,6 +59,21 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
           threadEvent: { name: 'ThreadEvent', contentType: 'application/json', payload: ref('ThreadEvent') },
         },
       },
+      threadDecisions: {
+        address: '{prefix}.feed.{tenant}.{thread}',
+        description:
+          'Feed v2 (ADR 0042): one message per committed decision of a thread, carrying its events in version order (`FeedDecision`, `feed: 2`), ' +
+          'with `Nats-Msg-Id` = `decision:<id of its first event>` and `Ratchet-Message-Type: feed.decision`. A decision too large for one message is split in order into parts (`part`), each named by its own first event. ' +
+          'Captured by the EVENTS stream beside the per-event feed, which is published too while readers move; a reader checks `feed` and refuses another version by name.',
+        parameters: {
+          prefix: { description: 'subject prefix' },
+          tenant: { description: 'tenant id' },
+          thread: { description: 'thread id' },
+        },
+        messages: {
+          feedDecision: { name: 'FeedDecision', contentType: 'application/json', payload: ref('FeedDecision') },
+        },
+      },
       runStops: {
         address: '{prefix}.stop.{tenant}.{thread}',
         description:
@@ -215,6 +230,11 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
         action: 'receive',
         channel: { $ref: '#/channels/threadEvents' },
         messages: [{ $ref: '#/channels/threadEvents/messages/threadEvent' }],
+      },
+      followThreadDecisions: {
+        action: 'receive',
+        channel: { $ref: '#/channels/threadDecisions' },
+        messages: [{ $ref: '#/channels/threadDecisions/messages/feedDecision' }],
       },
       followThreadTokens: {
         action: 'receive',

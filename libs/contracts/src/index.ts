@@ -165,6 +165,7 @@ export {
   RemoteToolRequest,
   RemoteWaitpointOpened,
 } from './remote-tools';
+export { FEED_DECISION_TYPE, FEED_VERSION, FeedDecision, feedEvents, FeedVersionError } from './feed';
 export {
   ScheduleBody,
   SchedulePatch,

@@ -22,12 +22,14 @@ import {
   RemoteWaitpointOpened,
 } from './remote-tools';
 import { ApprovalsReply, WaitpointCompletionRequest } from './approvals-api';
+import { FeedDecision } from './feed';
 
 /** Every public message, by the name its JSON Schema file carries (`docs/schemas/<name>.schema.json`). */
 export const PUBLIC_MESSAGES: Readonly<Record<string, z.ZodType>> = {
   RunRequest,
   RunOutcome,
   ThreadEvent: ThreadEventSchema,
+  FeedDecision,
   ModelCallCommand,
   ToolCallCommand,
   ThreadInboxMessage,

@@ -54,6 +54,14 @@ export function subjects(prefix: string) {
       `${prefix}.events.${token('tenant', tenant)}.${token('thread', thread)}`,
     eventsOfTenant: (tenant: string) => `${prefix}.events.${token('tenant', tenant)}.>`,
     eventsAll: `${prefix}.events.>`,
+    /**
+     * The thread's decision feed (feed v2, docs/publishing-runs.md): one message per committed decision,
+     * carrying its events in order (`FeedDecision`). On the EVENTS stream beside the per-event feed.
+     */
+    feed: (tenant: string, thread: string) =>
+      `${prefix}.feed.${token('tenant', tenant)}.${token('thread', thread)}`,
+    feedOfTenant: (tenant: string) => `${prefix}.feed.${token('tenant', tenant)}.>`,
+    feedAll: `${prefix}.feed.>`,
     /** A deployment-level remote tool, offered to every tenant. */
     toolService: (tool: string) => `${prefix}.toolsvc.${tool}`,
     /** A remote tool that only `tenant`'s runs see and call (NATS permissions bind who may serve it). */

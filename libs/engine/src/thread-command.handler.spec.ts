@@ -75,8 +75,15 @@ describe.each([1, 8])('the thread engine on its own (maxBatch %i)', (maxBatch) =
     );
     expect(asked.flatMap((r) => r.outgoing.map((o) => o.kind))).toContain('model.call');
     expect(asked[0]?.transcript?.map((m) => m.content)).toEqual(['hello']);
-    expect(relay.published.map((m) => m.subject)).toEqual(outcome.events.map(() => 't.events.acme.th_engine'));
-    expect(relay.published.map((m) => m.id)).toEqual(outcome.events.map((e) => e.id));
+    // Each event on the per-event feed, then the decision as one message on the decision feed (v2).
+    expect(relay.published.map((m) => m.subject)).toEqual([
+      ...outcome.events.map(() => 't.events.acme.th_engine'),
+      't.feed.acme.th_engine',
+    ]);
+    expect(relay.published.map((m) => m.id)).toEqual([
+      ...outcome.events.map((e) => e.id),
+      `decision:${outcome.events[0]!.id}`,
+    ]);
   });
 
   it('decides a message it already claimed as a duplicate, writing and publishing nothing', async () => {

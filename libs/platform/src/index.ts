@@ -81,6 +81,7 @@ export {
   inTransaction,
   nonZero,
   purgeThreadSubject,
+  threadFeedSubjects,
   removeThreadRows,
   total,
 } from './retention/thread-retention';

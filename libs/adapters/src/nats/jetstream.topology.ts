@@ -135,7 +135,7 @@ export function declareTopology(cfg: TopologyConfig): Topology {
       config: {
         ...common,
         name: `${sp}_EVENTS`,
-        subjects: [s.eventsAll],
+        subjects: [s.eventsAll, s.feedAll],
         retention: RetentionPolicy.Limits,
         max_age: nanos(cfg.eventsMaxAgeMs ?? 7 * DAY),
         duplicate_window: dupWindow,

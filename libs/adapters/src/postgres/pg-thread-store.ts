@@ -1,4 +1,4 @@
-import type { ChatMessage, ThreadEvent } from '@ratchet/contracts';
+import type { ChatMessage, FeedDecision, ThreadEvent } from '@ratchet/contracts';
 import {
   InvariantError,
   type ClaimedThread,
@@ -152,11 +152,17 @@ export class PgThreadStore<S> implements ThreadStore<S> {
       },
       enqueue: async (messages: OutboxMessage[]) => {
         for (const m of messages) {
-          if (m.sealAs !== 'event' || !content.sealing) continue;
+          if (!m.sealAs || !content.sealing) continue;
           // Replaced on the message itself: what is published after the commit is what was stored.
-          const event = m.payload as ThreadEvent;
-          m.payload =
-            sealedEvents.get(event.id) ?? (await content.sealEvents(event.tenantId, event.threadId, [event]))[0];
+          const seal = async (event: ThreadEvent) =>
+            sealedEvents.get(event.id) ?? (await content.sealEvents(event.tenantId, event.threadId, [event]))[0]!;
+          if (m.sealAs === 'event') m.payload = await seal(m.payload as ThreadEvent);
+          else {
+            const decision = m.payload as FeedDecision;
+            const events: ThreadEvent[] = [];
+            for (const e of decision.events as unknown as ThreadEvent[]) events.push(await seal(e));
+            m.payload = { ...decision, events };
+          }
         }
         writes.enqueue(messages);
       },

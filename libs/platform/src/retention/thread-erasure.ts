@@ -27,7 +27,8 @@ export type ThreadErasure =
 export async function eraseThread(
   db: Database,
   jsm: JetStreamManager,
-  target: { eventsStream: string; eventsSubject: string },
+  /** The EVENTS stream and the thread's subjects on it (`threadFeedSubjects`). */
+  target: { eventsStream: string; eventsSubjects: readonly string[] },
   tenantId: string,
   threadId: string,
   by: string,
@@ -67,14 +68,16 @@ export async function eraseThread(
     }
   });
   if (decided.status !== 'erased' && decided.status !== 'already') return decided;
-  const purged = await jsm.streams
-    .purge(target.eventsStream, { filter: target.eventsSubject })
-    .catch((error: unknown) => {
+  let purged = 0;
+  for (const filter of target.eventsSubjects) {
+    const done = await jsm.streams.purge(target.eventsStream, { filter }).catch((error: unknown) => {
       // No such stream: nothing to purge.
       if ((error as { api_error?: { err_code?: number } }).api_error?.err_code === 10059) return { purged: 0 };
       throw error;
     });
-  return purged.purged > 0
-    ? { ...decided, removed: { ...decided.removed, [`nats.${target.eventsStream}`]: purged.purged } }
+    purged += done.purged;
+  }
+  return purged > 0
+    ? { ...decided, removed: { ...decided.removed, [`nats.${target.eventsStream}`]: purged } }
     : decided;
 }

@@ -10,7 +10,7 @@ import {
   type ThreadKey,
   type ThreadKeyDisposal,
 } from '@ratchet/adapters';
-import { subjects } from '@ratchet/contracts';
+import { subjects, type Subjects } from '@ratchet/contracts';
 import { foldRecord, recordFrom, recordOfSnapshot, snapshotStateOf } from '@ratchet/domain';
 import { topologyFromConfig, type TopologySettings } from '../service/topology';
 import { readThreadLog, verifyThread } from './thread-projection';
@@ -96,8 +96,8 @@ export function eventsStream(config: TopologySettings): string {
 }
 
 /**
- * Removes the EVENTS stream messages of a thread (its whole subject); a dry run counts them. Returns the
- * number of messages (0 when the stream does not exist).
+ * Removes the EVENTS stream messages of a thread (its subjects: the per-event feed and the decision feed);
+ * a dry run counts them. Returns the number of messages (0 when the stream does not exist).
  */
 export async function purgeThreadSubject(
   nc: NatsConnection,
@@ -107,16 +107,25 @@ export async function purgeThreadSubject(
 ): Promise<number> {
   const jsm = await nc.jetstreamManager();
   const stream = eventsStream(config);
-  const filter = subjects(config.RATCHET_SUBJECT_PREFIX).events(key.tenantId, key.threadId);
-  if (dryRun) {
-    const info = await jsm.streams.info(stream, { subjects_filter: filter }).catch(() => undefined);
-    return Object.values(info?.state.subjects ?? {}).reduce((n, c) => n + c, 0);
+  let total = 0;
+  for (const filter of threadFeedSubjects(subjects(config.RATCHET_SUBJECT_PREFIX), key.tenantId, key.threadId)) {
+    if (dryRun) {
+      const info = await jsm.streams.info(stream, { subjects_filter: filter }).catch(() => undefined);
+      total += Object.values(info?.state.subjects ?? {}).reduce((n, c) => n + c, 0);
+      continue;
+    }
+    const purged = await jsm.streams.purge(stream, { filter }).catch((error: unknown) => {
+      if ((error as { api_error?: { err_code?: number } }).api_error?.err_code === 10059) return { purged: 0 }; // no such stream
+      throw error;
+    });
+    total += purged.purged;
   }
-  const purged = await jsm.streams.purge(stream, { filter }).catch((error: unknown) => {
-    if ((error as { api_error?: { err_code?: number } }).api_error?.err_code === 10059) return { purged: 0 }; // no such stream
-    throw error;
-  });
-  return purged.purged;
+  return total;
+}
+
+/** Every subject of the EVENTS stream a thread's messages are on: the per-event feed and the decision feed (v2). */
+export function threadFeedSubjects(s: Subjects, tenantId: string, threadId: string): string[] {
+  return [s.events(tenantId, threadId), s.feed(tenantId, threadId)];
 }
 
 /** Removes a thread's rows from every schema in the caller's transaction, after checking it is not running. */

@@ -9,7 +9,7 @@ import {
   runAdmissionFacts,
   searchRunPage,
 } from '@ratchet/adapters';
-import { eraseThread, type ServiceRuntime } from '@ratchet/platform';
+import { eraseThread, threadFeedSubjects, type ServiceRuntime } from '@ratchet/platform';
 
 export type AnyThreadsReply = ThreadsReply<ThreadsOp>;
 type AnyReply = AnyThreadsReply;
@@ -99,7 +99,7 @@ export class ThreadsApi {
         const result = await eraseThread(
           this.runtime.db,
           await this.runtime.nc.jetstreamManager(),
-          { eventsStream: events, eventsSubject: this.runtime.subjects.events(tenant, threadId) },
+          { eventsStream: events, eventsSubjects: threadFeedSubjects(this.runtime.subjects, tenant, threadId) },
           tenant,
           threadId,
           by,

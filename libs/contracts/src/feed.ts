@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import type { ThreadEvent } from './thread-events';
+
+/**
+ * Feed v2 (ADR 0042): the thread's feed carries one message per committed decision — the decision's
+ * events in order, with their versions — instead of one message per event. Published on
+ * `<prefix>.feed.<tenant>.<thread>` (EVENTS stream), message id `decision:<id of its first event>`, so a
+ * message published twice (the relay after a crash) is stored once, and a thread erased and made again
+ * under the same id inside the duplicate window does not collide with its former self. A decision whose
+ * message would pass the server's payload limit is split in order into parts, each a message of its own
+ * (`part`), named by its own first event.
+ */
+export const FEED_VERSION = 2;
+
+/** The `Ratchet-Message-Type` of a feed v2 message. */
+export const FEED_DECISION_TYPE = 'feed.decision';
+
+/**
+ * An event as the feed carries it: a `ThreadEvent` (docs/schemas/ThreadEvent.schema.json) whose content may be
+ * sealed (`{ enc, kid, iv, ct }` in place of a content field), so only its envelope is checked here.
+ */
+const FeedEvent = z.looseObject({
+  id: z.string().min(1),
+  type: z.string().min(1),
+  version: z.number().int().positive(),
+  tenantId: z.string(),
+  threadId: z.string(),
+  data: z.unknown(),
+});
+
+export const FeedDecision = z
+  .object({
+    feed: z.literal(FEED_VERSION).describe('The feed version: a reader built for another refuses the message'),
+    tenantId: z.string(),
+    threadId: z.string(),
+    /** The decision's id: `decision:<id of its first event>` (the same on every part of it). */
+    decisionId: z.string().min(1),
+    /** Where this message's events sit in the decision, when it had to be split (absent: the whole decision). */
+    part: z
+      .object({ index: z.number().int().nonnegative(), count: z.number().int().positive() })
+      .optional()
+      .describe('The part of a decision too large for one message: parts are published in order'),
+    events: z
+      .array(FeedEvent)
+      .min(1)
+      .describe('The events, in order of version, with no gap; sealed content as on the per-event feed'),
+  })
+  .refine((m) => m.events.every((e, i) => i === 0 || e.version === m.events[i - 1]!.version + 1), {
+    message: 'the events must follow each other, version by version',
+    path: ['events'],
+  })
+  .describe('FeedDecision');
+export type FeedDecision = z.infer<typeof FeedDecision>;
+
+/** A feed message of another version than this reader knows: say so, never misread it. */
+export class FeedVersionError extends Error {
+  constructor(
+    readonly found: string,
+    readonly subject?: string,
+  ) {
+    super(
+      `feed message of version ${found} on ${subject ?? 'the feed'}: this reader reads feed v${FEED_VERSION} (${FEED_DECISION_TYPE}); upgrade it, or read the per-event subject while it is published`,
+    );
+    this.name = 'FeedVersionError';
+  }
+}
+
+/**
+ * A feed v2 message's events, checked: a message of another version (or none) is a `FeedVersionError`
+ * naming what was found, not a silent misread.
+ */
+export function feedEvents(payload: unknown, subject?: string): ThreadEvent[] {
+  const version =
+    typeof payload === 'object' && payload !== null && 'feed' in payload
+      ? String((payload as { feed: unknown }).feed)
+      : 'none (a per-event feed message?)';
+  if (version !== String(FEED_VERSION)) throw new FeedVersionError(version, subject);
+  return FeedDecision.parse(payload).events as unknown as ThreadEvent[];
+}
