@@ -58,8 +58,7 @@ export function subjects(prefix: string) {
      * The thread's decision feed (feed v2, docs/publishing-runs.md): one message per committed decision,
      * carrying its events in order (`FeedDecision`). On the EVENTS stream beside the per-event feed.
      */
-    feed: (tenant: string, thread: string) =>
-      `${prefix}.feed.${token('tenant', tenant)}.${token('thread', thread)}`,
+    feed: (tenant: string, thread: string) => `${prefix}.feed.${token('tenant', tenant)}.${token('thread', thread)}`,
     feedOfTenant: (tenant: string) => `${prefix}.feed.${token('tenant', tenant)}.>`,
     feedAll: `${prefix}.feed.>`,
     /** A deployment-level remote tool, offered to every tenant. */
