@@ -1,6 +1,7 @@
 import { createInbox, type NatsConnection } from 'nats';
 import {
   decodeThreadEvent,
+  feedEvents,
   RunOutcome,
   RunRequest,
   runIdFor,
@@ -96,7 +97,9 @@ export class RatchetClient {
 
   /**
    * Every event of a thread from `fromVersion` (default 1), live, in order, without duplicates, until
-   * the run `untilRunEnds` ends (or forever without it). Reads the EVENTS stream of the installation.
+   * the run `untilRunEnds` ends (or forever without it). Reads the thread's decision feed (feed v2, one
+   * message per committed decision) on the EVENTS stream of the installation; a message of another feed
+   * version throws `FeedVersionError`.
    */
   async *events(
     threadId: string,
@@ -107,24 +110,25 @@ export class RatchetClient {
     // an array becomes `filter_subjects`, which nats-server before 2.10 ignores; and an explicit
     // deliver_policy 'all' is sent with a start sequence that such servers refuse.
     const consumer = await js.consumers.get(`${this.streamPrefix}_EVENTS`, {
-      filterSubjects: this.subjects.events(this.options.tenant, threadId),
+      filterSubjects: this.subjects.feed(this.options.tenant, threadId),
     });
     const messages = await consumer.consume();
     let next = options.fromVersion ?? 1;
     try {
       for await (const m of messages) {
-        const published = m.json<{ type: string; data: unknown }>();
-        const open = this.options.openContent;
-        const event = decodeThreadEvent(open ? await open(published) : withoutSealedContent(published));
-        if (event.version < next) continue; // the feed is at-least-once: skip what was seen
-        next = event.version + 1;
-        yield event;
-        if (
-          options.untilRunEnds &&
-          event.runId === options.untilRunEnds &&
-          (TERMINAL_RUN_EVENTS as readonly string[]).includes(event.type)
-        )
-          return;
+        for (const published of feedEvents(m.json(), m.subject)) {
+          const open = this.options.openContent;
+          const event = decodeThreadEvent(open ? await open(published) : withoutSealedContent(published));
+          if (event.version < next) continue; // the feed is at-least-once: skip what was seen
+          next = event.version + 1;
+          yield event;
+          if (
+            options.untilRunEnds &&
+            event.runId === options.untilRunEnds &&
+            (TERMINAL_RUN_EVENTS as readonly string[]).includes(event.type)
+          )
+            return;
+        }
       }
     } finally {
       await messages.close();

@@ -1,10 +1,11 @@
 import type { NatsConnection } from 'nats';
-import { TERMINAL_RUN_EVENTS, decodeThreadEvent, withoutSealedContent, type ThreadEvent } from '@ratchet/contracts';
+import { TERMINAL_RUN_EVENTS, type ThreadEvent } from '@ratchet/contracts';
 import { CliError } from './errors';
+import { decisionEvents } from './ops/feed-decisions';
 
 export interface WaitForRunEndOptions {
   nc: NatsConnection;
-  /** `<prefix>.events.<tenant>.<thread>`. */
+  /** The thread's decision feed, `<prefix>.feed.<tenant>.<thread>` (feed v2). */
   subject: string;
   runId: string;
   timeoutMs: number;
@@ -58,16 +59,18 @@ export async function waitForRunEnd(opts: WaitForRunEndOptions): Promise<RunEndW
   let seen = 0;
   const follow = async (): Promise<RunEndWait | undefined> => {
     for await (const m of messages) {
-      let event: ThreadEvent;
+      let payload: unknown;
       try {
-        event = decodeThreadEvent(withoutSealedContent(m.json<{ type: string; data: unknown }>()));
+        payload = m.json();
       } catch {
         continue; // not ours to judge here: the log in Postgres is what gets printed
       }
-      seen += 1;
-      last = event;
-      opts.onEvent?.(event);
-      if (event.runId === opts.runId && TERMINAL.has(event.type)) return { outcome: 'ended', terminal: event, seen };
+      for (const event of decisionEvents(payload, m.subject)) {
+        seen += 1;
+        last = event;
+        opts.onEvent?.(event);
+        if (event.runId === opts.runId && TERMINAL.has(event.type)) return { outcome: 'ended', terminal: event, seen };
+      }
     }
     return undefined;
   };

@@ -1,5 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { decodeThreadEvent, subjects, TokenChunk, type Subjects, type ThreadEvent } from '@ratchet/contracts';
+import {
+  decodeThreadEvent,
+  feedEvents,
+  FeedVersionError,
+  subjects,
+  TokenChunk,
+  type Subjects,
+  type ThreadEvent,
+} from '@ratchet/contracts';
 import type { NatsConnection } from 'nats';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Backends } from '../backends/backends';
@@ -73,7 +81,8 @@ export class EventStreamer {
           },
         })
       : undefined;
-    const sub = this.nc.subscribe(this.subjects.events(tenant, threadId));
+    // The decision feed (v2, ADR 0042): one message per committed decision, its events in order.
+    const sub = this.nc.subscribe(this.subjects.feed(tenant, threadId));
     if (!modes.events) sub.unsubscribe();
     let last = after;
     const readStored = async (): Promise<ThreadEvent[]> => {
@@ -144,22 +153,25 @@ export class EventStreamer {
     }
     try {
       for await (const msg of sub) {
-        let event: ThreadEvent;
+        let events: ThreadEvent[];
         try {
           // The feed carries content sealed as the log stores it: opened here with the thread's key.
-          const [raw] = await this.db.content.openEvents([JSON.parse(new TextDecoder().decode(msg.data))], 'erased');
-          event = decodeThreadEvent(raw);
-        } catch {
+          const raws = feedEvents(JSON.parse(new TextDecoder().decode(msg.data)), msg.subject);
+          events = (await this.db.content.openEvents(raws, 'erased')).map((raw) => decodeThreadEvent(raw));
+        } catch (error) {
+          if (error instanceof FeedVersionError) this.logger.warn({ err: error, tenant, threadId }, error.message);
           continue;
         }
-        if (event.tenantId !== tenant || event.threadId !== threadId || event.version <= last) continue;
-        if (event.version > last + 1) {
-          // A gap: the feed skipped something (or this replica subscribed mid-burst). The log has it.
-          for (const stored of await readStored()) send(stored);
-          if (event.version <= last) continue;
+        for (const event of events) {
+          if (event.tenantId !== tenant || event.threadId !== threadId || event.version <= last) continue;
+          if (event.version > last + 1) {
+            // A gap: the feed skipped something (or this replica subscribed mid-burst). The log has it.
+            for (const stored of await readStored()) send(stored);
+            if (event.version <= last) continue;
+          }
+          send(event);
+          last = event.version;
         }
-        send(event);
-        last = event.version;
       }
     } catch (error) {
       this.logger.warn({ err: error, tenant, threadId }, 'event stream ended with an error; the client resumes');

@@ -208,7 +208,8 @@ export class RunsRoutes {
     req: IncomingMessage,
   ): Promise<RunView> {
     let wake: (() => void) | undefined;
-    const sub = this.nc.subscribe(this.subjects.events(tenant, threadId), { callback: () => wake?.() });
+    // Woken by the decision feed (v2): one message per committed decision, so one wake-up per decision.
+    const sub = this.nc.subscribe(this.subjects.feed(tenant, threadId), { callback: () => wake?.() });
     const deadline = this.now() + waitSeconds * 1000;
     let closed = false;
     const onClose = () => {

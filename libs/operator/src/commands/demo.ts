@@ -55,7 +55,7 @@ export async function runDemo(config: CliConfig, options: DemoOptions, out: Outp
     out.style('dim', `→ run ${runId} accepted on thread ${threadId}; waiting up to ${options.timeout}s for it to end…`),
   );
 
-  const subject = subjects(config.RATCHET_SUBJECT_PREFIX).events(tenantId, threadId);
+  const subject = subjects(config.RATCHET_SUBJECT_PREFIX).feed(tenantId, threadId);
   const nc = await connectNats({ url: config.NATS_URL, name: 'ratchet-cli-demo', timeoutMs: 5_000 });
   const progress = liveProgress(out);
   const answers = liveAnswers(out);

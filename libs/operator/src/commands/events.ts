@@ -70,7 +70,7 @@ export async function showEvents(
     let lastVersion = shown.at(-1)?.version ?? from - 1;
     out.note(out.style('dim', `… following ${tenant}/${threadId} from v${lastVersion + 1} (Ctrl-C to stop)`));
     await withNats(config, (nc) =>
-      followFeed(nc, subjects(config.RATCHET_SUBJECT_PREFIX).events(tenant, threadId), stop, async (event) => {
+      followFeed(nc, subjects(config.RATCHET_SUBJECT_PREFIX).feed(tenant, threadId), stop, async (event) => {
         if (event.version <= lastVersion) return; // already printed: the stored log or a redelivery
         // Postgres is the record: whatever the feed skipped (or has not delivered yet) is read from there.
         const fresh = await store.readEvents(tenant, threadId, lastVersion, 'erased');

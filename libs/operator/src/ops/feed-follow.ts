@@ -1,10 +1,12 @@
 import type { NatsConnection } from 'nats';
-import { decodeThreadEvent, withoutSealedContent, type ThreadEvent } from '@ratchet/contracts';
+import type { ThreadEvent } from '@ratchet/contracts';
 import { CliError } from '../errors';
+import { decisionEvents } from './feed-decisions';
 
 /**
- * Delivers every event on `subject` (from the start of the EVENTS stream's retention, then live) to
- * `onEvent`, one at a time, until `stop` resolves. An ordered consumer: no durable state left behind.
+ * Delivers every event on the decision feed `subject` (`<prefix>.feed.<tenant>.<thread>`, from the start of
+ * the EVENTS stream's retention, then live) to `onEvent`, one at a time and in order, until `stop` resolves.
+ * An ordered consumer: no durable state left behind.
  */
 export async function followFeed(
   nc: NatsConnection,
@@ -33,14 +35,13 @@ export async function followFeed(
   const stopped = stop.then(() => 'stopped' as const);
   const loop = (async () => {
     for await (const m of messages) {
-      let event: ThreadEvent;
+      let payload: unknown;
       try {
-        // Only its shape is needed here (its version): sealed content is left sealed.
-        event = decodeThreadEvent(withoutSealedContent(m.json<{ type: string; data: unknown }>()));
+        payload = m.json();
       } catch {
-        continue; // not a thread event: `ratchet stream-check` reports those
+        continue; // not JSON: `ratchet stream-check` reports those
       }
-      await onEvent(event);
+      for (const event of decisionEvents(payload, m.subject)) await onEvent(event);
     }
   })();
   try {
