@@ -11,7 +11,7 @@ import {
   quoteIdent,
   type Database,
 } from '@ratchet/adapters';
-import type { RunRequestInput, ThreadEvent } from '@ratchet/contracts';
+import { feedEvents, type RunRequestInput, type ThreadEvent } from '@ratchet/contracts';
 // Not the package index: it also exports the jest contract suites, which refuse to load outside jest.
 // eslint-disable-next-line import/no-relative-packages -- see above
 import { freePort, ServiceProcess, type ServiceName } from '../../libs/testing/src/service-process';
@@ -208,18 +208,21 @@ export class Stack {
   }
 
   private subscribeFeed(): void {
-    this.feed = this.nc.subscribe(`${this.prefix.subject}.events.>`);
+    // The decision feed (v2): one message per committed decision, its events in order.
+    this.feed = this.nc.subscribe(`${this.prefix.subject}.feed.>`);
     void (async () => {
       for await (const msg of this.feed!) {
-        let e: ThreadEvent;
+        let events: ThreadEvent[];
         try {
-          e = JSON.parse(new TextDecoder().decode(msg.data)) as ThreadEvent;
+          events = feedEvents(JSON.parse(new TextDecoder().decode(msg.data)), msg.subject);
         } catch {
           continue;
         }
-        if (!e.runId || !TERMINAL_TYPES.has(e.type)) continue;
-        this.terminals.set(e.runId, e);
-        this.terminalWaiters.get(e.runId)?.(e);
+        for (const e of events) {
+          if (!e.runId || !TERMINAL_TYPES.has(e.type)) continue;
+          this.terminals.set(e.runId, e);
+          this.terminalWaiters.get(e.runId)?.(e);
+        }
       }
     })();
   }

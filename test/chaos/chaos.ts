@@ -13,6 +13,7 @@ const masterKey = () => masterKeyFromFile(process.env['RATCHET_KEY_FILE']);
 import {
   ApprovalsReply,
   approvalsSubjects,
+  feedEvents,
   type ApprovalsRequestInput,
   type ThreadEvent,
   type ToolResolveCommand,
@@ -708,8 +709,8 @@ export async function projectionsInvariant(
 }
 
 /**
- * The JetStream EVENTS feed holds every logged event (duplicates by version allowed, missing not), and
- * the canary secret is in no table and no message of any stream.
+ * The JetStream decision feed (v2, on the EVENTS stream) holds every logged event (duplicates by version
+ * allowed, missing not), and the canary secret is in no table and no message of any stream.
  */
 export async function feedAndCanaryInvariants(
   stack: Stack,
@@ -717,7 +718,8 @@ export async function feedAndCanaryInvariants(
   all: readonly ThreadEvent[],
   canary: string,
 ): Promise<Invariant[]> {
-  // 6. The JetStream EVENTS feed holds every logged event (duplicates by version allowed, missing not).
+  // 6. The JetStream decision feed holds every logged event (duplicates by version allowed, missing not).
+  const feedSubjects = `${stack.prefix.subject}.feed.`;
   const jsm = await stack.nc.jetstreamManager();
   const topo = declareTopology({ subjectPrefix: stack.prefix.subject, streamPrefix: stack.prefix.stream });
   const streamText: string[] = [];
@@ -730,11 +732,12 @@ export async function feedAndCanaryInvariants(
       if (!m) continue;
       const text = new TextDecoder().decode(m.data);
       streamText.push(text, JSON.stringify(m.header ? [...m.header.keys()].map((k) => m.header.get(k)) : []));
-      if (s.role !== 'events') continue;
-      const e = JSON.parse(text) as ThreadEvent;
-      const k = `${e.threadId}#${e.version}`;
-      if (feed.has(k) && feed.get(k) !== e.id) phantom++;
-      feed.set(k, e.id);
+      if (s.role !== 'events' || !m.subject.startsWith(feedSubjects)) continue;
+      for (const e of feedEvents(JSON.parse(text), m.subject)) {
+        const k = `${e.threadId}#${e.version}`;
+        if (feed.has(k) && feed.get(k) !== e.id) phantom++;
+        feed.set(k, e.id);
+      }
     }
   }
   let missing = 0;

@@ -98,8 +98,9 @@ describe('ratchet operator commands on a real run', () => {
     expect(await ratchet(['stream-check', threadId], stack.env)).toEqual(ok);
     const jsm = await stack.nc.jetstreamManager();
     const stream = `${stack.prefix.stream}_EVENTS`;
+    // The last decision message of the thread's feed (v2): it carries the run's end.
     const last = await jsm.streams.getMessage(stream, {
-      last_by_subj: subjects(stack.prefix.subject).events(TENANT, threadId),
+      last_by_subj: subjects(stack.prefix.subject).feed(TENANT, threadId),
     });
     expect(await jsm.streams.deleteMessage(stream, last.seq)).toBe(true);
     const check = await ratchet(['stream-check', threadId], stack.env);

@@ -1,5 +1,5 @@
 import { openServiceDatabase, type Database } from '@ratchet/adapters';
-import type { ThreadEvent } from '@ratchet/contracts';
+import { feedEvents, type ThreadEvent } from '@ratchet/contracts';
 import { AckPolicy, DeliverPolicy, nanos, type JsMsg } from 'nats';
 import { NatsCluster } from './nats-cluster';
 import { ledgerEffects } from '@ratchet/testing';
@@ -66,14 +66,14 @@ describe('a 3-node NATS cluster loses a node while runs are in flight', () => {
     }
   };
 
-  /** The event feed's messages for the tenant, read back from the (R3) events stream. */
+  /** The events on the tenant's decision feed (v2), read back from the (R3) events stream. */
   const feed = async (): Promise<ThreadEvent[]> => {
     const stream = `${stack.prefix.stream}_EVENTS`;
     const jsm = await stack.nc.jetstreamManager();
     const created = await jsm.consumers.add(stream, {
       ack_policy: AckPolicy.None,
       deliver_policy: DeliverPolicy.All,
-      filter_subject: `${stack.prefix.subject}.events.${TENANT}.>`,
+      filter_subject: `${stack.prefix.subject}.feed.${TENANT}.>`,
       inactive_threshold: nanos(60_000),
     });
     const consumer = await stack.nc.jetstream().consumers.get(stream, created.name);
@@ -83,7 +83,7 @@ describe('a 3-node NATS cluster loses a node while runs are in flight', () => {
       const batch = await consumer.fetch({ max_messages: Math.min(pending, 500), expires: 5_000 });
       let got = 0;
       for await (const m of batch as AsyncIterable<JsMsg>) {
-        out.push(m.json<ThreadEvent>());
+        out.push(...feedEvents(m.json(), m.subject));
         got++;
       }
       if (got === 0) break;

@@ -10,7 +10,7 @@ import {
   openServiceDatabase,
   type Database,
 } from '@ratchet/adapters';
-import { decodeThreadEvent, subjects, type ThreadEvent } from '@ratchet/contracts';
+import { decodeThreadEvent, feedDecisionPayloads, subjects, type ThreadEvent } from '@ratchet/contracts';
 import { foldRecord, recordFrom, runRowsOf } from '@ratchet/domain';
 import { threadStore } from '@ratchet/platform';
 import { createTestDatabase, demoRunEvents, testDatabaseKey, uniquePrefix, type TestDatabase } from '@ratchet/testing';
@@ -59,11 +59,13 @@ async function seed(events: ThreadEvent[]): Promise<void> {
   await publish(events);
 }
 
+/** Publishes each event as a decision of its own on the thread's decision feed (v2), as the relay names it. */
 async function publish(events: ThreadEvent[]): Promise<void> {
   const js = nc.jetstream();
   for (const e of events) {
-    const ack = await js.publish(subjects(prefix.subject).events(e.tenantId, e.threadId), JSON.stringify(e), {
-      msgID: e.id,
+    const { id, payload } = feedDecisionPayloads([e])[0]!;
+    const ack = await js.publish(subjects(prefix.subject).feed(e.tenantId, e.threadId), JSON.stringify(payload), {
+      msgID: id,
     });
     seqOf.set(e.id, ack.seq);
   }

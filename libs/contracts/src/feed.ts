@@ -77,3 +77,50 @@ export function feedEvents(payload: unknown, subject?: string): ThreadEvent[] {
   if (version !== String(FEED_VERSION)) throw new FeedVersionError(version, subject);
   return FeedDecision.parse(payload).events as unknown as ThreadEvent[];
 }
+
+/**
+ * How many bytes of events (as clear JSON) one feed v2 message carries at most: half the server's default
+ * payload limit (1 MiB), so a part stays under it once its content is sealed (base64 and the envelope grow
+ * it by about a third).
+ */
+export const FEED_PART_MAX_BYTES = 512 * 1024;
+
+/**
+ * The feed v2 messages of a decision's events (in order): one, or parts split in order past `maxBytes`,
+ * each `{ id: 'decision:<id of its own first event>', payload }` (an event larger than that travels alone).
+ */
+export function feedDecisionPayloads(
+  events: readonly ThreadEvent[],
+  maxBytes: number = FEED_PART_MAX_BYTES,
+): { id: string; payload: FeedDecision; last: ThreadEvent }[] {
+  const first = events[0];
+  if (!first) return [];
+  const encoder = new TextEncoder();
+  const parts: ThreadEvent[][] = [];
+  let current: ThreadEvent[] = [];
+  let size = 0;
+  for (const e of events) {
+    const bytes = encoder.encode(JSON.stringify(e)).length;
+    if (current.length > 0 && size + bytes > maxBytes) {
+      parts.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(e);
+    size += bytes;
+  }
+  parts.push(current);
+  const decisionId = `decision:${first.id}`;
+  return parts.map((part, index) => ({
+    id: `decision:${part[0]!.id}`,
+    last: part.at(-1)!,
+    payload: {
+      feed: FEED_VERSION,
+      tenantId: first.tenantId,
+      threadId: first.threadId,
+      decisionId,
+      ...(parts.length > 1 ? { part: { index, count: parts.length } } : {}),
+      events: part as unknown as FeedDecision['events'],
+    },
+  }));
+}

@@ -165,7 +165,15 @@ export {
   RemoteToolRequest,
   RemoteWaitpointOpened,
 } from './remote-tools';
-export { FEED_DECISION_TYPE, FEED_VERSION, FeedDecision, feedEvents, FeedVersionError } from './feed';
+export {
+  FEED_DECISION_TYPE,
+  FEED_PART_MAX_BYTES,
+  FEED_VERSION,
+  FeedDecision,
+  feedDecisionPayloads,
+  feedEvents,
+  FeedVersionError,
+} from './feed';
 export {
   ScheduleBody,
   SchedulePatch,

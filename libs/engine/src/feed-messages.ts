@@ -1,8 +1,8 @@
 import {
   FEED_DECISION_TYPE,
-  FEED_VERSION,
+  FEED_PART_MAX_BYTES,
+  feedDecisionPayloads,
   HEADERS,
-  type FeedDecision,
   type Subjects,
   type ThreadEvent,
   type TraceContext,
@@ -36,55 +36,20 @@ export function feedMessages(subjects: Subjects, events: readonly ThreadEvent[])
 }
 
 /**
- * How many bytes of events (as clear JSON) one feed v2 message carries at most: half the server's
- * default payload limit (1 MiB), so a part stays under it once its content is sealed (base64 and the
- * envelope grow it by about a third).
- */
-export const FEED_PART_MAX_BYTES = 512 * 1024;
-
-/**
  * Feed v2 (ADR 0042): one message per committed decision with its events in order, deduplicated by
- * `decision:<id of its first event>`. A decision over `maxBytes` is split in order into parts, each named
- * by its own first event (an event larger than that travels alone).
+ * `decision:<id of its first event>`; a decision over `maxBytes` is split in order into parts, each named
+ * by its own first event (`feedDecisionPayloads`).
  */
 export function feedDecisionMessages(
   subjects: Subjects,
   events: readonly ThreadEvent[],
   maxBytes: number = FEED_PART_MAX_BYTES,
 ): OutboxMessage[] {
-  const first = events[0];
-  if (!first) return [];
-  const parts: ThreadEvent[][] = [];
-  let current: ThreadEvent[] = [];
-  let size = 0;
-  for (const e of events) {
-    const bytes = Buffer.byteLength(JSON.stringify(e));
-    if (current.length > 0 && size + bytes > maxBytes) {
-      parts.push(current);
-      current = [];
-      size = 0;
-    }
-    current.push(e);
-    size += bytes;
-  }
-  parts.push(current);
-  const decisionId = `decision:${first.id}`;
-  return parts.map((part, index) => {
-    const id = `decision:${part[0]!.id}`;
-    const payload: FeedDecision = {
-      feed: FEED_VERSION,
-      tenantId: first.tenantId,
-      threadId: first.threadId,
-      decisionId,
-      ...(parts.length > 1 ? { part: { index, count: parts.length } } : {}),
-      events: part as FeedDecision['events'],
-    };
-    return {
-      id,
-      subject: subjects.feed(first.tenantId, first.threadId),
-      payload,
-      headers: messageHeaders(id, FEED_DECISION_TYPE, first.tenantId, part.at(-1)!.trace),
-      sealAs: 'decision' as const,
-    };
-  });
+  return feedDecisionPayloads(events, maxBytes).map(({ id, payload, last }) => ({
+    id,
+    subject: subjects.feed(payload.tenantId, payload.threadId),
+    payload,
+    headers: messageHeaders(id, FEED_DECISION_TYPE, payload.tenantId, last.trace),
+    sealAs: 'decision' as const,
+  }));
 }

@@ -1,5 +1,5 @@
 import { headers, type NatsConnection } from 'nats';
-import { HEADERS, subjects, type ThreadEvent } from '@ratchet/contracts';
+import { FEED_DECISION_TYPE, feedDecisionPayloads, HEADERS, subjects, type ThreadEvent } from '@ratchet/contracts';
 import type { StoredEvent } from '@ratchet/adapters';
 import { topologyFromConfig } from '@ratchet/platform';
 import { plural, withNats, withSchema, type CommandContext } from '../context';
@@ -18,10 +18,11 @@ export interface StreamCheckOptions extends SelectionOptions {
 const EXPIRY_MARGIN_MS = 60_000;
 
 /**
- * Compares the EVENTS stream with the Postgres log per thread: missing, duplicated, reordered and
- * unknown messages. `--repair` republishes the missing events with Nats-Msg-Id = event id (the
- * relay's own id, so a concurrent relay publish is deduplicated by the server; an id the server still
- * remembers from before the loss is retried once as `<event id>.repair`).
+ * Compares the decision feed on the EVENTS stream (feed v2) with the Postgres log per thread: missing,
+ * duplicated, reordered and unknown events. `--repair` republishes each run of consecutive missing events
+ * as decision messages with Nats-Msg-Id = `decision:<id of its first event>` (the relay's own id when the
+ * run is a whole decision, so a concurrent relay publish is deduplicated by the server; an id the server
+ * still remembers from before the loss is retried once as `<id>.repair`).
  */
 export async function streamCheck(
   { config, out }: CommandContext,
@@ -49,17 +50,17 @@ export async function streamCheck(
       // One pass over the stream for many threads; one subject for one thread.
       const filter =
         threadId !== undefined
-          ? s.events(keys[0]!.tenantId, keys[0]!.threadId)
+          ? s.feed(keys[0]!.tenantId, keys[0]!.threadId)
           : opts.tenant !== undefined
-            ? s.eventsOfTenant(opts.tenant)
-            : s.eventsAll;
+            ? s.feedOfTenant(opts.tenant)
+            : s.feedAll;
       const feed = groupBySubject(await readStream(nc, stream, filter));
       const store = threadStore(db);
       const bar = progressBar(out, 'checking', keys.length);
       const found: (StreamComparison & { repaired: number })[] = [];
       for (const [i, key] of keys.entries()) {
         bar.update(i, keyOf(key));
-        const subject = s.events(key.tenantId, key.threadId);
+        const subject = s.feed(key.tenantId, key.threadId);
         // As stored: a repair re-publishes what the log holds (content sealed where it was sealed).
         const log = await store.readStoredEvents(key.tenantId, key.threadId);
         const c = compareStream(key.tenantId, key.threadId, log, feed.get(subject) ?? [], expiredBefore);
@@ -107,27 +108,37 @@ async function republish(
 ): Promise<number> {
   const js = nc.jetstream();
   const missing = new Set(c.missing.map((m) => m.id));
-  let published = 0;
+  // Runs of consecutive missing events: each republished as decision messages, in order.
+  const runs: ThreadEvent[][] = [];
+  let previous: number | undefined;
   for (const e of log) {
     if (!missing.has(e.id)) continue;
-    const h = headers();
-    h.set(HEADERS.msgId, e.id);
-    h.set(HEADERS.messageType, e.type);
-    h.set(HEADERS.tenant, e.tenantId);
-    const trace = e.trace as ThreadEvent['trace'];
-    if (trace) {
-      h.set(HEADERS.traceparent, trace.traceparent);
-      if (trace.tracestate) h.set(HEADERS.tracestate, trace.tracestate);
+    if (previous === undefined || e.version !== previous + 1) runs.push([]);
+    runs.at(-1)!.push(e as unknown as ThreadEvent);
+    previous = e.version;
+  }
+  let published = 0;
+  for (const run of runs) {
+    for (const { id, payload, last } of feedDecisionPayloads(run)) {
+      const h = headers();
+      h.set(HEADERS.msgId, id);
+      h.set(HEADERS.messageType, FEED_DECISION_TYPE);
+      h.set(HEADERS.tenant, payload.tenantId);
+      const trace = last.trace;
+      if (trace) {
+        h.set(HEADERS.traceparent, trace.traceparent);
+        if (trace.tracestate) h.set(HEADERS.tracestate, trace.tracestate);
+      }
+      const ack = await js.publish(subject, JSON.stringify(payload), { msgID: id, headers: h });
+      if (ack.duplicate) {
+        // Deleted within the duplicate window, the server still remembers the id and drops the copy. We
+        // just saw it absent, so store it under a derived id (readers key on the events' ids and versions).
+        h.set(HEADERS.msgId, `${id}.repair`);
+        const again = await js.publish(subject, JSON.stringify(payload), { msgID: `${id}.repair`, headers: h });
+        if (again.duplicate) continue;
+      }
+      published += payload.events.length;
     }
-    const ack = await js.publish(subject, JSON.stringify(e), { msgID: e.id, headers: h });
-    if (ack.duplicate) {
-      // Deleted within the duplicate window, the server still remembers the id and drops the copy. We
-      // just saw it absent, so store it under a derived id (readers key on the event id in the payload).
-      h.set(HEADERS.msgId, `${e.id}.repair`);
-      const again = await js.publish(subject, JSON.stringify(e), { msgID: `${e.id}.repair`, headers: h });
-      if (again.duplicate) continue;
-    }
-    published += 1;
   }
   return published;
 }
@@ -141,7 +152,7 @@ function print(out: CommandContext['out'], c: StreamComparison & { repaired: num
   );
   for (const m of c.missing) out.line(`  missing     v${m.version} ${m.type} ${m.id}`);
   if (c.repaired > 0)
-    out.line(out.style('green', `  republished ${plural(c.repaired, 'missing event')} with Nats-Msg-Id = event id`));
+    out.line(out.style('green', `  republished ${plural(c.repaired, 'missing event')} as decision messages`));
   for (const d of c.duplicated) out.line(`  duplicated  v${d.version} ${d.id} at seqs ${d.seqs.join(', ')}`);
   for (const r of c.reordered)
     out.line(`  reordered   v${r.version} (seq ${r.seq}) after v${r.after}: feed readers must order by version`);

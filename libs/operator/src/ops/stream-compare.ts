@@ -58,7 +58,7 @@ export function compareStream(
     tenantId,
     threadId,
     logEvents: log.length,
-    streamMessages: feed.length,
+    streamMessages: new Set(feed.map((m) => m.seq)).size,
     missing,
     expired,
     duplicated,

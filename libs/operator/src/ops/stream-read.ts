@@ -1,18 +1,22 @@
 import type { JsMsg, NatsConnection, StreamInfo } from 'nats';
-import { HEADERS, decodeThreadEvent, withoutSealedContent, type ThreadEvent } from '@ratchet/contracts';
+import { HEADERS, decodeThreadEvent, feedEvents, withoutSealedContent, type ThreadEvent } from '@ratchet/contracts';
 
-/** One message of the EVENTS stream as stream-check sees it. */
+/**
+ * One event of a decision-feed message of the EVENTS stream as stream-check sees it (a message carries a
+ * decision's events: each is an entry with the message's sequence), or a message it cannot read (no event).
+ */
 export interface FeedMessage {
   seq: number;
   subject: string;
-  /** The Nats-Msg-Id header (the event id when the relay published it). */
+  /** The Nats-Msg-Id header (`decision:<id of its first event>` when the relay published it). */
   msgId: string | undefined;
   event: ThreadEvent | undefined;
 }
 
 /**
- * Reads every retained message on `filter` (one thread's subject, or `<prefix>.events.>`) in stream
- * order with an ordered consumer, stopping at the last one present when reading started.
+ * Reads every retained message on `filter` (one thread's decision-feed subject, or `<prefix>.feed.>`) in
+ * stream order with an ordered consumer, stopping at the last one present when reading started; each
+ * message gives one entry per event it carries.
  */
 export async function readStream(
   nc: NatsConnection,
@@ -30,7 +34,7 @@ export async function readStream(
   const timer = setTimeout(() => messages.stop(), timeoutMs);
   try {
     for await (const m of messages) {
-      read.push(toFeedMessage(m));
+      read.push(...toFeedMessages(m));
       if (m.info.pending === 0) break;
     }
   } finally {
@@ -40,15 +44,22 @@ export async function readStream(
   return read;
 }
 
-function toFeedMessage(m: JsMsg): FeedMessage {
-  let event: ThreadEvent | undefined;
+function toFeedMessages(m: JsMsg): FeedMessage[] {
+  const base = { seq: m.seq, subject: m.subject, msgId: m.headers?.get(HEADERS.msgId) || undefined };
+  let raws: ThreadEvent[];
   try {
-    // stream-check compares ids and versions: sealed content is left sealed.
-    event = decodeThreadEvent(withoutSealedContent(m.json<{ type: string; data: unknown }>()));
+    raws = feedEvents(m.json(), m.subject);
   } catch {
-    event = undefined;
+    return [{ ...base, event: undefined }]; // not a decision of feed v2: reported as unknown
   }
-  return { seq: m.seq, subject: m.subject, msgId: m.headers?.get(HEADERS.msgId) || undefined, event };
+  return raws.map((raw) => {
+    try {
+      // stream-check compares ids and versions: sealed content is left sealed.
+      return { ...base, event: decodeThreadEvent(withoutSealedContent(raw)) };
+    } catch {
+      return { ...base, event: undefined };
+    }
+  });
 }
 
 export async function streamInfo(nc: NatsConnection, stream: string): Promise<StreamInfo> {
