@@ -33,7 +33,7 @@ describe('docs/asyncapi.yaml', () => {
     expect(channels).toMatchObject({
       runRequests: s.requests('t'),
       runOutcomes: '{replyTo}',
-      threadEvents: s.events('t', 'th'),
+      threadDecisions: s.feed('t', 'th'),
       runCancels: s.inbox('t', 'th'),
       toolResolutions: s.toolCommands('t'),
       remoteTool: s.toolService('x'),

@@ -4,9 +4,9 @@ import { runIdFor, threadIdFor } from '@ratchet/platform';
 import { terminal, TestStack } from './stack';
 
 /*
- * Feed v2 (ADR 0042), published beside the per-event feed while readers move: one message per committed
- * decision on `<prefix>.feed.<tenant>.<thread>`, its events in order and sealed as on the per-event feed.
- * Orchestrator and tool executor are real processes; the test's services seal content (a key file).
+ * Feed v2 (ADR 0042): one message per committed decision on `<prefix>.feed.<tenant>.<thread>`, its events
+ * in order and sealed as the log stores them; nothing on the per-event subject any more. Orchestrator and
+ * tool executor are real processes; the test's services seal content (a key file).
  */
 const TENANT = 'acme';
 const AGENTS = path.resolve(__dirname, '../agents/loop');
@@ -61,14 +61,14 @@ describe('feed v2: one message per decision', () => {
     }
   };
 
-  it('carries every committed event once, in order, a decision to a message, sealed as the per-event feed is', async () => {
+  it('carries every committed event once, in order, a decision to a message, sealed as the log stores it', async () => {
     const { thread, events } = await run('feed-1');
     const { decisions, perEvent, carried } = await feedOf(thread, events);
     // Every event of the log, in order, each once.
     expect(carried.map((e) => [e.version, e.id, e.type])).toEqual(events.map((e) => [e.version, e.id, e.type]));
-    // Fewer messages than events: a decision's events travel together.
+    // Fewer messages than events: a decision's events travel together; none on the per-event subject.
     expect(decisions.length).toBeLessThan(events.length);
-    expect(perEvent).toHaveLength(events.length);
+    expect(perEvent).toEqual([]);
     for (const d of decisions) {
       const first = feedEvents(d.data)[0]!;
       expect(d.headers).toMatchObject({
@@ -77,9 +77,13 @@ describe('feed v2: one message per decision', () => {
         'Ratchet-Tenant': TENANT,
       });
     }
-    // Sealed exactly as on the per-event feed (the same ciphertext), and sealed at all.
-    const byId = new Map(perEvent.map((m) => [(m.data as ThreadEvent).id, m.data]));
-    for (const e of carried) expect(e).toEqual(byId.get(e.id));
+    // Sealed exactly as the log stores it (the same ciphertext), and sealed at all.
+    const stored = await stack.orchestratorDb.sql.query<{ id: string; data: unknown }>(
+      `select id, data from ${stack.orchestratorDb.sql.table('thread_events')} where tenant_id = ? and thread_id = ?`,
+      [TENANT, thread],
+    );
+    const byId = new Map(stored.map((r) => [r.id, r.data]));
+    for (const e of carried) expect([e.id, e.data]).toEqual([e.id, byId.get(e.id)]);
     const answer = carried.find((e) => e.type === 'model.responded')!;
     expect(isSealed((answer.data as { content: unknown }).content)).toBe(true);
   });

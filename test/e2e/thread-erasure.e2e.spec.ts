@@ -86,7 +86,8 @@ describe('erasing a thread over the API', () => {
 
   async function streamMessages(threadId: string): Promise<number> {
     const jsm = await stack.nc.jetstreamManager();
-    const subject = `${stack.prefix.subject}.events.${TENANT}.${threadId}`;
+    // The thread's feed (v2): one message per decision; the copy is its events.
+    const subject = `${stack.prefix.subject}.feed.${TENANT}.${threadId}`;
     const stream = await jsm.streams.find(subject);
     const info = await jsm.streams.info(stream, { subjects_filter: subject });
     return Object.values(info.state.subjects ?? {}).reduce((n, c) => n + c, 0);
@@ -154,14 +155,15 @@ describe('erasing a thread over the API', () => {
 
   /** The thread's messages on the EVENTS stream as they are stored there (a copy, as a backup holds it). */
   async function streamCopy(threadId: string): Promise<{ id: string; type: string; data: unknown }[]> {
-    const subject = `${stack.prefix.subject}.events.${TENANT}.${threadId}`;
+    // The thread's feed (v2): one message per decision; the copy is its events.
+    const subject = `${stack.prefix.subject}.feed.${TENANT}.${threadId}`;
     const jsm = await stack.nc.jetstreamManager();
     const stream = await jsm.streams.find(subject);
     const consumer = await stack.nc.jetstream().consumers.get(stream, { filterSubjects: subject });
     const copy: { id: string; type: string; data: unknown }[] = [];
     const messages = await consumer.consume();
     for await (const m of messages) {
-      copy.push(m.json());
+      copy.push(...(m.json<{ events: { id: string; type: string; data: unknown }[] }>().events ?? []));
       if (m.info.pending === 0) break;
     }
     messages.stop();

@@ -45,26 +45,13 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
         parameters: { replyTo: { description: 'the subject the requester named' } },
         messages: { runOutcome: { name: 'RunOutcome', contentType: 'application/json', payload: ref('RunOutcome') } },
       },
-      threadEvents: {
-        address: '{prefix}.events.{tenant}.{thread}',
-        description:
-          'Every committed event of a thread, in version order, with `Nats-Msg-Id` = event id. Captured by the EVENTS stream (limits retention). ' +
-          'Postgres holds the log of record; this feed is for subscribers, live tails and SRE replays.',
-        parameters: {
-          prefix: { description: 'subject prefix' },
-          tenant: { description: 'tenant id' },
-          thread: { description: 'thread id' },
-        },
-        messages: {
-          threadEvent: { name: 'ThreadEvent', contentType: 'application/json', payload: ref('ThreadEvent') },
-        },
-      },
       threadDecisions: {
         address: '{prefix}.feed.{tenant}.{thread}',
         description:
-          'Feed v2 (ADR 0042): one message per committed decision of a thread, carrying its events in version order (`FeedDecision`, `feed: 2`), ' +
+          'The thread feed (v2, ADR 0042): one message per committed decision of a thread, carrying its events in version order (`FeedDecision`, `feed: 2`; each a `ThreadEvent`), ' +
           'with `Nats-Msg-Id` = `decision:<id of its first event>` and `Ratchet-Message-Type: feed.decision`. A decision too large for one message is split in order into parts (`part`), each named by its own first event. ' +
-          'Captured by the EVENTS stream beside the per-event feed, which is published too while readers move; a reader checks `feed` and refuses another version by name.',
+          'Captured by the EVENTS stream (limits retention); Postgres holds the log of record. A reader checks `feed` and refuses another version by name. ' +
+          'It replaces the per-event feed on `{prefix}.events.{tenant}.{thread}` (v1), which is no longer published.',
         parameters: {
           prefix: { description: 'subject prefix' },
           tenant: { description: 'tenant id' },
@@ -93,7 +80,7 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
         description:
           "The model's answers as they are written (core NATS, not durable: only what is written while you are subscribed). " +
           '`kind: delta` carries a piece (`text`, `toolCalls` deltas) with `seq` per attempt; `kind: reset` opens an attempt: drop what you had of that run and step (a retry, a worker that stopped mid-answer). ' +
-          'The text of record is the `model.responded` event on the thread events channel; the gateway serves this feed as `GET /v1/threads/{id}/stream?mode=messages`.',
+          'The text of record is the `model.responded` event on the thread feed; the gateway serves this feed as `GET /v1/threads/{id}/stream?mode=messages`.',
         parameters: {
           prefix: { description: 'subject prefix' },
           tenant: { description: 'tenant id' },
@@ -107,7 +94,7 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
         address: '{prefix}.inbox.{tenant}.{thread}',
         description:
           "Cancel a run: a `run.cancel` message on its thread's inbox (captured by the INBOX stream; what `POST /v1/runs/{runId}/cancel` publishes). " +
-          'The run ends with `run.cancelled` on the thread events channel and its outcome (status `cancelled`) on its `replyTo`; open tool calls are closed with results, its pending approvals are closed as `cancelled`. ' +
+          'The run ends with `run.cancelled` on the thread feed and its outcome (status `cancelled`) on its `replyTo`; open tool calls are closed with results, its pending approvals are closed as `cancelled`. ' +
           'A cancel for a run that already ended, or is unknown to the thread, changes nothing. Set `Nats-Msg-Id` to `messageId`. The inbox carries other messages of the thread too (model and tool results, approval decisions): publish only `run.cancel` on it.',
         parameters: {
           prefix: { description: 'subject prefix' },
@@ -225,11 +212,6 @@ export function asyncApiDocument(version: string): Record<string, unknown> {
         action: 'receive',
         channel: { $ref: '#/channels/runOutcomes' },
         messages: [{ $ref: '#/channels/runOutcomes/messages/runOutcome' }],
-      },
-      followThreadEvents: {
-        action: 'receive',
-        channel: { $ref: '#/channels/threadEvents' },
-        messages: [{ $ref: '#/channels/threadEvents/messages/threadEvent' }],
       },
       followThreadDecisions: {
         action: 'receive',

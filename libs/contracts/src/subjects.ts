@@ -50,13 +50,17 @@ export function subjects(prefix: string) {
       `${prefix}.tokens.${token('tenant', tenant)}.${token('thread', thread)}`,
     tokensOfTenant: (tenant: string) => `${prefix}.tokens.${token('tenant', tenant)}.>`,
     commandsAll: `${prefix}.cmd.>`,
+    /**
+     * The per-event feed (v1), no longer published (ADR 0042): the EVENTS stream still captures it and
+     * erasure and retention still purge it, for what an earlier release published there.
+     */
     events: (tenant: string, thread: string) =>
       `${prefix}.events.${token('tenant', tenant)}.${token('thread', thread)}`,
     eventsOfTenant: (tenant: string) => `${prefix}.events.${token('tenant', tenant)}.>`,
     eventsAll: `${prefix}.events.>`,
     /**
-     * The thread's decision feed (feed v2, docs/publishing-runs.md): one message per committed decision,
-     * carrying its events in order (`FeedDecision`). On the EVENTS stream beside the per-event feed.
+     * The thread's feed (feed v2, docs/publishing-runs.md): one message per committed decision, carrying
+     * its events in order (`FeedDecision`). On the EVENTS stream.
      */
     feed: (tenant: string, thread: string) => `${prefix}.feed.${token('tenant', tenant)}.${token('thread', thread)}`,
     feedOfTenant: (tenant: string) => `${prefix}.feed.${token('tenant', tenant)}.>`,

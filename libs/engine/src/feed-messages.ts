@@ -24,17 +24,6 @@ export function messageHeaders(
   return h;
 }
 
-/** Every committed event is also published on the thread's event feed, with the event id as message id. */
-export function feedMessages(subjects: Subjects, events: readonly ThreadEvent[]): OutboxMessage[] {
-  return events.map((e) => ({
-    id: e.id,
-    subject: subjects.events(e.tenantId, e.threadId),
-    payload: e,
-    headers: messageHeaders(e.id, e.type, e.tenantId, e.trace),
-    sealAs: 'event' as const,
-  }));
-}
-
 /**
  * Feed v2 (ADR 0042): one message per committed decision with its events in order, deduplicated by
  * `decision:<id of its first event>`; a decision over `maxBytes` is split in order into parts, each named

@@ -44,7 +44,7 @@ function engine(group: { maxBatch: number }, marks?: PendingMarks) {
     outgoing: async (r) => {
       asked.push(r);
       // A row whose id is taken already: the commit fails (after the decision took its marks).
-      if (r.context.threadId === 'th_broken') return [{ id: 'ev_1', subject: 't.x', payload: {}, headers: {} }];
+      if (r.context.threadId === 'th_broken') return [{ id: 'decision:ev_1', subject: 't.x', payload: {}, headers: {} }];
       return [];
     },
     toCommand: (_message: ThreadInboxMessage): ThreadCommand => {
@@ -75,15 +75,12 @@ describe.each([1, 8])('the thread engine on its own (maxBatch %i)', (maxBatch) =
     );
     expect(asked.flatMap((r) => r.outgoing.map((o) => o.kind))).toContain('model.call');
     expect(asked[0]?.transcript?.map((m) => m.content)).toEqual(['hello']);
-    // Each event on the per-event feed, then the decision as one message on the decision feed (v2).
-    expect(relay.published.map((m) => m.subject)).toEqual([
-      ...outcome.events.map(() => 't.events.acme.th_engine'),
-      't.feed.acme.th_engine',
-    ]);
-    expect(relay.published.map((m) => m.id)).toEqual([
-      ...outcome.events.map((e) => e.id),
-      `decision:${outcome.events[0]!.id}`,
-    ]);
+    // The decision as one message on the thread's feed (v2), its events in order.
+    expect(relay.published.map((m) => m.subject)).toEqual(['t.feed.acme.th_engine']);
+    expect(relay.published.map((m) => m.id)).toEqual([`decision:${outcome.events[0]!.id}`]);
+    expect((relay.published[0]!.payload as { events: { id: string }[] }).events.map((e) => e.id)).toEqual(
+      outcome.events.map((e) => e.id),
+    );
   });
 
   it('decides a message it already claimed as a duplicate, writing and publishing nothing', async () => {
@@ -118,7 +115,7 @@ describe.each([1, 8])('the thread engine on its own (maxBatch %i)', (maxBatch) =
     const taken = [...marks.waiting];
     const broken = requestRunCommand('acme', 'th_broken', 'run_broken', at);
     await expect(handler.handle('requests', 'm-3', broken, { correlationId: broken.requestId })).rejects.toThrow(
-      'duplicate outbox id ev_1',
+      'duplicate outbox id decision:ev_1',
     );
     expect((await store.lag()).unsent).toBe(relay.published.length - first.length);
     expect(marks.givenBack).toEqual(taken);

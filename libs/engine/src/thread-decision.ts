@@ -16,7 +16,7 @@ import {
 import { activeSpanRecording, currentTraceContext, failpoint, newTraceContext } from '@ratchet/platform';
 import type { Decided } from './decision-telemetry';
 import type { CommandEnricher, ThreadEngineDeps } from './engine-deps';
-import { feedDecisionMessages, feedMessages } from './feed-messages';
+import { feedDecisionMessages } from './feed-messages';
 import { replacedAttemptLinks } from './replaced-attempts';
 import { withFacts, type Loaded } from './thread-claims';
 
@@ -157,12 +157,8 @@ export async function decideInTx(
       record.transcript.length > 0 ? { from: state.messages + 1, messages: record.transcript } : undefined,
     );
   }
-  // Both feeds while readers move to v2 (ADR 0042): one message per event, and one per decision.
-  const outbox: OutboxMessage[] = [
-    ...feedMessages(deps.subjects, events),
-    ...feedDecisionMessages(deps.subjects, events),
-    ...toSend,
-  ];
+  // The thread's feed (v2, ADR 0042): one message per committed decision, its events in order.
+  const outbox: OutboxMessage[] = [...feedDecisionMessages(deps.subjects, events), ...toSend];
   for (const m of outbox) {
     const lease = deps.leaseOf(m);
     if (lease) {

@@ -8,7 +8,7 @@ import {
   type ContractState,
   type TestDatabase,
 } from '@ratchet/testing';
-import { isSealed, subjects, type ChatMessage, type ThreadEvent } from '@ratchet/contracts';
+import { feedDecisionPayloads, isSealed, subjects, type ChatMessage, type ThreadEvent } from '@ratchet/contracts';
 import { openServiceDatabase, type Database } from './';
 import { removeThreadEverywhere } from './erasure.queries';
 import { PgOutboxStore } from './pg-outbox.store';
@@ -58,14 +58,14 @@ function threadWithContent(): { tenantId: string; threadId: string; events: Thre
   return { tenantId, threadId, events, messages };
 }
 
-/** The event feed's messages, as the engine makes them. */
+/** The thread's feed message (v2: the decision's events), as the engine makes it. */
 const feed = (events: readonly ThreadEvent[]): OutboxMessage[] =>
-  events.map((e) => ({
-    id: e.id,
-    subject: subjects('ratchet').events(e.tenantId, e.threadId),
-    payload: e,
+  feedDecisionPayloads(events).map(({ id, payload }) => ({
+    id,
+    subject: subjects('ratchet').feed(payload.tenantId, payload.threadId),
+    payload,
     headers: {},
-    sealAs: 'event',
+    sealAs: 'decision',
   }));
 
 async function write(db: Database, t: ReturnType<typeof threadWithContent>): Promise<void> {
@@ -95,10 +95,11 @@ async function rawRows(db: Database, t: { tenantId: string; threadId: string }) 
     `select message from ${db.sql.table('thread_messages')} where tenant_id = ? and thread_id = ? order by seq`,
     [t.tenantId, t.threadId],
   );
-  const feed = await db.sql.query<{ id: string; payload: { data: unknown } }>(
-    `select id, payload from ${db.sql.table('outbox')} where id = any(array[?]::text[])`,
-    [events.map((e) => e.id)],
+  const rows = await db.sql.query<{ payload: { events: { id: string; data: unknown }[] } }>(
+    `select payload from ${db.sql.table('outbox')} where id = ?`,
+    [`decision:${events[0]!.id}`],
   );
+  const feed = rows.flatMap((r) => r.payload.events);
   return { events, messages, feed };
 }
 
@@ -113,8 +114,8 @@ describe('content at rest (ADR 0034)', () => {
     const requested = raw.events.find((e) => e.type === 'tool.requested')!;
     expect(isSealed((requested.data as { args: unknown }).args)).toBe(true);
     expect((requested.data as { tool: string }).tool).toBe('demo.weather');
-    // The feed's message of an event is its row, the same ciphertext.
-    for (const e of raw.events) expect(raw.feed.find((f) => f.id === e.id)?.payload.data).toEqual(e.data);
+    // The feed's message carries each event as its row is, the same ciphertext.
+    for (const e of raw.events) expect(raw.feed.find((f) => f.id === e.id)?.data).toEqual(e.data);
 
     const store = new PgThreadStore<ContractState>(await open(), contractColumns);
     expect(await store.readEvents(t.tenantId, t.threadId)).toEqual(t.events);

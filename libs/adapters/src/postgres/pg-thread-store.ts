@@ -156,13 +156,10 @@ export class PgThreadStore<S> implements ThreadStore<S> {
           // Replaced on the message itself: what is published after the commit is what was stored.
           const seal = async (event: ThreadEvent) =>
             sealedEvents.get(event.id) ?? (await content.sealEvents(event.tenantId, event.threadId, [event]))[0]!;
-          if (m.sealAs === 'event') m.payload = await seal(m.payload as ThreadEvent);
-          else {
-            const decision = m.payload as FeedDecision;
-            const events: ThreadEvent[] = [];
-            for (const e of decision.events as unknown as ThreadEvent[]) events.push(await seal(e));
-            m.payload = { ...decision, events };
-          }
+          const decision = m.payload as FeedDecision;
+          const events: ThreadEvent[] = [];
+          for (const e of decision.events as unknown as ThreadEvent[]) events.push(await seal(e));
+          m.payload = { ...decision, events };
         }
         writes.enqueue(messages);
       },

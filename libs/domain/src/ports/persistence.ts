@@ -28,11 +28,11 @@ export interface OutboxMessage {
    */
   storedPayload?: unknown;
   /**
-   * The payload is an event of the log (the event feed), or a decision's events (`decision`: feed v2, a
-   * `FeedDecision`): a store that seals the log's content stores and publishes it sealed as its row is,
-   * replacing `payload` with the sealed event (or the decision with its events sealed).
+   * The payload is a decision's events (the thread's feed, a `FeedDecision`): a store that seals the log's
+   * content stores and publishes it sealed as its row is, replacing `payload` with the decision whose
+   * events are sealed as the log stores them.
    */
-  sealAs?: 'event' | 'decision' | undefined;
+  sealAs?: 'decision' | undefined;
 }
 
 export interface PendingOutboxMessage extends OutboxMessage {
