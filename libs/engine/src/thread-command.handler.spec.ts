@@ -44,7 +44,8 @@ function engine(group: { maxBatch: number }, marks?: PendingMarks) {
     outgoing: async (r) => {
       asked.push(r);
       // A row whose id is taken already: the commit fails (after the decision took its marks).
-      if (r.context.threadId === 'th_broken') return [{ id: 'decision:ev_1', subject: 't.x', payload: {}, headers: {} }];
+      if (r.context.threadId === 'th_broken')
+        return [{ id: 'decision:ev_1', subject: 't.x', payload: {}, headers: {} }];
       return [];
     },
     toCommand: (_message: ThreadInboxMessage): ThreadCommand => {
