@@ -106,7 +106,7 @@ export class Stack {
   readonly services = new Map<string, { service: ServiceName; process: ServiceProcess; env: Record<string, string> }>();
   private readonly terminalWaiters = new Map<string, (e: ThreadEvent) => void>();
   private readonly terminals = new Map<string, ThreadEvent>();
-  private feed: Subscription | undefined;
+  private feeds: Subscription[] = [];
 
   private constructor(
     readonly testDb: TestDatabase,
@@ -208,23 +208,31 @@ export class Stack {
   }
 
   private subscribeFeed(): void {
-    // The decision feed (v2): one message per committed decision, its events in order.
-    this.feed = this.nc.subscribe(`${this.prefix.subject}.feed.>`);
-    void (async () => {
-      for await (const msg of this.feed!) {
-        let events: ThreadEvent[];
-        try {
-          events = feedEvents(JSON.parse(new TextDecoder().decode(msg.data)), msg.subject);
-        } catch {
-          continue;
+    // The decision feed (v2): one message per committed decision, its events in order. And the per-event
+    // feed (v1) of a build before it, so `--compare` can measure across the change.
+    const follow = (subject: string, read: (body: unknown, subject: string) => ThreadEvent[]) => {
+      const sub = this.nc.subscribe(subject);
+      void (async () => {
+        for await (const msg of sub) {
+          let events: ThreadEvent[];
+          try {
+            events = read(JSON.parse(new TextDecoder().decode(msg.data)), msg.subject);
+          } catch {
+            continue;
+          }
+          for (const e of events) {
+            if (!e.runId || !TERMINAL_TYPES.has(e.type)) continue;
+            this.terminals.set(e.runId, e);
+            this.terminalWaiters.get(e.runId)?.(e);
+          }
         }
-        for (const e of events) {
-          if (!e.runId || !TERMINAL_TYPES.has(e.type)) continue;
-          this.terminals.set(e.runId, e);
-          this.terminalWaiters.get(e.runId)?.(e);
-        }
-      }
-    })();
+      })();
+      return sub;
+    };
+    this.feeds = [
+      follow(`${this.prefix.subject}.feed.>`, feedEvents),
+      follow(`${this.prefix.subject}.events.>`, (body) => [body as ThreadEvent]),
+    ];
   }
 
   /** Resolves with the run's terminal event as soon as it appears on the event feed. */
@@ -280,7 +288,7 @@ export class Stack {
         clearTimeout(killer);
       }),
     );
-    this.feed?.unsubscribe();
+    for (const sub of this.feeds) sub.unsubscribe();
     try {
       const jsm = await this.nc.jetstreamManager();
       await deleteTopology(
