@@ -78,6 +78,8 @@ export type ModelSpec = z.infer<typeof ModelSpec>;
 /** How long a waitpoint waits unless the agent says otherwise (24 h), and at most (30 days). */
 export const DEFAULT_WAITPOINT_TTL_SECONDS = 24 * 3600;
 export const MAX_WAITPOINT_TTL_SECONDS = 30 * 24 * 3600;
+/** A waitpoint's time to live, in seconds (1 s to 30 days). */
+export const WaitpointTtlSeconds = z.number().int().min(1).max(MAX_WAITPOINT_TTL_SECONDS);
 
 /** Per-agent settings of a tool, sent to the executor with each call of that agent (never to the model). */
 export const AgentToolConfig = z
@@ -95,13 +97,9 @@ export const AgentToolConfig = z
       ),
     waitpoint: z
       .object({
-        ttlSeconds: z
-          .number()
-          .int()
-          .min(1)
-          .max(MAX_WAITPOINT_TTL_SECONDS)
-          .default(DEFAULT_WAITPOINT_TTL_SECONDS)
-          .describe('How long the run waits for the completion (default 24 h, at most 30 days)'),
+        ttlSeconds: WaitpointTtlSeconds.default(DEFAULT_WAITPOINT_TTL_SECONDS).describe(
+          'How long the run waits for the completion (default 24 h, at most 30 days)',
+        ),
         onExpiry: WaitpointOnExpiry.default('tool_error').describe(
           'tool_error: the model is told `waitpoint.expired`; fail_run: the run fails',
         ),

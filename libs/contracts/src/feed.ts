@@ -43,7 +43,7 @@ export const FeedDecision = z
     events: z
       .array(FeedEvent)
       .min(1)
-      .describe('The events, in order of version, with no gap; sealed content as on the per-event feed'),
+      .describe('The events, in order of version, with no gap; content sealed as the log stores it'),
   })
   .refine((m) => m.events.every((e, i) => i === 0 || e.version === m.events[i - 1]!.version + 1), {
     message: 'the events must follow each other, version by version',
@@ -59,7 +59,7 @@ export class FeedVersionError extends Error {
     readonly subject?: string,
   ) {
     super(
-      `feed message of version ${found} on ${subject ?? 'the feed'}: this reader reads feed v${FEED_VERSION} (${FEED_DECISION_TYPE}); upgrade it, or read the per-event subject while it is published`,
+      `feed message of version ${found} on ${subject ?? 'the feed'}: this reader reads feed v${FEED_VERSION} (${FEED_DECISION_TYPE}) on <prefix>.feed.<tenant>.<thread>; a reader of another version needs upgrading`,
     );
     this.name = 'FeedVersionError';
   }
@@ -95,6 +95,29 @@ export function feedDecisionPayloads(
 ): { id: string; payload: FeedDecision; last: ThreadEvent }[] {
   const first = events[0];
   if (!first) return [];
+  const parts = splitBySize(events, maxBytes);
+  const decisionId = `decision:${first.id}`;
+  return parts.map((part, index) => ({
+    id: `decision:${part[0]!.id}`,
+    last: part.at(-1)!,
+    payload: {
+      feed: FEED_VERSION,
+      tenantId: first.tenantId,
+      threadId: first.threadId,
+      decisionId,
+      ...(parts.length > 1 ? { part: { index, count: parts.length } } : {}),
+      events: part as unknown as FeedDecision['events'],
+    },
+  }));
+}
+
+/**
+ * The events in order, in parts of at most `maxBytes` of UTF-8 JSON each (an event larger than that alone).
+ * On a decision's path: the common case (the whole decision well under the bound: a UTF-16 code unit is at
+ * most 3 UTF-8 bytes) costs one serialization and no encoding; only a large decision is measured per event.
+ */
+function splitBySize(events: readonly ThreadEvent[], maxBytes: number): ThreadEvent[][] {
+  if (JSON.stringify(events).length * 3 <= maxBytes) return [[...events]];
   const encoder = new TextEncoder();
   const parts: ThreadEvent[][] = [];
   let current: ThreadEvent[] = [];
@@ -110,17 +133,5 @@ export function feedDecisionPayloads(
     size += bytes;
   }
   parts.push(current);
-  const decisionId = `decision:${first.id}`;
-  return parts.map((part, index) => ({
-    id: `decision:${part[0]!.id}`,
-    last: part.at(-1)!,
-    payload: {
-      feed: FEED_VERSION,
-      tenantId: first.tenantId,
-      threadId: first.threadId,
-      decisionId,
-      ...(parts.length > 1 ? { part: { index, count: parts.length } } : {}),
-      events: part as unknown as FeedDecision['events'],
-    },
-  }));
+  return parts;
 }

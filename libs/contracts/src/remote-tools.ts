@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_WAITPOINT_TTL_SECONDS } from './agent';
+import { WaitpointTtlSeconds } from './agent';
 import { Failure, Json, JsonObject } from './messages';
 import { HEADERS } from './subjects';
 
@@ -82,13 +82,9 @@ export const RemoteWaitpointOpened = z
   .object({
     waitpoint: z
       .object({
-        ttlSeconds: z
-          .number()
-          .int()
-          .min(1)
-          .max(MAX_WAITPOINT_TTL_SECONDS)
-          .optional()
-          .describe('How long the job may take before the waitpoint expires (else the agent’s, else 24 h)'),
+        ttlSeconds: WaitpointTtlSeconds.optional().describe(
+          'How long the job may take before the waitpoint expires (else the agent’s, else 24 h)',
+        ),
         resultSchema: JsonObject.optional().describe('The JSON Schema the completion’s result must fit'),
       })
       .strict(),

@@ -173,7 +173,7 @@ export function describedRemoteTool(
         transport,
         timeoutMs,
         kind,
-        description.opensWaitpoint ? { [REMOTE_TOOL_HEADERS.waitpoint]: waitpointIdOf(ctx) } : {},
+        description.opensWaitpoint ? waitpointHeader(ctx) : {},
       );
       const parsed = RemoteReconcileResult.safeParse(answer);
       // An answer that says nothing clear is no proof either way: the call escalates.
@@ -192,6 +192,11 @@ export function describedRemoteTool(
     };
   }
   return tool;
+}
+
+/** The header naming the waitpoint a call opens (the same on every attempt: it derives from the call). */
+function waitpointHeader(ctx: ToolContext): Record<string, string> {
+  return { [REMOTE_TOOL_HEADERS.waitpoint]: waitpointIdOf(ctx) };
 }
 
 function retryFor(kind: ToolKind) {
@@ -226,9 +231,17 @@ async function openRemoteWaitpoint(
   transport: RemoteToolTransport,
   timeoutMs: number,
 ): Promise<Json> {
-  const answer = await requestRemote(subject, name, undefined, args, ctx, transport, timeoutMs, kind, {
-    [REMOTE_TOOL_HEADERS.waitpoint]: waitpointIdOf(ctx),
-  });
+  const answer = await requestRemote(
+    subject,
+    name,
+    undefined,
+    args,
+    ctx,
+    transport,
+    timeoutMs,
+    kind,
+    waitpointHeader(ctx),
+  );
   const opened = RemoteWaitpointOpened.safeParse(answer);
   if (!opened.success)
     throw new ToolError(

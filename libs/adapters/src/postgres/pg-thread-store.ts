@@ -151,11 +151,12 @@ export class PgThreadStore<S> implements ThreadStore<S> {
         return messages;
       },
       enqueue: async (messages: OutboxMessage[]) => {
+        // An event appended in this transaction was sealed then: the feed carries that very ciphertext.
+        const seal = async (event: ThreadEvent) =>
+          sealedEvents.get(event.id) ?? (await content.sealEvents(event.tenantId, event.threadId, [event]))[0]!;
         for (const m of messages) {
           if (!m.sealAs || !content.sealing) continue;
           // Replaced on the message itself: what is published after the commit is what was stored.
-          const seal = async (event: ThreadEvent) =>
-            sealedEvents.get(event.id) ?? (await content.sealEvents(event.tenantId, event.threadId, [event]))[0]!;
           const decision = m.payload as FeedDecision;
           const events: ThreadEvent[] = [];
           for (const e of decision.events as unknown as ThreadEvent[]) events.push(await seal(e));

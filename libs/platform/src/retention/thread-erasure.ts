@@ -10,6 +10,7 @@ import {
   type Database,
 } from '@ratchet/adapters';
 import { decideErasure, type ErasureDecision } from '@ratchet/domain';
+import { purgeSubjects } from './thread-retention';
 
 export type ThreadErasure =
   | { status: 'erased' | 'already'; removed: Record<string, number> }
@@ -68,15 +69,7 @@ export async function eraseThread(
     }
   });
   if (decided.status !== 'erased' && decided.status !== 'already') return decided;
-  let purged = 0;
-  for (const filter of target.eventsSubjects) {
-    const done = await jsm.streams.purge(target.eventsStream, { filter }).catch((error: unknown) => {
-      // No such stream: nothing to purge.
-      if ((error as { api_error?: { err_code?: number } }).api_error?.err_code === 10059) return { purged: 0 };
-      throw error;
-    });
-    purged += done.purged;
-  }
+  const purged = await purgeSubjects(jsm, target.eventsStream, target.eventsSubjects);
   return purged > 0
     ? { ...decided, removed: { ...decided.removed, [`nats.${target.eventsStream}`]: purged } }
     : decided;

@@ -1,4 +1,4 @@
-import type { NatsConnection } from 'nats';
+import type { JetStreamManager, NatsConnection } from 'nats';
 import {
   lockThread,
   removeThreadEverywhere,
@@ -114,13 +114,26 @@ export async function purgeThreadSubject(
       total += Object.values(info?.state.subjects ?? {}).reduce((n, c) => n + c, 0);
       continue;
     }
-    const purged = await jsm.streams.purge(stream, { filter }).catch((error: unknown) => {
+    total += await purgeSubjects(jsm, stream, [filter]);
+  }
+  return total;
+}
+
+/** Purges `filters` from `stream`; how many messages went (0 when the stream does not exist). */
+export async function purgeSubjects(
+  jsm: JetStreamManager,
+  stream: string,
+  filters: readonly string[],
+): Promise<number> {
+  let purged = 0;
+  for (const filter of filters) {
+    const done = await jsm.streams.purge(stream, { filter }).catch((error: unknown) => {
       if ((error as { api_error?: { err_code?: number } }).api_error?.err_code === 10059) return { purged: 0 }; // no such stream
       throw error;
     });
-    total += purged.purged;
+    purged += done.purged;
   }
-  return total;
+  return purged;
 }
 
 /** Every subject of the EVENTS stream a thread's messages are on: the per-event feed and the decision feed (v2). */
