@@ -278,6 +278,7 @@ export function resilient(db: Database): Database {
       table: (name) => sql.table(name),
       query: (text, params) => surviving(() => sql.query(text, params)),
       run: (text, params) => surviving(() => sql.run(text, params)),
+      prepared: (name, text, values) => surviving(() => sql.prepared(name, text, values)),
     },
   };
 }

@@ -6,7 +6,7 @@ import {
   type LedgerSnapshot,
   type OutboxMessage,
 } from '@ratchet/domain';
-import { markSentCte, type SqlExecutor } from './sql';
+import { markSentCte, numbered, type SqlExecutor } from './sql';
 import {
   COLUMNS,
   effectIdentity,
@@ -28,6 +28,15 @@ import {
 export class EffectLedgerRepository {
   constructor(private readonly sql: SqlExecutor) {}
 
+  /**
+   * The statements every tool call runs (the claim, the outcome) are prepared: parsed and planned once
+   * per connection instead of once per call (their planning cost as much as running them).
+   */
+  private prepared<R>(what: string, build: () => string, values: readonly unknown[]): Promise<R[]> {
+    const name = `${this.sql.schema}.effects.${what}`;
+    return this.sql.prepared<R>(name, numbered(name, build), values);
+  }
+
   async get(key: string, holder?: string): Promise<EffectRecord | undefined> {
     const rows = await this.sql.query<EffectDbRow>(
       `select ${COLUMNS} from ${this.sql.table('effects')} where key = ?`,
@@ -43,14 +52,16 @@ export class EffectLedgerRepository {
    * committed).
    */
   async recordStarted(effect: StartEffect, holder?: EffectHolder): Promise<'inserted' | 'stopped' | EffectRecord> {
-    const rows = await this.sql.query<{ stopped: boolean; inserted: number }>(
-      `with stopped as (
+    const rows = await this.prepared<{ stopped: boolean; inserted: number }>(
+      'claim',
+      () => `with stopped as (
          select exists (select 1 from ${this.sql.table('stopped_runs')} where tenant_id = ? and run_id = ?) as yes),
        ins as (
          insert into ${this.sql.table('effects')}
            (key, tenant_id, thread_id, run_id, call_id, tool, kind, state, attempts, command, traceparent,
             leased_by, lease_until)
-         select ?, ?, ?, ?, ?, ?, ?, 'started', 1, ?::jsonb, ?, ?, now() + ?::float8 * interval '1 millisecond'
+         select ?::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::text, 'started', 1, ?::jsonb, ?::text,
+                ?::text, now() + ?::float8 * interval '1 millisecond'
           where not (select yes from stopped)
          on conflict (key) do nothing returning 1)
        select (select yes from stopped) as stopped, (select count(*) from ins)::int as inserted`,
@@ -181,14 +192,15 @@ export class EffectLedgerRepository {
         `effect ${key}: an attempt cannot move it from ${read.state} to ${state}`,
         'effect.backwards',
       );
-    const rows = await this.sql.query<{ updated: number }>(
-      `with u as (
+    const rows = await this.prepared<{ updated: number }>(
+      'outcome',
+      () => `with u as (
          update ${this.sql.table('effects')}
          set state = ?, result = ?::jsonb, finished_at = now(), updated_at = now()
          where key = ? and state = ? and attempts = ? returning 1
        ), o as (
          insert into ${this.sql.table('outbox')} (id, subject, headers, payload)
-         select ?, ?, ?::jsonb, ?::jsonb where ?::boolean and exists (select 1 from u) returning 1
+         select ?::text, ?::text, ?::jsonb, ?::jsonb where ?::boolean and exists (select 1 from u) returning 1
        ), ${markSentCte(this.sql, 'm', '?')}
        select (select count(*) from u)::int as updated, (select count(*) from o)::int as enqueued,
               (select count(*) from m)::int as marked`,
@@ -231,8 +243,9 @@ export class EffectLedgerRepository {
     marks: readonly string[] = [],
   ): Promise<'recorded' | EffectRecord> {
     const effects = this.sql.table('effects');
-    const rows = await this.sql.query<{ recorded: number }>(
-      `with e as (
+    const rows = await this.prepared<{ recorded: number }>(
+      'pure-outcome',
+      () => `with e as (
          insert into ${effects} as e
            (key, tenant_id, thread_id, run_id, call_id, tool, kind, state, attempts, result, command, traceparent,
             finished_at)
@@ -244,7 +257,7 @@ export class EffectLedgerRepository {
          returning 1
        ), o as (
          insert into ${this.sql.table('outbox')} (id, subject, headers, payload)
-         select ?, ?, ?::jsonb, ?::jsonb where exists (select 1 from e) returning 1
+         select ?::text, ?::text, ?::jsonb, ?::jsonb where exists (select 1 from e) returning 1
        ), ${markSentCte(this.sql, 'm', '?')}
        select (select count(*) from e)::int as recorded, (select count(*) from o)::int as enqueued,
               (select count(*) from m)::int as marked`,

@@ -1,7 +1,7 @@
 import { createTestDatabase, type TestDatabase } from '@ratchet/testing';
 import type { Database } from './orm';
 import { openServiceDatabase } from './service-database';
-import { inTransaction } from './sql';
+import { inTransaction, numbered, positionalText, sqlExecutor } from './sql';
 
 let testDb: TestDatabase;
 let db: Database;
@@ -93,5 +93,69 @@ describe('inTransaction (pooled pg client, BEGIN and COMMIT sent along)', () => 
       inTransaction(db.orm, db.schema, (sql) => sql.queryPrepared('probe_insert_2', insert, ['a', 1], true)),
     ).rejects.toThrow(/duplicate key/);
     expect(await ids()).not.toContain('j');
+  });
+});
+
+describe('prepared statements (SqlExecutor.prepared)', () => {
+  const upsert = () =>
+    numbered(
+      `${db.schema}.probe_upsert`,
+      () =>
+        `insert into ${probe()} values (?, ?) on conflict (id) do update set n = ${probe()}.n + excluded.n returning id, n`,
+    );
+
+  it('numbers `?` placeholders once per name and refuses identifiers as parameters', () => {
+    expect(numbered('probe.numbered', () => 'select ?::int + ?::int as n where ?::text is not null')).toBe(
+      'select $1::int + $2::int as n where $3::text is not null',
+    );
+    // The same name keeps the text it was first given: a name always goes with one statement.
+    expect(numbered('probe.numbered', () => 'select 1')).toBe(
+      'select $1::int + $2::int as n where $3::text is not null',
+    );
+    expect(() => numbered('probe.ident', () => 'select ?? from t')).toThrow(/identifiers/);
+  });
+
+  it('runs on its own outside a transaction (autocommit), on every pooled connection, with values apart from the text', async () => {
+    const rows = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        db.sql.prepared<{ id: string; n: number }>(`${db.schema}.probe_upsert`, upsert(), [`p'${i % 2}`, 1]),
+      ),
+    );
+    expect(rows.every((r) => r.length === 1)).toBe(true);
+    const stored = await db.sql.query<{ id: string; n: number }>(
+      `select id, n from ${probe()} where id like 'p''%' order by id`,
+    );
+    expect(stored).toEqual([
+      { id: "p'0", n: 3 },
+      { id: "p'1", n: 3 },
+    ]);
+  });
+
+  it('inside a transaction it belongs to the transaction: rolled back with it', async () => {
+    await expect(
+      inTransaction(db.orm, db.schema, async (sql) => {
+        await sql.prepared(`${db.schema}.probe_upsert`, upsert(), ["p'0", 10]);
+        throw new Error('changed my mind');
+      }),
+    ).rejects.toThrow('changed my mind');
+    expect(await db.sql.query(`select n from ${probe()} where id = 'p''0'`)).toEqual([{ n: 3 }]);
+  });
+
+  it('in a MikroORM transaction the same text runs with its values bound in order (a number used twice, twice)', async () => {
+    expect(positionalText('select $2::int - $1::int + $2::int as n', [1, 5])).toEqual({
+      sql: 'select ?::int - ?::int + ?::int as n',
+      params: [5, 1, 5],
+    });
+    expect(() => positionalText('select $3', [1])).toThrow(/\$3 has no value/);
+    const rows = await db.orm.em
+      .getConnection()
+      .transactional((trx) =>
+        sqlExecutor(db.orm, db.schema, trx).prepared<{ n: number }>(
+          'unused',
+          'select $2::int - $1::int + $2::int as n',
+          [1, 5],
+        ),
+      );
+    expect(rows).toEqual([{ n: 9 }]);
   });
 });

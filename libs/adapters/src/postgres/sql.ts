@@ -12,6 +12,12 @@ export interface SqlExecutor {
   query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<R[]>;
   /** Runs a statement and returns the number of rows it affected. */
   run(sql: string, params?: readonly unknown[]): Promise<number>;
+  /**
+   * A hot statement as a named prepared statement: `$1`… parameters sent apart from the text, parsed and
+   * planned once per connection. `name` must always go with the same text (derive it from the schema).
+   * Outside a transaction the statement runs on its own (autocommit: atomic, one round trip).
+   */
+  prepared<R = Record<string, unknown>>(name: string, text: string, values: readonly unknown[]): Promise<R[]>;
 }
 
 export function quoteIdent(name: string): string {
@@ -70,14 +76,53 @@ function statementText(orm: MikroORM, sql: string, params: readonly unknown[]): 
   return params.length > 0 ? orm.em.getPlatform().formatQuery(sql, params) : sql;
 }
 
-function rawExecutor(orm: MikroORM, schema: string, send: (text: string) => Promise<PgResult>): SqlExecutor {
+function rawExecutor(
+  orm: MikroORM,
+  schema: string,
+  send: (text: string) => Promise<PgResult>,
+  sendPrepared: (name: string, text: string, values: readonly unknown[]) => Promise<PgResult>,
+): SqlExecutor {
   const text = (sql: string, params: readonly unknown[]) => statementText(orm, sql, params);
   return {
     schema,
     table: (name) => `${quoteIdent(schema)}.${quoteIdent(name)}`,
     query: async <R>(sql: string, params: readonly unknown[] = []) => (await send(text(sql, params))).rows as R[],
     run: async (sql: string, params: readonly unknown[] = []) => (await send(text(sql, params))).rowCount ?? 0,
+    prepared: async <R>(name: string, sql: string, values: readonly unknown[]) =>
+      (await sendPrepared(name, sql, values)).rows as R[],
   };
+}
+
+/**
+ * A statement written with `?` placeholders (values only, no `??`) numbered `$1`, `$2`… in order: the
+ * text of a prepared statement (see SqlExecutor.prepared). Computed once per name and kept.
+ */
+const numberedTexts = new Map<string, string>();
+export function numbered(name: string, build: () => string): string {
+  let text = numberedTexts.get(name);
+  if (text === undefined) {
+    const source = build();
+    if (source.includes('??')) throw new Error(`statement ${name}: identifiers (??) cannot be parameters`);
+    let n = 0;
+    text = source.replace(/\?/g, () => `$${++n}`);
+    numberedTexts.set(name, text);
+  }
+  return text;
+}
+
+/**
+ * `$1`… placeholders as `?` with the values in the order they appear (a number used twice is bound
+ * twice): a prepared statement's text run where only `?` binds (a MikroORM transaction).
+ */
+export function positionalText(text: string, values: readonly unknown[]): { sql: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const sql = text.replace(/\$(\d+)/g, (_, n: string) => {
+    const i = Number(n) - 1;
+    if (i < 0 || i >= values.length) throw new Error(`statement parameter $${n} has no value`);
+    params.push(values[i]);
+    return '?';
+  });
+  return { sql, params };
 }
 
 /** A transaction's executor: statements, and a last statement that carries the commit along. */
@@ -147,7 +192,12 @@ export async function inTransaction<T>(
     return result;
   };
   const sql: TransactionSql = {
-    ...rawExecutor(orm, schema, (text) => send(text)),
+    ...rawExecutor(
+      orm,
+      schema,
+      (text) => send(text),
+      (name, text, values) => prepared(name, text, values, false),
+    ),
     queryAndCommit: async <R>(text: string, params: readonly unknown[] = []) =>
       (await send(statementText(orm, text, params), true)).rows as R[],
     queryPrepared: async <R>(name: string, text: string, values: readonly unknown[], commit = false) =>
@@ -173,14 +223,20 @@ export async function inTransaction<T>(
 export function sqlExecutor(orm: MikroORM, schema: string, ctx?: Transaction): SqlExecutor {
   if (!ctx) {
     const pool = poolOf(orm);
-    return rawExecutor(orm, schema, async (text) => {
+    const onClient = async <T>(use: (client: PooledClient) => Promise<T>): Promise<T> => {
       const client = await pool.acquireConnection();
       try {
-        return lastResult(await client.query(text));
+        return await use(client);
       } finally {
         await pool.releaseConnection(client);
       }
-    });
+    };
+    return rawExecutor(
+      orm,
+      schema,
+      (text) => onClient(async (client) => lastResult(await client.query(text))),
+      (name, text, values) => onClient((client) => client.query({ name, text, values })),
+    );
   }
   const connection = orm.em.getConnection();
   return {
@@ -191,6 +247,10 @@ export function sqlExecutor(orm: MikroORM, schema: string, ctx?: Transaction): S
     run: async (sql: string, params: readonly unknown[] = []) => {
       const res = (await connection.execute(sql, [...params], 'run', ctx)) as unknown as { affectedRows: number };
       return res.affectedRows;
+    },
+    prepared: async <R>(_name: string, text: string, values: readonly unknown[]) => {
+      const { sql, params } = positionalText(text, values);
+      return (await connection.execute(sql, params, 'all', ctx)) as R[];
     },
   };
 }
