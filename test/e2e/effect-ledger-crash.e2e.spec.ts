@@ -10,7 +10,8 @@ import { terminal, TestStack } from './stack';
  * The effect-ledger crash matrix (issue #5): for each tool kind (pure, idempotent, at-most-once) the
  * executor is SIGKILLed (a) before it records `started` (a pure call records nothing before it acts),
  * (b) after the effect and before recording the outcome, (c) after committing outcome + result and
- * before publishing, (d) after publishing a result and before marking its row sent, then restarted
+ * before publishing, (d) after publishing a result and before marking its row sent, (e) (idempotent,
+ * slow) right after the `started` row written while the call acts (ADR 0043), then restarted
  * without the failpoint. 30 runs per cell. One kill serves a whole point: every run's call is in flight at once and
  * RATCHET_FAILPOINT_GATE parks them all at the failpoint before the first hit kills the process, so
  * each of the 90 calls is exactly at that line when the process dies (checked against the ledger and
@@ -182,12 +183,16 @@ describe('effect ledger: SIGKILL of the tool executor never repeats an effect by
 
   it('(b) killed after the effect, before the outcome: pure/idempotent repeat with the same key; at-most-once escalates to a human', async () => {
     const runs = await crashAt('tools.after-effect', 'b');
-    // Exactly at the line: the outside world acted once. The ledger says `started`, except for a pure
-    // call, which records nothing before its outcome.
+    // Exactly at the line: the outside world acted once. The ledger says `started` for an at-most-once
+    // call; a pure call records nothing before its outcome, nor does an idempotent call that ended before
+    // its claim was due (TOOL_CLAIM_AFTER_MS, ADR 0043).
     for (const r of runs) {
       if (r.kind === 'pure') {
         expect((await threadEffects(tools.sql, TENANT, r.threadId)).effects).toHaveLength(0);
         expect(service.reads.get(r.key!)).toBe(1);
+      } else if (r.kind === 'idempotent') {
+        expect((await threadEffects(tools.sql, TENANT, r.threadId)).effects).toHaveLength(0);
+        expect(service.effects.get(r.key!)).toBe(1);
       } else {
         expect(await ledgerOf(r)).toMatchObject({ state: 'started', attempts: 1 });
         expect(service.effects.get(r.key!)).toBe(1);
@@ -202,10 +207,11 @@ describe('effect ledger: SIGKILL of the tool executor never repeats an effect by
       expectNoRepeats(r);
       // Executed again with the same key: the idempotent service saw a second call and deduplicated it.
       if (r.kind === 'idempotent') expect(service.calls.get(r.key!)).toBe(2);
-      // The pure read ran again and its one outcome is the first record of the call (one ledger row,
-      // one attempt recorded; assertCompleted: exactly one result in the thread).
+      // The pure read ran again and its one outcome is the first record of the call; so is the idempotent
+      // call's claim on its redelivery (one ledger row, one attempt recorded; assertCompleted: exactly one
+      // result in the thread).
       if (r.kind === 'pure') expect(service.reads.get(r.key!)).toBe(2);
-      expect(await ledgerOf(r)).toMatchObject({ state: 'succeeded', attempts: r.kind === 'pure' ? 1 : 2 });
+      expect(await ledgerOf(r)).toMatchObject({ state: 'succeeded', attempts: 1 });
     }
     // At-most-once: never a blind resend. The thread shows the escalation and waits for a human.
     await waitAll(once, (ev) => ev.some((e) => e.type === 'effect.uncertain'));
@@ -302,5 +308,48 @@ describe('effect ledger: SIGKILL of the tool executor never repeats an effect by
     }
     expect(left).toBe(0);
     await stopSettled('executor-d');
+  });
+
+  it('(e) an idempotent call still acting when its deferred claim is written, killed right after that claim: retried with the same key once the lease ran out', async () => {
+    // Slow effects (the service answers 3 s after the request, and applies it at once): each call is
+    // still acting when its `started` row is due (TOOL_CLAIM_AFTER_MS, 1 s here); the gate parks every
+    // claim right after its commit, then the process dies.
+    const runs: Run[] = [];
+    for (let i = 0; i < 10; i++) {
+      const requestId = `e-idempotent-${i}`;
+      runs.push({
+        kind: 'idempotent',
+        requestId,
+        runId: runIdFor(TENANT, requestId),
+        threadId: threadIdFor(TENANT, requestId),
+      });
+      await stack.publishRequest(TENANT, {
+        requestId,
+        agent: 'effect-upsert',
+        input: [{ role: 'user', content: `wait3000-e-${i}` }],
+        principal: { id: 'alice', roles: ['runner'] },
+      });
+    }
+    await toolRequestedKeys(runs);
+    await executorKilledAt(stack, executorEnv(), {
+      label: 'e',
+      point: 'tools.after-deferred-claim',
+      gate: runs.length,
+    });
+    for (const r of runs) {
+      // The claim is there, held by the dead executor; the outside world applied the effect once.
+      expect(await ledgerOf(r)).toMatchObject({ state: 'started', attempts: 1, leasedBy: 'doomed-e' });
+      expect(service.effects.get(r.key!)).toBe(1);
+    }
+    await stack.start('tool-executor', executorEnv(), 'executor-e');
+    const logs = await waitAll(runs, (ev) => ev.some((e) => e.type === 'run.completed'));
+    for (const r of runs) {
+      assertCompleted(logs.get(r.threadId)!, r);
+      expectNoRepeats(r);
+      // Run again with the same key once the dead holder's lease ran out: the service deduplicated it.
+      expect(service.calls.get(r.key!)).toBe(2);
+      expect(await ledgerOf(r)).toMatchObject({ state: 'succeeded', attempts: 2 });
+    }
+    await stopSettled('executor-e');
   });
 });

@@ -20,7 +20,7 @@ import { subjects as subjectsOf } from '@ratchet/contracts';
 import { natsToolTransport } from './effects/remote-transport';
 import { CONTROL_CONSUMER } from './effects/run-stop.controller';
 import { TOOL_CONSUMER } from './effects/tool-call.controller';
-import { toolExecutorConfigSchema } from './tool-executor.config';
+import { claimAfter, toolExecutorConfigSchema } from './tool-executor.config';
 import { ToolExecutorModule } from './tool-executor.module';
 
 runMain('tool-executor', async () => {
@@ -31,6 +31,7 @@ runMain('tool-executor', async () => {
   } catch (error) {
     throw new ConfigError('tool-executor', [{ variable: 'REMOTE_TOOLS', expected: (error as Error).message }]);
   }
+  const claimAfterMs = claimAfter(config.TOOL_CLAIM_AFTER_MS, config.RATCHET_ACK_WAIT_MS);
   const modules = await loadModules(config.TOOL_MODULES, 'tool-executor');
   const sources: (DynamicToolSource & { start(): Promise<void>; stop(): void | Promise<void> })[] = [];
   await startService({
@@ -73,6 +74,7 @@ runMain('tool-executor', async () => {
       for (const server of config.MCP_SERVERS) sources.push(new McpToolSource(server, logger));
       return ToolExecutorModule.create(runtime, new ToolCatalog(registry, sources), sources, {
         abortGraceMs: config.TOOL_ABORT_GRACE_MS,
+        claimAfterMs,
       });
     },
   });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envBoolean, envInt, envMillis, envPort, extendConfig } from '@ratchet/platform';
+import { ConfigError, envBoolean, envInt, envMillis, envPort, extendConfig } from '@ratchet/platform';
 import { EgressPolicy, McpServersConfig } from '@ratchet/tools';
 
 /** `MCP_SERVERS`: a JSON list of MCP servers; every problem is named with its place in the list. */
@@ -38,6 +38,23 @@ export const toolExecutorConfigSchema = extendConfig({
    * abandoned: the next attempt of a call starts only after the previous one settled (docs/tools.md).
    */
   TOOL_ABORT_GRACE_MS: envMillis().default(5000),
+  /**
+   * An idempotent call acts at once and its `started` row is written only once it has acted this long
+   * (ADR 0043): a call that ends sooner costs one commit instead of two. `off`: `started` is committed
+   * before it acts. Unset: 1000, or a third of RATCHET_ACK_WAIT_MS when that is shorter; at most a third
+   * of it (the lease the claim takes is renewed that often).
+   */
+  TOOL_CLAIM_AFTER_MS: z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      const value = text?.trim().toLowerCase();
+      if (value === undefined || value === '') return undefined;
+      if (value === 'off') return 'off' as const;
+      if (/^\d+$/.test(value)) return Number(value);
+      ctx.addIssue({ code: 'custom', message: 'expected a duration in milliseconds (an integer >= 0) or off' });
+      return z.NEVER;
+    }),
   /** Tools served by other services, declared here: `name:kind[:timeoutMs],...` (docs/tools.md). */
   REMOTE_TOOLS: z.string().default(''),
   /** Modules exporting `defineTool` tools: comma-separated paths or package names (docs/tools.md). */
@@ -66,3 +83,24 @@ export const toolExecutorConfigSchema = extendConfig({
     }),
 });
 export type ToolExecutorConfig = z.output<typeof toolExecutorConfigSchema>;
+
+/** TOOL_CLAIM_AFTER_MS when unset (and the ack wait allows it). */
+export const DEFAULT_CLAIM_AFTER_MS = 1000;
+
+/**
+ * TOOL_CLAIM_AFTER_MS against the ack wait: a deferred claim must be written well before a redelivery
+ * could come (the lease it takes is renewed every third of the ack wait). Undefined: claims not deferred.
+ */
+export function claimAfter(setting: number | 'off' | undefined, ackWaitMs: number): number | undefined {
+  const bound = Math.floor(ackWaitMs / 3);
+  if (setting === 'off') return undefined;
+  if (setting === undefined) return Math.min(DEFAULT_CLAIM_AFTER_MS, bound);
+  if (setting > bound)
+    throw new ConfigError('tool-executor', [
+      {
+        variable: 'TOOL_CLAIM_AFTER_MS',
+        expected: `at most a third of RATCHET_ACK_WAIT_MS (${bound} ms), or off; got ${setting}`,
+      },
+    ]);
+  return setting;
+}

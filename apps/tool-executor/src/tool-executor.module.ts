@@ -58,7 +58,7 @@ export class ToolExecutorModule {
     runtime: ServiceRuntime,
     catalog: ToolCatalog,
     sources: readonly StartableSource[] = [],
-    options: { abortGraceMs?: number } = {},
+    options: { abortGraceMs?: number; claimAfterMs?: number | undefined } = {},
   ): DynamicModule {
     const logger = runtime.logger.child({ component: 'tools' });
     const memory = new MemoryClient(runtime.nc, { subjectPrefix: runtime.subjects.prefix });
@@ -102,7 +102,12 @@ export class ToolExecutorModule {
                   search: (request) => memory.search(tenantId, { ...request, principal }),
                 }),
               },
-              { stops, leases, ready: gate.ready },
+              {
+                stops,
+                leases,
+                ready: gate.ready,
+                ...(options.claimAfterMs !== undefined ? { claimAfterMs: options.claimAfterMs } : {}),
+              },
               { clock: systemClock, ids: randomIds },
               // Published results are marked sent by the next outcome's statement (one statement fewer).
               runtime.relay,

@@ -41,12 +41,26 @@ describe('effect decider (what a tool-call delivery may do)', () => {
 
 describe('effect preparation (what is read or written before a tool acts)', () => {
   it.each(['idempotent', 'at-most-once'] as const)(
-    'given a %s tool, when a call is delivered (first time or again), then `started` is claimed first',
+    'given a %s tool and claims not deferred, when a call is delivered (first time or again), then `started` is claimed first',
     (kind) => {
       expect(prepareEffect(kind, 1)).toBe('claim');
       expect(prepareEffect(kind, 2)).toBe('claim');
     },
   );
+
+  it('given deferred claims, when an idempotent call is delivered for the first time, then it acts before its `started` row', () => {
+    expect(prepareEffect('idempotent', 1, true)).toBe('defer-claim');
+  });
+
+  it('given deferred claims, when an idempotent call is delivered again, then `started` is claimed first (the earlier delivery may have acted)', () => {
+    expect(prepareEffect('idempotent', 2, true)).toBe('claim');
+    expect(prepareEffect('idempotent', 9, true)).toBe('claim');
+  });
+
+  it('given deferred claims, an at-most-once call still claims `started` before it acts, on every delivery', () => {
+    expect(prepareEffect('at-most-once', 1, true)).toBe('claim');
+    expect(prepareEffect('at-most-once', 2, true)).toBe('claim');
+  });
 
   it('given a pure tool, when a call is delivered for the first time, then it just runs (nothing read or written before)', () => {
     expect(prepareEffect('pure', 1)).toBe('run');

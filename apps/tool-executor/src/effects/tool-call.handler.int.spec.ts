@@ -137,6 +137,19 @@ const gatedUpsert = defineTool({
     return { written: n };
   },
 });
+/** An idempotent write that acts until the test lets it finish (one gate per key). */
+const heldUpserts = new Map<string, () => void>();
+const heldUpsert = defineTool({
+  name: 'test.held-upsert',
+  description: 'An idempotent write that finishes when told to.',
+  kind: 'idempotent',
+  timeoutMs: 20_000,
+  input: z.object({}),
+  async execute(_args, ctx) {
+    await new Promise<void>((resolve) => heldUpserts.set(ctx.idempotencyKey, resolve));
+    return { written: true };
+  },
+});
 const upsert = defineTool({
   name: 'test.upsert',
   description: 'An idempotent write.',
@@ -211,17 +224,38 @@ beforeAll(async () => {
     warn: () => undefined,
   });
   const logger = createLogger('tool-executor', 'silent', 'test');
-  const control = (holder: string) => ({
+  const control = (holder: string, claimAfterMs?: number) => ({
     stops: new RunStops(nc, subs, logger),
     leases: new EffectLeases(new EffectLedgerRepository(db.sql), { holder, leaseMs: 60_000 }, logger),
+    ...(claimAfterMs === undefined ? {} : { claimAfterMs }),
   });
-  const tools = new ToolRegistry([pureRead, upsert, slowCharge, slowRead, gatedCharge, gatedUpsert] as AnyTool[]);
+  const tools = new ToolRegistry([
+    pureRead,
+    upsert,
+    slowCharge,
+    slowRead,
+    gatedCharge,
+    gatedUpsert,
+    heldUpsert,
+  ] as AnyTool[]);
   const quiet = { info: () => undefined, warn: () => undefined };
   [executorA, executorB] = (['executor-a', 'executor-b'] as const).map((holder) => {
     const c = control(holder);
     return { handler: new ToolCallHandler(db, tools, relay, subs, quiet, {}, c), stops: c.stops };
   }) as [Executor, Executor];
+  // Claims of idempotent calls deferred: by 1 s (a quick call never writes one), by 50 ms (a held one does).
+  [deferring, deferringSoon] = (
+    [
+      ['executor-d', 1000],
+      ['executor-e', 50],
+    ] as const
+  ).map(([holder, after]) => {
+    const c = control(holder, after);
+    return { handler: new ToolCallHandler(db, tools, relay, subs, quiet, {}, c), stops: c.stops };
+  }) as [Executor, Executor];
 });
+let deferring: Executor;
+let deferringSoon: Executor;
 type Executor = { handler: ToolCallHandler; stops: RunStops };
 let executorA: Executor;
 let executorB: Executor;
@@ -328,7 +362,7 @@ describe('ToolCallHandler: pure tools record nothing before they act', () => {
 });
 
 describe('ToolCallHandler: other tools keep `started` before they act', () => {
-  it('an idempotent call commits `started` first, then outcome + result message', async () => {
+  it('an idempotent call (claims not deferred) commits `started` first, then outcome + result message', async () => {
     const c = call('test.upsert');
     let result: unknown;
     const statements = await statementsOf(async () => (result = await handler.handle(c, {}, 1)));
@@ -345,6 +379,83 @@ describe('ToolCallHandler: other tools keep `started` before they act', () => {
     // Redelivered after the outcome: re-sent from the ledger, not run.
     expect(await handler.handle(c, {}, 2)).toBe('dedup');
     expect(runs.get(c.idempotencyKey)).toBe(1);
+  });
+});
+
+describe('ToolCallHandler: an idempotent call acts before its claim (claimAfterMs, ADR 0043)', () => {
+  it('a call that ends sooner sends one statement: no row while it acts, then the row already finished with its result message', async () => {
+    const c = call('test.upsert');
+    let result: unknown;
+    const statements = await statementsOf(async () => (result = await deferring.handler.handle(c, {}, 1)));
+    expect(result).toBe('executed');
+    expect(seenWhileRunning.get(c.idempotencyKey)).toEqual([undefined]);
+    expect(statements).toHaveLength(1);
+    expect(statements[0]).toMatch(/^with e as \( insert into "tools"\."effects" .* insert into "tools"\."outbox"/);
+    expect(await new EffectLedgerRepository(db.sql).get(c.idempotencyKey)).toMatchObject({
+      state: 'succeeded',
+      attempts: 1,
+      kind: 'idempotent',
+      result: { status: 'completed', result: { execution: 1 } },
+    });
+    expect(outcomesSent(c)).toHaveLength(1);
+    // Redelivered after the outcome: re-sent from the ledger, not run.
+    expect(await deferring.handler.handle(c, {}, 2)).toBe('dedup');
+    expect(runs.get(c.idempotencyKey)).toBe(1);
+  });
+
+  it('a call still acting after claimAfterMs gets its `started` row and lease while it acts: a second delivery leaves it alone; its outcome ends that claim', async () => {
+    const c = call('test.held-upsert');
+    const ledger = new EffectLedgerRepository(db.sql);
+    const first = deferringSoon.handler.handle(c, {}, 1);
+    await waitFor(() => heldUpserts.has(c.idempotencyKey));
+    await waitFor(async () => (await ledger.get(c.idempotencyKey))?.state === 'started');
+    expect(await ledger.get(c.idempotencyKey, 'executor-b')).toMatchObject({
+      state: 'started',
+      attempts: 1,
+      leasedBy: 'executor-e',
+      heldElsewhere: true,
+    });
+    // The watchdog re-sent the command: another executor sees the claim and leaves the call to its holder.
+    expect(await executorB.handler.handle(c, {}, 1)).toBe('in-progress');
+    heldUpserts.get(c.idempotencyKey)!();
+    expect(await first).toBe('executed');
+    expect(await ledger.get(c.idempotencyKey)).toMatchObject({ state: 'succeeded', attempts: 1 });
+    expect(outcomesSent(c)).toHaveLength(1);
+  });
+
+  it('a delivery after the executor died mid-call (nothing recorded) claims `started` first, then runs with the same key', async () => {
+    const c = call('test.upsert');
+    let result: unknown;
+    const statements = await statementsOf(async () => (result = await deferring.handler.handle(c, {}, 2)));
+    expect(result).toBe('executed');
+    expect(seenWhileRunning.get(c.idempotencyKey)).toEqual(['started']);
+    expect(statements[0]).toMatch(/^with stopped as \( .* insert into "tools"\."effects" .* 'started'/);
+    expect(await new EffectLedgerRepository(db.sql).get(c.idempotencyKey)).toMatchObject({
+      state: 'succeeded',
+      attempts: 1,
+    });
+  });
+
+  it('a run recorded stopped that this process has not heard of: the call acts (nothing is read first), its claim writes nothing, and its real outcome is recorded', async () => {
+    const c = call('test.held-upsert');
+    const ledger = new EffectLedgerRepository(db.sql);
+    await ledger.recordStoppedRun({ ...c, reason: 'cancelled by alice' });
+    const acting = deferringSoon.handler.handle(c, {}, 1);
+    await waitFor(() => heldUpserts.has(c.idempotencyKey));
+    // Past claimAfterMs: the claim found the run stopped and wrote nothing.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await ledger.get(c.idempotencyKey)).toBeUndefined();
+    heldUpserts.get(c.idempotencyKey)!();
+    expect(await acting).toBe('executed');
+    expect(await ledger.get(c.idempotencyKey)).toMatchObject({ state: 'succeeded', attempts: 1 });
+    expect(outcomesSent(c).map((p) => p.payload.outcome.status)).toEqual(['completed']);
+  });
+
+  it('a run this process heard stopped: the call never starts', async () => {
+    const c = call('test.upsert');
+    deferring.stops.stop(c.tenantId, c.runId, 'interrupted');
+    expect(await deferring.handler.handle(c, {}, 1)).toBe('cancelled');
+    expect(runs.get(c.idempotencyKey)).toBeUndefined();
   });
 });
 
@@ -518,9 +629,9 @@ describe('ToolCallHandler: an attempt that comes back after a human answered', (
   });
 });
 
-async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 20));
   }

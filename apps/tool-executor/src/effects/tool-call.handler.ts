@@ -32,6 +32,7 @@ import {
   type ToolServices,
 } from '@ratchet/tools';
 import { crashPoint } from './crash-points';
+import { DeferredClaim } from './deferred-claim';
 import type { EffectLeases } from './effect-leases';
 import { claimOf, EffectRecorder, recordedKind, storedOutcome, uncertain, type Outcome } from './effect-recorder';
 import { EffectResolution, type ToolResolveResult } from './effect-resolution';
@@ -57,14 +58,21 @@ export interface RunControl {
   leases: EffectLeases;
   /** Resolves once the run-stop notices waiting at start were handled (see ControlGate). */
   ready?: Promise<void>;
+  /**
+   * An idempotent call's first delivery acts at once, and its `started` row is written only once it has
+   * acted this long (DeferredClaim, ADR 0043). Undefined: `started` is committed before it acts.
+   */
+  claimAfterMs?: number;
 }
 
 /**
- * The effect ledger around every tool call (architecture §6). For idempotent and at-most-once tools,
- * `started` is committed before the tool acts; the outcome and the result message commit together
- * afterwards. A pure tool may repeat, so nothing is written before it acts: its row is inserted with the
- * outcome and the result message in one statement. A redelivery reads the ledger and never blindly
- * repeats an effect that may have happened.
+ * The effect ledger around every tool call (architecture §6). For at-most-once tools, `started` is
+ * committed before the tool acts; the outcome and the result message commit together afterwards. A pure
+ * tool may repeat, so nothing is written before it acts: its row is inserted with the outcome and the
+ * result message in one statement. An idempotent call's first delivery does the same unless it is still
+ * acting after `claimAfterMs`, when its `started` row is written while it acts (ADR 0043); a redelivery
+ * of it claims first. A redelivery reads the ledger and never blindly repeats an effect that may have
+ * happened.
  *
  * This file claims and decides (`handle`) and acts (`execute`); what is recorded once a call ended is
  * `EffectRecorder`'s, a human's answer to an uncertain effect is `EffectResolution`'s.
@@ -152,12 +160,14 @@ export class ToolCallHandler {
       traceparent,
     };
     const ledger = new EffectLedgerRepository(this.db.sql);
-    const preparation = prepareEffect(kind, deliveryCount);
+    const preparation = prepareEffect(kind, deliveryCount, this.control?.claimAfterMs !== undefined);
     // A call of a run this process heard stopped is never started (the run's end was committed first).
     if (this.control?.stops.wasStopped(command.tenantId, command.runId))
       return this.cancel(command, traceHeaders, effect);
     // A pure call on its first delivery: nothing before it runs; outcome + message in one statement after.
-    if (preparation === 'run') return this.execute(command, traceHeaders, effect, 'executed', tool);
+    // An idempotent one likewise, unless it is still acting after `claimAfterMs` (see `execute`).
+    if (preparation === 'run' || preparation === 'defer-claim')
+      return this.execute(command, traceHeaders, effect, 'executed', tool);
     // A pure call delivered again: read what an earlier delivery recorded (nothing is written before it runs).
     // Any other call: claim the key (committed on its own: the claim must be durable before anything
     // acts; one statement, so no transaction around it: autocommit makes it durable before the tool acts).
@@ -300,24 +310,46 @@ export class ToolCallHandler {
     await this.record.finish(command, traceHeaders, 'dedup', storedOutcome(existing));
     return 'dedup';
   }
+  /**
+   * Runs the tool and records its outcome. `unrecorded`: the call's row is not written yet (a pure call,
+   * or an idempotent call's first delivery): its outcome statement inserts it. Otherwise `claim` is the
+   * `started` row this attempt holds, and the outcome ends it (compare and set).
+   */
   private async execute(
     command: ToolCallCommand,
     traceHeaders: Record<string, string>,
-    pure: StartEffect | undefined,
+    unrecorded: StartEffect | undefined,
     result: ToolCallResult,
     tool: AnyTool | undefined,
     claim?: LedgerSnapshot,
   ): Promise<ToolCallResult> {
     // A claimed call: `started` is committed, nothing has acted yet.
-    if (pure === undefined) await crashPoint('tools.after-started');
-    const outcome: ToolRunOutcome = tool
-      ? await this.acting(command, callKind(tool, command.args, command.toolConfig), pure === undefined, (stop) =>
-          runTool(tool, command, this.services, stop),
-        )
-      : {
-          status: 'failed',
-          error: { code: 'unknown_tool', message: `no tool named ${command.tool} is registered`, retryable: false },
-        };
+    if (unrecorded === undefined) await crashPoint('tools.after-started');
+    // An idempotent call acting before its claim: the claim is written if it acts long (DeferredClaim).
+    const deferred =
+      unrecorded && unrecorded.kind !== 'pure' && this.control?.claimAfterMs !== undefined
+        ? new DeferredClaim(this.db, unrecorded, this.control.leases, this.services.logger, this.control.claimAfterMs)
+        : undefined;
+    let outcome: ToolRunOutcome;
+    try {
+      outcome = tool
+        ? await this.acting(
+            command,
+            callKind(tool, command.args, command.toolConfig),
+            unrecorded === undefined,
+            (stop) => runTool(tool, command, this.services, stop),
+          )
+        : {
+            status: 'failed',
+            error: { code: 'unknown_tool', message: `no tool named ${command.tool} is registered`, retryable: false },
+          };
+    } finally {
+      // Settled before the crash point below, so no claim is written after the effect ended.
+      const written = await deferred?.settle();
+      if (written) claim = written;
+    }
+    // A claim written while the call acted is ended by the outcome like any claim.
+    const pure = claim ? undefined : unrecorded;
     await crashPoint('tools.after-effect');
     let recorded: 'recorded' | EffectRecord;
     if (outcome.status === 'uncertain') {

@@ -4,8 +4,14 @@ export type LedgerState = 'started' | 'succeeded' | 'failed' | 'uncertain' | 'ca
 
 /**
  * What the executor reads or writes before a tool acts, given the tool's kind and the delivery count:
- * - `claim`: idempotent and at-most-once tools: `started` is committed before the tool acts, so a
- *   redelivery after a crash knows the effect may have happened (the claim returns the existing row).
+ * - `claim`: `started` is committed before the tool acts, so a redelivery after a crash knows the effect
+ *   may have happened (the claim returns the existing row): at-most-once calls, and idempotent calls
+ *   delivered again (or on their first delivery when claims are not deferred).
+ * - `defer-claim`: an idempotent call on its first delivery: it acts at once and its `started` row is
+ *   written only if it is still acting `claimAfterMs` later (while it acts, off the call's path). A call
+ *   that ends sooner records its outcome and result message in one statement, like a pure call. A crash
+ *   before the row is written leaves nothing: the redelivery claims and runs the call again with the same
+ *   idempotency key, which the outside world deduplicates (what an idempotent tool promises).
  * - `look-up`: a pure call delivered again (its earlier delivery may have recorded an outcome): read the
  *   ledger first, so a recorded outcome is re-sent and the tool not run. Nothing is written before it runs.
  * - `run`: a pure call on its first delivery: nothing is read or written before the tool runs; its
@@ -13,11 +19,26 @@ export type LedgerState = 'started' | 'succeeded' | 'failed' | 'uncertain' | 'ca
  *   call sent again in a new message) wins and is re-sent. A pure tool may repeat, so a crash
  *   mid-call needs no record: the redelivery runs it again.
  */
-export type EffectPreparation = 'claim' | 'look-up' | 'run';
+export type EffectPreparation = 'claim' | 'defer-claim' | 'look-up' | 'run';
 
-export function prepareEffect(kind: EffectKind, deliveryCount: number): EffectPreparation {
-  if (kind !== 'pure') return 'claim';
-  return deliveryCount > 1 ? 'look-up' : 'run';
+/** `deferIdempotentClaims`: whether an idempotent call's first delivery acts before its `started` row (ADR 0043). */
+export function prepareEffect(
+  kind: EffectKind,
+  deliveryCount: number,
+  deferIdempotentClaims = false,
+): EffectPreparation {
+  switch (kind) {
+    case 'pure':
+      return deliveryCount > 1 ? 'look-up' : 'run';
+    case 'idempotent':
+      return deferIdempotentClaims && deliveryCount <= 1 ? 'defer-claim' : 'claim';
+    case 'at-most-once':
+      return 'claim';
+    default: {
+      const unknown: never = kind;
+      return unknown;
+    }
+  }
 }
 
 /**
