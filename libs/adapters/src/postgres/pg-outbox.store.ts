@@ -1,6 +1,6 @@
 import type { OutboxStore, PendingOutboxMessage } from '@ratchet/domain';
 import type { Database } from './orm';
-import { inTransaction } from './sql';
+import { inTransaction, UNSENT_BY_ID } from './sql';
 
 interface OutboxRow {
   id: string;
@@ -34,7 +34,7 @@ export class PgOutboxStore implements OutboxStore {
            coalesce(available_at <= now() and leased_by is not null, false) as leased,
            (extract(epoch from created_at) * 1000)::float8 as created_ms
          from ${outbox}
-         where sent_at is null${ids ? ' and id in (?)' : ' and (available_at is null or available_at <= now())'}${minAgeMs > 0 ? ` and created_at < now() - ? * interval '1 millisecond'` : ''}
+         where ${ids ? `${UNSENT_BY_ID} and id in (?)` : 'sent_at is null and (available_at is null or available_at <= now())'}${minAgeMs > 0 ? ` and created_at < now() - ? * interval '1 millisecond'` : ''}
          order by created_at, id
          limit ?
          for update skip locked`,
@@ -80,7 +80,7 @@ export class PgOutboxStore implements OutboxStore {
     await this.db.sql.run(
       `set local synchronous_commit = off;
        update ${this.db.sql.table('outbox')} set sent_at = now(), attempts = attempts + 1
-       where id in (?) and sent_at is null`,
+       where id in (?) and ${UNSENT_BY_ID}`,
       [ids],
     );
   }

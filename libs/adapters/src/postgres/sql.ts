@@ -30,14 +30,22 @@ export function valuesList(rows: number, row: string): string {
 }
 
 /**
+ * `sent_at is null` for a lookup by id, written so that the planner cannot answer it from
+ * `outbox_unsent_idx`: a row marked sent leaves its entry in that partial index until vacuum, so a scan of
+ * it walks every entry left since (hundreds between vacuums, at any load) where one primary-key probe per
+ * id does. A row's `sent_at` is never `infinity`.
+ */
+export const UNSENT_BY_ID = `coalesce(sent_at, 'infinity') = 'infinity'`;
+
+/**
  * A data-modifying CTE `name` that marks outbox rows sent: those whose ids the JSON array parameter
  * `param` (`$11`, or `?`) names, published after earlier commits, so a statement that commits anyway
- * carries their marks (ADR 0006). `= any(array(…))`: an index lookup per id in a generic plan too.
+ * carries their marks (ADR 0006). One primary-key probe per id, in a generic plan too (none with no ids).
  */
 export function markSentCte(sql: SqlExecutor, name: string, param: string): string {
   return `${name} as (
   update ${sql.table('outbox')} set sent_at = now(), attempts = attempts + 1
-   where id = any(array(select jsonb_array_elements_text(${param}::jsonb))) and sent_at is null
+   where id = any(array(select jsonb_array_elements_text(${param}::jsonb))) and ${UNSENT_BY_ID}
   returning 1)`;
 }
 
