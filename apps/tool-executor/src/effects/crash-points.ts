@@ -4,8 +4,11 @@ import { failpoint } from '@ratchet/platform';
  * The executor's failpoints for the crash matrix (docs/tools.md):
  * - `tools.before-started`: the command arrived, nothing is in the ledger yet;
  * - `tools.after-started`: the ledger says `started` (a claimed, not pure, call), the tool has not acted;
+ * - `tools.after-deferred-claim`: an idempotent call still acting after TOOL_CLAIM_AFTER_MS has just
+ *   committed its `started` row (ADR 0043); the tool goes on acting;
  * - `tools.after-effect`: the tool acted, its outcome is not recorded (the ledger says `started`; for a
- *   pure tool, which records nothing before it acts, the ledger holds nothing for the call);
+ *   pure tool, which records nothing before it acts, and an idempotent one that ended before its claim
+ *   was due, the ledger holds nothing for the call);
  * - `tools.after-outcome`: outcome and result message are committed, nothing is published yet.
  *
  * `RATCHET_FAILPOINT_GATE=n[:maxWaitMs]` (crash suites only, and only for an armed failpoint) parks
