@@ -13,12 +13,11 @@ import {
   TransientError,
   type Clock,
   type CommittedPublisher,
-  type EffectKind,
   type IdSource,
   type LedgerSnapshot,
   type PendingMarks,
 } from '@ratchet/domain';
-import { currentTraceContext, randomIds, systemClock, type RunStops } from '@ratchet/platform';
+import { currentTraceContext, randomIds, systemClock } from '@ratchet/platform';
 import {
   abandonedAttempts,
   callKind,
@@ -31,9 +30,9 @@ import {
   type ToolRunOutcome,
   type ToolServices,
 } from '@ratchet/tools';
+import { ActingCalls, type RunControl } from './acting-calls';
 import { crashPoint } from './crash-points';
 import { DeferredClaim } from './deferred-claim';
-import type { EffectLeases } from './effect-leases';
 import { claimOf, EffectRecorder, recordedKind, storedOutcome, uncertain, type Outcome } from './effect-recorder';
 import { EffectResolution, type ToolResolveResult } from './effect-resolution';
 
@@ -49,21 +48,6 @@ export type ToolCallResult =
   | 'cancelled'
   /** Another executor is acting on the call right now: left to it. */
   | 'in-progress';
-
-/** How the executor learns that runs stopped, and holds the effects it acts on. */
-export interface RunControl {
-  /** Runs this process heard stopped, and the calls it is making for each (aborted when one stops). */
-  stops: RunStops;
-  /** The leases of the `started` effects this process acts on, renewed while the tools run. */
-  leases: EffectLeases;
-  /** Resolves once the run-stop notices waiting at start were handled (see ControlGate). */
-  ready?: Promise<void>;
-  /**
-   * An idempotent call's first delivery acts at once, and its `started` row is written only once it has
-   * acted this long (DeferredClaim, ADR 0043). Undefined: `started` is committed before it acts.
-   */
-  claimAfterMs?: number;
-}
 
 /**
  * The effect ledger around every tool call (architecture §6). For at-most-once tools, `started` is
@@ -82,8 +66,8 @@ export class ToolCallHandler {
   private readonly holder: EffectHolder | undefined;
   private readonly record: EffectRecorder;
   private readonly resolution: EffectResolution;
-  /** The keys this process is acting on right now (a delivery of one of them waits; see `handle`). */
-  private readonly actingHere = new Set<string>();
+  /** The calls this process is acting on right now (a delivery of one of them waits; see `handle`). */
+  private readonly acting: ActingCalls;
 
   constructor(
     private readonly db: Database,
@@ -101,6 +85,7 @@ export class ToolCallHandler {
   ) {
     this.services = { now: () => time.clock.now(), ...services, logger };
     this.holder = control?.leases.holder;
+    this.acting = new ActingCalls(control);
     this.record = new EffectRecorder(db, relay, subjects, logger, time.ids, marks);
     this.resolution = new EffectResolution(db, tools, relay, this.record, (call, trace, tool, claim) =>
       this.execute(call, trace, undefined, 'retried', tool, claim),
@@ -133,7 +118,7 @@ export class ToolCallHandler {
     // This process is acting on the call: its message came back meanwhile (the bus's ack wait ran out
     // while the heartbeats were held up), or it was sent again. Never a second attempt beside the first,
     // in the same process, where the lease cannot tell them apart.
-    if (this.actingHere.has(command.idempotencyKey)) {
+    if (this.acting.has(command.idempotencyKey)) {
       if (deliveryCount <= 1) return 'in-progress';
       throw new TransientError(
         `effect ${command.idempotencyKey} is acting in this executor; looking again later`,
@@ -327,13 +312,13 @@ export class ToolCallHandler {
     if (unrecorded === undefined) await crashPoint('tools.after-started');
     // An idempotent call acting before its claim: the claim is written if it acts long (DeferredClaim).
     const deferred =
-      unrecorded && unrecorded.kind !== 'pure' && this.control?.claimAfterMs !== undefined
+      unrecorded && unrecorded.kind === 'idempotent' && this.control?.claimAfterMs !== undefined
         ? new DeferredClaim(this.db, unrecorded, this.control.leases, this.services.logger, this.control.claimAfterMs)
         : undefined;
     let outcome: ToolRunOutcome;
     try {
       outcome = tool
-        ? await this.acting(
+        ? await this.acting.run(
             command,
             callKind(tool, command.args, command.toolConfig),
             unrecorded === undefined,
@@ -343,23 +328,24 @@ export class ToolCallHandler {
             status: 'failed',
             error: { code: 'unknown_tool', message: `no tool named ${command.tool} is registered`, retryable: false },
           };
-    } finally {
-      // Settled before the crash point below, so no claim is written after the effect ended.
-      const written = await deferred?.settle();
-      if (written) claim = written;
+    } catch (error) {
+      await deferred?.settle();
+      throw error;
     }
-    // A claim written while the call acted is ended by the outcome like any claim.
-    const pure = claim ? undefined : unrecorded;
+    // Settled before the crash point below, so no claim is written after the effect ended. A claim
+    // written while the call acted is ended by the outcome like any claim.
+    const held = (await deferred?.settle()) ?? claim;
+    const pure = held ? undefined : unrecorded;
     await crashPoint('tools.after-effect');
     let recorded: 'recorded' | EffectRecord;
     if (outcome.status === 'uncertain') {
       this.services.logger.warn('effect uncertain: escalated', { key: command.idempotencyKey, tool: command.tool });
       const notice = uncertain(command, outcome.reason);
-      recorded = await this.record.finish(command, traceHeaders, 'uncertain', notice, pure, tool, claim);
+      recorded = await this.record.finish(command, traceHeaders, 'uncertain', notice, pure, tool, held);
     } else {
       // A call that opened a waitpoint did what it was asked: its answer (the waitpoint) is its result.
       const state = outcome.status === 'completed' || outcome.status === 'waiting' ? 'succeeded' : 'failed';
-      recorded = await this.record.finish(command, traceHeaders, state, outcome, pure, tool, claim);
+      recorded = await this.record.finish(command, traceHeaders, state, outcome, pure, tool, held);
     }
     if (recorded === 'recorded') return result;
     // The row moved on while this attempt acted (a human answered it, or a newer attempt holds it), or
@@ -374,7 +360,7 @@ export class ToolCallHandler {
       // decided again: finished (re-sent), still held (left to it) or abandoned (retried).
       throw new TransientError(
         `effect ${command.idempotencyKey}: attempt ${recorded.attempts} took it over while attempt ` +
-          `${claim?.attempts ?? '?'} acted; this attempt's outcome is dropped, the call is decided again`,
+          `${held?.attempts ?? '?'} acted; this attempt's outcome is dropped, the call is decided again`,
         'effect.superseded',
         { retryAfterMs: leaseLeftMs(recorded, this.time.clock) + 500 },
       );
@@ -402,44 +388,6 @@ export class ToolCallHandler {
         const unknown: never = action;
         throw new InvariantError(`unknown effect action ${String(unknown)}`, 'effect.unknown_action');
       }
-    }
-  }
-
-  /**
-   * Runs the tool, and (for a claimed effect) keeps its lease renewed while it acts, so another delivery
-   * meanwhile leaves it alone. A pure call is aborted when its run stops (nothing is lost: it has no
-   * effect). A call with an effect that is already acting is left to finish: interrupting an effect
-   * midway is what makes its outcome unknowable, and its real outcome is recorded after the run's end.
-   */
-  private async acting<T>(
-    command: ToolCallCommand,
-    kind: EffectKind,
-    claimed: boolean,
-    run: (stop?: AbortSignal) => Promise<T>,
-  ): Promise<T> {
-    this.actingHere.add(command.idempotencyKey);
-    try {
-      return await this.controlled(command, kind, claimed, run);
-    } finally {
-      this.actingHere.delete(command.idempotencyKey);
-    }
-  }
-
-  private async controlled<T>(
-    command: ToolCallCommand,
-    kind: EffectKind,
-    claimed: boolean,
-    run: (stop?: AbortSignal) => Promise<T>,
-  ): Promise<T> {
-    if (!this.control) return run();
-    const controller = new AbortController();
-    const untrack = kind === 'pure' ? this.control.stops.track(command.tenantId, command.runId, controller) : undefined;
-    const release = claimed ? this.control.leases.hold(command.idempotencyKey) : undefined;
-    try {
-      return await run(kind === 'pure' ? controller.signal : undefined);
-    } finally {
-      untrack?.();
-      release?.();
     }
   }
 }
