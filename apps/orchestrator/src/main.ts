@@ -84,6 +84,11 @@ runMain('orchestrator', async () => {
           maxWaitingRuns: config.TENANT_MAX_WAITING_RUNS,
         },
         localModelCalls: config.MODEL_LOCAL_CALLS,
+        providerLimits: {
+          limits: config.MODEL_LIMITS,
+          guardMs: config.MODEL_LIMIT_GUARD_MS,
+          concurrentRetryMs: config.MODEL_LIMIT_RETRY_MS,
+        },
         localTools: config.LOCAL_TOOLS,
         shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
         schedules: {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { configFields, envBoolean, envInt, envMillis, envPort, envString, extendConfig } from '@ratchet/platform';
 import { housekeepingConfigFields } from './housekeeping/housekeeping.config';
+import { providerLimitConfigFields } from './models/provider-limits.config';
 
 export const orchestratorConfigSchema = extendConfig({
   /** The master key file that seals threads' content at rest (docs/security.md#content-at-rest). */
@@ -40,6 +41,8 @@ export const orchestratorConfigSchema = extendConfig({
    * calls go through the bus. Needs MODEL_WORKER.
    */
   MODEL_LOCAL_CALLS: envInt({ min: 0, max: 100_000 }).default(10_000),
+  /** Provider limits shared by every orchestrator (docs/flow-control.md): MODEL_LIMITS, its guard and retry. */
+  ...providerLimitConfigFields,
   /** Run requests decided at once (admission). */
   REQUEST_CONCURRENCY: envInt({ min: 1, max: 1000 }).default(64),
   /**

@@ -3,6 +3,8 @@ import {
   AgentDefinitionsRepository,
   MemoryClient,
   ModelCallLeases,
+  ModelLimitAdmissions,
+  type LimitOptions,
   OpenAiCompatibleModel,
   PgThreadStore,
   ScriptedModel,
@@ -20,6 +22,8 @@ import { KeyedSerializer, ThreadCommandHandler, ThreadInbox } from '@ratchet/eng
 import { LocalModelDispatch } from './models/local-model-dispatch';
 import { ModelCallsLifecycle } from './models/model-calls.lifecycle';
 import { ModelCalls } from './models/model-calls';
+import { ProviderLimits } from './models/provider-limits';
+import type { ProviderLimitSpec } from './models/provider-limits.config';
 import { TokenStream } from './models/token-stream';
 import { LocalTools } from './threads/local-tools';
 import { MemoryRecall, runPrincipalFromProjection } from './models/memory-recall';
@@ -56,6 +60,8 @@ export class OrchestratorModule {
       groupCommitMax?: number;
       /** Run committed model calls in this process (needs the model worker); at most this many at once. */
       localModelCalls?: number;
+      /** Provider limits shared by every orchestrator (docs/flow-control.md); none when absent or empty. */
+      providerLimits?: { limits: readonly ProviderLimitSpec[] } & LimitOptions;
       /** Run `local` tools inside the decision that calls them (ADR 0010). */
       localTools?: boolean;
       /** How long a graceful stop waits for local model calls. */
@@ -89,6 +95,13 @@ export class OrchestratorModule {
       },
       async (tenantId, threadId, count) => (await conversations.readMessages(tenantId, threadId)).slice(0, count),
       new TokenStream(runtime.nc, runtime.subjects),
+      options.providerLimits && options.providerLimits.limits.length > 0
+        ? new ProviderLimits(
+            options.providerLimits.limits,
+            new ModelLimitAdmissions(runtime.db, options.providerLimits),
+            runtime.logger.child({ component: 'provider-limits' }),
+          )
+        : undefined,
     );
     const stops = new RunStops(runtime.nc, runtime.subjects, runtime.logger.child({ component: 'run-stops' }));
     // As long as a bus worker's ack wait: a crash mid-call is retried after the same delay either way.

@@ -149,6 +149,12 @@ export { runAdmissionFacts, type RunAdmissionFacts } from './postgres/runs-in-fl
 export { activeRunsOfPrincipal, type RunOfPrincipal } from './postgres/revoked-principal.queries';
 export { ModelCallLeases, type ModelCallClaim, type ModelCallRef } from './postgres/model-call-leases';
 export {
+  ModelLimitAdmissions,
+  type AdmissionRequest,
+  type LimitAnswer,
+  type LimitOptions,
+} from './postgres/model-limit-admissions';
+export {
   IdempotencyKeysRepository,
   type HeldKey,
   type KeyClaim,

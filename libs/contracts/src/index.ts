@@ -2,6 +2,7 @@ export { CallId, IsoTime, Principal, RunId, SubjectToken, TenantId, ThreadId, Tr
 export { ChatMessage, Failure, Json, JsonObject, ToolCall, Usage } from './messages';
 export {
   BudgetName,
+  LimitBound,
   ConcurrencyPolicy,
   CURRENT_EVENT_VERSION,
   EVENT_TYPES,
@@ -26,6 +27,7 @@ export {
   ModelAttemptMessage,
   ModelCallCommand,
   ModelResultMessage,
+  ModelWaitMessage,
   PrincipalRevokedMessage,
   RunOutcome,
   RunRequest,

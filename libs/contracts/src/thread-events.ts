@@ -65,7 +65,12 @@ export const IgnoredKind = z.enum([
   'approval.decision',
   'model.attempt',
   'waitpoint.decision',
+  'model.wait',
 ]);
+
+/** Which bound of a provider limit made a model call wait: requests or tokens per window, or calls at once. */
+export const LimitBound = z.enum(['requests', 'tokens', 'concurrent']);
+export type LimitBound = z.infer<typeof LimitBound>;
 
 /** What a waitpoint's expiry does: the model sees a `waitpoint.expired` tool error, or the run fails. */
 export const WaitpointOnExpiry = z.enum(['tool_error', 'fail_run']);
@@ -104,6 +109,11 @@ export const EventData = {
     delivery: z.number().int().positive().optional(),
     /** A retry waits until then before it calls the model (backoff with jitter, or the provider's Retry-After). */
     notBefore: IsoTime.optional(),
+    /**
+     * The same attempt commanded again because a provider limit had no room for it before `notBefore`: a
+     * named wait (not an attempt, not a model call of the budget, not working time).
+     */
+    waitFor: z.object({ limit: z.string(), bound: LimitBound }).optional(),
   }),
   'model.responded': z.object({
     step: z.number().int().positive(),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CallId, IsoTime, Principal, RunId, SubjectToken, TenantId, ThreadId } from './ids';
 import { ChatMessage, Failure, Json, JsonObject, Usage, ToolCall } from './messages';
-import { ConcurrencyPolicy, RecalledMemoryItem, WaitpointOnExpiry } from './thread-events';
+import { ConcurrencyPolicy, LimitBound, RecalledMemoryItem, WaitpointOnExpiry } from './thread-events';
 import { AgentToolConfig } from './agent';
 
 /** Where a run's outcome is POSTed when it ends. */
@@ -250,6 +250,25 @@ export const ModelAttemptMessage = z.object({
 });
 export type ModelAttemptMessage = z.infer<typeof ModelAttemptMessage>;
 
+/**
+ * Model worker → thread: the call was not made, because a provider limit (docs/flow-control.md) has no room
+ * for it before `until`. The thread commands it again for then: a named wait, not an attempt.
+ */
+export const ModelWaitMessage = z.object({
+  kind: z.literal('model.wait'),
+  messageId: z.string(),
+  ...RunAddress,
+  commandId: z.string(),
+  step: z.number().int().positive(),
+  limit: z.string(),
+  bound: LimitBound,
+  until: IsoTime,
+  /** JetStream delivery of the command this answers (> 1: an earlier worker died in it). */
+  delivery: z.number().int().positive().optional(),
+  worker: z.string().optional(),
+});
+export type ModelWaitMessage = z.infer<typeof ModelWaitMessage>;
+
 export const ApprovalDecisionMessage = z.object({
   kind: z.literal('approval.decision'),
   messageId: z.string(),
@@ -289,6 +308,7 @@ export const ThreadInboxMessage = z.discriminatedUnion('kind', [
   ApprovalDecisionMessage,
   ModelAttemptMessage,
   WaitpointDecisionMessage,
+  ModelWaitMessage,
 ]);
 export type ThreadInboxMessage = z.infer<typeof ThreadInboxMessage>;
 export type ModelResultMessage = z.infer<typeof ModelResultMessage>;

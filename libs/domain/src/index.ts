@@ -58,6 +58,7 @@ export {
   type Outgoing,
   type RecordApprovalDecision,
   type RecordModelAttempt,
+  type RecordModelWait,
   type RecordModelResult,
   type RecordToolResult,
   type RecordWaitpointDecision,
@@ -82,7 +83,9 @@ export {
   idempotencyKeyOf,
   MAX_MODEL_ATTEMPTS,
   modelAttemptsOf,
+  baseModelCommandId,
   modelCommandId,
+  waitedCommandId,
   modelRetryDelayMs,
   toolCommandId,
 } from './thread/thread.decider';
@@ -217,3 +220,13 @@ export {
   decideHousekeeping,
 } from './housekeeping/housekeeping.decider';
 export { decideErasure, type ErasureDecision, type ErasureFacts } from './thread/thread-erasure.rule';
+export {
+  admit,
+  estimateCallTokens,
+  fitsAt,
+  type Admission,
+  type AdmissionDecision,
+  type AdmissionQuery,
+  type LimitBound,
+  type ProviderLimit,
+} from './flow/provider-limits';

@@ -1955,6 +1955,11 @@ export interface components {
                * @description RFC 3339 timestamp
                */
               notBefore?: string;
+              waitFor?: {
+                limit: string;
+                /** @enum {string} */
+                bound: 'requests' | 'tokens' | 'concurrent';
+              };
             };
           }
         | {
@@ -2576,7 +2581,13 @@ export interface components {
             type: 'result.ignored';
             data: {
               /** @enum {string} */
-              kind: 'model.result' | 'tool.result' | 'approval.decision' | 'model.attempt' | 'waitpoint.decision';
+              kind:
+                | 'model.result'
+                | 'tool.result'
+                | 'approval.decision'
+                | 'model.attempt'
+                | 'waitpoint.decision'
+                | 'model.wait';
               /** @description The command id (model) or call id (tool, approval) the result answered */
               ref: string;
               reason: string;

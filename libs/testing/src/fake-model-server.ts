@@ -66,6 +66,7 @@ export class FakeModelServer {
   private server: Server | undefined;
   private readonly stats = new Map<string, ConversationStats>();
   private readonly started = Date.now();
+  private readonly allArrivals: number[] = [];
   private total = 0;
   private totalInFlight = 0;
   private maxTotalInFlight = 0;
@@ -97,6 +98,21 @@ export class FakeModelServer {
     const found = [...this.stats.entries()].filter(([key]) => key.includes(marker));
     if (found.length > 1) throw new Error(`${found.length} conversations contain "${marker}"`);
     return found[0]?.[1] ?? emptyStats();
+  }
+
+  /** When every request arrived, whatever its conversation (epoch ms, in arrival order): what a provider's rate limit counts. */
+  arrivals(): readonly number[] {
+    return this.allArrivals;
+  }
+
+  /** The most requests that arrived within any `windowMs` (a sliding window, as a provider counts them). */
+  maxInWindow(windowMs: number): number {
+    let most = 0;
+    for (let i = 0, j = 0; i < this.allArrivals.length; i++) {
+      while (this.allArrivals[i]! - this.allArrivals[j]! >= windowMs) j++;
+      most = Math.max(most, i - j + 1);
+    }
+    return most;
   }
 
   /** Every conversation's stats, by its latest user message. */
@@ -145,6 +161,7 @@ export class FakeModelServer {
     const n = ++s.calls;
     this.total++;
     s.arrivals.push(Date.now() - this.started);
+    this.allArrivals.push(Date.now());
     s.bodies.push(body);
     if (s.bodies.length > 50) s.bodies.shift();
     s.inFlight++;

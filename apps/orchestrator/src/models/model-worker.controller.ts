@@ -111,9 +111,10 @@ export class ModelWorkerController {
       result.delivery = delivery;
       result.worker = this.runtime.config.SERVICE_INSTANCE_ID;
     }
+    // The answer, or (a provider limit had no room) the wait the thread commands the call again after.
     await this.publisher.publish(inbox, result, {
       msgId: result.messageId,
-      headers: { ...headers, [HEADERS.messageType]: 'model.result' },
+      headers: { ...headers, [HEADERS.messageType]: result.kind },
     });
   }
 

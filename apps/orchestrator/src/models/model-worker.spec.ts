@@ -62,7 +62,7 @@ describe('ModelWorker and the tool catalog', () => {
   it('asks a catalog that did not answer again and then calls the model once, with its schemas', async () => {
     const { worker, asked, requests } = given(30, 2);
     const result = await worker.call(command);
-    expect(result.outcome).toMatchObject({ status: 'ok', content: 'hello' });
+    expect(result).toMatchObject({ kind: 'model.result', outcome: { status: 'ok', content: 'hello' } });
     expect(asked).toHaveLength(3);
     expect(requests).toHaveLength(1);
     expect(requests[0]!.tools.map((t) => t.name)).toEqual(['far.lookup']);
@@ -71,9 +71,11 @@ describe('ModelWorker and the tool catalog', () => {
   it('ends the attempt as a retryable timeout, without a model call, when the catalog stays away for the step budget', async () => {
     const { worker, requests } = given(1, Number.POSITIVE_INFINITY);
     const result = await worker.call(command);
-    expect(result.outcome).toMatchObject({
-      status: 'error',
-      error: { code: 'timeout', retryable: true, message: expect.stringContaining('the model was not called') },
+    expect(result).toMatchObject({
+      outcome: {
+        status: 'error',
+        error: { code: 'timeout', retryable: true, message: expect.stringContaining('the model was not called') },
+      },
     });
     expect(requests).toHaveLength(0);
   });

@@ -1,4 +1,4 @@
-import type { ChatMessage, ModelCallCommand, ModelResultMessage } from '@ratchet/contracts';
+import type { ChatMessage, ModelCallCommand, ModelResultMessage, ModelWaitMessage } from '@ratchet/contracts';
 import { boundContext, TransientError, type ModelOutcome, type ModelProvider } from '@ratchet/domain';
 import { SpanKind } from '@opentelemetry/api';
 import { ATTR, contentCaptureEnabled, failpoint, genAiProviderName, inSpan, SPAN } from '@ratchet/platform';
@@ -6,6 +6,7 @@ import type { AgentCatalog, ToolSpecs } from '@ratchet/agents';
 import type { MemoryRecall, Recall } from './memory-recall';
 import type { TokenStream } from './token-stream';
 import { pause } from './abortable-wait';
+import type { Held, ProviderLimits } from './provider-limits';
 
 /** Reads the first `count` messages of a thread's conversation (a command that references its transcript). */
 export type TranscriptReader = (tenantId: string, threadId: string, count: number) => Promise<ChatMessage[]>;
@@ -24,6 +25,7 @@ export class ModelWorker {
     private readonly providers: Record<string, ModelProvider>,
     private readonly transcripts?: TranscriptReader,
     private readonly tokens?: TokenStream,
+    private readonly limits?: ProviderLimits,
   ) {}
 
   /** The conversation of a command: carried in it, or (a large one) read from the thread's messages. */
@@ -49,7 +51,7 @@ export class ModelWorker {
     recall?: MemoryRecall,
     /** The command's delivery (> 1: an earlier worker died in it; the log counts this as a later attempt). */
     delivery = 1,
-  ): Promise<ModelResultMessage> {
+  ): Promise<ModelResultMessage | ModelWaitMessage> {
     const stored = await this.agents.get(command.tenantId, command.agent, command.agentVersion);
     let outcome: ModelOutcome;
     let recalled: Recall | undefined;
@@ -111,6 +113,9 @@ export class ModelWorker {
         };
         return this.resultOf(command, outcome, recalled, context);
       }
+      // Last before the request: a provider limit (docs/flow-control.md) that has no room makes the call wait.
+      const gate = this.limits && (await this.limits.ask(command, agent, { messages, tools }));
+      if (gate && !gate.go) return this.waitOf(command, gate);
       const sink = this.tokens?.open(command, command.attempt + Math.max(0, delivery - 1));
       const modelName = agent.model.name;
       outcome = await inSpan(
@@ -165,8 +170,24 @@ export class ModelWorker {
         },
         { kind: SpanKind.CLIENT },
       );
+      await gate?.settle(outcome.status === 'ok' ? outcome.usage.inputTokens + outcome.usage.outputTokens : undefined);
     }
     return this.resultOf(command, outcome, recalled, context);
+  }
+
+  private waitOf(command: ModelCallCommand, held: Held): ModelWaitMessage {
+    return {
+      kind: 'model.wait',
+      messageId: `${command.commandId}:wait`,
+      tenantId: command.tenantId,
+      threadId: command.threadId,
+      runId: command.runId,
+      commandId: command.commandId,
+      step: command.step,
+      limit: held.limit,
+      bound: held.bound,
+      until: held.until,
+    };
   }
 
   private resultOf(

@@ -85,6 +85,18 @@ export function inboxToCommand(message: ThreadInboxMessage, at: string): ThreadC
         delivery: message.delivery,
         worker: message.worker,
       };
+    case 'model.wait':
+      return {
+        ...base,
+        type: 'RecordModelWait',
+        commandId: message.commandId,
+        step: message.step,
+        limit: message.limit,
+        bound: message.bound,
+        until: message.until,
+        ...(message.delivery ? { delivery: message.delivery } : {}),
+        ...(message.worker ? { worker: message.worker } : {}),
+      };
     case 'approval.decision':
       return {
         ...base,

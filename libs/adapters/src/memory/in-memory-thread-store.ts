@@ -286,7 +286,9 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
           m.sentAt === null &&
           !this.locked.has(m.id) &&
           (wanted ? wanted.has(m.id) : m.availableAt === null || m.availableAt.getTime() <= Date.now()) &&
-          (minAgeMs <= 0 || m.createdAt.getTime() < bornBefore),
+          (minAgeMs <= 0 ||
+            m.createdAt.getTime() < bornBefore ||
+            (m.availableAt !== null && m.availableAt.getTime() > m.createdAt.getTime())),
       )
       .slice(0, limit);
     batch.forEach((m) => this.locked.add(m.id));

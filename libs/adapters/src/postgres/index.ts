@@ -19,6 +19,7 @@ export * from './retention.queries';
 export * from './erasure.queries';
 export * from './thread-event.rows';
 export * from './model-call-leases';
+export * from './model-limit-admissions';
 export * from './idempotency-keys.repository';
 export * from './schedules.repository';
 export * from './webhook-deliveries.repository';

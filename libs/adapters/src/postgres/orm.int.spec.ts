@@ -35,6 +35,7 @@ describe('openDatabase', () => {
         'housekeeping_ticks',
         'inbox',
         'mikro_orm_migrations',
+        'model_limit_admissions',
         'outbox',
         'runs',
         'schedule_ticks',

@@ -34,7 +34,7 @@ export class PgOutboxStore implements OutboxStore {
            coalesce(available_at <= now() and leased_by is not null, false) as leased,
            (extract(epoch from created_at) * 1000)::float8 as created_ms
          from ${outbox}
-         where ${ids ? `${UNSENT_BY_ID} and id in (?)` : 'sent_at is null and (available_at is null or available_at <= now())'}${minAgeMs > 0 ? ` and created_at < now() - ? * interval '1 millisecond'` : ''}
+         where ${ids ? `${UNSENT_BY_ID} and id in (?)` : 'sent_at is null and (available_at is null or available_at <= now())'}${minAgeMs > 0 ? ` and (created_at < now() - ? * interval '1 millisecond' or available_at > created_at)` : ''}
          order by created_at, id
          limit ?
          for update skip locked`,

@@ -184,7 +184,9 @@ export interface CommittedPublisher {
 export interface OutboxStore {
   /** Locks up to `limit` unsent rows (FOR UPDATE SKIP LOCKED), oldest first, and hands them to `publish`;
    *  rows whose publish resolved are marked sent in the same transaction. Returns how many were sent.
-   *  `minAgeMs` leaves younger rows alone (the committing handler is publishing those itself). Without
+   *  `minAgeMs` leaves younger rows alone (the committing handler is publishing those itself), except rows
+   *  held back to a later time (a delayed or leased row, `availableAt` after its creation), which no
+   *  handler publishes at its commit: those go as soon as they are due. Without
    *  `ids`, rows under a running lease are left alone too. */
   relayBatch(
     limit: number,

@@ -17,6 +17,20 @@ export function modelCommandId(runId: string, step: number, attempt: number): st
   return `${runId}:model:${step}:${attempt}`;
 }
 
+/**
+ * The command of a model call commanded again after a provider limit made it wait (`:wait:<n>`, the n-th
+ * wait of that attempt): a new outbox row for the same attempt.
+ */
+export function waitedCommandId(commandId: string): string {
+  const match = /^(.*):wait:(\d+)$/.exec(commandId);
+  return match ? `${match[1]}:wait:${Number(match[2]) + 1}` : `${commandId}:wait:1`;
+}
+
+/** The model call a waited command continues: its own id without the `:wait:<n>` suffix. */
+export function baseModelCommandId(commandId: string): string {
+  return commandId.replace(/:wait:\d+$/, '');
+}
+
 export function toolCommandId(runId: string, step: number, callId: string): string {
   return `${runId}:tool:${step}:${callId}`;
 }

@@ -2,6 +2,7 @@ import type { RunAsked, RunEnding } from './thread.state';
 import type {
   Failure,
   Json,
+  LimitBound,
   NewEvent,
   Principal,
   RecalledMemoryItem,
@@ -94,6 +95,23 @@ export interface RecordModelResult extends CommandBase {
   refusals?: Record<string, Failure>;
 }
 
+/**
+ * A model call was not made: a provider limit has no room for it before `until` (docs/flow-control.md).
+ * The thread commands the same attempt again for then.
+ */
+export interface RecordModelWait extends CommandBase {
+  type: 'RecordModelWait';
+  runId: string;
+  commandId: string;
+  step: number;
+  limit: string;
+  bound: LimitBound;
+  until: string;
+  /** The command's JetStream delivery and the worker that answered it (a redelivery is a new attempt). */
+  delivery?: number;
+  worker?: string;
+}
+
 /** A model worker picked up a redelivered model command: the earlier attempt died mid-call. */
 export interface RecordModelAttempt extends CommandBase {
   type: 'RecordModelAttempt';
@@ -169,6 +187,7 @@ export type ThreadCommand =
   | RequestRun
   | RecordModelResult
   | RecordModelAttempt
+  | RecordModelWait
   | RecordToolResult
   | RecordApprovalDecision
   | RecordWaitpointDecision

@@ -85,7 +85,7 @@ export function ignored(
   const run = d.state.active;
   const reason =
     run?.runId === c.runId
-      ? kind === 'model.result'
+      ? kind === 'model.result' || kind === 'model.wait'
         ? `the run no longer waits for ${ref} (it is at step ${run.step}, ${run.phase === 'model' ? `attempt ${run.modelCall?.attempt ?? 0}` : 'tool calls'})`
         : `the run no longer waits for call ${ref} (it is at step ${run.step})`
       : d.state.queue.some((t) => t.runId === c.runId)

@@ -19,9 +19,16 @@ import { recordApprovalDecision } from './thread.decider.approvals';
 import { openWaitpoint, recordWaitpointDecision } from './thread.decider.waitpoints';
 import { cancelRun, expireRun, recordModelAttempt, redelivered, resumeRun } from './thread.decider.recovery';
 import { ignored, recordSettlingResult } from './thread.decider.settling';
+import { recordModelWait } from './thread.decider.limits';
 import { openCalls, settlingCalls, type ThreadState } from './thread.state';
 
-export { idempotencyKeyOf, modelCommandId, toolCommandId } from './decision.builder';
+export {
+  baseModelCommandId,
+  idempotencyKeyOf,
+  modelCommandId,
+  toolCommandId,
+  waitedCommandId,
+} from './decision.builder';
 
 /** How many times a model call of one step is attempted when a run's limits do not say. */
 export const MAX_MODEL_ATTEMPTS = DEFAULT_MODEL_ATTEMPTS;
@@ -53,6 +60,9 @@ export function decide(state: ThreadState, command: ThreadCommand): Decision {
       break;
     case 'RecordModelAttempt':
       recordModelAttempt(d, command);
+      break;
+    case 'RecordModelWait':
+      recordModelWait(d, command);
       break;
     case 'CancelRun':
       cancelRun(d, command);

@@ -230,8 +230,15 @@ function transition(state: ThreadState, event: ThreadEvent): ThreadState {
           delivery: event.data.delivery,
           ...(event.data.notBefore ? { notBefore: event.data.notBefore } : {}),
         },
-        // Every attempt may be billed: each one counts against the model-call budget.
-        spent: { modelCalls: (run.spent?.modelCalls ?? 0) + 1, tokens: run.spent?.tokens ?? 0 },
+        // Every attempt may be billed: each one counts against the model-call budget. A call commanded again
+        // because a provider limit had no room made no request: neither that nor its wait is spent.
+        spent: {
+          modelCalls: (run.spent?.modelCalls ?? 0) + (event.data.waitFor ? 0 : 1),
+          tokens: run.spent?.tokens ?? 0,
+        },
+        ...(event.data.waitFor && event.data.notBefore
+          ? { waitedMs: (run.waitedMs ?? 0) + Math.max(0, Date.parse(event.data.notBefore) - Date.parse(event.at)) }
+          : {}),
         calls: event.data.step === run.step ? run.calls : [],
       }));
 

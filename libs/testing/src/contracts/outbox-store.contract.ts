@@ -93,6 +93,21 @@ export function outboxStoreContract(name: string, make: () => Promise<OutboxStor
       expect((await f.outbox.lag()).unsent).toBe(0);
     });
 
+    it('relays a row held back to a later time as soon as it is due, however young (no handler publishes it)', async () => {
+      const [delayed, young] = [makeMessages(1), makeMessages(1)];
+      await enqueueCommitted(
+        f,
+        delayed.map((m) => ({ ...m, notBefore: new Date(Date.now() + 30).toISOString() })),
+      );
+      await enqueueCommitted(f, young);
+      const relayed: PendingOutboxMessage[] = [];
+      const publish = async (m: PendingOutboxMessage) => void relayed.push(m);
+      expect(await f.outbox.relayBatch(10, publish, undefined, 60_000)).toBe(0);
+      await sleep(60);
+      expect(await f.outbox.relayBatch(10, publish, undefined, 60_000)).toBe(1);
+      expect(relayed.map((m) => m.id)).toEqual(delayed.map((m) => m.id));
+    });
+
     it('leaves a leased row to its process while the lease runs, and relays it flagged once it ran out', async () => {
       const [held, expiring, plain] = [makeMessages(1), makeMessages(1), makeMessages(1)];
       await enqueueCommitted(f, [

@@ -23,6 +23,7 @@ import { Migration20270601000000_orchestrator_runs_in_flight } from './orchestra
 import { Migration20270701000000_orchestrator_thread_keys } from './orchestrator/Migration20270701000000_thread_keys';
 import { Migration20270801000000_orchestrator_waiting_runs } from './orchestrator/Migration20270801000000_waiting_runs';
 import { Migration20270901000000_orchestrator_revoked_principals } from './orchestrator/Migration20270901000000_revoked_principals';
+import { Migration20271001000000_orchestrator_model_limit_admissions } from './orchestrator/Migration20271001000000_model_limit_admissions';
 import { Migration20261130000000_tools_init } from './tools/Migration20261130000000_init';
 import { Migration20261210000000_tools_ledger_resolution } from './tools/Migration20261210000000_ledger_resolution';
 import { Migration20270110000000_tools_ledger_trace } from './tools/Migration20270110000000_ledger_trace';
@@ -59,6 +60,7 @@ export const ORCHESTRATOR_MIGRATIONS: readonly MigrationClass[] = [
   Migration20270701000000_orchestrator_thread_keys,
   Migration20270801000000_orchestrator_waiting_runs,
   Migration20270901000000_orchestrator_revoked_principals,
+  Migration20271001000000_orchestrator_model_limit_admissions,
 ];
 export const TOOLS_MIGRATIONS: readonly MigrationClass[] = [
   Migration20261130000000_tools_init,

@@ -1,0 +1,101 @@
+import type { ProviderLimit } from '@ratchet/domain';
+import { createTestDatabase, type TestDatabase } from '@ratchet/testing';
+import { ModelLimitAdmissions } from './model-limit-admissions';
+import type { Database } from './orm';
+import { openServiceDatabase } from './service-database';
+
+/*
+ * Provider limits held in Postgres: several replicas (here three pools on the same schema) asking at
+ * once see one window, in the order the limit's lock gives them.
+ */
+let testDb: TestDatabase;
+const replicas: Database[] = [];
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  for (let i = 0; i < 3; i++) replicas.push(await openServiceDatabase(testDb.url, 'orchestrator'));
+});
+afterAll(async () => {
+  for (const db of replicas) await db.close();
+  await testDb?.drop();
+});
+
+const OPTIONS = { guardMs: 200, concurrentRetryMs: 300 };
+let n = 0;
+const limitOf = (fields: Partial<ProviderLimit>): ProviderLimit => ({
+  name: `limit-${++n}`,
+  windowMs: 2_000,
+  ...fields,
+});
+const call = (id: string, extra: { estimate?: number } = {}) => ({
+  callId: id,
+  tenantId: 'acme',
+  estimate: extra.estimate ?? 10,
+  maxDurationMs: 60_000,
+});
+
+it('admits at most the limit per window across replicas asking at once, and reserves the rest in order', async () => {
+  const limit = limitOf({ requests: 4 });
+  const answers = await Promise.all(
+    Array.from({ length: 12 }, (_, i) => replicas[i % 3]!.sql).map((_, i) =>
+      new ModelLimitAdmissions(replicas[i % 3]!, OPTIONS).acquire(limit, call(`c${i}`)),
+    ),
+  );
+  const times = answers.map((a) => a.decision.at).sort((a, b) => a - b);
+  expect(answers.filter((a) => a.decision.go)).toHaveLength(4);
+  // Every window of the window's length plus the guard holds at most 4 admissions (reserved ones included).
+  for (const t of times) expect(times.filter((u) => u >= t && u < t + 2_200).length).toBeLessThanOrEqual(4);
+  expect(answers.filter((a) => !a.decision.go).every((a) => !a.decision.go && a.decision.reserve)).toBe(true);
+});
+
+it('lets a reserved call go at its turn without deciding again, and not before', async () => {
+  const limit = limitOf({ requests: 1 });
+  const admissions = new ModelLimitAdmissions(replicas[0]!, OPTIONS);
+  expect((await admissions.acquire(limit, call('first'))).decision.go).toBe(true);
+  const waiting = await admissions.acquire(limit, call('second'));
+  expect(waiting.decision).toMatchObject({ go: false, by: 'requests', reserve: true });
+  // Asked again early: still its reserved time.
+  expect((await admissions.acquire(limit, call('second'))).decision).toEqual(waiting.decision);
+  await new Promise((r) => setTimeout(r, Math.max(0, waiting.decision.at - Date.now()) + 20));
+  expect((await new ModelLimitAdmissions(replicas[1]!, OPTIONS).acquire(limit, call('second'))).decision.go).toBe(true);
+  // A third asks after the second went: behind it by a whole window.
+  const third = await admissions.acquire(limit, call('third'));
+  expect(third.decision.at).toBeGreaterThanOrEqual(waiting.decision.at + 2_200);
+});
+
+it('bounds calls in flight and frees a slot when a call settles', async () => {
+  const limit = limitOf({ concurrent: 2 });
+  const admissions = new ModelLimitAdmissions(replicas[0]!, OPTIONS);
+  const a = await admissions.acquire(limit, call('a'));
+  await admissions.acquire(limit, call('b'));
+  expect((await admissions.acquire(limit, call('c'))).decision).toMatchObject({
+    go: false,
+    by: 'concurrent',
+    reserve: false,
+  });
+  await admissions.settle(limit.name, a.admissionId, 12);
+  expect((await admissions.acquire(limit, call('c'))).decision.go).toBe(true);
+});
+
+it('counts the tokens a call reported when it settles, in place of its estimate', async () => {
+  const limit = limitOf({ tokens: 1_000 });
+  const admissions = new ModelLimitAdmissions(replicas[0]!, OPTIONS);
+  const a = await admissions.acquire(limit, call('a', { estimate: 900 }));
+  expect(a.decision.go).toBe(true);
+  await admissions.settle(limit.name, a.admissionId, 100);
+  // 100 reported + 800 fits the 1,000; on the estimate (900) it would not have.
+  expect((await admissions.acquire(limit, call('b', { estimate: 800 }))).decision.go).toBe(true);
+  expect((await admissions.acquire(limit, call('c', { estimate: 200 }))).decision).toMatchObject({
+    go: false,
+    by: 'tokens',
+  });
+});
+
+it('asks a call that went once again under a new id: both requests count in the window', async () => {
+  const limit = limitOf({ requests: 2 });
+  const admissions = new ModelLimitAdmissions(replicas[0]!, OPTIONS);
+  const first = await admissions.acquire(limit, call('x'));
+  const again = await admissions.acquire(limit, call('x'));
+  expect(first.decision.go && again.decision.go).toBe(true);
+  expect(again.admissionId).not.toBe(first.admissionId);
+  expect((await admissions.acquire(limit, call('y'))).decision.go).toBe(false);
+});

@@ -1,0 +1,140 @@
+import { admit, estimateCallTokens, fitsAt, type Admission, type ProviderLimit } from './provider-limits';
+
+const WINDOW = 10_000;
+const GUARD = 500;
+const SPAN = WINDOW + GUARD;
+const NOW = 1_000_000;
+
+function ask(
+  limit: Partial<ProviderLimit>,
+  admissions: Admission[],
+  extra: { inFlight?: number; estimate?: number } = {},
+) {
+  return admit(
+    { name: 'openai', windowMs: WINDOW, ...limit },
+    {
+      admissions,
+      inFlight: extra.inFlight ?? 0,
+      now: NOW,
+      estimate: extra.estimate ?? 100,
+      guardMs: GUARD,
+      concurrentRetryMs: 1_000,
+    },
+  );
+}
+
+const at = (...offsets: number[]): Admission[] => offsets.map((o) => ({ at: NOW + o, tokens: 100 }));
+
+describe('requests per window', () => {
+  it('given room in the window, when a call asks, then it goes now', () => {
+    expect(ask({ requests: 3 }, at(-5_000, -1_000))).toEqual({ go: true, at: NOW });
+  });
+
+  it('given a full window, when a call asks, then it is reserved for when the oldest admission leaves the window and its guard', () => {
+    expect(ask({ requests: 3 }, at(-9_000, -5_000, -1_000))).toEqual({
+      go: false,
+      at: NOW - 9_000 + SPAN,
+      by: 'requests',
+      reserve: true,
+    });
+  });
+
+  it('given admissions older than the window and its guard, when a call asks, then they do not count', () => {
+    expect(ask({ requests: 1 }, at(-SPAN, -SPAN - 1))).toEqual({ go: true, at: NOW });
+  });
+
+  it('given calls reserved ahead, when a call asks, then it goes after them, never before', () => {
+    // Two slots of three are reserved in the future; the window at NOW has room, but the queue comes first.
+    expect(ask({ requests: 3 }, at(-20_000, 2_000, 4_000))).toMatchObject({ go: false, at: NOW + 4_000 });
+  });
+
+  it('given a queue of reservations, when each takes the next slot, then no window of the span ever holds more than the limit', () => {
+    const admissions: Admission[] = [];
+    for (let i = 0; i < 20; i++) {
+      const d = ask({ requests: 3 }, admissions);
+      admissions.push({ at: d.at, tokens: 100 });
+    }
+    for (const a of admissions) {
+      expect(admissions.filter((b) => b.at >= a.at && b.at < a.at + SPAN).length).toBeLessThanOrEqual(3);
+    }
+    expect(admissions.filter((a) => a.at === NOW)).toHaveLength(3);
+  });
+});
+
+describe('tokens per window', () => {
+  it('given the estimate fits, when a call asks, then it goes now', () => {
+    expect(ask({ tokens: 1_000 }, at(-1_000, -500), { estimate: 800 })).toEqual({ go: true, at: NOW });
+  });
+
+  it('given the estimate does not fit, when a call asks, then it waits until enough of the oldest admissions left', () => {
+    const admissions = [
+      { at: NOW - 9_000, tokens: 300 },
+      { at: NOW - 8_000, tokens: 300 },
+      { at: NOW - 1_000, tokens: 300 },
+    ];
+    expect(ask({ tokens: 1_000 }, admissions, { estimate: 500 })).toEqual({
+      go: false,
+      at: NOW - 8_000 + SPAN,
+      by: 'tokens',
+      reserve: true,
+    });
+  });
+
+  it('given an estimate larger than the whole limit, when a call asks, then it goes alone once the window is empty', () => {
+    expect(ask({ tokens: 1_000 }, at(-9_000, -1_000), { estimate: 5_000 })).toMatchObject({
+      go: false,
+      at: NOW - 1_000 + SPAN,
+      by: 'tokens',
+    });
+    expect(ask({ tokens: 1_000 }, [], { estimate: 5_000 })).toEqual({ go: true, at: NOW });
+  });
+
+  it('given both bounds, when tokens bind later than requests, then the later time wins and names tokens', () => {
+    const admissions = [
+      { at: NOW - 9_000, tokens: 10 },
+      { at: NOW - 2_000, tokens: 900 },
+    ];
+    expect(ask({ requests: 2, tokens: 1_000 }, admissions, { estimate: 200 })).toMatchObject({
+      at: NOW - 2_000 + SPAN,
+      by: 'tokens',
+    });
+  });
+});
+
+describe('calls at once', () => {
+  it('given every slot in flight, when a call asks, then it asks again later without a reservation', () => {
+    expect(ask({ concurrent: 2 }, [], { inFlight: 2 })).toEqual({
+      go: false,
+      at: NOW + 1_000,
+      by: 'concurrent',
+      reserve: false,
+    });
+  });
+
+  it('given a free slot, when a call asks, then it goes', () => {
+    expect(ask({ concurrent: 2 }, [], { inFlight: 1 })).toEqual({ go: true, at: NOW });
+  });
+});
+
+describe('a call back after its reserved turn passed', () => {
+  const limit: ProviderLimit = { name: 'openai', windowMs: WINDOW, requests: 2 };
+
+  it('given room in every window that would hold it, when it asks to go now, then it fits', () => {
+    expect(fitsAt(limit, at(-9_000, 20_000), NOW, 100, GUARD)).toBe(true);
+  });
+
+  it('given a reservation ahead whose window would then hold one too many, when it asks to go now, then it does not fit', () => {
+    // Alone at NOW the past window has room, but the window starting at NOW - 1 s also holds the call at NOW + 3 s.
+    expect(fitsAt(limit, at(-1_000, 3_000), NOW, 100, GUARD)).toBe(false);
+  });
+
+  it('given tokens, when the window would pass them, then it does not fit', () => {
+    expect(fitsAt({ ...limit, requests: undefined, tokens: 500 }, at(-1_000, 2_000), NOW, 400, GUARD)).toBe(false);
+    expect(fitsAt({ ...limit, requests: undefined, tokens: 500 }, at(-1_000, 2_000), NOW, 300, GUARD)).toBe(true);
+    expect(fitsAt({ ...limit, requests: undefined, tokens: 500 }, at(-1_000), NOW, 100, GUARD)).toBe(true);
+  });
+});
+
+it('estimates a call as its prompt at 4 characters a token plus the answer it may write', () => {
+  expect(estimateCallTokens(4_001, 256)).toBe(1_001 + 256);
+});

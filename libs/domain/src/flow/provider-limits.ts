@@ -1,0 +1,128 @@
+/**
+ * Limits a model provider puts on one API key (requests and tokens per window, calls at once), shared by
+ * every replica that uses the key: the admission rule, pure. The store keeps the admissions of each limit
+ * and serialises the decisions of one limit (docs/flow-control.md, ADR 0044).
+ *
+ * A call is admitted at a time `at`: now when the window has room, else the earliest time it will have
+ * room — a reservation, so calls that wait are served in the order they asked and each waits once. An
+ * admission occupies the window from `at` for the window plus a guard (the time between the decision and
+ * the request reaching the provider), so the provider, counting arrivals, never sees more than the limit
+ * in any window of its length.
+ */
+
+/** A provider key's limits; absent fields do not bound. */
+export interface ProviderLimit {
+  /** How the limit is named in waits, errors and metrics. */
+  name: string;
+  /** Requests per window at most. */
+  requests?: number | undefined;
+  /** Input + output tokens per window at most (estimated before a call, settled with the reported usage). */
+  tokens?: number | undefined;
+  /** Calls in flight at once at most. */
+  concurrent?: number | undefined;
+  /** The window, ms (a minute for limits "per minute"). */
+  windowMs: number;
+}
+
+/** One call admitted in the window: when its request goes out (ms since the epoch; later than now: reserved) and its tokens. */
+export interface Admission {
+  at: number;
+  tokens: number;
+}
+
+/** Which of a limit's bounds made a call wait. */
+export type LimitBound = 'requests' | 'tokens' | 'concurrent';
+
+export type AdmissionDecision =
+  /** Send the request now. */
+  | { go: true; at: number }
+  /**
+   * Wait until `at`. `reserve`: the call's place at `at` is kept (requests and tokens: it goes then without
+   * asking again); otherwise (calls at once) it asks again then.
+   */
+  | { go: false; at: number; by: LimitBound; reserve: boolean };
+
+export interface AdmissionQuery {
+  /** The limit's admissions whose window has not ended (at > now − window − guard), oldest first. */
+  admissions: readonly Admission[];
+  /** Calls of this limit in flight now (admitted, not ended, not expired). */
+  inFlight: number;
+  now: number;
+  /** The call's tokens as estimated (its prompt and tools, plus the answer it may write). */
+  estimate: number;
+  /** How long a decision may take to reach the provider as a request, ms. */
+  guardMs: number;
+  /** How long a call refused by the bound on calls at once waits before it asks again, ms. */
+  concurrentRetryMs: number;
+}
+
+/**
+ * When a call may go. Requests: the window ending at `at` holds fewer than `requests` admissions. Tokens:
+ * their sum in that window plus the estimate is at most `tokens` (a call whose estimate alone is larger
+ * goes when the window is empty: it runs alone). Calls at once: checked only for a call that would go now.
+ * Reservations keep their order: a call is never admitted before one reserved earlier.
+ */
+export function admit(limit: ProviderLimit, q: AdmissionQuery): AdmissionDecision {
+  const span = limit.windowMs + q.guardMs;
+  const all = q.admissions.filter((a) => a.at > q.now - span);
+  let at = Math.max(q.now, all.at(-1)?.at ?? q.now);
+  // Behind calls reserved earlier: the bound that made them wait.
+  let by: LimitBound | undefined = at > q.now ? (limit.requests !== undefined ? 'requests' : 'tokens') : undefined;
+  if (limit.requests !== undefined && all.length >= limit.requests) {
+    const oldestInWindow = all[all.length - limit.requests]!;
+    if (oldestInWindow.at + span > at) {
+      at = oldestInWindow.at + span;
+      by = 'requests';
+    }
+  }
+  if (limit.tokens !== undefined) {
+    const inWindow = all.filter((a) => a.at > at - span);
+    let used = inWindow.reduce((sum, a) => sum + a.tokens, 0);
+    let i = 0;
+    // Drop the oldest admissions (the window slides past them) until the estimate fits or none is left.
+    while (used + q.estimate > limit.tokens && i < inWindow.length) {
+      const leaving = inWindow[i++]!;
+      used -= leaving.tokens;
+      if (leaving.at + span > at) {
+        at = leaving.at + span;
+        by = 'tokens';
+      }
+    }
+  }
+  if (at > q.now) return { go: false, at, by: by ?? 'requests', reserve: true };
+  if (limit.concurrent !== undefined && q.inFlight >= limit.concurrent)
+    return { go: false, at: q.now + q.concurrentRetryMs, by: 'concurrent', reserve: false };
+  return { go: true, at: q.now };
+}
+
+/**
+ * Whether a call may go at `at` among admissions already made (some reserved later): every window of the
+ * span that holds `at` stays within the limit's requests and tokens. For a call that came back after its
+ * reserved turn had passed (its worker was late): it goes now if that fits, instead of behind the queue.
+ */
+export function fitsAt(
+  limit: ProviderLimit,
+  admissions: readonly Admission[],
+  at: number,
+  estimate: number,
+  guardMs: number,
+): boolean {
+  const span = limit.windowMs + guardMs;
+  const near = [...admissions.filter((a) => a.at > at - span && a.at < at + span), { at, tokens: estimate }].sort(
+    (a, b) => a.at - b.at,
+  );
+  // Every window that holds `at` starts at an admission in (at − span, at]: check each.
+  for (const start of near) {
+    if (start.at > at) break;
+    const inside = near.filter((a) => a.at >= start.at && a.at < start.at + span);
+    if (limit.requests !== undefined && inside.length > limit.requests) return false;
+    if (limit.tokens !== undefined && inside.length > 1 && inside.reduce((n, a) => n + a.tokens, 0) > limit.tokens)
+      return false;
+  }
+  return true;
+}
+
+/** What the model is sent and may write, in tokens, about 4 characters a token (as `approxTokens`). */
+export function estimateCallTokens(promptChars: number, maxOutputTokens: number): number {
+  return Math.ceil(promptChars / 4) + maxOutputTokens;
+}
