@@ -7,7 +7,8 @@
  *   npm run bench -- --quick           fewer runs (a smoke test, not figures to publish)
  *   npm run bench -- --only agent-loop|ledger|floor|resume|core|slow-model|first-token|tenant-flood
  *   npm run bench -- --only tenant-flood [--flood 3000]
- *   npm run bench -- --only slow-model --slow-runs 1000,10000 --latency 1000 [--no-stream]
+ *   npm run bench -- --only slow-model --slow-runs 1000,10000 --latency 1000 [--no-stream] [--model-limit]
+ *     (--model-limit: the model's key under a provider limit that never binds, for the cost of a limit check)
  *   npm run bench -- --compare <ref>   runs this bench against <ref> (a temp git worktree) and against
  *                                      this tree, back to back, and prints ratios per figure
  *
@@ -122,7 +123,13 @@ async function run(): Promise<BenchOutput> {
       for (const runs of sizes)
         round.push(
           await benchSlowModel(
-            { runs, latencyMs, jitterMs: latencyMs / 5, stream: !process.argv.includes('--no-stream') },
+            {
+              runs,
+              latencyMs,
+              jitterMs: latencyMs / 5,
+              stream: !process.argv.includes('--no-stream'),
+              limited: process.argv.includes('--model-limit'),
+            },
             log,
           ),
         );

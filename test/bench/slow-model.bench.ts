@@ -25,10 +25,16 @@ export interface SlowModelOptions {
   jitterMs: number;
   /** Ask the model server to stream (the default for `openai` agents); false: whole answers. */
   stream?: boolean;
+  /**
+   * Put the model's key under a provider limit that never binds (docs/flow-control.md): every call asks it
+   * and settles it, so the figures against a run without show what a limit check costs per model call.
+   */
+  limited?: boolean;
 }
 
 export interface SlowModelResult {
   runs: number;
+  limited?: boolean;
   latencyMs: number;
   completed: number;
   seconds: number;
@@ -104,6 +110,20 @@ export async function benchSlowModel(options: SlowModelOptions, log: (line: stri
       AGENTS_DIR: agents,
       OPENAI_API_KEY: 'sk-bench',
       TENANT_MAX_ACTIVE_RUNS: String(Math.max(1000, options.runs)),
+      ...(options.limited
+        ? {
+            MODEL_LIMITS: JSON.stringify([
+              {
+                name: 'bench',
+                baseUrl: model.url,
+                apiKeyEnv: 'OPENAI_API_KEY',
+                requests: 10_000_000,
+                tokens: 2_000_000_000,
+                concurrent: 1_000_000,
+              },
+            ]),
+          }
+        : {}),
     },
   });
   let sampling = true;
@@ -178,6 +198,7 @@ export async function benchSlowModel(options: SlowModelOptions, log: (line: stri
     const peak = stack.peakMemoryKb();
     return {
       runs: options.runs,
+      ...(options.limited ? { limited: true } : {}),
       latencyMs: options.latencyMs,
       completed,
       seconds,

@@ -67,6 +67,7 @@ interface FigureSource {
   slowModel?: Array<
     Array<{
       runs: number;
+      limited?: boolean;
       latencyMs: number;
       completed: number;
       modelCallsPerStep: number;
@@ -161,7 +162,8 @@ export function figuresOf(out: FigureSource): Record<string, Figure> {
         return f ? pick(f) : (NaN as T);
       });
     const l = sm[0]?.find((f) => f.runs === n)?.latencyMs ?? 0;
-    const name = `slow-model (${n} runs in flight, ${l / 1000} s model)`;
+    const limited = sm[0]?.find((f) => f.runs === n)?.limited ? ', under a provider limit' : '';
+    const name = `slow-model (${n} runs in flight, ${l / 1000} s model${limited})`;
     add(
       `${name}: runs completed`,
       of((f) => f.completed),

@@ -33,6 +33,8 @@ function writeAgents(baseUrl: string): string {
   agent('slowpoke', 'stepTimeoutSeconds: 2\nmodelAttempts: 3\nmaxSteps: 3\n');
   // Calls of 5–20 s, a tool in between: each run is two model calls, each well inside its budget.
   agent('steady', 'stepTimeoutSeconds: 60\nmaxSteps: 3\ntools:\n  - name: demo.effect.read\n');
+  // Waits out the provider's 429s for 3 s at most in all.
+  agent('impatient', 'stepTimeoutSeconds: 60\nmaxSteps: 3\nbudget:\n  rateLimitWaitSeconds: 3\n');
   // Slow tools with effects, for cancellation.
   agent(
     'charger',
@@ -111,22 +113,43 @@ describe.each(PATHS)('a model slower than the step budget, rate limits, many run
     });
   });
 
-  it('ends a 429 storm within the budget, waiting as the provider asks between attempts', async () => {
+  it('waits out a 429 storm many times longer than the attempts, as the provider asks, and fails past the wait budget', async () => {
     const storm = `storm-${p}`;
     const clears = `clears-${p}`;
-    const [stormed, cleared] = await Promise.all([
-      run(storm, 'steady', `${storm} [rate_limit=99] [retry_after=1]`),
+    const endless = `endless-${p}`;
+    // Six 429s asking for 2 s each: three times what three attempts used to wait before the run failed.
+    const [stormed, cleared, gaveUp] = await Promise.all([
+      run(storm, 'steady', `${storm} [rate_limit=6] [retry_after=2]`),
       run(clears, 'steady', `${clears} [rate_limit=2] [retry_after=1]`),
+      run(endless, 'impatient', `${endless} [rate_limit=99] [retry_after=1]`),
     ]);
-    expect(stormed.at(-1)).toMatchObject({ type: 'run.failed', data: { error: { code: 'model.rate_limited' } } });
-    expect(model.of(storm).calls).toBe(3);
+    expect(stormed.at(-1)?.type).toBe('run.completed');
+    expect(model.of(storm).calls).toBe(7);
     const gaps = model
       .of(storm)
       .arrivals.slice(1)
       .map((t, i) => t - model.of(storm).arrivals[i]!);
-    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(1000);
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(2000);
+    // Each wait is the same attempt, named as the provider's 429: none is an attempt.
+    const asked = stormed.filter((e) => e.type === 'model.requested').map((e) => e.data as Record<string, unknown>);
+    expect(asked.filter((r) => r['step'] === 1).map((r) => [r['attempt'], r['waitFor']])).toEqual([
+      [1, undefined],
+      ...Array.from({ length: 6 }, () => [1, { limit: 'provider', bound: 'rate_limited' }]),
+    ]);
     expect(cleared.at(-1)?.type).toBe('run.completed');
     expect(model.of(clears).calls).toBe(3);
+    // A storm past the agent's rate-limit wait budget (3 s) fails naming it, after the waits it had room for.
+    expect(gaveUp.at(-1)).toMatchObject({
+      type: 'run.failed',
+      data: {
+        error: {
+          code: 'model.rate_limited',
+          message: expect.stringContaining('rate-limit wait budget of 3 s'),
+        },
+      },
+    });
+    expect(model.of(endless).calls).toBeGreaterThanOrEqual(2);
+    expect(model.of(endless).calls).toBeLessThanOrEqual(4);
   });
 
   it('makes exactly one call per step for 50 concurrent runs whose calls take 5–20 s', async () => {

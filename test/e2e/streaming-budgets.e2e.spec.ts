@@ -325,7 +325,7 @@ describe('streaming, long threads and budgets', () => {
     await stack.publishRequest(TENANT, {
       requestId: marker,
       agent: 'frugal',
-      input: [{ role: 'user', content: `${marker} [rate_limit=99] [retry_after=1] [latency=1500]` }],
+      input: [{ role: 'user', content: `${marker} [garbage=99] [latency=1500]` }],
       principal: { id: 'alice', roles: ['runner'] },
     });
     await until(() => model.of(marker).calls === 2 && model.of(marker).inFlight === 1);

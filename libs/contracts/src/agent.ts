@@ -249,9 +249,18 @@ export const AgentDefinition = z
           .positive()
           .default(2_000_000)
           .describe('Tokens per run (input + output as the provider reports them)'),
+        rateLimitWaitSeconds: z
+          .number()
+          .int()
+          .nonnegative()
+          .max(604_800)
+          .default(1800)
+          .describe(
+            "How long a run may wait out the provider's 429s (Retry-After) in all; those waits are not attempts. Past it the run fails with model.rate_limited",
+          ),
       })
       .strict()
-      .default({ tokens: 2_000_000 }),
+      .default({ tokens: 2_000_000, rateLimitWaitSeconds: 1800 }),
     context: z
       .object({
         maxMessages: z

@@ -50,6 +50,14 @@ export const RunLimits = z
       .describe(
         "Budget: working time from the run's start, leaving out every named wait (an approval, an uncertain effect waiting for an operator)",
       ),
+    rateLimitWaitSeconds: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe(
+        "Budget: time the run may wait out the provider's 429s in all (not attempts); absent: runs requested before, whose 429s are attempts",
+      ),
   })
   .describe('RunLimits');
 export type RunLimits = z.infer<typeof RunLimits>;
@@ -68,8 +76,11 @@ export const IgnoredKind = z.enum([
   'model.wait',
 ]);
 
-/** Which bound of a provider limit made a model call wait: requests or tokens per window, or calls at once. */
-export const LimitBound = z.enum(['requests', 'tokens', 'concurrent']);
+/**
+ * What made a model call wait: a provider limit's requests or tokens per window or calls at once, or
+ * (`rate_limited`) the provider itself, answering 429.
+ */
+export const LimitBound = z.enum(['requests', 'tokens', 'concurrent', 'rate_limited']);
 export type LimitBound = z.infer<typeof LimitBound>;
 
 /** What a waitpoint's expiry does: the model sees a `waitpoint.expired` tool error, or the run fails. */

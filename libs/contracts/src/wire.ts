@@ -163,6 +163,8 @@ export const ModelResultMessage = z.object({
   /** JetStream delivery of the command this answers (> 1: an earlier worker died mid-call). */
   delivery: z.number().int().positive().optional(),
   worker: z.string().optional(),
+  /** The provider limit (docs/flow-control.md) the call was made under, if its key has one. */
+  limit: z.string().optional(),
   recalled: z
     .array(RecalledMemoryItem)
     .optional()

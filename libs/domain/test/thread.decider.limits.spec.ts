@@ -91,3 +91,73 @@ describe('model calls waiting for a provider limit', () => {
     expect(d.after.active?.spent?.modelCalls).toBe(2);
   });
 });
+
+describe("the provider's 429s, waited out", () => {
+  const rateLimited = (commandId: string, retryAfterMs: number | undefined, at = AT) => ({
+    ...modelAnswers('r1', 1),
+    commandId,
+    at,
+    limit: 'openai',
+    outcome: {
+      status: 'error' as const,
+      error: { code: 'rate_limited', message: 'HTTP 429: slow down', retryable: true, retryAfterMs },
+    },
+  });
+
+  it('given budget left, when the provider answers 429, then the same attempt waits at least its Retry-After, not counted as an attempt or a model call', () => {
+    const history = run([requestRun('r1', { limits: { rateLimitWaitSeconds: 60, modelAttempts: 3 } })]).events;
+    const d = given(history).when(rateLimited(modelCommandId('r1', 1, 1), 20_000));
+    expect(d.events).toHaveLength(1);
+    const data = d.events[0]!.data as { attempt: number; notBefore: string; waitFor: unknown; retryReason: string };
+    expect(data).toMatchObject({
+      attempt: 1,
+      commandId: `${modelCommandId('r1', 1, 1)}:wait:1`,
+      waitFor: { limit: 'openai', bound: 'rate_limited' },
+      retryReason: expect.stringContaining('the provider (limit openai) answered 429'),
+    });
+    const waitMs = Date.parse(data.notBefore) - Date.parse(AT);
+    expect(waitMs).toBeGreaterThanOrEqual(20_000);
+    expect(waitMs).toBeLessThanOrEqual(22_000);
+    expect(d.after.active?.spent?.modelCalls).toBe(1);
+    expect(d.after.active?.rateLimitedMs).toBe(waitMs);
+    expect(workingMs(d.after.active!, data.notBefore)).toBe(0);
+  });
+
+  it('given a storm longer than the attempts, when each 429 fits the budget, then the run keeps waiting and its answer completes it', () => {
+    let history = run([requestRun('r1', { limits: { rateLimitWaitSeconds: 600, modelAttempts: 3 } })]).events;
+    let commandId = modelCommandId('r1', 1, 1);
+    let at = AT;
+    for (let i = 0; i < 8; i++) {
+      const d = given(history).when(rateLimited(commandId, 1_000, at));
+      expect(d.events.map((e) => e.type)).toEqual(['model.requested']);
+      history = [...history, ...d.events];
+      commandId = (d.events[0]!.data as { commandId: string }).commandId;
+      at = (d.events[0]!.data as { notBefore: string }).notBefore;
+    }
+    const done = given(history).when({ ...modelAnswers('r1', 1, [], 'made it'), commandId, at });
+    expect(done.events.map((e) => e.type)).toEqual(['model.responded', 'run.completed']);
+  });
+
+  it('given the budget spent, when the provider answers 429 again, then the run fails with model.rate_limited naming the limit and the budget', () => {
+    const history = run([
+      requestRun('r1', { limits: { rateLimitWaitSeconds: 30 } }),
+      rateLimited(modelCommandId('r1', 1, 1), 20_000),
+    ]).events;
+    const d = given(history).when(rateLimited(`${modelCommandId('r1', 1, 1)}:wait:1`, 20_000, later(21)));
+    expect(d.events.map((e) => e.type)).toEqual(['run.failed']);
+    expect(d.events[0]!.data).toMatchObject({
+      error: {
+        code: 'model.rate_limited',
+        message: expect.stringMatching(
+          /^step 1: the provider \(limit openai\) kept answering 429 .*rate-limit wait budget of 30 s; last error: HTTP 429: slow down$/,
+        ),
+      },
+    });
+  });
+
+  it('given a run requested before the budget existed, when the provider answers 429, then it is an attempt as before', () => {
+    const history = run([requestRun('r1', { limits: { modelAttempts: 3 } })]).events;
+    const d = given(history).when(rateLimited(modelCommandId('r1', 1, 1), 1_000));
+    expect(d.events[0]!.data).toMatchObject({ attempt: 2, commandId: modelCommandId('r1', 1, 2) });
+  });
+});

@@ -811,7 +811,8 @@ export interface components {
           runTimeoutSeconds: number;
           /**
            * @default {
-           *       "tokens": 2000000
+           *       "tokens": 2000000,
+           *       "rateLimitWaitSeconds": 1800
            *     }
            */
           budget: {
@@ -822,6 +823,11 @@ export interface components {
              * @default 2000000
              */
             tokens: number;
+            /**
+             * @description How long a run may wait out the provider's 429s (Retry-After) in all; those waits are not attempts. Past it the run fails with model.rate_limited
+             * @default 1800
+             */
+            rateLimitWaitSeconds: number;
           };
           /**
            * @description What of the conversation the model is sent; the log keeps all of it
@@ -1011,7 +1017,8 @@ export interface components {
           runTimeoutSeconds: number;
           /**
            * @default {
-           *       "tokens": 2000000
+           *       "tokens": 2000000,
+           *       "rateLimitWaitSeconds": 1800
            *     }
            */
           budget: {
@@ -1022,6 +1029,11 @@ export interface components {
              * @default 2000000
              */
             tokens: number;
+            /**
+             * @description How long a run may wait out the provider's 429s (Retry-After) in all; those waits are not attempts. Past it the run fails with model.rate_limited
+             * @default 1800
+             */
+            rateLimitWaitSeconds: number;
           };
           /**
            * @description What of the conversation the model is sent; the log keeps all of it
@@ -1822,6 +1834,8 @@ export interface components {
                 wallTimeSeconds?: number;
                 /** @description Budget: working time from the run's start, leaving out every named wait (an approval, an uncertain effect waiting for an operator) */
                 workingTimeSeconds?: number;
+                /** @description Budget: time the run may wait out the provider's 429s in all (not attempts); absent: runs requested before, whose 429s are attempts */
+                rateLimitWaitSeconds?: number;
               };
             };
           }
@@ -1958,7 +1972,7 @@ export interface components {
               waitFor?: {
                 limit: string;
                 /** @enum {string} */
-                bound: 'requests' | 'tokens' | 'concurrent';
+                bound: 'requests' | 'tokens' | 'concurrent' | 'rate_limited';
               };
             };
           }

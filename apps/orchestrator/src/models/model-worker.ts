@@ -172,7 +172,10 @@ export class ModelWorker {
       );
       await gate?.settle(outcome.status === 'ok' ? outcome.usage.inputTokens + outcome.usage.outputTokens : undefined);
     }
-    return this.resultOf(command, outcome, recalled, context);
+    const result = this.resultOf(command, outcome, recalled, context);
+    // A 429's wait and failure name the limit the key is under.
+    const limit = agent && this.limits?.limitOf(agent)?.name;
+    return limit ? { ...result, limit } : result;
   }
 
   private waitOf(command: ModelCallCommand, held: Held): ModelWaitMessage {

@@ -49,6 +49,7 @@ export function runLimitsOf(agent: AgentDefinition): RunLimits {
     modelCalls: agent.budget.modelCalls ?? agent.maxSteps * agent.modelAttempts,
     tokens: agent.budget.tokens,
     workingTimeSeconds: agent.runTimeoutSeconds,
+    rateLimitWaitSeconds: agent.budget.rateLimitWaitSeconds,
   };
 }
 
@@ -66,6 +67,7 @@ export function inboxToCommand(message: ThreadInboxMessage, at: string): ThreadC
         ...(message.worker ? { worker: message.worker } : {}),
         ...(message.recalled ? { recalled: message.recalled } : {}),
         ...(message.context ? { context: message.context } : {}),
+        ...(message.limit ? { limit: message.limit } : {}),
       };
     case 'tool.result':
       return {

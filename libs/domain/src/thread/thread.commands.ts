@@ -84,6 +84,8 @@ export interface RecordModelResult extends CommandBase {
   outcome: ModelOutcome;
   /** Memory items the model worker recalled into the prompt (identity and version only), when it made a recall. */
   recalled?: RecalledMemoryItem[];
+  /** The provider limit the call was made under (its key has one), for a 429's wait and failure to name. */
+  limit?: string;
   /** How many of the conversation's messages the model was sent, when the agent bounds its context. */
   context?: { sent: number; of: number };
   /** The command's JetStream delivery and the worker that answered it (a redelivery is a new attempt). */

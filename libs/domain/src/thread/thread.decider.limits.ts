@@ -1,5 +1,9 @@
-import type { RecordModelWait } from './thread.commands';
+import type { Failure } from '@ratchet/contracts';
+import type { RecordModelResult, RecordModelWait } from './thread.commands';
 import { waitedCommandId, type DecisionBuilder } from './decision.builder';
+import { later, modelRetryDelayMs } from './model-retry';
+import { fail } from './run.transitions';
+import type { ActiveRun } from './thread.state';
 import { redelivered } from './thread.decider.recovery';
 import { ignored } from './thread.decider.settling';
 
@@ -42,4 +46,77 @@ export function recordModelWait(d: DecisionBuilder, c: RecordModelWait): void {
     commandId: next.commandId,
     notBefore: c.until,
   });
+}
+
+/** How many times the current attempt has waited (the `:wait:<n>` of its command id). */
+function waitsOf(commandId: string): number {
+  const match = /:wait:(\d+)$/.exec(commandId);
+  return match ? Number(match[1]) : 0;
+}
+
+/**
+ * The provider answered 429 (`rate_limited`). While the run's rate-limit wait budget lasts, the same
+ * attempt is commanded again after the provider's Retry-After (at least; backoff with jitter when it gave
+ * none): a named wait, like a provider limit's — not an attempt, not a model call of the budget (a 429 is
+ * not billed), not working time. Past the budget the run fails with `model.rate_limited`, naming the
+ * limit the key is under and the budget. False when the run has no such budget (requested before it
+ * existed): its 429s are attempts, as they were.
+ */
+export function waitsOutRateLimit(
+  d: DecisionBuilder,
+  run: ActiveRun,
+  c: RecordModelResult,
+  error: Failure & { retryAfterMs?: number | undefined },
+): boolean {
+  const budgetSeconds = run.limits?.rateLimitWaitSeconds;
+  const call = run.modelCall;
+  if (budgetSeconds === undefined || !call || error.code !== 'rate_limited' || !error.retryable) return false;
+  const wait = modelRetryDelayMs(waitsOf(call.commandId) + 1, error.retryAfterMs, c.commandId);
+  const waited = run.rateLimitedMs ?? 0;
+  const who = c.limit ? `the provider (limit ${c.limit})` : 'the provider';
+  if (waited + wait > budgetSeconds * 1000) {
+    fail(d, run, {
+      code: 'model.rate_limited',
+      message:
+        `step ${run.step}: ${who} kept answering 429 (rate limited); the run waited ${seconds(waited)} s in all and the next wait (${seconds(wait)} s) would pass its rate-limit wait budget of ${budgetSeconds} s; last error: ${error.message}`.slice(
+          0,
+          4000,
+        ),
+      retryable: false,
+    });
+    return true;
+  }
+  const until = later(c.at, wait);
+  d.emit({
+    type: 'model.requested',
+    runId: run.runId,
+    data: {
+      step: run.step,
+      attempt: call.attempt,
+      commandId: waitedCommandId(call.commandId),
+      retryReason:
+        `${who} answered 429 (rate limited): waiting until ${until}, ${seconds(waited + wait)} s of the run's ${budgetSeconds} s rate-limit wait budget; ${error.message}`.slice(
+          0,
+          500,
+        ),
+      notBefore: until,
+      waitFor: { limit: c.limit ?? 'provider', bound: 'rate_limited' },
+    },
+  });
+  const next = d.state.active?.modelCall;
+  if (next) {
+    d.send({
+      kind: 'model.call',
+      runId: run.runId,
+      step: run.step,
+      attempt: next.attempt,
+      commandId: next.commandId,
+      notBefore: until,
+    });
+  }
+  return true;
+}
+
+function seconds(ms: number): string {
+  return (Math.round(ms / 100) / 10).toString();
 }

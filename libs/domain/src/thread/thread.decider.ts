@@ -19,7 +19,7 @@ import { recordApprovalDecision } from './thread.decider.approvals';
 import { openWaitpoint, recordWaitpointDecision } from './thread.decider.waitpoints';
 import { cancelRun, expireRun, recordModelAttempt, redelivered, resumeRun } from './thread.decider.recovery';
 import { ignored, recordSettlingResult } from './thread.decider.settling';
-import { recordModelWait } from './thread.decider.limits';
+import { recordModelWait, waitsOutRateLimit } from './thread.decider.limits';
 import { openCalls, settlingCalls, type ThreadState } from './thread.state';
 
 export {
@@ -203,6 +203,8 @@ function recordModelResult(d: DecisionBuilder, c: RecordModelResult): void {
   if (!run?.modelCall) return; // the redelivery used the last attempt: the run failed
   const o = c.outcome;
   if (o.status === 'error') {
+    // A 429 is waited out, not retried as an attempt, while the run's rate-limit wait budget lasts.
+    if (waitsOutRateLimit(d, run, c, o.error)) return;
     const attempt = run.modelCall.attempt;
     const max = modelAttemptsOf(run);
     if (o.error.retryable && attempt < max) {

@@ -1,4 +1,4 @@
-import type { ChatMessage, ThreadEvent } from '@ratchet/contracts';
+import type { ChatMessage, LimitBound, ThreadEvent } from '@ratchet/contracts';
 import { canonicalJson } from './canonical-json';
 import { withWaitClock } from './run.waits';
 import { settlingCalls, type ActiveRun, type PendingCall, type SettlingCall, type ThreadState } from './thread.state';
@@ -237,7 +237,7 @@ function transition(state: ThreadState, event: ThreadEvent): ThreadState {
           tokens: run.spent?.tokens ?? 0,
         },
         ...(event.data.waitFor && event.data.notBefore
-          ? { waitedMs: (run.waitedMs ?? 0) + Math.max(0, Date.parse(event.data.notBefore) - Date.parse(event.at)) }
+          ? waitedFor(run, event.data.waitFor.bound, event.at, event.data.notBefore)
           : {}),
         calls: event.data.step === run.step ? run.calls : [],
       }));
@@ -352,4 +352,18 @@ function endRun(state: ThreadState, runId: string | undefined): ThreadState {
   const id = runId ?? '';
   if (state.active?.runId === id) return { ...state, active: null };
   return { ...state, queue: state.queue.filter((t) => t.runId !== id) };
+}
+
+/** A named wait of a model call (a provider limit, or the provider's 429), recorded whole when it starts. */
+function waitedFor(
+  run: ActiveRun,
+  bound: LimitBound,
+  at: string,
+  until: string,
+): Pick<ActiveRun, 'waitedMs' | 'rateLimitedMs'> {
+  const ms = Math.max(0, Date.parse(until) - Date.parse(at));
+  return {
+    waitedMs: (run.waitedMs ?? 0) + ms,
+    ...(bound === 'rate_limited' ? { rateLimitedMs: (run.rateLimitedMs ?? 0) + ms } : {}),
+  };
 }

@@ -85,6 +85,8 @@ export interface ActiveRun extends RunTicket {
   waiting?: RunWait | undefined;
   /** How long its waits that ended lasted, in ms (absent: none yet); working time leaves them out. */
   waitedMs?: number | undefined;
+  /** How long it has waited out the provider's 429s, in ms (absent: none yet), against `rateLimitWaitSeconds`. */
+  rateLimitedMs?: number | undefined;
 }
 
 /** How a run ended, as its requester is told: kept with its summary, so a resend is answered the same. */
