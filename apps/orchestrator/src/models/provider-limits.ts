@@ -84,6 +84,7 @@ export class ProviderLimits {
     // reservation; one asked again after it went (its worker died in it) is admitted anew by the store.
     const callId = baseModelCommandId(command.commandId);
     const started = performance.now();
+    // The calls of a limit that ask at once in this process are decided together, in one transaction.
     const { decision, admissionId } = await this.admissions.acquire(limit, {
       callId,
       tenantId: command.tenantId,

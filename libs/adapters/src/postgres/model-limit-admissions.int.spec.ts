@@ -99,3 +99,13 @@ it('asks a call that went once again under a new id: both requests count in the 
   expect(again.admissionId).not.toBe(first.admissionId);
   expect((await admissions.acquire(limit, call('y'))).decision.go).toBe(false);
 });
+
+it('decides the calls one process asks at once together, in the order they asked, within the limit', async () => {
+  const limit = limitOf({ requests: 3, concurrent: 10 });
+  const admissions = new ModelLimitAdmissions(replicas[0]!, OPTIONS);
+  const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => admissions.acquire(limit, call(`b${i}`))));
+  expect(answers.map((a) => a.decision.go)).toEqual([true, true, true, ...Array.from({ length: 7 }, () => false)]);
+  const times = answers.map((a) => a.decision.at);
+  expect([...times].sort((a, b) => a - b)).toEqual(times);
+  for (const t of times) expect(times.filter((u) => u >= t && u < t + 2_200).length).toBeLessThanOrEqual(3);
+});

@@ -1,10 +1,10 @@
-import { admit, fitsAt, type AdmissionDecision, type ProviderLimit } from '@ratchet/domain';
+import { admit, fitsAt, type Admission, type AdmissionDecision, type ProviderLimit } from '@ratchet/domain';
 import type { Database } from './orm';
-import { inTransaction } from './sql';
+import { inTransaction, valuesList } from './sql';
 
 /** One model call asking a provider limit for admission. */
 export interface AdmissionRequest {
-  /** The call's identity under the limit (a redelivered call that may have gone asks under another). */
+  /** The call's identity under the limit (the same while it waits; a call asked again after it went gets another). */
   callId: string;
   tenantId: string;
   /** Its tokens as estimated before the call. */
@@ -26,123 +26,54 @@ export interface LimitAnswer {
   admissionId: string;
 }
 
-interface AdmissionRow {
+interface Row {
+  kind: 'window' | 'own' | 'flight';
   call_id: string;
   at_ms: number;
   tokens: number;
   went: boolean;
-  in_flight: boolean;
+  in_flight: number;
 }
 
+/** What one decision of a batch writes. */
+interface Writes {
+  deletes: string[];
+  goes: Array<{ callId: string; at: number; expires: number }>;
+  inserts: Array<{ call: AdmissionRequest; id: string; at: number; went: number | null }>;
+}
+
+/** How often one process prunes a limit's admissions that left the window, ms. */
+const PRUNE_EVERY_MS = 1_000;
+/** Calls of one limit decided in one transaction at most. */
+const BATCH_MAX = 256;
+
 /**
- * The admissions of provider limits, shared by every orchestrator through Postgres (ADR 0044): one
- * transaction per call asks, serialised per limit by an advisory lock, decided by the pure `admit` on
- * the database's clock (one clock for every replica). A call reserved for later finds its reservation
- * when it comes back and goes without deciding again.
+ * The admissions of provider limits, shared by every orchestrator through Postgres (ADR 0044): the calls
+ * of one limit that ask at once in this process are decided together in one transaction, serialised with
+ * every other replica's by an advisory lock per limit, each in its turn by the pure `admit` on the
+ * database's clock (one clock for every replica). A call reserved for later finds its reservation when
+ * it comes back and goes without deciding again.
  */
 export class ModelLimitAdmissions {
+  private readonly pruned = new Map<string, number>();
+  private readonly queues = new Map<
+    string,
+    Array<{ call: AdmissionRequest; resolve: (a: LimitAnswer) => void; reject: (e: unknown) => void }>
+  >();
+  private readonly draining = new Set<string>();
+
   constructor(
     private readonly db: Database,
     private readonly options: LimitOptions,
   ) {}
 
-  async acquire(limit: ProviderLimit, call: AdmissionRequest): Promise<LimitAnswer> {
-    const t = this.db.sql.table('model_limit_admissions');
-    const span = limit.windowMs + this.options.guardMs;
-    return inTransaction(this.db.orm, this.db.schema, async (sql) => {
-      // One decision per limit at a time, on every replica: the window read below is the window written.
-      const [clock] = await sql.query<{ now_ms: number }>(
-        `select pg_advisory_xact_lock(hashtextextended(?, 0)), (extract(epoch from clock_timestamp()) * 1000)::float8 as now_ms`,
-        [`ratchet.model-limit:${limit.name}`],
-      );
-      const now = Number(clock!.now_ms);
-      const rows = await sql.query<AdmissionRow>(
-        `select call_id, (extract(epoch from at) * 1000)::float8 as at_ms, tokens, went_at is not null as went,
-                (went_at is not null and ended_at is null and expires_at > to_timestamp(? / 1000.0)) as in_flight
-           from ${t}
-          where limit_name = ? and (at > to_timestamp(? / 1000.0) or call_id = ?)
-          order by at`,
-        [now, limit.name, now - span, call.callId],
-      );
-      const own = rows.find((r) => r.call_id === call.callId);
-      const others = rows.filter((r) => r.call_id !== call.callId && Number(r.at_ms) > now - span);
-      const inFlight = others.filter((r) => r.in_flight).length;
-      if (own && !own.went) {
-        const at = Number(own.at_ms);
-        // Early: it waits for its turn again.
-        if (at > now)
-          return {
-            decision: { go: false, at, by: limit.requests !== undefined ? 'requests' : 'tokens', reserve: true },
-            admissionId: call.callId,
-          };
-        // Its turn, or late (its worker came back after the guard): it goes now if every window that holds
-        // now has room for it, else it asks anew (behind the queue).
-        const onTime = now <= at + this.options.guardMs;
-        const fits =
-          onTime ||
-          fitsAt(
-            limit,
-            others.map((r) => ({ at: Number(r.at_ms), tokens: r.tokens })),
-            now,
-            call.estimate,
-            this.options.guardMs,
-          );
-        if (fits) {
-          // A bound on calls at once is asked at the moment it goes.
-          if (limit.concurrent !== undefined && inFlight >= limit.concurrent)
-            return {
-              decision: await this.release(sql, t, limit, call, {
-                go: false,
-                at: now + this.options.concurrentRetryMs,
-                by: 'concurrent',
-                reserve: false,
-              }),
-              admissionId: call.callId,
-            };
-          await sql.run(
-            `update ${t} set at = to_timestamp(? / 1000.0), went_at = to_timestamp(? / 1000.0),
-                    expires_at = to_timestamp(? / 1000.0)
-              where limit_name = ? and call_id = ?`,
-            [onTime ? at : now, now, now + call.maxDurationMs, limit.name, call.callId],
-          );
-          return { decision: { go: true, at: now }, admissionId: call.callId };
-        }
-      }
-      // A reservation past its turn is dropped; a call that went keeps its row (its request counts in the
-      // window), and this one, a new request of the same call, asks under a new id.
-      if (own && !own.went)
-        await sql.run(`delete from ${t} where limit_name = ? and call_id = ?`, [limit.name, call.callId]);
-      const id = own?.went ? `${call.callId}:again:${now}` : call.callId;
-      const decision = admit(limit, {
-        admissions: others.map((r) => ({ at: Number(r.at_ms), tokens: r.tokens })),
-        inFlight,
-        now,
-        estimate: call.estimate,
-        guardMs: this.options.guardMs,
-        concurrentRetryMs: this.options.concurrentRetryMs,
-      });
-      if (decision.go || decision.reserve) {
-        await sql.run(
-          `insert into ${t} (limit_name, call_id, tenant_id, at, tokens, went_at, expires_at)
-           values (?, ?, ?, to_timestamp(? / 1000.0), ?, ${decision.go ? 'to_timestamp(? / 1000.0)' : 'null'}, to_timestamp(? / 1000.0))`,
-          [
-            limit.name,
-            id,
-            call.tenantId,
-            decision.at,
-            call.estimate,
-            ...(decision.go ? [now] : []),
-            decision.at + call.maxDurationMs,
-          ],
-        );
-      }
-      // What left the window long ago is no longer needed (a call in flight stays until it ends or expires).
-      await sql.run(
-        `delete from ${t} where limit_name = ? and at < to_timestamp(? / 1000.0)
-            and (ended_at is not null or expires_at < to_timestamp(? / 1000.0))`,
-        [limit.name, now - span, now],
-      );
-      return { decision, admissionId: id };
+  /** Asks the limit for one call; calls asking meanwhile are decided with it, in the order they asked. */
+  acquire(limit: ProviderLimit, call: AdmissionRequest): Promise<LimitAnswer> {
+    return new Promise((resolve, reject) => {
+      const queue = this.queues.get(limit.name) ?? [];
+      queue.push({ call, resolve, reject });
+      this.queues.set(limit.name, queue);
+      if (!this.draining.has(limit.name)) void this.drain(limit);
     });
   }
 
@@ -156,15 +87,174 @@ export class ModelLimitAdmissions {
     );
   }
 
-  private async release(
-    sql: { run(text: string, params: unknown[]): Promise<number> },
-    t: string,
+  private async drain(limit: ProviderLimit): Promise<void> {
+    this.draining.add(limit.name);
+    try {
+      for (;;) {
+        const queue = this.queues.get(limit.name) ?? [];
+        if (queue.length === 0) break;
+        const batch = queue.splice(0, BATCH_MAX);
+        try {
+          const answers = await this.decideBatch(
+            limit,
+            batch.map((b) => b.call),
+          );
+          batch.forEach((b, i) => b.resolve(answers[i]!));
+        } catch (error) {
+          for (const b of batch) b.reject(error);
+        }
+      }
+    } finally {
+      this.draining.delete(limit.name);
+      this.queues.delete(limit.name);
+    }
+  }
+
+  private decideBatch(limit: ProviderLimit, calls: readonly AdmissionRequest[]): Promise<LimitAnswer[]> {
+    const t = this.db.sql.table('model_limit_admissions');
+    const span = limit.windowMs + this.options.guardMs;
+    const ids = [...new Set(calls.map((c) => c.callId))];
+    return inTransaction(this.db.orm, this.db.schema, async (sql) => {
+      // One decision per limit at a time, on every replica: the window read below is the window written.
+      const [clock] = await sql.query<{ now_ms: number }>(
+        `select pg_advisory_xact_lock(hashtextextended(?, 0)), (extract(epoch from clock_timestamp()) * 1000)::float8 as now_ms`,
+        [`ratchet.model-limit:${limit.name}`],
+      );
+      const now = Number(clock!.now_ms);
+      // The window's admissions, the batch's own rows, and the calls in flight however old: one statement.
+      const rows = await sql.query<Row>(
+        `select 'window' as kind, call_id, (extract(epoch from at) * 1000)::float8 as at_ms, tokens,
+                went_at is not null as went, 0 as in_flight
+           from ${t} where limit_name = ? and at > to_timestamp(? / 1000.0) and call_id not in (?)
+         union all
+         select 'own', call_id, (extract(epoch from at) * 1000)::float8, tokens, went_at is not null, 0
+           from ${t} where limit_name = ? and call_id in (?)
+         union all
+         select 'flight', '', 0, 0, false, count(*)::int from ${t}
+          where limit_name = ? and went_at is not null and ended_at is null and expires_at > to_timestamp(? / 1000.0)`,
+        [limit.name, now - span, ids, limit.name, ids, limit.name, now],
+      );
+      const own = new Map(rows.filter((r) => r.kind === 'own').map((r) => [r.call_id, r]));
+      // A call that went once and is asked again: its first request still counts in the window.
+      const admissions: Admission[] = rows
+        .filter((r) => r.kind === 'window' || (r.kind === 'own' && r.went && Number(r.at_ms) > now - span))
+        .map((r) => ({ at: Number(r.at_ms), tokens: r.tokens }))
+        .sort((a, b) => a.at - b.at);
+      const state = { admissions, inFlight: Number(rows.find((r) => r.kind === 'flight')?.in_flight ?? 0) };
+      const writes: Writes = { deletes: [], goes: [], inserts: [] };
+      const answers = calls.map((call) => this.decideOne(limit, call, own.get(call.callId), now, state, writes));
+      await this.write(sql, t, limit, span, now, writes);
+      return answers;
+    });
+  }
+
+  /** One call's turn in a batch, against the window as the calls before it in the batch left it. */
+  private decideOne(
     limit: ProviderLimit,
     call: AdmissionRequest,
-    decision: AdmissionDecision,
-  ): Promise<AdmissionDecision> {
-    // Its place in the window is given back: it asks anew when a call at once has ended.
-    await sql.run(`delete from ${t} where limit_name = ? and call_id = ?`, [limit.name, call.callId]);
-    return decision;
+    own: Row | undefined,
+    now: number,
+    state: { admissions: Admission[]; inFlight: number },
+    writes: Writes,
+  ): LimitAnswer {
+    const guard = this.options.guardMs;
+    const concurrentFull = () => limit.concurrent !== undefined && state.inFlight >= limit.concurrent;
+    const retry = (): AdmissionDecision => ({
+      go: false,
+      at: now + this.options.concurrentRetryMs,
+      by: 'concurrent',
+      reserve: false,
+    });
+    const add = (at: number) => {
+      state.admissions.push({ at, tokens: call.estimate });
+      state.admissions.sort((a, b) => a.at - b.at);
+    };
+    if (own && !own.went) {
+      const at = Number(own.at_ms);
+      // Early: it waits for its turn again.
+      if (at > now)
+        return {
+          decision: { go: false, at, by: limit.requests !== undefined ? 'requests' : 'tokens', reserve: true },
+          admissionId: call.callId,
+        };
+      // Its turn, or late (its worker came back after the guard): it goes now if every window that holds
+      // now has room for it, else it asks anew (behind the queue).
+      const onTime = now <= at + guard;
+      if (onTime || fitsAt(limit, state.admissions, now, call.estimate, guard)) {
+        // A bound on calls at once is asked at the moment it goes; its place is given back meanwhile.
+        if (concurrentFull()) {
+          writes.deletes.push(call.callId);
+          return { decision: retry(), admissionId: call.callId };
+        }
+        const went = onTime ? at : now;
+        writes.goes.push({ callId: call.callId, at: went, expires: now + call.maxDurationMs });
+        add(went);
+        state.inFlight++;
+        return { decision: { go: true, at: now }, admissionId: call.callId };
+      }
+      writes.deletes.push(call.callId);
+    }
+    const id = own?.went ? `${call.callId}:again:${now}` : call.callId;
+    const decision = admit(limit, {
+      admissions: state.admissions,
+      inFlight: state.inFlight,
+      now,
+      estimate: call.estimate,
+      guardMs: guard,
+      concurrentRetryMs: this.options.concurrentRetryMs,
+    });
+    if (decision.go || decision.reserve) {
+      writes.inserts.push({ call, id, at: decision.at, went: decision.go ? now : null });
+      add(decision.at);
+      if (decision.go) state.inFlight++;
+    }
+    return { decision, admissionId: id };
+  }
+
+  private async write(
+    sql: { run(text: string, params: readonly unknown[]): Promise<number> },
+    t: string,
+    limit: ProviderLimit,
+    span: number,
+    now: number,
+    writes: Writes,
+  ): Promise<void> {
+    if (writes.deletes.length > 0)
+      await sql.run(`delete from ${t} where limit_name = ? and call_id in (?)`, [limit.name, writes.deletes]);
+    if (writes.goes.length > 0)
+      await sql.run(
+        `update ${t} a set at = to_timestamp(v.at / 1000.0), went_at = to_timestamp(? / 1000.0),
+                expires_at = to_timestamp(v.expires / 1000.0)
+           from (values ${valuesList(writes.goes.length, '(?, ?::float8, ?::float8)')}) as v(call_id, at, expires)
+          where a.limit_name = ? and a.call_id = v.call_id`,
+        [now, ...writes.goes.flatMap((g) => [g.callId, g.at, g.expires]), limit.name],
+      );
+    if (writes.inserts.length > 0)
+      await sql.run(
+        `insert into ${t} (limit_name, call_id, tenant_id, at, tokens, went_at, expires_at)
+         values ${valuesList(
+           writes.inserts.length,
+           '(?, ?, ?, to_timestamp(?::float8 / 1000.0), ?, to_timestamp(?::float8 / 1000.0), to_timestamp(?::float8 / 1000.0))',
+         )}`,
+        writes.inserts.flatMap((i) => [
+          limit.name,
+          i.id,
+          i.call.tenantId,
+          i.at,
+          i.call.estimate,
+          i.went,
+          i.at + i.call.maxDurationMs,
+        ]),
+      );
+    // What left the window long ago is no longer needed (a call in flight stays until it ends or expires):
+    // pruned by one decision a second per limit in this process.
+    if (now - (this.pruned.get(limit.name) ?? 0) >= PRUNE_EVERY_MS) {
+      this.pruned.set(limit.name, now);
+      await sql.run(
+        `delete from ${t} where limit_name = ? and at < to_timestamp(? / 1000.0)
+            and (ended_at is not null or expires_at < to_timestamp(? / 1000.0))`,
+        [limit.name, now - span, now],
+      );
+    }
   }
 }
