@@ -109,3 +109,16 @@ it('decides the calls one process asks at once together, in the order they asked
   expect([...times].sort((a, b) => a - b)).toEqual(times);
   for (const t of times) expect(times.filter((u) => u >= t && u < t + 2_200).length).toBeLessThanOrEqual(3);
 });
+
+it('keeps the reservation of a call asked again after it went: it waits once, then goes under that reservation', async () => {
+  const limit = limitOf({ requests: 1 });
+  const admissions = new ModelLimitAdmissions(replicas[0]!, OPTIONS);
+  expect((await admissions.acquire(limit, call('r'))).decision.go).toBe(true);
+  // The provider answered 429, the call asks again: the window is full, so it is reserved a turn, once.
+  const first = await admissions.acquire(limit, call('r'));
+  expect(first.decision).toMatchObject({ go: false, reserve: true });
+  expect((await admissions.acquire(limit, call('r'))).decision).toEqual(first.decision);
+  await new Promise((r) => setTimeout(r, Math.max(0, first.decision.at - Date.now()) + 20));
+  const went = await admissions.acquire(limit, call('r'));
+  expect(went).toEqual({ decision: { go: true, at: expect.any(Number) }, admissionId: first.admissionId });
+});

@@ -114,6 +114,8 @@ export class ModelLimitAdmissions {
     const t = this.db.sql.table('model_limit_admissions');
     const span = limit.windowMs + this.options.guardMs;
     const ids = [...new Set(calls.map((c) => c.callId))];
+    // A call's family: its own row and the rows of the times it was asked again after it went.
+    const again = ids.map((id) => `${id.replace(/[\\%_]/g, (ch) => `\\${ch}`)}:again:%`);
     return inTransaction(this.db.orm, this.db.schema, async (sql) => {
       // One decision per limit at a time, on every replica: the window read below is the window written.
       const [clock] = await sql.query<{ now_ms: number }>(
@@ -125,24 +127,26 @@ export class ModelLimitAdmissions {
       const rows = await sql.query<Row>(
         `select 'window' as kind, call_id, (extract(epoch from at) * 1000)::float8 as at_ms, tokens,
                 went_at is not null as went, 0 as in_flight
-           from ${t} where limit_name = ? and at > to_timestamp(? / 1000.0) and call_id not in (?)
+           from ${t} where limit_name = ? and at > to_timestamp(? / 1000.0)
+            and not (call_id in (?) or call_id like any (array[?]::text[]))
          union all
          select 'own', call_id, (extract(epoch from at) * 1000)::float8, tokens, went_at is not null, 0
-           from ${t} where limit_name = ? and call_id in (?)
+           from ${t} where limit_name = ? and (call_id in (?) or call_id like any (array[?]::text[]))
          union all
          select 'flight', '', 0, 0, false, count(*)::int from ${t}
           where limit_name = ? and went_at is not null and ended_at is null and expires_at > to_timestamp(? / 1000.0)`,
-        [limit.name, now - span, ids, limit.name, ids, limit.name, now],
+        [limit.name, now - span, ids, again, limit.name, ids, again, limit.name, now],
       );
-      const own = new Map(rows.filter((r) => r.kind === 'own').map((r) => [r.call_id, r]));
-      // A call that went once and is asked again: its first request still counts in the window.
+      const owns = rows.filter((r) => r.kind === 'own');
+      const familyOf = (id: string) => owns.filter((r) => r.call_id === id || r.call_id.startsWith(`${id}:again:`));
+      // A call that went and is asked again: its earlier requests still count in the window.
       const admissions: Admission[] = rows
         .filter((r) => r.kind === 'window' || (r.kind === 'own' && r.went && Number(r.at_ms) > now - span))
         .map((r) => ({ at: Number(r.at_ms), tokens: r.tokens }))
         .sort((a, b) => a.at - b.at);
       const state = { admissions, inFlight: Number(rows.find((r) => r.kind === 'flight')?.in_flight ?? 0) };
       const writes: Writes = { deletes: [], goes: [], inserts: [] };
-      const answers = calls.map((call) => this.decideOne(limit, call, own.get(call.callId), now, state, writes));
+      const answers = calls.map((call) => this.decideOne(limit, call, familyOf(call.callId), now, state, writes));
       await this.write(sql, t, limit, span, now, writes);
       return answers;
     });
@@ -152,7 +156,7 @@ export class ModelLimitAdmissions {
   private decideOne(
     limit: ProviderLimit,
     call: AdmissionRequest,
-    own: Row | undefined,
+    family: readonly Row[],
     now: number,
     state: { admissions: Admission[]; inFlight: number },
     writes: Writes,
@@ -169,13 +173,16 @@ export class ModelLimitAdmissions {
       state.admissions.push({ at, tokens: call.estimate });
       state.admissions.sort((a, b) => a.at - b.at);
     };
-    if (own && !own.went) {
+    // Its reservation (if it waits for one), under its own id or, asked again after it went, an `again` id.
+    const own = family.find((r) => !r.went);
+    const ownId = own?.call_id ?? call.callId;
+    if (own) {
       const at = Number(own.at_ms);
       // Early: it waits for its turn again.
       if (at > now)
         return {
           decision: { go: false, at, by: limit.requests !== undefined ? 'requests' : 'tokens', reserve: true },
-          admissionId: call.callId,
+          admissionId: ownId,
         };
       // Its turn, or late (its worker came back after the guard): it goes now if every window that holds
       // now has room for it, else it asks anew (behind the queue).
@@ -183,18 +190,20 @@ export class ModelLimitAdmissions {
       if (onTime || fitsAt(limit, state.admissions, now, call.estimate, guard)) {
         // A bound on calls at once is asked at the moment it goes; its place is given back meanwhile.
         if (concurrentFull()) {
-          writes.deletes.push(call.callId);
-          return { decision: retry(), admissionId: call.callId };
+          writes.deletes.push(ownId);
+          return { decision: retry(), admissionId: ownId };
         }
         const went = onTime ? at : now;
-        writes.goes.push({ callId: call.callId, at: went, expires: now + call.maxDurationMs });
+        writes.goes.push({ callId: ownId, at: went, expires: now + call.maxDurationMs });
         add(went);
         state.inFlight++;
-        return { decision: { go: true, at: now }, admissionId: call.callId };
+        return { decision: { go: true, at: now }, admissionId: ownId };
       }
-      writes.deletes.push(call.callId);
+      writes.deletes.push(ownId);
     }
-    const id = own?.went ? `${call.callId}:again:${now}` : call.callId;
+    // A call that went before (its worker died in it, or the provider answered 429) asks as a new request.
+    const wentBefore = family.filter((r) => r.went).length;
+    const id = own ? ownId : wentBefore > 0 ? `${call.callId}:again:${wentBefore}` : call.callId;
     const decision = admit(limit, {
       admissions: state.admissions,
       inFlight: state.inFlight,

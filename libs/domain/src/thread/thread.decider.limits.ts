@@ -1,4 +1,4 @@
-import type { Failure } from '@ratchet/contracts';
+import type { Failure, LimitBound } from '@ratchet/contracts';
 import type { RecordModelResult, RecordModelWait } from './thread.commands';
 import { waitedCommandId, type DecisionBuilder } from './decision.builder';
 import { later, modelRetryDelayMs } from './model-retry';
@@ -24,16 +24,34 @@ export function recordModelWait(d: DecisionBuilder, c: RecordModelWait): void {
   const run = d.state.active;
   if (!run?.modelCall) return; // the redelivery used the last attempt: the run failed
   const bound = c.bound === 'concurrent' ? 'calls at once' : `${c.bound} per window`;
+  askAgainAt(d, run, run.modelCall, c.until, `waiting for the provider limit ${c.limit} (${bound}) until ${c.until}`, {
+    limit: c.limit,
+    bound: c.bound,
+  });
+}
+
+/**
+ * The run's current model call, commanded again for `until` as the same attempt under a new command id,
+ * with why and for what it waits (a named wait: see `model.requested`'s `waitFor`).
+ */
+function askAgainAt(
+  d: DecisionBuilder,
+  run: ActiveRun,
+  call: NonNullable<ActiveRun['modelCall']>,
+  until: string,
+  reason: string,
+  waitFor: { limit: string; bound: LimitBound },
+): void {
   d.emit({
     type: 'model.requested',
     runId: run.runId,
     data: {
       step: run.step,
-      attempt: run.modelCall.attempt,
-      commandId: waitedCommandId(run.modelCall.commandId),
-      retryReason: `waiting for the provider limit ${c.limit} (${bound}) until ${c.until}`,
-      notBefore: c.until,
-      waitFor: { limit: c.limit, bound: c.bound },
+      attempt: call.attempt,
+      commandId: waitedCommandId(call.commandId),
+      retryReason: reason.slice(0, 500),
+      notBefore: until,
+      waitFor,
     },
   });
   const next = d.state.active?.modelCall;
@@ -44,7 +62,7 @@ export function recordModelWait(d: DecisionBuilder, c: RecordModelWait): void {
     step: run.step,
     attempt: next.attempt,
     commandId: next.commandId,
-    notBefore: c.until,
+    notBefore: until,
   });
 }
 
@@ -87,33 +105,14 @@ export function waitsOutRateLimit(
     return true;
   }
   const until = later(c.at, wait);
-  d.emit({
-    type: 'model.requested',
-    runId: run.runId,
-    data: {
-      step: run.step,
-      attempt: call.attempt,
-      commandId: waitedCommandId(call.commandId),
-      retryReason:
-        `${who} answered 429 (rate limited): waiting until ${until}, ${seconds(waited + wait)} s of the run's ${budgetSeconds} s rate-limit wait budget; ${error.message}`.slice(
-          0,
-          500,
-        ),
-      notBefore: until,
-      waitFor: { limit: c.limit ?? 'provider', bound: 'rate_limited' },
-    },
-  });
-  const next = d.state.active?.modelCall;
-  if (next) {
-    d.send({
-      kind: 'model.call',
-      runId: run.runId,
-      step: run.step,
-      attempt: next.attempt,
-      commandId: next.commandId,
-      notBefore: until,
-    });
-  }
+  askAgainAt(
+    d,
+    run,
+    call,
+    until,
+    `${who} answered 429 (rate limited): waiting until ${until}, ${seconds(waited + wait)} s of the run's ${budgetSeconds} s rate-limit wait budget; ${error.message}`,
+    { limit: c.limit ?? 'provider', bound: 'rate_limited' },
+  );
   return true;
 }
 
