@@ -56,6 +56,7 @@ export class ModelWorker {
     let outcome: ModelOutcome;
     let recalled: Recall | undefined;
     let context: { sent: number; of: number } | undefined;
+    let limit: string | undefined;
     const agent = stored?.definition;
     const provider = agent && this.providers[agent.model.provider];
     if (!agent) {
@@ -171,22 +172,17 @@ export class ModelWorker {
         { kind: SpanKind.CLIENT },
       );
       await gate?.settle(outcome.status === 'ok' ? outcome.usage.inputTokens + outcome.usage.outputTokens : undefined);
+      // A 429's wait and failure name the limit the key is under.
+      limit = gate?.limit;
     }
-    const result = this.resultOf(command, outcome, recalled, context);
-    // A 429's wait and failure name the limit the key is under.
-    const limit = agent && this.limits?.limitOf(agent)?.name;
-    return limit ? { ...result, limit } : result;
+    return this.resultOf(command, outcome, recalled, context, limit);
   }
 
   private waitOf(command: ModelCallCommand, held: Held): ModelWaitMessage {
     return {
       kind: 'model.wait',
       messageId: `${command.commandId}:wait`,
-      tenantId: command.tenantId,
-      threadId: command.threadId,
-      runId: command.runId,
-      commandId: command.commandId,
-      step: command.step,
+      ...answering(command),
       limit: held.limit,
       bound: held.bound,
       until: held.until,
@@ -198,16 +194,14 @@ export class ModelWorker {
     outcome: ModelOutcome,
     recalled: Recall | undefined,
     context: { sent: number; of: number } | undefined,
+    limit?: string,
   ): ModelResultMessage {
     return {
       kind: 'model.result',
       messageId: `${command.commandId}:result`,
-      tenantId: command.tenantId,
-      threadId: command.threadId,
-      runId: command.runId,
-      commandId: command.commandId,
-      step: command.step,
+      ...answering(command),
       outcome,
+      ...(limit ? { limit } : {}),
       ...(recalled?.recalled ? { recalled: recalled.recalled } : {}),
       ...(context && context.sent < context.of ? { context: { sent: context.sent, of: context.of } } : {}),
     };
@@ -226,4 +220,15 @@ async function untilAnswered<T>(ask: () => Promise<T>, signal: AbortSignal): Pro
       });
     }
   }
+}
+
+/** The command an answer (a result or a wait) is for: its thread, run, command and step. */
+function answering(command: ModelCallCommand) {
+  return {
+    tenantId: command.tenantId,
+    threadId: command.threadId,
+    runId: command.runId,
+    commandId: command.commandId,
+    step: command.step,
+  };
 }

@@ -11,6 +11,8 @@ export const DEFAULT_OUTPUT_ESTIMATE = 1_000;
 /** A call may go: settle it when it ended (with the tokens the provider reported, if it did). */
 export interface Admitted {
   go: true;
+  /** The limit it was admitted under (none: its key has no limit). */
+  limit?: string | undefined;
   settle(tokens: number | undefined): Promise<void>;
 }
 
@@ -100,6 +102,7 @@ export class ProviderLimits {
     this.instruments.admitted.add(1, { limit: limit.name });
     return {
       go: true,
+      limit: limit.name,
       settle: async (tokens) => {
         this.instruments.tokens.add(tokens ?? estimate, { limit: limit.name });
         // Not settled (the database away): the call counts as in flight until its expiry, with its estimate.

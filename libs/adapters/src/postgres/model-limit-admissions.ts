@@ -1,4 +1,4 @@
-import { admit, fitsAt, type Admission, type AdmissionDecision, type ProviderLimit } from '@ratchet/domain';
+import { takeTurn, type AdmissionDecision, type LimitWindow, type ProviderLimit } from '@ratchet/domain';
 import type { Database } from './orm';
 import { inTransaction, valuesList } from './sql';
 
@@ -50,7 +50,7 @@ const BATCH_MAX = 256;
 /**
  * The admissions of provider limits, shared by every orchestrator through Postgres (ADR 0044): the calls
  * of one limit that ask at once in this process are decided together in one transaction, serialised with
- * every other replica's by an advisory lock per limit, each in its turn by the pure `admit` on the
+ * every other replica's by an advisory lock per limit, each in its turn by the pure `takeTurn` on the
  * database's clock (one clock for every replica). A call reserved for later finds its reservation when
  * it comes back and goes without deciding again.
  */
@@ -137,87 +137,32 @@ export class ModelLimitAdmissions {
           where limit_name = ? and went_at is not null and ended_at is null and expires_at > to_timestamp(? / 1000.0)`,
         [limit.name, now - span, ids, again, limit.name, ids, again, limit.name, now],
       );
-      const owns = rows.filter((r) => r.kind === 'own');
-      const familyOf = (id: string) => owns.filter((r) => r.call_id === id || r.call_id.startsWith(`${id}:again:`));
+      const owns = rows
+        .filter((r) => r.kind === 'own')
+        .map((r) => ({ id: r.call_id, at: Number(r.at_ms), went: r.went, tokens: r.tokens }));
+      const ownOf = (id: string) => owns.filter((r) => r.id === id || r.id.startsWith(`${id}:again:`));
       // A call that went and is asked again: its earlier requests still count in the window.
-      const admissions: Admission[] = rows
-        .filter((r) => r.kind === 'window' || (r.kind === 'own' && r.went && Number(r.at_ms) > now - span))
-        .map((r) => ({ at: Number(r.at_ms), tokens: r.tokens }))
-        .sort((a, b) => a.at - b.at);
-      const state = { admissions, inFlight: Number(rows.find((r) => r.kind === 'flight')?.in_flight ?? 0) };
+      let window: LimitWindow = {
+        admissions: [
+          ...rows.filter((r) => r.kind === 'window').map((r) => ({ at: Number(r.at_ms), tokens: r.tokens })),
+          ...owns.filter((r) => r.went && r.at > now - span),
+        ].sort((a, b) => a.at - b.at),
+        inFlight: Number(rows.find((r) => r.kind === 'flight')?.in_flight ?? 0),
+      };
       const writes: Writes = { deletes: [], goes: [], inserts: [] };
-      const answers = calls.map((call) => this.decideOne(limit, call, familyOf(call.callId), now, state, writes));
+      const answers = calls.map((call): LimitAnswer => {
+        const turn = takeTurn(limit, window, call, ownOf(call.callId), now, this.options);
+        window = turn.window;
+        for (const w of turn.writes) {
+          if (w.kind === 'delete') writes.deletes.push(w.id);
+          else if (w.kind === 'go') writes.goes.push({ callId: w.id, at: w.at, expires: now + call.maxDurationMs });
+          else writes.inserts.push({ call, id: w.id, at: w.at, went: w.went ? now : null });
+        }
+        return { decision: turn.decision, admissionId: turn.admissionId };
+      });
       await this.write(sql, t, limit, span, now, writes);
       return answers;
     });
-  }
-
-  /** One call's turn in a batch, against the window as the calls before it in the batch left it. */
-  private decideOne(
-    limit: ProviderLimit,
-    call: AdmissionRequest,
-    family: readonly Row[],
-    now: number,
-    state: { admissions: Admission[]; inFlight: number },
-    writes: Writes,
-  ): LimitAnswer {
-    const guard = this.options.guardMs;
-    const concurrentFull = () => limit.concurrent !== undefined && state.inFlight >= limit.concurrent;
-    const retry = (): AdmissionDecision => ({
-      go: false,
-      at: now + this.options.concurrentRetryMs,
-      by: 'concurrent',
-      reserve: false,
-    });
-    const add = (at: number) => {
-      state.admissions.push({ at, tokens: call.estimate });
-      state.admissions.sort((a, b) => a.at - b.at);
-    };
-    // Its reservation (if it waits for one), under its own id or, asked again after it went, an `again` id.
-    const own = family.find((r) => !r.went);
-    const ownId = own?.call_id ?? call.callId;
-    if (own) {
-      const at = Number(own.at_ms);
-      // Early: it waits for its turn again.
-      if (at > now)
-        return {
-          decision: { go: false, at, by: limit.requests !== undefined ? 'requests' : 'tokens', reserve: true },
-          admissionId: ownId,
-        };
-      // Its turn, or late (its worker came back after the guard): it goes now if every window that holds
-      // now has room for it, else it asks anew (behind the queue).
-      const onTime = now <= at + guard;
-      if (onTime || fitsAt(limit, state.admissions, now, call.estimate, guard)) {
-        // A bound on calls at once is asked at the moment it goes; its place is given back meanwhile.
-        if (concurrentFull()) {
-          writes.deletes.push(ownId);
-          return { decision: retry(), admissionId: ownId };
-        }
-        const went = onTime ? at : now;
-        writes.goes.push({ callId: ownId, at: went, expires: now + call.maxDurationMs });
-        add(went);
-        state.inFlight++;
-        return { decision: { go: true, at: now }, admissionId: ownId };
-      }
-      writes.deletes.push(ownId);
-    }
-    // A call that went before (its worker died in it, or the provider answered 429) asks as a new request.
-    const wentBefore = family.filter((r) => r.went).length;
-    const id = own ? ownId : wentBefore > 0 ? `${call.callId}:again:${wentBefore}` : call.callId;
-    const decision = admit(limit, {
-      admissions: state.admissions,
-      inFlight: state.inFlight,
-      now,
-      estimate: call.estimate,
-      guardMs: guard,
-      concurrentRetryMs: this.options.concurrentRetryMs,
-    });
-    if (decision.go || decision.reserve) {
-      writes.inserts.push({ call, id, at: decision.at, went: decision.go ? now : null });
-      add(decision.at);
-      if (decision.go) state.inFlight++;
-    }
-    return { decision, admissionId: id };
   }
 
   private async write(

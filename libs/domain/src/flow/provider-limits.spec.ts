@@ -1,4 +1,4 @@
-import { admit, estimateCallTokens, fitsAt, type Admission, type ProviderLimit } from './provider-limits';
+import { admit, estimateCallTokens, fitsAt, takeTurn, type Admission, type ProviderLimit } from './provider-limits';
 
 const WINDOW = 10_000;
 const GUARD = 500;
@@ -132,6 +132,43 @@ describe('a call back after its reserved turn passed', () => {
     expect(fitsAt({ ...limit, requests: undefined, tokens: 500 }, at(-1_000, 2_000), NOW, 400, GUARD)).toBe(false);
     expect(fitsAt({ ...limit, requests: undefined, tokens: 500 }, at(-1_000, 2_000), NOW, 300, GUARD)).toBe(true);
     expect(fitsAt({ ...limit, requests: undefined, tokens: 500 }, at(-1_000), NOW, 100, GUARD)).toBe(true);
+  });
+});
+
+describe("a call's turn in a batch", () => {
+  const limit: ProviderLimit = { name: 'openai', windowMs: WINDOW, requests: 2 };
+  const options = { guardMs: GUARD, concurrentRetryMs: 1_000 };
+  const turn = (admissions: Admission[], own: Array<{ id: string; at: number; went: boolean }>) =>
+    takeTurn(limit, { admissions, inFlight: 0 }, { callId: 'c', estimate: 100 }, own, NOW, options);
+
+  it('given a reservation not yet due, when the call comes back, then it waits for the same turn and writes nothing', () => {
+    expect(turn([], [{ id: 'c', at: NOW + 3_000, went: false }])).toMatchObject({
+      decision: { go: false, at: NOW + 3_000, reserve: true },
+      admissionId: 'c',
+      writes: [],
+    });
+  });
+
+  it('given its reservation is due, when it comes back, then it goes at its reserved time and the window holds it', () => {
+    const t = turn(at(-5_000), [{ id: 'c', at: NOW - 100, went: false }]);
+    expect(t.decision).toEqual({ go: true, at: NOW });
+    expect(t.writes).toEqual([{ kind: 'go', id: 'c', at: NOW - 100 }]);
+    expect(t.window).toEqual({ admissions: [...at(-5_000), { at: NOW - 100, tokens: 100 }], inFlight: 1 });
+  });
+
+  it('given it came back past its turn and the guard into a full window, then its place is given back and it is reserved anew', () => {
+    const t = turn(at(-2_000, -1_000), [{ id: 'c', at: NOW - 2 * GUARD, went: false }]);
+    expect(t.decision).toMatchObject({ go: false, reserve: true, at: NOW - 2_000 + SPAN });
+    expect(t.writes).toEqual([
+      { kind: 'delete', id: 'c' },
+      { kind: 'insert', id: 'c', at: NOW - 2_000 + SPAN, went: false },
+    ]);
+  });
+
+  it('given the call went before, when it asks again, then it asks under a new id and its first request still counts', () => {
+    const t = turn(at(-1_000), [{ id: 'c', at: NOW - 1_000, went: true }]);
+    expect(t.admissionId).toBe('c:again:1');
+    expect(t.decision).toEqual({ go: true, at: NOW });
   });
 });
 

@@ -67,7 +67,7 @@ export function admit(limit: ProviderLimit, q: AdmissionQuery): AdmissionDecisio
   const all = q.admissions.filter((a) => a.at > q.now - span);
   let at = Math.max(q.now, all.at(-1)?.at ?? q.now);
   // Behind calls reserved earlier: the bound that made them wait.
-  let by: LimitBound | undefined = at > q.now ? (limit.requests !== undefined ? 'requests' : 'tokens') : undefined;
+  let by: LimitBound | undefined = at > q.now ? queueBound(limit) : undefined;
   if (limit.requests !== undefined && all.length >= limit.requests) {
     const oldestInWindow = all[all.length - limit.requests]!;
     if (oldestInWindow.at + span > at) {
@@ -93,6 +93,107 @@ export function admit(limit: ProviderLimit, q: AdmissionQuery): AdmissionDecisio
   if (limit.concurrent !== undefined && q.inFlight >= limit.concurrent)
     return { go: false, at: q.now + q.concurrentRetryMs, by: 'concurrent', reserve: false };
   return { go: true, at: q.now };
+}
+
+/** The bound a call waiting behind reservations is said to wait for. */
+function queueBound(limit: ProviderLimit): LimitBound {
+  return limit.requests !== undefined ? 'requests' : 'tokens';
+}
+
+/** The limit's window while one batch of calls takes its turns: each sees what the ones before it left. */
+export interface LimitWindow {
+  /** Admissions whose window has not ended, oldest first. */
+  admissions: readonly Admission[];
+  /** Calls in flight now. */
+  inFlight: number;
+}
+
+/** A row the call already has under the limit: its reservation (not went), or a request it made before. */
+export interface OwnAdmission {
+  id: string;
+  at: number;
+  went: boolean;
+}
+
+/** What one call's turn writes: give a reservation back, let a reservation go, or admit anew. */
+export type TurnWrite =
+  | { kind: 'delete'; id: string }
+  | { kind: 'go'; id: string; at: number }
+  | { kind: 'insert'; id: string; at: number; went: boolean };
+
+export interface Turn {
+  decision: AdmissionDecision;
+  /** The id the call's admission is kept (and settled) under. */
+  admissionId: string;
+  window: LimitWindow;
+  writes: TurnWrite[];
+}
+
+/**
+ * One call's turn under a limit. `own`: the rows it already has (its id, and `<id>:again:<n>` for each
+ * time it was asked again after it went). A reservation not yet due is waited for again; a due one goes
+ * (late by more than the guard: only if every window that would hold now has room, else it asks anew);
+ * a call that went before (its worker died, the provider answered 429) asks as a new request under a new
+ * id, its earlier requests still counting. The bound on calls at once is asked at the moment a call goes.
+ */
+export function takeTurn(
+  limit: ProviderLimit,
+  window: LimitWindow,
+  call: { callId: string; estimate: number },
+  own: readonly OwnAdmission[],
+  now: number,
+  options: { guardMs: number; concurrentRetryMs: number },
+): Turn {
+  const admitted = (at: number, went: boolean): LimitWindow => ({
+    admissions: [...window.admissions, { at, tokens: call.estimate }].sort((a, b) => a.at - b.at),
+    inFlight: window.inFlight + (went ? 1 : 0),
+  });
+  const reservation = own.find((r) => !r.went);
+  const writes: TurnWrite[] = [];
+  if (reservation) {
+    const id = reservation.id;
+    if (reservation.at > now)
+      return {
+        decision: { go: false, at: reservation.at, by: queueBound(limit), reserve: true },
+        admissionId: id,
+        window,
+        writes,
+      };
+    const onTime = now <= reservation.at + options.guardMs;
+    if (onTime || fitsAt(limit, window.admissions, now, call.estimate, options.guardMs)) {
+      if (limit.concurrent !== undefined && window.inFlight >= limit.concurrent)
+        return {
+          decision: { go: false, at: now + options.concurrentRetryMs, by: 'concurrent', reserve: false },
+          admissionId: id,
+          window,
+          writes: [{ kind: 'delete', id }],
+        };
+      const at = onTime ? reservation.at : now;
+      return {
+        decision: { go: true, at: now },
+        admissionId: id,
+        window: admitted(at, true),
+        writes: [{ kind: 'go', id, at }],
+      };
+    }
+    writes.push({ kind: 'delete', id });
+  }
+  const wentBefore = own.filter((r) => r.went).length;
+  const id = reservation ? reservation.id : wentBefore > 0 ? `${call.callId}:again:${wentBefore}` : call.callId;
+  const decision = admit(limit, {
+    ...window,
+    now,
+    estimate: call.estimate,
+    guardMs: options.guardMs,
+    concurrentRetryMs: options.concurrentRetryMs,
+  });
+  if (!decision.go && !decision.reserve) return { decision, admissionId: id, window, writes };
+  return {
+    decision,
+    admissionId: id,
+    window: admitted(decision.at, decision.go),
+    writes: [...writes, { kind: 'insert', id, at: decision.at, went: decision.go }],
+  };
 }
 
 /**

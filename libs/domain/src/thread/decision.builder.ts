@@ -17,18 +17,25 @@ export function modelCommandId(runId: string, step: number, attempt: number): st
   return `${runId}:model:${step}:${attempt}`;
 }
 
-/**
- * The command of a model call commanded again after a provider limit made it wait (`:wait:<n>`, the n-th
- * wait of that attempt): a new outbox row for the same attempt.
- */
-export function waitedCommandId(commandId: string): string {
-  const match = /^(.*):wait:(\d+)$/.exec(commandId);
-  return match ? `${match[1]}:wait:${Number(match[2]) + 1}` : `${commandId}:wait:1`;
+/** The `:wait:<n>` that ends the command of a model call commanded again after a wait. */
+const WAITED = /:wait:(\d+)$/;
+
+/** How many times the model call's current attempt has waited (the `<n>` of its `:wait:<n>`; 0: none). */
+export function waitsOf(commandId: string): number {
+  return Number(WAITED.exec(commandId)?.[1] ?? 0);
 }
 
 /** The model call a waited command continues: its own id without the `:wait:<n>` suffix. */
 export function baseModelCommandId(commandId: string): string {
-  return commandId.replace(/:wait:\d+$/, '');
+  return commandId.replace(WAITED, '');
+}
+
+/**
+ * The command of a model call commanded again after a wait (a provider limit, a 429): `:wait:<n>`, the
+ * n-th wait of that attempt — a new outbox row for the same attempt.
+ */
+export function waitedCommandId(commandId: string): string {
+  return `${baseModelCommandId(commandId)}:wait:${waitsOf(commandId) + 1}`;
 }
 
 export function toolCommandId(runId: string, step: number, callId: string): string {

@@ -1,6 +1,6 @@
 import type { Failure, LimitBound } from '@ratchet/contracts';
 import type { RecordModelResult, RecordModelWait } from './thread.commands';
-import { waitedCommandId, type DecisionBuilder } from './decision.builder';
+import { waitedCommandId, waitsOf, type DecisionBuilder } from './decision.builder';
 import { later, modelRetryDelayMs } from './model-retry';
 import { fail } from './run.transitions';
 import type { ActiveRun } from './thread.state';
@@ -64,12 +64,6 @@ function askAgainAt(
     commandId: next.commandId,
     notBefore: until,
   });
-}
-
-/** How many times the current attempt has waited (the `:wait:<n>` of its command id). */
-function waitsOf(commandId: string): number {
-  const match = /:wait:(\d+)$/.exec(commandId);
-  return match ? Number(match[1]) : 0;
 }
 
 /**
