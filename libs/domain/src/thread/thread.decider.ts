@@ -1,25 +1,14 @@
 import type { Failure } from '@ratchet/contracts';
-import type { Decision, RecordModelResult, RecordToolResult, RequestRun, ThreadCommand } from './thread.commands';
-import { DecisionBuilder, idempotencyKeyOf } from './decision.builder';
-import { DEFAULT_MODEL_ATTEMPTS, later, modelAttemptsOf, modelRetryDelayMs } from './model-retry';
-import { afterSpending } from './run.budget';
-import {
-  complete,
-  endByCancel,
-  fail,
-  failOverBudget,
-  nextStep,
-  reply,
-  requestModel,
-  sendToolCall,
-  startNext,
-  stopsOverBudget,
-} from './run.transitions';
+import type { Decision, RecordToolResult, RequestRun, ThreadCommand } from './thread.commands';
+import { DecisionBuilder } from './decision.builder';
+import { DEFAULT_MODEL_ATTEMPTS } from './model-retry';
+import { endByCancel, nextStep, reply, startNext } from './run.transitions';
 import { recordApprovalDecision } from './thread.decider.approvals';
 import { openWaitpoint, recordWaitpointDecision } from './thread.decider.waitpoints';
-import { cancelRun, expireRun, recordModelAttempt, redelivered, resumeRun } from './thread.decider.recovery';
+import { cancelRun, expireRun, recordModelAttempt, resumeRun } from './thread.decider.recovery';
 import { ignored, recordSettlingResult } from './thread.decider.settling';
-import { recordModelWait, waitsOutRateLimit } from './thread.decider.limits';
+import { recordModelWait } from './thread.decider.limits';
+import { recordModelResult } from './thread.decider.model';
 import { openCalls, settlingCalls, type ThreadState } from './thread.state';
 
 export {
@@ -190,151 +179,6 @@ function refuseConflict(d: DecisionBuilder, c: RequestRun, runId: string, what: 
   if (d.state.threadId === null) d.emit({ type: 'thread.created', data: { createdBy: c.principal.id } });
   d.emit({ type: 'run.rejected', data: { requestId: c.requestId, error } });
   reply(d, c.replyTo, { requestId: c.requestId, status: 'rejected', error, runId });
-}
-
-function recordModelResult(d: DecisionBuilder, c: RecordModelResult): void {
-  const found = d.state.active;
-  if (!found || found.runId !== c.runId || found.phase !== 'model' || found.modelCall?.commandId !== c.commandId) {
-    ignored(d, c, 'model.result', c.commandId, c.outcome.status === 'ok' ? 'ok' : `error:${c.outcome.error.code}`);
-    return;
-  }
-  if (c.delivery && c.delivery > 1) redelivered(d, found, c.delivery, c.worker ?? 'unknown');
-  const run = d.state.active;
-  if (!run?.modelCall) return; // the redelivery used the last attempt: the run failed
-  const o = c.outcome;
-  if (o.status === 'error') {
-    // A 429 is waited out, not retried as an attempt, while the run's rate-limit wait budget lasts.
-    if (waitsOutRateLimit(d, run, c, o.error)) return;
-    const attempt = run.modelCall.attempt;
-    const max = modelAttemptsOf(run);
-    if (o.error.retryable && attempt < max) {
-      if (stopsOverBudget(d, run)) return;
-      const wait = modelRetryDelayMs(attempt, o.error.retryAfterMs, c.commandId);
-      requestModel(
-        d,
-        run.runId,
-        run.step,
-        attempt + 1,
-        `attempt ${attempt} failed: ${o.error.code}: ${o.error.message}`.slice(0, 500),
-        later(c.at, wait),
-      );
-    } else {
-      const { retryAfterMs: _wait, ...error } = o.error;
-      fail(d, run, {
-        ...error,
-        code: `model.${o.error.code}`.slice(0, 64),
-        message: (o.error.retryable
-          ? `step ${run.step}: the model call failed ${attempt} time${attempt === 1 ? '' : 's'} (the limit is ${max} attempts); last error: ${o.error.message}`
-          : `step ${run.step}, attempt ${attempt}: ${o.error.message}`
-        ).slice(0, 4000),
-        retryable: false,
-      });
-    }
-    return;
-  }
-  d.emit({
-    type: 'model.responded',
-    runId: run.runId,
-    data: {
-      step: run.step,
-      commandId: c.commandId,
-      content: o.content,
-      toolCalls: o.toolCalls,
-      usage: o.usage,
-      model: o.model,
-      ...(c.recalled ? { recalled: c.recalled } : {}),
-      ...(c.context ? { context: c.context } : {}),
-    },
-  });
-  if (o.toolCalls.length === 0) {
-    complete(d, run, o.content ?? '');
-    return;
-  }
-  // The answer is recorded (it was made and paid for); past a budget none of its calls is sent, and each
-  // is closed as such, so the conversation stays valid for the thread's next run.
-  const spent = d.state.active;
-  const over = spent && afterSpending(spent, c.at);
-  if (spent && over) {
-    for (const call of o.toolCalls) {
-      const idempotencyKey = idempotencyKeyOf(c.tenantId, c.threadId, spent.runId, spent.step, call.id);
-      d.emit({
-        type: 'tool.requested',
-        runId: spent.runId,
-        data: { step: spent.step, callId: call.id, tool: call.name, args: call.args, idempotencyKey },
-      });
-      d.emit({
-        type: 'tool.failed',
-        runId: spent.runId,
-        data: {
-          step: spent.step,
-          callId: call.id,
-          error: { ...over.error, message: `not sent: ${over.error.message}` },
-        },
-      });
-    }
-    const closed = d.state.active;
-    if (closed) failOverBudget(d, closed, over);
-    return;
-  }
-  const ids = new Set<string>();
-  for (const call of o.toolCalls) {
-    if (ids.has(call.id)) {
-      fail(d, run, {
-        code: 'model.duplicate_call_id',
-        message: `the model used tool-call id ${call.id} twice`,
-        retryable: false,
-      });
-      return;
-    }
-    ids.add(call.id);
-  }
-  for (const call of o.toolCalls) {
-    const idempotencyKey = idempotencyKeyOf(c.tenantId, c.threadId, run.runId, run.step, call.id);
-    d.emit({
-      type: 'tool.requested',
-      runId: run.runId,
-      data: { step: run.step, callId: call.id, tool: call.name, args: call.args, idempotencyKey },
-    });
-    const refusal = c.refusals?.[call.id];
-    if (refusal) {
-      // Never sent: the model learns why, as the tool's result.
-      d.emit({ type: 'tool.failed', runId: run.runId, data: { step: run.step, callId: call.id, error: refusal } });
-      continue;
-    }
-    const need = c.approvals?.[call.id];
-    if (need) {
-      // The call waits, durably, for a human; its siblings go ahead.
-      d.emit({
-        type: 'approval.requested',
-        runId: run.runId,
-        data: {
-          step: run.step,
-          callId: call.id,
-          approvalId: need.approvalId,
-          tool: call.name,
-          argsDigest: need.argsDigest,
-          role: need.role,
-          expiresAt: need.expiresAt,
-          fourEyes: need.fourEyes,
-        },
-      });
-      d.send({
-        kind: 'approval.request',
-        runId: run.runId,
-        step: run.step,
-        callId: call.id,
-        tool: call.name,
-        args: call.args,
-        principal: run.principal,
-        need,
-      });
-      continue;
-    }
-    sendToolCall(d, run, { callId: call.id, tool: call.name, args: call.args, idempotencyKey });
-  }
-  // Every call refused: nothing will answer, so the model is asked again with the refusals.
-  const after = d.state.active;
-  if (after && after.runId === run.runId && openCalls(after).length === 0) nextStep(d, after);
 }
 
 function recordToolResult(d: DecisionBuilder, c: RecordToolResult): void {
