@@ -11,6 +11,8 @@ export interface Decided {
   status: 'applied' | 'duplicate' | 'no-op';
   events: ThreadEvent[];
   outbox: OutboxMessage[];
+  /** Committed rows of the thread's feed found unpublished (a crash between a commit and its publish). */
+  unsent?: OutboxMessage[];
   before?: ThreadState;
   /** Links of the `thread.append` span to the attempts this decision replaces (retries, resumes). */
   links?: Link[];

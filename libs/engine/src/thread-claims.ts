@@ -12,9 +12,13 @@ export type Loaded = ClaimedThread<ThreadState> & {
   cached?: CachedThread;
 };
 
-/** What to claim and load for a message; a run request also asks whether its request id is known. */
-export function claimItem(consumer: string, messageId: string, command: ThreadCommand): ClaimItem {
-  const item: ClaimItem = { consumer, messageId, tenantId: command.tenantId, threadId: command.threadId };
+/**
+ * What to claim and load for a message: the thread, and the rows of its feed (`feedSubject`) not marked
+ * sent; a run request also asks whether its request id is known.
+ */
+export function claimItem(consumer: string, messageId: string, command: ThreadCommand, feedSubject: string): ClaimItem {
+  const { tenantId, threadId } = command;
+  const item: ClaimItem = { consumer, messageId, tenantId, threadId, unsentOn: feedSubject };
   if (command.type === 'RequestRun') {
     item.requestId = command.requestId;
     if (command.activeRunLimit !== undefined) item.activeRunsUpTo = command.activeRunLimit;

@@ -11,10 +11,20 @@ import type { OutgoingRequest } from './engine-deps';
 const at = '2026-12-01T10:00:00.000Z';
 const request = requestRunCommand('acme', 'th_engine', 'run_engine', at);
 
+/**
+ * Records what it publishes; `marking`, it also marks the rows sent in the store, as the relay soon does;
+ * `dying`, it publishes nothing (its process dies right after the commit).
+ */
 class RecordingRelay implements CommittedPublisher {
   published: OutboxMessage[] = [];
+  constructor(
+    private readonly store: InMemoryThreadStore<ThreadState>,
+    private readonly mode: 'marking' | 'dying' | 'not marking',
+  ) {}
   async publishCommitted(messages: readonly OutboxMessage[]): Promise<number> {
+    if (this.mode === 'dying') return 0;
     this.published.push(...messages);
+    if (this.mode === 'marking') await this.store.markSent(messages.map((m) => m.id));
     return messages.length;
   }
 }
@@ -32,9 +42,16 @@ class WaitingMarks implements PendingMarks {
   }
 }
 
-function engine(group: { maxBatch: number }, marks?: PendingMarks) {
-  const store = new InMemoryThreadStore<ThreadState>();
-  const relay = new RecordingRelay();
+function engine(
+  group: { maxBatch: number },
+  marks?: PendingMarks,
+  {
+    store = new InMemoryThreadStore<ThreadState>(),
+    relayMode = 'not marking' as ConstructorParameters<typeof RecordingRelay>[1],
+    process = '',
+  } = {},
+) {
+  const relay = new RecordingRelay(store, relayMode);
   const asked: OutgoingRequest[] = [];
   const handler = new ThreadCommandHandler({
     store,
@@ -54,7 +71,7 @@ function engine(group: { maxBatch: number }, marks?: PendingMarks) {
     ids: {
       next: (() => {
         let n = 0;
-        return (prefix: string) => `${prefix}_${++n}`;
+        return (prefix: string) => `${prefix}_${process}${++n}`;
       })(),
     },
     group,
@@ -85,12 +102,45 @@ describe.each([1, 8])('the thread engine on its own (maxBatch %i)', (maxBatch) =
   });
 
   it('decides a message it already claimed as a duplicate, writing and publishing nothing', async () => {
-    const { handler, relay } = engine({ maxBatch });
+    const { handler, relay } = engine({ maxBatch }, undefined, { relayMode: 'marking' });
     await handler.handle('requests', 'm-1', request, { correlationId: request.requestId });
     const published = relay.published.length;
     const again = await handler.handle('requests', 'm-1', request, { correlationId: request.requestId });
     expect(again).toEqual({ status: 'duplicate', events: [] });
     expect(relay.published).toHaveLength(published);
+  });
+
+  it("publishes the thread's feed rows a crash left unpublished first: before its own decision's, or on the lost one's redelivery", async () => {
+    const store = new InMemoryThreadStore<ThreadState>();
+    const process = (name: string, relayMode: 'dying' | 'marking') =>
+      engine({ maxBatch }, undefined, { store, relayMode, process: name });
+    // A process commits a run request and dies before publishing its decision.
+    const first = await process('a', 'dying').handler.handle('requests', 'm-1', request, { correlationId: 'c-1' });
+    // Another process takes the next message of the thread: the lost decision goes out first, then its own.
+    const next = process('b', 'marking');
+    const cancel: ThreadCommand = {
+      ...{ type: 'CancelRun', tenantId: 'acme', threadId: 'th_engine', runId: 'run_engine', at },
+      ...{ by: 'alice', reason: 'changed my mind' },
+    };
+    const cancelled = await next.handler.handle('control', 'm-2', cancel, { correlationId: 'c-2' });
+    expect(cancelled.status).toBe('applied');
+    expect(next.relay.published.map((m) => m.id)).toEqual([
+      `decision:${first.events[0]!.id}`,
+      `decision:${cancelled.events[0]!.id}`,
+    ]);
+    expect((await store.lag()).unsent).toBe(0);
+    // Lost again; this time the redelivered message that caused it is the next one: a duplicate, which
+    // publishes what its first delivery committed.
+    const second = requestRunCommand('acme', 'th_engine', 'run_second', at);
+    const retry = await process('c', 'dying').handler.handle('requests', 'm-3', second, { correlationId: 'c-3' });
+    const redelivery = process('d', 'marking');
+    const again = await redelivery.handler.handle('requests', 'm-3', second, { correlationId: 'c-3' });
+    expect(again.status).toBe('duplicate');
+    expect(redelivery.relay.published.map((m) => m.id)).toEqual([`decision:${retry.events[0]!.id}`]);
+    // Nothing left unsent: a later duplicate publishes nothing.
+    const late = process('e', 'marking');
+    await late.handler.handle('requests', 'm-3', second, { correlationId: 'c-3' });
+    expect(late.relay.published).toEqual([]);
   });
 
   it("marks the relay's published rows sent with its own commit, and gives them back when it fails", async () => {

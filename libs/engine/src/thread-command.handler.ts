@@ -1,7 +1,9 @@
 import type { ThreadEvent } from '@ratchet/contracts';
 import {
   ConcurrencyError,
+  type ClaimItem,
   type CommittedPublisher,
+  type OutboxMessage,
   type PendingMarks,
   type ThreadCommand,
   type ThreadState,
@@ -165,7 +167,7 @@ export class ThreadCommandHandler {
         const loaded = await claimAndLoadCached(
           tx,
           this.cache,
-          batch.map((p) => claimItem(p.consumer, p.messageId, p.command)),
+          batch.map((p) => this.claimItem(p.consumer, p.messageId, p.command)),
         );
         const out: Decided[] = [];
         for (let i = 0; i < batch.length; i++) {
@@ -194,7 +196,7 @@ export class ThreadCommandHandler {
     for (const d of decided) this.remember(d);
     for (const d of decided) afterCommit(d);
     // Not awaited: see handleAlone.
-    void this.relay.publishCommitted(decided.flatMap((d) => d.outbox));
+    void this.relay.publishCommitted(decided.flatMap(toPublish));
     decided.forEach((d, i) => batch[i]!.resolve({ status: d.status, events: d.events }));
   }
 
@@ -211,7 +213,7 @@ export class ThreadCommandHandler {
       try {
         const result = await inSpan(SPAN.append, appendAttributes(consumer, command), async (span) => {
           const committed = await this.store.transaction(async (tx) => {
-            const [loaded] = await claimAndLoadCached(tx, this.cache, [claimItem(consumer, messageId, command)]);
+            const [loaded] = await claimAndLoadCached(tx, this.cache, [this.claimItem(consumer, messageId, command)]);
             usedCache = loaded?.cached !== undefined;
             const d = await decideInTx(this.decision, tx, messageId, command, meta, loaded!);
             if (d.status === 'applied') marked = this.rideMarks(tx);
@@ -222,12 +224,13 @@ export class ThreadCommandHandler {
         });
         this.remember(result);
         afterCommit(result);
-        if (result.outbox.length > 0) {
+        const publish = toPublish(result);
+        if (publish.length > 0) {
           // Publishing right after commit keeps latency low; if this process dies first, the sweeper does it.
           // Not awaited: the message that caused them is acked, and the thread's next message decided, as
           // soon as the commit is done, without waiting for the bus to acknowledge the publishes. They are
           // issued now, in commit order, on one connection; the relay tracks them (a graceful stop waits).
-          void this.relay.publishCommitted(result.outbox);
+          void this.relay.publishCommitted(publish);
         }
         return { status: result.status, events: result.events };
       } catch (error) {
@@ -244,6 +247,11 @@ export class ThreadCommandHandler {
         throw error;
       }
     }
+  }
+
+  /** What to claim and load for a message, with its thread's feed subject (for the rows left unpublished). */
+  private claimItem(consumer: string, messageId: string, command: ThreadCommand): ClaimItem {
+    return claimItem(consumer, messageId, command, this.decision.subjects.feed(command.tenantId, command.threadId));
   }
 
   /** A committing decision marks the relay's published rows with its own statement (ThreadTx.markSent). */
@@ -275,4 +283,14 @@ function groupable(p: Pending): boolean {
 /** What two messages in flight at once must not share: their thread, their message id. */
 function groupKeys(p: Pending): [string, string] {
   return [`thread:${p.command.tenantId}/${p.command.threadId}`, `message:${p.consumer}/${p.messageId}`];
+}
+
+/**
+ * What a committed decision publishes: the rows of its thread's feed an earlier commit left unpublished
+ * (a crash between commit and publish; the sweeper would send them seconds later, after this decision's),
+ * then its own. In that order on one connection, so the feed stays in version order; a row another
+ * publisher sent meanwhile is dropped as a duplicate by its Nats-Msg-Id.
+ */
+function toPublish(d: Decided): OutboxMessage[] {
+  return d.unsent ? [...d.unsent, ...d.outbox] : d.outbox;
 }

@@ -68,7 +68,9 @@ export async function decideInTx(
   meta: HandleMeta,
   loaded: Loaded,
 ): Promise<Decided> {
-  if (!loaded.claimed) return { status: 'duplicate', events: [], outbox: [] };
+  // Rows of the thread's feed a crash (or a slower replica) left unpublished: out before this decision's.
+  const unsent = loaded.unsent?.length ? { unsent: loaded.unsent } : {};
+  if (!loaded.claimed) return { status: 'duplicate', events: [], outbox: [], ...unsent };
   const { tenantId, threadId } = command;
   const { projection, newer } = loaded;
   let state = projection?.state ?? initialThreadState();
@@ -144,7 +146,7 @@ export async function decideInTx(
     }
   }
   if (events.length === 0 && toSend.length === 0) {
-    return { status: 'no-op', events: [], outbox: [] };
+    return { status: 'no-op', events: [], outbox: [], ...unsent };
   }
   const after = record.state;
   const newVersion = version + events.length;
@@ -178,6 +180,7 @@ export async function decideInTx(
     status: 'applied',
     events,
     outbox,
+    ...unsent,
     before: state,
     links,
     cache: { tenantId, threadId, entry: { version: newVersion, state: after, transcript } },

@@ -68,9 +68,12 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
       },
       claimAndLoadMany: async (items) => {
         const out: ClaimedThread<S>[] = [];
-        for (const { consumer, messageId, tenantId, threadId, requestId, activeRunsUpTo, waitingRunsUpTo } of items) {
+        for (const item of items) {
+          const { consumer, messageId, tenantId, threadId, requestId, activeRunsUpTo, waitingRunsUpTo, unsentOn } =
+            item;
+          const unsent = unsentOn === undefined ? {} : { unsent: this.unsentOn(unsentOn) };
           if (!(await tx.claimInbox(consumer, messageId))) {
-            out.push({ claimed: false, projection: undefined, newer: [] });
+            out.push({ claimed: false, projection: undefined, newer: [], ...unsent });
             continue;
           }
           const projection = await tx.loadProjection(tenantId, threadId);
@@ -84,7 +87,7 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
             waitingRunsUpTo === undefined
               ? {}
               : { waitingRuns: Math.min(waitingRunsUpTo, this.countRuns(tenantId, runs, true)) };
-          out.push({ claimed: true, projection, newer, ...(known ? { known } : {}), ...active, ...waiting });
+          out.push({ claimed: true, projection, newer, ...(known ? { known } : {}), ...active, ...waiting, ...unsent });
         }
         return out;
       },
@@ -265,6 +268,13 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
       if ((r.waiting !== undefined) === waiting) n++;
     }
     return n;
+  }
+
+  /** The committed outbox rows on `subject` not marked sent (and not held back), oldest first, as stored. */
+  private unsentOn(subject: string): OutboxMessage[] {
+    return this.outbox
+      .filter((m) => m.subject === subject && m.sentAt === null && m.availableAt === null)
+      .map((m) => jsonClone({ id: m.id, subject: m.subject, headers: m.headers, payload: m.payload }));
   }
 
   /** Committed runs of a thread, for assertions. */

@@ -194,8 +194,9 @@ async function claimAndLoadMany<S>(
     known: KnownRequestRow | null;
     active_runs: number | null;
     waiting_runs: number | null;
+    unsent: OutboxMessage[] | null;
   }>(
-    `with input (ord, consumer, message_id, tenant_id, thread_id, request_id, active_up_to, waiting_up_to) as (values ${valuesList(items.length, '(?::int, ?, ?, ?, ?, ?::text, ?::int, ?::int)')}),
+    `with input (ord, consumer, message_id, tenant_id, thread_id, request_id, active_up_to, waiting_up_to, unsent_on) as (values ${valuesList(items.length, '(?::int, ?, ?, ?, ?, ?::text, ?::int, ?::int, ?::text)')}),
      claim as (
        insert into ${sql.table('inbox')} (consumer, message_id)
        select consumer, message_id from input on conflict do nothing returning consumer, message_id
@@ -213,7 +214,12 @@ async function claimAndLoadMany<S>(
        case when i.active_up_to is not null
             then ${runsInFlightCount(sql, 'i.tenant_id', 'i.active_up_to')} end as active_runs,
        case when i.waiting_up_to is not null
-            then ${runsWaitingCount(sql, 'i.tenant_id', 'i.waiting_up_to')} end as waiting_runs
+            then ${runsWaitingCount(sql, 'i.tenant_id', 'i.waiting_up_to')} end as waiting_runs,
+       (select json_agg(json_build_object('id', o.id, 'subject', o.subject, 'headers', o.headers, 'payload', o.payload)
+                        order by o.created_at, o.id)
+          from ${sql.table('outbox')} o
+         where i.unsent_on is not null and o.sent_at is null and o.available_at is null
+           and o.subject = i.unsent_on) as unsent
      from input i
      left join ${sql.table('threads')} t on t.tenant_id = i.tenant_id and t.thread_id = i.thread_id
      order by i.ord`,
@@ -226,6 +232,7 @@ async function claimAndLoadMany<S>(
       item.requestId ?? null,
       item.activeRunsUpTo ?? null,
       item.waitingRunsUpTo ?? null,
+      item.unsentOn ?? null,
     ]),
   );
   const newer = await Promise.all(rows.map((r) => openRowsToEvents(content, r.newer ?? [], 'throw')));
@@ -243,6 +250,7 @@ async function claimAndLoadMany<S>(
       ...(item.requestId !== undefined && row?.known ? { known: knownRequestOf(row.known) } : {}),
       ...(item.activeRunsUpTo !== undefined ? { activeRuns: row?.active_runs ?? 0 } : {}),
       ...(item.waitingRunsUpTo !== undefined ? { waitingRuns: row?.waiting_runs ?? 0 } : {}),
+      ...(item.unsentOn !== undefined ? { unsent: row?.unsent ?? [] } : {}),
     };
   });
 }

@@ -89,6 +89,12 @@ export interface ClaimItem {
   activeRunsUpTo?: number | undefined;
   /** Likewise under a bound on the tenant's waiting runs: the claim counts its runs waiting for a human, up to this many. */
   waitingRunsUpTo?: number | undefined;
+  /**
+   * The thread's feed subject: the claim also returns the outbox rows on it that are not marked sent yet
+   * (`unsent`), so a decision that follows a crash publishes the decisions before it first and the feed
+   * stays in version order.
+   */
+  unsentOn?: string | undefined;
 }
 
 /** What a handler needs at the start of its transaction for one claimed message. */
@@ -104,6 +110,8 @@ export interface ClaimedThread<S> {
   activeRuns?: number | undefined;
   /** With `waitingRunsUpTo` in the claim: the tenant's runs waiting for a human, counted up to that many. */
   waitingRuns?: number | undefined;
+  /** With `unsentOn` in the claim: the outbox rows on that subject not marked sent, oldest first, as stored. */
+  unsent?: OutboxMessage[] | undefined;
 }
 
 export interface ThreadTx<S> {

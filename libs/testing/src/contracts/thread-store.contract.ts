@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { ConcurrencyError, type OutboxStore, type RunRow, type ThreadStore } from '@ratchet/domain';
+import { ConcurrencyError, type OutboxMessage, type OutboxStore, type RunRow, type ThreadStore } from '@ratchet/domain';
 import { barrier, makeEvents, makeMessages, newThreadRef, type ContractState } from './fixtures';
 
 export interface ThreadStoreFixture {
@@ -177,6 +177,41 @@ export function threadStoreContract(name: string, make: () => Promise<ThreadStor
         tx.markSent([second!.id]);
       });
       expect((await fixture.outbox.lag()).unsent).toBe(0);
+    });
+
+    it('returns a claim that asks the rows on a subject not marked sent, oldest first, as stored', async () => {
+      const ref = newThreadRef();
+      const feed = `ratchet.feed.${ref.tenantId}.${ref.threadId}`;
+      const [older, newer, sent] = makeMessages(3).map((m) => ({ ...m, subject: feed }));
+      const [elsewhere] = makeMessages(1);
+      await store.transaction(async (tx) => {
+        await tx.appendEvents(ref.tenantId, ref.threadId, 0, makeEvents(ref, 1, 1));
+        await tx.enqueue([older!, sent!, elsewhere!]);
+      });
+      await store.transaction(async (tx) => {
+        await tx.appendEvents(ref.tenantId, ref.threadId, 1, makeEvents(ref, 2, 2));
+        await tx.enqueue([newer!]);
+        tx.markSent([sent!.id]);
+      });
+      const item = { consumer: 'c', tenantId: ref.tenantId, threadId: ref.threadId };
+      const [asked, notAsked] = await store.transaction((tx) =>
+        tx.claimAndLoadMany([
+          { ...item, messageId: `m1-${ref.threadId}`, unsentOn: feed },
+          { ...item, messageId: `m2-${ref.threadId}` },
+        ]),
+      );
+      const stored = (m: OutboxMessage) => ({ id: m.id, subject: m.subject, headers: m.headers, payload: m.payload });
+      expect(asked!.unsent).toEqual([stored(older!), stored(newer!)]);
+      expect(notAsked!.unsent).toBeUndefined();
+      // A message processed before still gets them: its decision may be the one whose publish was lost.
+      const [redelivered] = await store.transaction((tx) =>
+        tx.claimAndLoadMany([{ ...item, messageId: `m1-${ref.threadId}`, unsentOn: feed }]),
+      );
+      expect([redelivered!.claimed, redelivered!.unsent?.map((m) => m.id)]).toEqual([false, [older!.id, newer!.id]]);
+      const none = await store.transaction((tx) =>
+        tx.claimAndLoadMany([{ ...item, messageId: `m3-${ref.threadId}`, unsentOn: `${feed}.other` }]),
+      );
+      expect(none[0]!.unsent).toEqual([]);
     });
 
     it('rolls back everything a failed transaction wrote', async () => {
