@@ -77,10 +77,11 @@ export const IgnoredKind = z.enum([
 ]);
 
 /**
- * What made a model call wait: a provider limit's requests or tokens per window or calls at once, or
- * (`rate_limited`) the provider itself, answering 429.
+ * What made a model call wait: a provider limit's requests or tokens per window or calls at once, its
+ * tenant's share of the limit's queue (`share`: the tenant holds a window's worth of reservations already),
+ * or (`rate_limited`) the provider itself, answering 429.
  */
-export const LimitBound = z.enum(['requests', 'tokens', 'concurrent', 'rate_limited']);
+export const LimitBound = z.enum(['requests', 'tokens', 'concurrent', 'share', 'rate_limited']);
 export type LimitBound = z.infer<typeof LimitBound>;
 
 /** What a waitpoint's expiry does: the model sees a `waitpoint.expired` tool error, or the run fails. */

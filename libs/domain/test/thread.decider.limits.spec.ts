@@ -76,6 +76,20 @@ describe('model calls waiting for a provider limit', () => {
     expect(stale.events.map((e) => e.type)).toEqual(['result.ignored']);
   });
 
+  it("names a wait for its tenant's share of the limit as such: the tenant holds a window's worth of calls reserved", () => {
+    const d = given(run([requestRun('r1')]).events).when(
+      waits(modelCommandId('r1', 1, 1), later(60), { bound: 'share' }),
+    );
+    expect(d.events[0]).toMatchObject({
+      type: 'model.requested',
+      data: {
+        attempt: 1,
+        waitFor: { limit: 'openai', bound: 'share' },
+        retryReason: `waiting for the provider limit openai (its tenant's share: a window's worth of its calls reserved) until ${later(60)}`,
+      },
+    });
+  });
+
   it('ignores a wait for a call the run no longer makes', () => {
     const history = run([requestRun('r1'), modelAnswers('r1', 1, [], 'done')]).events;
     const d = given(history).when(waits(modelCommandId('r1', 1, 1), later(5)));

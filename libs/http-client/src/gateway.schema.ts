@@ -1972,7 +1972,7 @@ export interface components {
               waitFor?: {
                 limit: string;
                 /** @enum {string} */
-                bound: 'requests' | 'tokens' | 'concurrent' | 'rate_limited';
+                bound: 'requests' | 'tokens' | 'concurrent' | 'share' | 'rate_limited';
               };
             };
           }

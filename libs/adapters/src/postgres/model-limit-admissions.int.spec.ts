@@ -26,18 +26,19 @@ const limitOf = (fields: Partial<ProviderLimit>): ProviderLimit => ({
   windowMs: 2_000,
   ...fields,
 });
-const call = (id: string, extra: { estimate?: number } = {}) => ({
+const call = (id: string, extra: { estimate?: number; tenantId?: string } = {}) => ({
   callId: id,
-  tenantId: 'acme',
+  tenantId: extra.tenantId ?? 'acme',
   estimate: extra.estimate ?? 10,
   maxDurationMs: 60_000,
 });
 
 it('admits at most the limit per window across replicas asking at once, and reserves the rest in order', async () => {
   const limit = limitOf({ requests: 4 });
+  // Three tenants, so none of them holds a window's worth of reservations (see the fairness case below).
   const answers = await Promise.all(
-    Array.from({ length: 12 }, (_, i) => replicas[i % 3]!.sql).map((_, i) =>
-      new ModelLimitAdmissions(replicas[i % 3]!, OPTIONS).acquire(limit, call(`c${i}`)),
+    Array.from({ length: 12 }, (_, i) =>
+      new ModelLimitAdmissions(replicas[i % 3]!, OPTIONS).acquire(limit, call(`c${i}`, { tenantId: `t${i % 3}` })),
     ),
   );
   const times = answers.map((a) => a.decision.at).sort((a, b) => a - b);
@@ -45,6 +46,30 @@ it('admits at most the limit per window across replicas asking at once, and rese
   // Every window of the window's length plus the guard holds at most 4 admissions (reserved ones included).
   for (const t of times) expect(times.filter((u) => u >= t && u < t + 2_200).length).toBeLessThanOrEqual(4);
   expect(answers.filter((a) => !a.decision.go).every((a) => !a.decision.go && a.decision.reserve)).toBe(true);
+});
+
+it("serves another tenant's calls a window after a flood's, across replicas: a tenant holds a window's worth of reservations", async () => {
+  const limit = limitOf({ requests: 3 });
+  const flood = await Promise.all(
+    Array.from({ length: 30 }, (_, i) =>
+      new ModelLimitAdmissions(replicas[i % 3]!, OPTIONS).acquire(limit, call(`f${i}`, { tenantId: 'flood' })),
+    ),
+  );
+  const reserved = flood.filter((a) => !a.decision.go && a.decision.reserve).map((a) => a.decision.at);
+  const shared = flood.filter((a) => !a.decision.go && a.decision.by === 'share');
+  expect([flood.filter((a) => a.decision.go).length, reserved.length, shared.length]).toEqual([3, 3, 24]);
+  // Those without a place ask again once the flood's last reservation is due, or a whole number of windows
+  // later (a window's worth at a time, counted in each batch a replica decided together).
+  for (const a of shared) {
+    const later = a.decision.at - Math.max(...reserved);
+    expect(later).toBeGreaterThanOrEqual(0);
+    expect(Math.abs(later - Math.round(later / 2_200) * 2_200)).toBeLessThan(1);
+  }
+  const other = await new ModelLimitAdmissions(replicas[1]!, OPTIONS).acquire(limit, call('o1', { tenantId: 'other' }));
+  expect(other.decision).toMatchObject({ go: false, reserve: true, by: 'requests' });
+  // Right behind the flood's three reservations: the next window, not the flood's tenth.
+  expect(other.decision.at).toBeGreaterThan(Math.max(...reserved));
+  expect(other.decision.at).toBeLessThanOrEqual(Math.max(...reserved) + 2_200);
 });
 
 it('lets a reserved call go at its turn without deciding again, and not before', async () => {
@@ -103,9 +128,13 @@ it('asks a call that went once again under a new id: both requests count in the 
 it('decides the calls one process asks at once together, in the order they asked, within the limit', async () => {
   const limit = limitOf({ requests: 3, concurrent: 10 });
   const admissions = new ModelLimitAdmissions(replicas[0]!, OPTIONS);
-  const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => admissions.acquire(limit, call(`b${i}`))));
+  const answers = await Promise.all(
+    Array.from({ length: 10 }, (_, i) => admissions.acquire(limit, call(`b${i}`, { tenantId: `t${i % 2}` }))),
+  );
   expect(answers.map((a) => a.decision.go)).toEqual([true, true, true, ...Array.from({ length: 7 }, () => false)]);
-  const times = answers.map((a) => a.decision.at);
+  // Admitted and reserved ones (a call past its tenant's share holds no place: it asks again).
+  const times = answers.filter((a) => a.decision.go || a.decision.reserve).map((a) => a.decision.at);
+  expect(times.length).toBeGreaterThanOrEqual(9);
   expect([...times].sort((a, b) => a - b)).toEqual(times);
   for (const t of times) expect(times.filter((u) => u >= t && u < t + 2_200).length).toBeLessThanOrEqual(3);
 });

@@ -29,6 +29,7 @@ export interface LimitAnswer {
 interface Row {
   kind: 'window' | 'own' | 'flight';
   call_id: string;
+  tenant_id: string;
   at_ms: number;
   tokens: number;
   went: boolean;
@@ -125,26 +126,28 @@ export class ModelLimitAdmissions {
       const now = Number(clock!.now_ms);
       // The window's admissions, the batch's own rows, and the calls in flight however old: one statement.
       const rows = await sql.query<Row>(
-        `select 'window' as kind, call_id, (extract(epoch from at) * 1000)::float8 as at_ms, tokens,
+        `select 'window' as kind, call_id, tenant_id, (extract(epoch from at) * 1000)::float8 as at_ms, tokens,
                 went_at is not null as went, 0 as in_flight
            from ${t} where limit_name = ? and at > to_timestamp(? / 1000.0)
             and not (call_id in (?) or call_id like any (array[?]::text[]))
          union all
-         select 'own', call_id, (extract(epoch from at) * 1000)::float8, tokens, went_at is not null, 0
+         select 'own', call_id, tenant_id, (extract(epoch from at) * 1000)::float8, tokens, went_at is not null, 0
            from ${t} where limit_name = ? and (call_id in (?) or call_id like any (array[?]::text[]))
          union all
-         select 'flight', '', 0, 0, false, count(*)::int from ${t}
+         select 'flight', '', '', 0, 0, false, count(*)::int from ${t}
           where limit_name = ? and went_at is not null and ended_at is null and expires_at > to_timestamp(? / 1000.0)`,
         [limit.name, now - span, ids, again, limit.name, ids, again, limit.name, now],
       );
       const owns = rows
         .filter((r) => r.kind === 'own')
-        .map((r) => ({ id: r.call_id, at: Number(r.at_ms), went: r.went, tokens: r.tokens }));
+        .map((r) => ({ id: r.call_id, at: Number(r.at_ms), went: r.went, tokens: r.tokens, tenantId: r.tenant_id }));
       const ownOf = (id: string) => owns.filter((r) => r.id === id || r.id.startsWith(`${id}:again:`));
       // A call that went and is asked again: its earlier requests still count in the window.
       let window: LimitWindow = {
         admissions: [
-          ...rows.filter((r) => r.kind === 'window').map((r) => ({ at: Number(r.at_ms), tokens: r.tokens })),
+          ...rows
+            .filter((r) => r.kind === 'window')
+            .map((r) => ({ at: Number(r.at_ms), tokens: r.tokens, tenantId: r.tenant_id, went: r.went })),
           ...owns.filter((r) => r.went && r.at > now - span),
         ].sort((a, b) => a.at - b.at),
         inFlight: Number(rows.find((r) => r.kind === 'flight')?.in_flight ?? 0),

@@ -1,4 +1,12 @@
-import { admit, estimateCallTokens, fitsAt, takeTurn, type Admission, type ProviderLimit } from './provider-limits';
+import {
+  admit,
+  estimateCallTokens,
+  fitsAt,
+  takeTurn,
+  type Admission,
+  type LimitWindow,
+  type ProviderLimit,
+} from './provider-limits';
 
 const WINDOW = 10_000;
 const GUARD = 500;
@@ -139,7 +147,7 @@ describe("a call's turn in a batch", () => {
   const limit: ProviderLimit = { name: 'openai', windowMs: WINDOW, requests: 2 };
   const options = { guardMs: GUARD, concurrentRetryMs: 1_000 };
   const turn = (admissions: Admission[], own: Array<{ id: string; at: number; went: boolean }>) =>
-    takeTurn(limit, { admissions, inFlight: 0 }, { callId: 'c', estimate: 100 }, own, NOW, options);
+    takeTurn(limit, { admissions, inFlight: 0 }, { callId: 'c', estimate: 100, tenantId: 'a' }, own, NOW, options);
 
   it('given a reservation not yet due, when the call comes back, then it waits for the same turn and writes nothing', () => {
     expect(turn([], [{ id: 'c', at: NOW + 3_000, went: false }])).toMatchObject({
@@ -153,7 +161,10 @@ describe("a call's turn in a batch", () => {
     const t = turn(at(-5_000), [{ id: 'c', at: NOW - 100, went: false }]);
     expect(t.decision).toEqual({ go: true, at: NOW });
     expect(t.writes).toEqual([{ kind: 'go', id: 'c', at: NOW - 100 }]);
-    expect(t.window).toEqual({ admissions: [...at(-5_000), { at: NOW - 100, tokens: 100 }], inFlight: 1 });
+    expect(t.window).toEqual({
+      admissions: [...at(-5_000), { at: NOW - 100, tokens: 100, tenantId: 'a', went: true }],
+      inFlight: 1,
+    });
   });
 
   it('given it came back past its turn and the guard into a full window, then its place is given back and it is reserved anew', () => {
@@ -169,6 +180,54 @@ describe("a call's turn in a batch", () => {
     const t = turn(at(-1_000), [{ id: 'c', at: NOW - 1_000, went: true }]);
     expect(t.admissionId).toBe('c:again:1');
     expect(t.decision).toEqual({ go: true, at: NOW });
+  });
+});
+
+describe('fairness between tenants', () => {
+  const limit: ProviderLimit = { name: 'openai', windowMs: WINDOW, requests: 3 };
+  const options = { guardMs: GUARD, concurrentRetryMs: 1_000 };
+  /** Each call of `tenants` asks in turn, as one batch would decide them; what each was told. */
+  function queue(tenants: string[], admissions: Admission[] = [], l: ProviderLimit = limit) {
+    let window: LimitWindow = { admissions, inFlight: 0 };
+    return tenants.map((tenantId, i) => {
+      const t = takeTurn(l, window, { callId: `${tenantId}-${i}`, estimate: 100, tenantId }, [], NOW, options);
+      window = t.window;
+      return t.decision;
+    });
+  }
+
+  it("given a tenant's flood, when each call asks, then it holds a window's worth of reservations and the rest wait for its last one without a place", () => {
+    const told = queue(Array.from({ length: 12 }, () => 'a'));
+    const three = (d: object) => [d, d, d];
+    expect(told.slice(0, 3)).toEqual(three({ go: true, at: NOW }));
+    // Three reservations: when the first three leave the window.
+    expect(told.slice(3, 6)).toEqual(three({ go: false, at: NOW + SPAN, by: 'requests', reserve: true }));
+    // The rest ask again when the last reservation is due, a window's worth at a time.
+    expect(told.slice(6, 9)).toEqual(three({ go: false, at: NOW + SPAN, by: 'share', reserve: false }));
+    expect(told.slice(9)).toEqual(three({ go: false, at: NOW + 2 * SPAN, by: 'share', reserve: false }));
+  });
+
+  it("given a tenant's flood, when another tenant's call asks, then it is reserved behind a window of the flood's calls, not behind the flood", () => {
+    const told = queue([...Array.from({ length: 50 }, () => 'a'), 'b', 'b']);
+    // b's calls take the turns right after a's three reservations: the next window.
+    expect(told.slice(50)).toEqual([
+      { go: false, at: NOW + 2 * SPAN, by: 'requests', reserve: true },
+      { go: false, at: NOW + 2 * SPAN, by: 'requests', reserve: true },
+    ]);
+    expect(told.filter((d) => !d.go && d.reserve)).toHaveLength(3 + 2);
+  });
+
+  it('given its reservations overdue (their calls late), when a call of the tenant asks, then it waits at least the retry period, never asks again at once', () => {
+    const overdue = [0, 1, 2].map((i) => ({ at: NOW - 100 - i, tokens: 100, tenantId: 'a', went: false }));
+    expect(queue(['a'], [...at(-1_000, -900, -800), ...overdue])).toEqual([
+      { go: false, at: NOW + 1_000, by: 'share', reserve: false },
+    ]);
+  });
+
+  it("given a tokens limit, when the tenant's reservations would pass a window's tokens, then its call waits without a place", () => {
+    const tokens: ProviderLimit = { name: 'openai', windowMs: WINDOW, tokens: 250 };
+    const told = queue(['a', 'a', 'a', 'a', 'a', 'b'], [], tokens);
+    expect(told.map((d) => (d.go ? 'go' : d.by))).toEqual(['go', 'go', 'tokens', 'tokens', 'share', 'tokens']);
   });
 });
 

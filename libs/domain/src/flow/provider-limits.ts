@@ -28,10 +28,18 @@ export interface ProviderLimit {
 export interface Admission {
   at: number;
   tokens: number;
+  /** The tenant whose call it is (for its share of the queue; absent: counted for nobody). */
+  tenantId?: string | undefined;
+  /** Its request went (false: a reservation still to be taken). */
+  went?: boolean | undefined;
 }
 
-/** Which of a limit's bounds made a call wait. */
-export type LimitBound = 'requests' | 'tokens' | 'concurrent';
+/**
+ * Which of a limit's bounds made a call wait. `share`: its tenant already holds a window's worth of
+ * reservations — it asks again once they have gone, so another tenant's call is never queued behind more
+ * than a window of this tenant's.
+ */
+export type LimitBound = 'requests' | 'tokens' | 'concurrent' | 'share';
 
 export type AdmissionDecision =
   /** Send the request now. */
@@ -106,6 +114,11 @@ export interface LimitWindow {
   admissions: readonly Admission[];
   /** Calls in flight now. */
   inFlight: number;
+  /**
+   * Calls of each tenant this batch told to wait for their share (they hold no row): the next one asks
+   * again a window later for every window's worth of them, so a flood's calls come back spread out.
+   */
+  shareWaits?: Readonly<Record<string, number>> | undefined;
 }
 
 /** A row the call already has under the limit: its reservation (not went), or a request it made before. */
@@ -139,13 +152,15 @@ export interface Turn {
 export function takeTurn(
   limit: ProviderLimit,
   window: LimitWindow,
-  call: { callId: string; estimate: number },
+  call: { callId: string; estimate: number; tenantId: string },
   own: readonly OwnAdmission[],
   now: number,
   options: { guardMs: number; concurrentRetryMs: number },
 ): Turn {
   const admitted = (at: number, went: boolean): LimitWindow => ({
-    admissions: [...window.admissions, { at, tokens: call.estimate }].sort((a, b) => a.at - b.at),
+    admissions: [...window.admissions, { at, tokens: call.estimate, tenantId: call.tenantId, went }].sort(
+      (a, b) => a.at - b.at,
+    ),
     inFlight: window.inFlight + (went ? 1 : 0),
   });
   const reservation = own.find((r) => !r.went);
@@ -188,12 +203,56 @@ export function takeTurn(
     concurrentRetryMs: options.concurrentRetryMs,
   });
   if (!decision.go && !decision.reserve) return { decision, admissionId: id, window, writes };
+  const ahead = window.shareWaits?.[call.tenantId] ?? 0;
+  const share =
+    !decision.go &&
+    shareTaken(limit, window.admissions, call, {
+      earliest: now + options.concurrentRetryMs,
+      ahead,
+      guardMs: options.guardMs,
+    });
+  if (share)
+    return {
+      decision: share,
+      admissionId: id,
+      window: { ...window, shareWaits: { ...window.shareWaits, [call.tenantId]: ahead + 1 } },
+      writes,
+    };
   return {
     decision,
     admissionId: id,
     window: admitted(decision.at, decision.go),
     writes: [...writes, { kind: 'insert', id, at: decision.at, went: decision.go }],
   };
+}
+
+/**
+ * Fairness between tenants (docs/flow-control.md#fairness-between-tenants): a tenant holds at most a
+ * window's worth of reservations — as many as `requests`, as many tokens as `tokens`. A call that would
+ * reserve past that takes no place in the queue; it waits until its tenant's last reservation and asks
+ * again then. So a call of another tenant is reserved behind at most a window of each other tenant's
+ * calls, however many they have waiting, and a tenant alone still books the limit one window ahead
+ * (nothing of the limit is left unused). It waits at least until `earliest` (reservations overdue, their
+ * calls late, must not make it ask again at once), and a window more for every window's worth of its
+ * tenant's calls told the same before it (`ahead`), so they do not all ask again at once only for most to
+ * wait again. Undefined: the call may reserve.
+ */
+export function shareTaken(
+  limit: ProviderLimit,
+  admissions: readonly Admission[],
+  call: { estimate: number; tenantId: string },
+  when: { earliest: number; ahead: number; guardMs: number },
+): AdmissionDecision | undefined {
+  const held = admissions.filter((a) => a.tenantId === call.tenantId && a.went === false);
+  if (held.length === 0) return undefined;
+  const full =
+    (limit.requests !== undefined && held.length >= limit.requests) ||
+    (limit.tokens !== undefined && held.reduce((n, a) => n + a.tokens, 0) + call.estimate > limit.tokens);
+  if (!full) return undefined;
+  const perWindow = limit.requests ?? Math.max(1, Math.floor((limit.tokens ?? 0) / Math.max(1, call.estimate)));
+  const later = Math.floor(when.ahead / perWindow) * (limit.windowMs + when.guardMs);
+  const last = held.reduce((t, a) => Math.max(t, a.at), when.earliest);
+  return { go: false, at: last + later, by: 'share', reserve: false };
 }
 
 /**

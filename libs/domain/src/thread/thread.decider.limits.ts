@@ -23,7 +23,12 @@ export function recordModelWait(d: DecisionBuilder, c: RecordModelWait): void {
   if (c.delivery && c.delivery > 1) redelivered(d, found, c.delivery, c.worker ?? 'unknown');
   const run = d.state.active;
   if (!run?.modelCall) return; // the redelivery used the last attempt: the run failed
-  const bound = c.bound === 'concurrent' ? 'calls at once' : `${c.bound} per window`;
+  const bound =
+    c.bound === 'concurrent'
+      ? 'calls at once'
+      : c.bound === 'share'
+        ? "its tenant's share: a window's worth of its calls reserved"
+        : `${c.bound} per window`;
   askAgainAt(d, run, run.modelCall, c.until, `waiting for the provider limit ${c.limit} (${bound}) until ${c.until}`, {
     limit: c.limit,
     bound: c.bound,
