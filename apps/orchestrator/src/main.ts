@@ -55,6 +55,8 @@ runMain('orchestrator', async () => {
           fairShares: {
             [REQUESTS_CONSUMER]: tenantShare(config.REQUEST_CONCURRENCY, config.TENANT_SHARE_PERCENT),
             [INBOX_CONSUMER]: tenantShare(config.INBOX_CONCURRENCY, config.TENANT_SHARE_PERCENT),
+            // `<prefix>.cmd.model.<tenant>`: a deferred call is not an attempt (its row was never claimed).
+            [MODEL_CONSUMER]: tenantShare(config.MODEL_CONCURRENCY, config.TENANT_SHARE_PERCENT, 3),
           },
         }
       : {}),
@@ -84,6 +86,10 @@ runMain('orchestrator', async () => {
           maxWaitingRuns: config.TENANT_MAX_WAITING_RUNS,
         },
         localModelCalls: config.MODEL_LOCAL_CALLS,
+        // One tenant's calls use at most its share of them; the rest go to the bus (fair shares there too).
+        ...(config.TENANT_SHARE_PERCENT > 0
+          ? { localModelCallsPerTenant: shareOf(config.MODEL_LOCAL_CALLS, config.TENANT_SHARE_PERCENT) }
+          : {}),
         providerLimits: {
           limits: config.MODEL_LIMITS,
           guardMs: config.MODEL_LIMIT_GUARD_MS,
@@ -126,10 +132,18 @@ async function registerAtStart(catalog: AgentCatalog, dir: string, waitMs: numbe
   }
 }
 
-/** `<prefix>.requests.<tenant>` and `<prefix>.inbox.<tenant>.<thread>`: the tenant is the third token. */
-function tenantShare(concurrency: number, percent: number): FairShareOptions {
+/**
+ * The tenant is the subject's token at `tenantToken`: the third of `<prefix>.requests.<tenant>` and
+ * `<prefix>.inbox.<tenant>.<thread>`, the fourth of `<prefix>.cmd.model.<tenant>`.
+ */
+function tenantShare(concurrency: number, percent: number, tenantToken = 2): FairShareOptions {
   return {
-    keyOf: (subject) => subject.split('.')[2],
-    perKeyInFlight: Math.max(1, Math.ceil((concurrency * percent) / 100)),
+    keyOf: (subject) => subject.split('.')[tenantToken],
+    perKeyInFlight: shareOf(concurrency, percent),
   };
+}
+
+/** `percent` of `slots`, at least one. */
+function shareOf(slots: number, percent: number): number {
+  return Math.max(1, Math.ceil((slots * percent) / 100));
 }

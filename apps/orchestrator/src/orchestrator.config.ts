@@ -53,10 +53,11 @@ export const orchestratorConfigSchema = extendConfig({
   /** Thread-inbox messages (model and tool results, cancels) handled at once. */
   INBOX_CONCURRENCY: envInt({ min: 1, max: 1000 }).default(64),
   /**
-   * The share of REQUEST_CONCURRENCY and of INBOX_CONCURRENCY one tenant's messages may use at once, in
-   * percent (docs/security.md#fair-shares): what is left is there for other tenants at once, however
-   * many messages one tenant queued ahead of them. A tenant alone may use every slot; 0 turns fair
-   * shares off (first come, first served).
+   * The share of REQUEST_CONCURRENCY, INBOX_CONCURRENCY and MODEL_CONCURRENCY one tenant's messages may use
+   * at once, in percent (docs/security.md#fair-shares): what is left is there for other tenants at once,
+   * however many messages one tenant queued ahead of them. A tenant alone may use every slot; 0 turns fair
+   * shares off (first come, first served). The same share of MODEL_LOCAL_CALLS bounds one tenant's local
+   * model calls (the rest go through the bus).
    */
   TENANT_SHARE_PERCENT: envInt({ min: 0, max: 100 }).default(50),
   /**

@@ -60,6 +60,8 @@ export class OrchestratorModule {
       groupCommitMax?: number;
       /** Run committed model calls in this process (needs the model worker); at most this many at once. */
       localModelCalls?: number;
+      /** Of those, at most this many for one tenant (its share); its further calls go to the bus. */
+      localModelCallsPerTenant?: number;
       /** Provider limits shared by every orchestrator (docs/flow-control.md); none when absent or empty. */
       providerLimits?: { limits: readonly ProviderLimitSpec[] } & LimitOptions;
       /** Run `local` tools inside the decision that calls them (ADR 0010). */
@@ -129,6 +131,9 @@ export class OrchestratorModule {
             runtime.logger.child({ component: 'model-local' }),
             {
               maxInFlight: options.localModelCalls ?? 0,
+              ...(options.localModelCallsPerTenant !== undefined
+                ? { perTenant: options.localModelCallsPerTenant }
+                : {}),
               drainMs: options.shutdownGraceMs ?? 10_000,
             },
           )

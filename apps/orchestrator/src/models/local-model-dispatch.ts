@@ -43,6 +43,8 @@ export const LOCAL_MODEL_CONSUMER = 'model-worker (local)';
  */
 export class LocalModelDispatch implements CommittedPublisher {
   private readonly running = new Set<Promise<void>>();
+  /** Local calls running now, by tenant. */
+  private readonly byTenant = new Map<string, number>();
   private inbox: ThreadInbox | undefined;
 
   constructor(
@@ -51,7 +53,16 @@ export class LocalModelDispatch implements CommittedPublisher {
     private readonly calls: ModelCalls,
     private readonly recall: MemoryRecall | undefined,
     private readonly logger: Logger,
-    private readonly options: { maxInFlight: number; drainMs: number; now?: () => number },
+    private readonly options: {
+      maxInFlight: number;
+      /**
+       * Local calls one tenant may run at once (its share of `maxInFlight`); its further calls go to the
+       * bus, where the model worker's fair shares apply. Default: all of them.
+       */
+      perTenant?: number;
+      drainMs: number;
+      now?: () => number;
+    },
   ) {}
 
   /** The inbox results are applied to (set once wiring is done: the inbox needs the handler, which needs this). */
@@ -64,7 +75,7 @@ export class LocalModelDispatch implements CommittedPublisher {
    * A retry waiting out its backoff is leased for the wait too.
    */
   leaseOf(message: OutboxMessage): MessageLease | undefined {
-    if (!this.isModelCall(message) || !this.inbox || this.running.size >= this.options.maxInFlight) return undefined;
+    if (!this.isModelCall(message) || !this.inbox || !this.hasRoom(message)) return undefined;
     const now = (this.options.now ?? Date.now)();
     const wait = message.notBefore ? Math.max(0, Date.parse(message.notBefore) - now) : 0;
     // The call runs here from the command in memory; the row is for a worker that takes it over after this
@@ -87,7 +98,7 @@ export class LocalModelDispatch implements CommittedPublisher {
     for (const m of messages) {
       if (m.leaseMs === undefined) {
         toBus.push(m);
-      } else if (this.inbox && this.running.size < this.options.maxInFlight) {
+      } else if (this.inbox && this.hasRoom(m)) {
         this.start(m);
         local++;
       } else {
@@ -122,8 +133,22 @@ export class LocalModelDispatch implements CommittedPublisher {
     return message.headers[HEADERS.messageType] === 'model.call';
   }
 
+  /** Room for one more local call: under `maxInFlight`, and under its tenant's share. */
+  private hasRoom(message: OutboxMessage): boolean {
+    if (this.running.size >= this.options.maxInFlight) return false;
+    const perTenant = this.options.perTenant;
+    return perTenant === undefined || (this.byTenant.get(tenantOf(message)) ?? 0) < perTenant;
+  }
+
   private start(message: OutboxMessage): void {
-    const run = this.run(message).finally(() => this.running.delete(run));
+    const tenant = tenantOf(message);
+    this.byTenant.set(tenant, (this.byTenant.get(tenant) ?? 0) + 1);
+    const run = this.run(message).finally(() => {
+      this.running.delete(run);
+      const left = (this.byTenant.get(tenant) ?? 1) - 1;
+      if (left > 0) this.byTenant.set(tenant, left);
+      else this.byTenant.delete(tenant);
+    });
     this.running.add(run);
   }
 
@@ -174,4 +199,8 @@ export class LocalModelDispatch implements CommittedPublisher {
       );
     }
   }
+}
+
+function tenantOf(message: OutboxMessage): string {
+  return (message.payload as ModelCallCommand).tenantId;
 }

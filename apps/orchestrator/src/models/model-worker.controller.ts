@@ -41,10 +41,15 @@ export class ModelWorkerController {
     const row = ctx.getHeader(HEADERS.msgId) ?? command.commandId;
     // A command whose lease ran out was taken by an orchestrator that died in the call (it ran the call
     // itself, see LocalModelDispatch): this delivery is its retry.
-    let delivery = ctx.getDeliveryCount() + (ctx.getHeader(HEADERS.leaseExpired) ? 1 : 0);
-    // A first delivery of a row some worker already claimed is a retry all the same (a copy published
-    // again after its publisher died before marking it sent): the call may have been made.
-    if (delivery === 1 && (await this.leases.leaseOf(row))?.holder) delivery = 2;
+    const leaseExpired = ctx.getHeader(HEADERS.leaseExpired) !== undefined;
+    let delivery = ctx.getDeliveryCount() + (leaseExpired ? 1 : 0);
+    // What says whether the model may have been asked is the row's claim, not the delivery count: a worker
+    // claims the row before it calls. A first delivery of a row some worker already claimed is a retry all
+    // the same (a copy published again after its publisher died before marking it sent); a later delivery
+    // of a row nobody ever claimed is not (it was deferred by a worker's fair shares, or handed back before
+    // its claim), so a tenant's calls waiting their turn never use up its attempts (ADR 0033).
+    const lease = await this.leases.leaseOf(row);
+    delivery = deliveryOf(delivery, lease, leaseExpired);
     const claim = await this.leases.claim(
       { id: row, tenantId: command.tenantId, threadId: command.threadId, commandId: command.commandId },
       this.calls.holder,
@@ -139,6 +144,21 @@ export class ModelWorkerController {
       { retryAfterMs: lease.leftMs + LEASE_SLACK_MS },
     );
   }
+}
+
+/**
+ * The delivery a model call counts as: 2 and more is a retry (the model may have been asked before). A
+ * row some worker claimed makes a first delivery a retry; a row no worker claimed (and whose lease did not
+ * run out on a holder) makes any delivery the first. Without a row (pruned), the bus's count stands.
+ */
+export function deliveryOf(
+  counted: number,
+  lease: { holder: string | null } | undefined,
+  leaseExpired: boolean,
+): number {
+  if (!lease) return counted;
+  if (lease.holder) return Math.max(counted, 2);
+  return leaseExpired ? counted : 1;
 }
 
 /** How long after a lease's end a held call is looked at again (the holder's clock and the database's). */

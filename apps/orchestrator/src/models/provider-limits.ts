@@ -97,7 +97,9 @@ export class ProviderLimits {
     this.instruments.check.record(performance.now() - started, { limit: limit.name });
     if (!decision.go) {
       this.instruments.waits.add(1, { limit: limit.name, bound: decision.by });
-      return { go: false, limit: limit.name, bound: decision.by, until: new Date(decision.at).toISOString() };
+      // Rounded up to the millisecond the log keeps: a call must not come back before its turn.
+      const until = new Date(Math.ceil(decision.at)).toISOString();
+      return { go: false, limit: limit.name, bound: decision.by, until };
     }
     this.instruments.admitted.add(1, { limit: limit.name });
     return {

@@ -57,6 +57,12 @@ const BATCH_MAX = 256;
  */
 export class ModelLimitAdmissions {
   private readonly pruned = new Map<string, number>();
+  /**
+   * By limit and tenant, when the calls this process told to wait for their share ask again (they hold no
+   * row): a hint only, so the next such call is told a later window and a flood comes back spread out.
+   * Lost with the process, it only costs calls that wake and wait again.
+   */
+  private readonly shareWaits = new Map<string, Map<string, number[]>>();
   private readonly queues = new Map<
     string,
     Array<{ call: AdmissionRequest; resolve: (a: LimitAnswer) => void; reject: (e: unknown) => void }>
@@ -142,20 +148,31 @@ export class ModelLimitAdmissions {
         .filter((r) => r.kind === 'own')
         .map((r) => ({ id: r.call_id, at: Number(r.at_ms), went: r.went, tokens: r.tokens, tenantId: r.tenant_id }));
       const ownOf = (id: string) => owns.filter((r) => r.id === id || r.id.startsWith(`${id}:again:`));
-      // A call that went and is asked again: its earlier requests still count in the window.
+      // The batch's own rows are in the window too: a call decided first sees the places of those after it
+      // (and a call that went and is asked again, its earlier requests).
       let window: LimitWindow = {
         admissions: [
           ...rows
             .filter((r) => r.kind === 'window')
-            .map((r) => ({ at: Number(r.at_ms), tokens: r.tokens, tenantId: r.tenant_id, went: r.went })),
-          ...owns.filter((r) => r.went && r.at > now - span),
+            .map((r) => ({
+              id: r.call_id,
+              at: Number(r.at_ms),
+              tokens: r.tokens,
+              tenantId: r.tenant_id,
+              went: r.went,
+            })),
+          ...owns.filter((r) => r.at > now - span),
         ].sort((a, b) => a.at - b.at),
         inFlight: Number(rows.find((r) => r.kind === 'flight')?.in_flight ?? 0),
       };
+      window = { ...window, shareWaits: this.pendingShareWaits(limit.name, now) };
       const writes: Writes = { deletes: [], goes: [], inserts: [] };
+      const told: Array<{ tenantId: string; at: number }> = [];
       const answers = calls.map((call): LimitAnswer => {
         const turn = takeTurn(limit, window, call, ownOf(call.callId), now, this.options);
         window = turn.window;
+        if (!turn.decision.go && turn.decision.by === 'share')
+          told.push({ tenantId: call.tenantId, at: turn.decision.at });
         for (const w of turn.writes) {
           if (w.kind === 'delete') writes.deletes.push(w.id);
           else if (w.kind === 'go') writes.goes.push({ callId: w.id, at: w.at, expires: now + call.maxDurationMs });
@@ -164,8 +181,36 @@ export class ModelLimitAdmissions {
         return { decision: turn.decision, admissionId: turn.admissionId };
       });
       await this.write(sql, t, limit, span, now, writes);
+      this.rememberShareWaits(limit.name, told);
       return answers;
     });
+  }
+
+  /** How many of each tenant's calls this process told to wait for their share still wait. */
+  private pendingShareWaits(limitName: string, now: number): Record<string, number> {
+    const byTenant = this.shareWaits.get(limitName);
+    const out: Record<string, number> = {};
+    if (!byTenant) return out;
+    for (const [tenant, times] of byTenant) {
+      const pending = times.filter((at) => at > now);
+      if (pending.length === 0) byTenant.delete(tenant);
+      else {
+        byTenant.set(tenant, pending);
+        out[tenant] = pending.length;
+      }
+    }
+    return out;
+  }
+
+  private rememberShareWaits(limitName: string, told: ReadonlyArray<{ tenantId: string; at: number }>): void {
+    if (told.length === 0) return;
+    const byTenant = this.shareWaits.get(limitName) ?? new Map<string, number[]>();
+    for (const { tenantId, at } of told) {
+      const times = byTenant.get(tenantId);
+      if (times) times.push(at);
+      else byTenant.set(tenantId, [at]);
+    }
+    this.shareWaits.set(limitName, byTenant);
   }
 
   private async write(

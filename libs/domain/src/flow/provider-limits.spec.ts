@@ -146,40 +146,59 @@ describe('a call back after its reserved turn passed', () => {
 describe("a call's turn in a batch", () => {
   const limit: ProviderLimit = { name: 'openai', windowMs: WINDOW, requests: 2 };
   const options = { guardMs: GUARD, concurrentRetryMs: 1_000 };
-  const turn = (admissions: Admission[], own: Array<{ id: string; at: number; went: boolean }>) =>
-    takeTurn(limit, { admissions, inFlight: 0 }, { callId: 'c', estimate: 100, tenantId: 'a' }, own, NOW, options);
+  type Own = { id: string; at: number; went: boolean };
+  /** As the store reads it: the window holds the call's own rows too. */
+  const turn = (admissions: Admission[], own: Own[], callId = 'c') =>
+    takeTurn(
+      limit,
+      { admissions: [...admissions, ...own.map(row)].sort((a, b) => a.at - b.at), inFlight: 0 },
+      { callId, estimate: 100, tenantId: 'a' },
+      own.filter((o) => o.id === callId || o.id.startsWith(`${callId}:again:`)),
+      NOW,
+      options,
+    );
+  const row = (o: Own): Admission => ({ ...o, tokens: 100, tenantId: 'a' });
 
-  it('given a reservation not yet due, when the call comes back, then it waits for the same turn and writes nothing', () => {
-    expect(turn([], [{ id: 'c', at: NOW + 3_000, went: false }])).toMatchObject({
-      decision: { go: false, at: NOW + 3_000, reserve: true },
-      admissionId: 'c',
-      writes: [],
-    });
+  it('given a reservation not yet due, when the call comes back, then it waits for the same turn, keeps its place and writes nothing', () => {
+    const reserved = { id: 'c', at: NOW + 3_000, went: false };
+    const t = turn([], [reserved]);
+    expect(t).toMatchObject({ decision: { go: false, at: NOW + 3_000, reserve: true }, admissionId: 'c', writes: [] });
+    expect(t.window.admissions).toEqual([row(reserved)]);
   });
 
-  it('given its reservation is due, when it comes back, then it goes at its reserved time and the window holds it', () => {
+  it("given another call's reservation in the batch, when a call is decided before it, then it sees that place", () => {
+    // Without d's reservation the window would have room now; with it, c goes behind it.
+    const t = turn(at(-1_000), [{ id: 'd', at: NOW + 3_000, went: false }]);
+    expect(t.decision).toEqual({ go: false, at: NOW - 1_000 + SPAN, by: 'requests', reserve: true });
+  });
+
+  it('given its reservation is due, when it comes back, then it goes at its reserved time and the window holds it once', () => {
     const t = turn(at(-5_000), [{ id: 'c', at: NOW - 100, went: false }]);
     expect(t.decision).toEqual({ go: true, at: NOW });
     expect(t.writes).toEqual([{ kind: 'go', id: 'c', at: NOW - 100 }]);
     expect(t.window).toEqual({
-      admissions: [...at(-5_000), { at: NOW - 100, tokens: 100, tenantId: 'a', went: true }],
+      admissions: [...at(-5_000), row({ id: 'c', at: NOW - 100, went: true })],
       inFlight: 1,
     });
   });
 
   it('given it came back past its turn and the guard into a full window, then its place is given back and it is reserved anew', () => {
-    const t = turn(at(-2_000, -1_000), [{ id: 'c', at: NOW - 2 * GUARD, went: false }]);
+    const t = turn(at(-2_000, -1_500), [{ id: 'c', at: NOW - 2 * GUARD, went: false }]);
     expect(t.decision).toMatchObject({ go: false, reserve: true, at: NOW - 2_000 + SPAN });
     expect(t.writes).toEqual([
       { kind: 'delete', id: 'c' },
       { kind: 'insert', id: 'c', at: NOW - 2_000 + SPAN, went: false },
     ]);
+    expect(t.window.admissions.filter((a) => a.id === 'c')).toEqual([
+      row({ id: 'c', at: NOW - 2_000 + SPAN, went: false }),
+    ]);
   });
 
   it('given the call went before, when it asks again, then it asks under a new id and its first request still counts', () => {
-    const t = turn(at(-1_000), [{ id: 'c', at: NOW - 1_000, went: true }]);
+    const t = turn([], [{ id: 'c', at: NOW - 1_000, went: true }]);
     expect(t.admissionId).toBe('c:again:1');
     expect(t.decision).toEqual({ go: true, at: NOW });
+    expect(t.window.admissions).toHaveLength(2);
   });
 });
 

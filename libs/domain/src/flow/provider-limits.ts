@@ -26,6 +26,8 @@ export interface ProviderLimit {
 
 /** One call admitted in the window: when its request goes out (ms since the epoch; later than now: reserved) and its tokens. */
 export interface Admission {
+  /** The row's id (the call's, or `<call>:again:<n>`), where the caller knows it. */
+  id?: string | undefined;
   at: number;
   tokens: number;
   /** The tenant whose call it is (for its share of the queue; absent: counted for nobody). */
@@ -110,7 +112,10 @@ function queueBound(limit: ProviderLimit): LimitBound {
 
 /** The limit's window while one batch of calls takes its turns: each sees what the ones before it left. */
 export interface LimitWindow {
-  /** Admissions whose window has not ended, oldest first. */
+  /**
+   * Admissions whose window has not ended, oldest first — every row of the limit, the deciding calls'
+   * own rows included (with their ids), so a call decided early in a batch sees the places of the others.
+   */
   admissions: readonly Admission[];
   /** Calls in flight now. */
   inFlight: number;
@@ -157,16 +162,23 @@ export function takeTurn(
   now: number,
   options: { guardMs: number; concurrentRetryMs: number },
 ): Turn {
-  const admitted = (at: number, went: boolean): LimitWindow => ({
-    admissions: [...window.admissions, { at, tokens: call.estimate, tenantId: call.tenantId, went }].sort(
+  const reservation = own.find((r) => !r.went);
+  // The window holds the call's own rows too (every call decided before it must see its place): the
+  // reservation leaves it when the call goes or gives it back.
+  const rest: LimitWindow = reservation
+    ? { ...window, admissions: window.admissions.filter((a) => a.id !== reservation.id) }
+    : window;
+  const admitted = (id: string, at: number, went: boolean): LimitWindow => ({
+    ...rest,
+    admissions: [...rest.admissions, { id, at, tokens: call.estimate, tenantId: call.tenantId, went }].sort(
       (a, b) => a.at - b.at,
     ),
-    inFlight: window.inFlight + (went ? 1 : 0),
+    inFlight: rest.inFlight + (went ? 1 : 0),
   });
-  const reservation = own.find((r) => !r.went);
   const writes: TurnWrite[] = [];
   if (reservation) {
     const id = reservation.id;
+    // Not due yet: it waits for the same turn, its place kept.
     if (reservation.at > now)
       return {
         decision: { go: false, at: reservation.at, by: queueBound(limit), reserve: true },
@@ -175,19 +187,19 @@ export function takeTurn(
         writes,
       };
     const onTime = now <= reservation.at + options.guardMs;
-    if (onTime || fitsAt(limit, window.admissions, now, call.estimate, options.guardMs)) {
-      if (limit.concurrent !== undefined && window.inFlight >= limit.concurrent)
+    if (onTime || fitsAt(limit, rest.admissions, now, call.estimate, options.guardMs)) {
+      if (limit.concurrent !== undefined && rest.inFlight >= limit.concurrent)
         return {
           decision: { go: false, at: now + options.concurrentRetryMs, by: 'concurrent', reserve: false },
           admissionId: id,
-          window,
+          window: rest,
           writes: [{ kind: 'delete', id }],
         };
       const at = onTime ? reservation.at : now;
       return {
         decision: { go: true, at: now },
         admissionId: id,
-        window: admitted(at, true),
+        window: admitted(id, at, true),
         writes: [{ kind: 'go', id, at }],
       };
     }
@@ -196,17 +208,17 @@ export function takeTurn(
   const wentBefore = own.filter((r) => r.went).length;
   const id = reservation ? reservation.id : wentBefore > 0 ? `${call.callId}:again:${wentBefore}` : call.callId;
   const decision = admit(limit, {
-    ...window,
+    ...rest,
     now,
     estimate: call.estimate,
     guardMs: options.guardMs,
     concurrentRetryMs: options.concurrentRetryMs,
   });
-  if (!decision.go && !decision.reserve) return { decision, admissionId: id, window, writes };
-  const ahead = window.shareWaits?.[call.tenantId] ?? 0;
+  if (!decision.go && !decision.reserve) return { decision, admissionId: id, window: rest, writes };
+  const ahead = rest.shareWaits?.[call.tenantId] ?? 0;
   const share =
     !decision.go &&
-    shareTaken(limit, window.admissions, call, {
+    shareTaken(limit, rest.admissions, call, {
       earliest: now + options.concurrentRetryMs,
       ahead,
       guardMs: options.guardMs,
@@ -215,13 +227,13 @@ export function takeTurn(
     return {
       decision: share,
       admissionId: id,
-      window: { ...window, shareWaits: { ...window.shareWaits, [call.tenantId]: ahead + 1 } },
+      window: { ...rest, shareWaits: { ...rest.shareWaits, [call.tenantId]: ahead + 1 } },
       writes,
     };
   return {
     decision,
     admissionId: id,
-    window: admitted(decision.at, decision.go),
+    window: admitted(id, decision.at, decision.go),
     writes: [...writes, { kind: 'insert', id, at: decision.at, went: decision.go }],
   };
 }
