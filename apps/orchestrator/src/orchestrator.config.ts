@@ -63,8 +63,8 @@ export const orchestratorConfigSchema = extendConfig({
   /**
    * The most runs one tenant may have queued or running at once (docs/security.md#runs-in-flight): a run
    * request past it is refused as `tenant.runs_limit` (retryable) and recorded on the thread it named.
-   * Counted when a request is decided, so several orchestrators deciding the same tenant's requests at the
-   * same moment can pass it by at most that many. 0: no bound.
+   * Exact: a tenant's run requests are decided one transaction at a time on every orchestrator (ADR 0045).
+   * 0: no bound.
    */
   TENANT_MAX_ACTIVE_RUNS: envInt({ min: 0, max: 10_000_000 }).default(1000),
   /**

@@ -1,3 +1,4 @@
+import type { ThreadEvent } from '@ratchet/contracts';
 import type { ClaimedThread, ClaimItem, ThreadCommand, ThreadState, ThreadTx } from '@ratchet/domain';
 import type { CachedThread, ThreadCache } from './thread-cache';
 
@@ -68,4 +69,22 @@ export function withFacts(command: ThreadCommand, loaded: Loaded): ThreadCommand
     ...(command.activeRunLimit !== undefined ? { activeRuns: loaded.activeRuns ?? 0 } : {}),
     ...(command.waitingRunLimit !== undefined ? { waitingRuns: loaded.waitingRuns ?? 0 } : {}),
   };
+}
+
+/**
+ * The claim counted a tenant's runs in flight once for the whole batch (under the tenant's lock, ADR
+ * 0045): a later request of the tenant in the same batch also counts the runs the batch admitted before it.
+ */
+export function withBatchAdmissions(loaded: Loaded, tenantId: string, admitted: ReadonlyMap<string, number>): Loaded {
+  const more = admitted.get(tenantId) ?? 0;
+  return loaded.activeRuns === undefined || more === 0 ? loaded : { ...loaded, activeRuns: loaded.activeRuns + more };
+}
+
+/** Adds the runs a decision admitted (requested and started or queued by it) to the batch's count. */
+export function countAdmissions(admitted: Map<string, number>, tenantId: string, events: readonly ThreadEvent[]): void {
+  const requested = new Set(events.filter((e) => e.type === 'run.requested').map((e) => e.runId));
+  const n = events.filter(
+    (e) => (e.type === 'run.started' || e.type === 'run.queued') && requested.has(e.runId),
+  ).length;
+  if (n > 0) admitted.set(tenantId, (admitted.get(tenantId) ?? 0) + n);
 }

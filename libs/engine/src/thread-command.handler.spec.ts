@@ -143,6 +143,20 @@ describe.each([1, 8])('the thread engine on its own (maxBatch %i)', (maxBatch) =
     expect(late.relay.published).toEqual([]);
   });
 
+  it("admits at most a tenant's bound of runs in flight from requests decided at once, in one batch or alone", async () => {
+    const { handler } = engine({ maxBatch });
+    const requests = Array.from({ length: 5 }, (_, i) => ({
+      ...requestRunCommand('acme', `th_burst_${i}`, `run_burst_${i}`, at),
+      activeRunLimit: 2,
+    }));
+    const outcomes = await Promise.all(
+      requests.map((r, i) => handler.handle('requests', `m-burst-${i}`, r, { correlationId: r.requestId })),
+    );
+    const ends = outcomes.map((o) => o.events.find((e) => e.type === 'run.started' || e.type === 'run.rejected')?.type);
+    expect(ends.filter((t) => t === 'run.started')).toHaveLength(2);
+    expect(ends.filter((t) => t === 'run.rejected')).toHaveLength(3);
+  });
+
   it("marks the relay's published rows sent with its own commit, and gives them back when it fails", async () => {
     const marks = new WaitingMarks();
     const { handler, relay, store } = engine({ maxBatch }, marks);

@@ -13,7 +13,7 @@ import { inSpan, randomIds, SPAN } from '@ratchet/platform';
 import { afterCommit, appendAttributes, describeSpan, type Decided } from './decision-telemetry';
 import type { ThreadEngineDeps } from './engine-deps';
 import { ThreadCache } from './thread-cache';
-import { claimAndLoadCached, claimItem } from './thread-claims';
+import { claimAndLoadCached, claimItem, countAdmissions, withBatchAdmissions } from './thread-claims';
 import { decideInTx, type DecisionContext, type HandleMeta } from './thread-decision';
 
 export interface HandleOutcome {
@@ -170,12 +170,15 @@ export class ThreadCommandHandler {
           batch.map((p) => this.claimItem(p.consumer, p.messageId, p.command)),
         );
         const out: Decided[] = [];
+        const admitted = new Map<string, number>();
         for (let i = 0; i < batch.length; i++) {
           const p = batch[i]!;
+          const claimed = withBatchAdmissions(loaded[i]!, p.command.tenantId, admitted);
           out.push(
             await inSpan(SPAN.append, appendAttributes(p.consumer, p.command), async (span) => {
-              const d = await decideInTx(this.decision, tx, p.messageId, p.command, p.meta, loaded[i]!);
+              const d = await decideInTx(this.decision, tx, p.messageId, p.command, p.meta, claimed);
               describeSpan(span, d);
+              countAdmissions(admitted, p.command.tenantId, d.events);
               return d;
             }),
           );

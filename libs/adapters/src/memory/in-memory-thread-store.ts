@@ -45,6 +45,7 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
   private readonly claimed = new Set<string>();
   private readonly outbox: OutboxEntry[] = [];
   private readonly locked = new Set<string>();
+  private readonly tenantLocks = new Map<string, Promise<void>>();
 
   async transaction<T>(work: (tx: ThreadTx<S>) => Promise<T>): Promise<T> {
     const appends = new Map<string, { expectedVersion: number; events: ThreadEvent[] }>();
@@ -56,7 +57,13 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
     const guarded: Array<{ inbox: string; thread: string; threadId: string; version: number }> = [];
     const enqueued: OutboxMessage[] = [];
     const marks: string[] = [];
-    const release = () => claims.forEach((k) => this.claimed.delete(k));
+    /** Tenants whose run admissions this transaction holds (as Postgres's advisory lock per tenant, ADR 0045). */
+    const held = new Map<string, () => void>();
+    const release = () => {
+      claims.forEach((k) => this.claimed.delete(k));
+      for (const unlock of held.values()) unlock();
+      held.clear();
+    };
 
     const tx: ThreadTx<S> = {
       claimInbox: async (consumer, messageId) => {
@@ -67,6 +74,8 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
         return true;
       },
       claimAndLoadMany: async (items) => {
+        const bounded = [...new Set(items.filter((i) => i.activeRunsUpTo !== undefined).map((i) => i.tenantId))];
+        for (const tenant of bounded.sort()) if (!held.has(tenant)) held.set(tenant, await this.lockTenant(tenant));
         const out: ClaimedThread<S>[] = [];
         for (const item of items) {
           const { consumer, messageId, tenantId, threadId, requestId, activeRunsUpTo, waitingRunsUpTo, unsentOn } =
@@ -268,6 +277,20 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
       if ((r.waiting !== undefined) === waiting) n++;
     }
     return n;
+  }
+
+  /** Waits for the transactions that hold `tenant`'s run admissions, then holds them until the returned release. */
+  private async lockTenant(tenant: string): Promise<() => void> {
+    const before = this.tenantLocks.get(tenant) ?? Promise.resolve();
+    let open!: () => void;
+    const mine = new Promise<void>((resolve) => (open = resolve));
+    const chained = before.then(() => mine);
+    this.tenantLocks.set(tenant, chained);
+    await before;
+    return () => {
+      open();
+      if (this.tenantLocks.get(tenant) === chained) this.tenantLocks.delete(tenant);
+    };
   }
 
   /** The committed outbox rows on `subject` not marked sent (and not held back), oldest first, as stored. */

@@ -185,6 +185,7 @@ async function claimAndLoadMany<S>(
   items: readonly ClaimItem[],
 ): Promise<ClaimedThread<S>[]> {
   if (items.length === 0) return [];
+  await lockRunsInFlight(sql, items);
   const rows = await sql.query<{
     ord: number;
     claimed: boolean;
@@ -253,6 +254,24 @@ async function claimAndLoadMany<S>(
       ...(item.unsentOn !== undefined ? { unsent: row?.unsent ?? [] } : {}),
     };
   });
+}
+
+/**
+ * A hard bound on a tenant's runs in flight (ADR 0045): the run requests of a tenant under a bound are
+ * decided one transaction at a time, on every orchestrator, by a transaction-scoped advisory lock per
+ * tenant taken before the claim counts its runs — so the count is read after every earlier admission of
+ * the tenant has committed. Locks are taken in one order (no deadlock between two batches); they are held
+ * to the commit. The runs a batch admits itself are counted by the engine (the count is read once).
+ */
+async function lockRunsInFlight(sql: SqlExecutor, items: readonly ClaimItem[]): Promise<void> {
+  const tenants = [...new Set(items.filter((i) => i.activeRunsUpTo !== undefined).map((i) => i.tenantId))];
+  if (tenants.length === 0) return;
+  await sql.query(
+    `select pg_advisory_xact_lock(k) from (
+       select hashtextextended('ratchet.runs-in-flight:' || t, 0) as k from unnest(array[?]::text[]) t order by 1
+     ) ordered`,
+    [tenants],
+  );
 }
 
 async function loadProjection<S>(

@@ -374,6 +374,52 @@ export function threadStoreContract(name: string, make: () => Promise<ThreadStor
       expect(await store.transaction((tx) => tx.claimAndLoadMany([]))).toEqual([]);
     });
 
+    it("decides a tenant's run requests under a bound one transaction at a time: the second counts the first's run once it committed", async () => {
+      const a = newThreadRef();
+      const claim = (id: string) => ({
+        consumer: 'c',
+        messageId: `${id}-${a.threadId}`,
+        tenantId: a.tenantId,
+        threadId: `${a.threadId}-${id}`,
+        requestId: `req-${id}`,
+        activeRunsUpTo: 5,
+      });
+      let firstClaimed!: () => void;
+      const claimedFirst = new Promise<void>((resolve) => (firstClaimed = resolve));
+      let finishFirst!: () => void;
+      const firstMayCommit = new Promise<void>((resolve) => (finishFirst = resolve));
+      const first = store.transaction(async (tx) => {
+        const [loaded] = await tx.claimAndLoadMany([claim('m1')]);
+        firstClaimed();
+        await firstMayCommit;
+        // The run it admitted, written with the decision.
+        const ref = { tenantId: a.tenantId, threadId: `${a.threadId}-m1` };
+        await tx.appendEvents(ref.tenantId, ref.threadId, 0, makeEvents(ref, 1, 1));
+        await tx.saveProjection({ ...ref, version: 1, state: state(1) }, [
+          run(ref, { runId: 'r-m1', requestId: 'req-m1' }),
+        ]);
+        return loaded!.activeRuns;
+      });
+      await claimedFirst;
+      let secondCounted: number | undefined;
+      const second = store.transaction(async (tx) => {
+        const [loaded] = await tx.claimAndLoadMany([claim('m2')]);
+        secondCounted = loaded!.activeRuns;
+        return secondCounted;
+      });
+      // The second waits for the first; another tenant's claim does not.
+      await new Promise((r) => setTimeout(r, 100));
+      expect(secondCounted).toBeUndefined();
+      const other = newThreadRef();
+      const [unbound] = await store.transaction((tx) =>
+        tx.claimAndLoadMany([{ ...claim('m3'), tenantId: other.tenantId, threadId: other.threadId }]),
+      );
+      expect(unbound!.activeRuns).toBe(0);
+      finishFirst();
+      expect(await first).toBe(0);
+      expect(await second).toBe(1);
+    });
+
     it("counts the tenant's runs in flight and its waiting runs apart, for a claim that asks, up to the bound it names", async () => {
       const a = newThreadRef();
       const b = { tenantId: a.tenantId, threadId: `${a.threadId}-b` };
