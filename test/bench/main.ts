@@ -5,7 +5,7 @@
  *   npm run bench -- --json            the same as JSON (stdout); progress goes to stderr
  *   npm run bench -- --repeat 3        each figure measured 3 times: median and spread (min–max)
  *   npm run bench -- --quick           fewer runs (a smoke test, not figures to publish)
- *   npm run bench -- --only agent-loop|ledger|floor|resume|core|slow-model|first-token|tenant-flood
+ *   npm run bench -- --only agent-loop|ledger|floor|resume|core|slow-model|first-token|tenant-flood|admission
  *   npm run bench -- --only tenant-flood [--flood 3000]
  *   npm run bench -- --only slow-model --slow-runs 1000,10000 --latency 1000 [--no-stream] [--model-limit]
  *     (--model-limit: the model's key under a provider limit that never binds, for the cost of a limit check)
@@ -28,6 +28,7 @@ import { benchAgentLoop, type AgentLoopResult } from './agent-loop.bench';
 import { compare } from './compare';
 import { benchFloor, benchLoadAndStepFloor, type FloorResult } from './floor.bench';
 import { benchAppends, benchDecide, benchSeal } from './core.bench';
+import { benchAdmission, type AdmissionResult } from './admission.bench';
 import { DEFAULT_DATABASE_URL } from './harness';
 import { benchResume, type ResumeFigure } from './resume.bench';
 import { benchSlowModel, type SlowModelResult } from './slow-model.bench';
@@ -52,6 +53,7 @@ export interface BenchOutput {
   slowModel?: SlowModelResult[][];
   firstToken?: FirstTokenResult[];
   tenantFlood?: TenantFloodResult[];
+  admission?: AdmissionResult[][];
   figures: Record<string, Figure>;
 }
 
@@ -146,6 +148,12 @@ async function run(): Promise<BenchOutput> {
     const flood = Number(arg('--flood') ?? (quick ? 1000 : 3000));
     for (let r = 0; r < repeats; r++)
       out.tenantFlood.push(await benchTenantFlood({ runs: quick ? 20 : 50, intervalMs: 100, flood }, log));
+  }
+  if (want('admission')) {
+    process.env['DATABASE_URL'] ??= DEFAULT_DATABASE_URL;
+    out.admission = [];
+    for (let r = 0; r < repeats; r++)
+      out.admission.push([await benchAdmission(quick ? 400 : 2000, 1), await benchAdmission(quick ? 2000 : 8000, 64)]);
   }
   out.machine.loadavg = os.loadavg().map((x) => Math.round(x * 100) / 100);
   out.figures = figuresOf(out);

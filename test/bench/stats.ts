@@ -83,6 +83,9 @@ interface FigureSource {
     flood: number;
     cases: Array<{ case: string; latency: Summary; floodEndedBeforeA: number; floodSeconds: number }>;
   }>;
+  admission?: Array<
+    Array<{ concurrency: number; cases: Array<{ case: string; perSecond: number; latency: Summary }> }>
+  >;
 }
 
 /** Flattens a bench output into named figures (median over repeats), the unit of comparison. */
@@ -218,6 +221,34 @@ export function figuresOf(out: FigureSource): Record<string, Figure> {
       'lower',
     );
   }
+  const adm = out.admission ?? [];
+  for (const round of adm[0] ?? [])
+    for (const c of round.cases) {
+      const of = (pick: (x: { perSecond: number; latency: Summary }) => number) =>
+        adm.map((r) => {
+          const x = r.find((y) => y.concurrency === round.concurrency)?.cases.find((y) => y.case === c.case);
+          return x ? pick(x) : NaN;
+        });
+      const name = `admission, one tenant, C=${round.concurrency}, ${c.case}`;
+      add(
+        `${name}: run requests admitted`,
+        of((x) => x.perSecond),
+        '/s',
+        'higher',
+      );
+      add(
+        `${name}: p50`,
+        of((x) => x.latency.median),
+        'ms',
+        'lower',
+      );
+      add(
+        `${name}: p99`,
+        of((x) => x.latency.p99),
+        'ms',
+        'lower',
+      );
+    }
   const tf = out.tenantFlood ?? [];
   for (const c of tf[0]?.cases ?? []) {
     const of = (pick: (x: NonNullable<FigureSource['tenantFlood']>[number]['cases'][number]) => number) =>

@@ -1,0 +1,110 @@
+import { performance } from 'node:perf_hooks';
+import { openServiceDatabase, PgThreadStore } from '@ratchet/adapters';
+import type { ThreadEvent } from '@ratchet/contracts';
+// Not the package index (it also exports the jest contract suites, which refuse to load outside jest).
+// eslint-disable-next-line import/no-relative-packages -- see above
+import { createTestDatabase } from '../../libs/testing/src/test-database';
+import { summarize, type Summary } from './stats';
+
+/**
+ * What admitting a run costs with a hard bound on the tenant's runs in flight (ADR 0045), A/B: each
+ * admission is the transaction a run request's decision is — claim the request (and, bounded, take the
+ * tenant's lock and count its runs in flight up to the bound), append, write the projection with a
+ * running run — from `concurrency` workers at once, all of one tenant (the case the lock serialises).
+ * Unbounded: no lock, no count. Fresh copy of the migrated template, dropped afterwards.
+ */
+export interface AdmissionResult {
+  concurrency: number;
+  cases: Array<{ case: 'unbounded' | 'bounded'; perSecond: number; latency: Summary }>;
+}
+
+const BOUND = 1_000; // the default TENANT_MAX_ACTIVE_RUNS: the count reads at most this many index entries
+
+export async function benchAdmission(total: number, concurrency: number): Promise<AdmissionResult> {
+  const testDb = await createTestDatabase();
+  try {
+    const cases: AdmissionResult['cases'] = [];
+    // Alternated, so neither case always runs on the warmer database.
+    for (const bounded of [false, true, false, true]) {
+      const r = await admissionsOn(testDb.url, total / 2, concurrency, bounded);
+      const seen = cases.find((c) => c.case === r.case);
+      if (!seen) cases.push(r);
+      else {
+        seen.perSecond = (seen.perSecond + r.perSecond) / 2;
+        seen.latency = r.latency.median > seen.latency.median ? r.latency : seen.latency;
+      }
+    }
+    return { concurrency, cases };
+  } finally {
+    await testDb.drop();
+  }
+}
+
+async function admissionsOn(url: string, total: number, concurrency: number, bounded: boolean) {
+  const db = await openServiceDatabase(url, 'orchestrator', concurrency + 2);
+  const store = new PgThreadStore<unknown>(db, () => ({ status: 'bench', agent: null, activeRunId: null }));
+  const tenant = `bench-${bounded ? 'b' : 'u'}-${Date.now()}`;
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) {
+        const n = next++;
+        const threadId = `th-${n}`;
+        const t0 = performance.now();
+        await store.transaction(async (tx) => {
+          await tx.claimAndLoadMany([
+            {
+              consumer: 'bench',
+              messageId: `${tenant}-${n}`,
+              tenantId: tenant,
+              threadId,
+              requestId: `req-${n}`,
+              ...(bounded ? { activeRunsUpTo: BOUND } : {}),
+            },
+          ]);
+          const event = {
+            id: `${tenant}-${n}`,
+            v: 1,
+            type: 'thread.created',
+            tenantId: tenant,
+            threadId,
+            version: 1,
+            at: new Date().toISOString(),
+            causationId: 'bench',
+            correlationId: 'bench',
+            data: { createdBy: 'bench' },
+          } as ThreadEvent;
+          await tx.appendEvents(tenant, threadId, 0, [event]);
+          await tx.saveProjection({ tenantId: tenant, threadId, version: 1, state: { n } }, [
+            {
+              tenantId: tenant,
+              runId: `run-${n}`,
+              threadId,
+              requestId: `req-${n}`,
+              agent: 'bench',
+              agentVersion: 1,
+              principalId: 'bench',
+              status: 'running',
+              steps: 0,
+              startedAt: new Date().toISOString(),
+              endedAt: null,
+              version: 1,
+              requestDigest: null,
+              outcome: null,
+            },
+          ]);
+        });
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  await db.close();
+  return {
+    case: bounded ? ('bounded' as const) : ('unbounded' as const),
+    perSecond: total / seconds,
+    latency: summarize(latencies),
+  };
+}
