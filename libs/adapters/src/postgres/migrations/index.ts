@@ -24,6 +24,7 @@ import { Migration20270701000000_orchestrator_thread_keys } from './orchestrator
 import { Migration20270801000000_orchestrator_waiting_runs } from './orchestrator/Migration20270801000000_waiting_runs';
 import { Migration20270901000000_orchestrator_revoked_principals } from './orchestrator/Migration20270901000000_revoked_principals';
 import { Migration20271001000000_orchestrator_model_limit_admissions } from './orchestrator/Migration20271001000000_model_limit_admissions';
+import { Migration20271101000000_orchestrator_outbox_unsent_subject } from './orchestrator/Migration20271101000000_outbox_unsent_subject';
 import { Migration20261130000000_tools_init } from './tools/Migration20261130000000_init';
 import { Migration20261210000000_tools_ledger_resolution } from './tools/Migration20261210000000_ledger_resolution';
 import { Migration20270110000000_tools_ledger_trace } from './tools/Migration20270110000000_ledger_trace';
@@ -61,6 +62,7 @@ export const ORCHESTRATOR_MIGRATIONS: readonly MigrationClass[] = [
   Migration20270801000000_orchestrator_waiting_runs,
   Migration20270901000000_orchestrator_revoked_principals,
   Migration20271001000000_orchestrator_model_limit_admissions,
+  Migration20271101000000_orchestrator_outbox_unsent_subject,
 ];
 export const TOOLS_MIGRATIONS: readonly MigrationClass[] = [
   Migration20261130000000_tools_init,
