@@ -12,6 +12,7 @@ import {
   type ThreadStore,
   type ThreadTx,
 } from '@ratchet/domain';
+import { KeyedLocks } from './keyed-locks';
 
 interface OutboxEntry extends PendingOutboxMessage {
   sentAt: Date | null;
@@ -45,7 +46,7 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
   private readonly claimed = new Set<string>();
   private readonly outbox: OutboxEntry[] = [];
   private readonly locked = new Set<string>();
-  private readonly tenantLocks = new Map<string, Promise<void>>();
+  private readonly tenantLocks = new KeyedLocks();
 
   async transaction<T>(work: (tx: ThreadTx<S>) => Promise<T>): Promise<T> {
     const appends = new Map<string, { expectedVersion: number; events: ThreadEvent[] }>();
@@ -75,7 +76,8 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
       },
       claimAndLoadMany: async (items) => {
         const bounded = [...new Set(items.filter((i) => i.activeRunsUpTo !== undefined).map((i) => i.tenantId))];
-        for (const tenant of bounded.sort()) if (!held.has(tenant)) held.set(tenant, await this.lockTenant(tenant));
+        for (const tenant of bounded.sort())
+          if (!held.has(tenant)) held.set(tenant, await this.tenantLocks.acquire(tenant));
         const out: ClaimedThread<S>[] = [];
         for (const item of items) {
           const { consumer, messageId, tenantId, threadId, requestId, activeRunsUpTo, waitingRunsUpTo, unsentOn } =
@@ -277,20 +279,6 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
       if ((r.waiting !== undefined) === waiting) n++;
     }
     return n;
-  }
-
-  /** Waits for the transactions that hold `tenant`'s run admissions, then holds them until the returned release. */
-  private async lockTenant(tenant: string): Promise<() => void> {
-    const before = this.tenantLocks.get(tenant) ?? Promise.resolve();
-    let open!: () => void;
-    const mine = new Promise<void>((resolve) => (open = resolve));
-    const chained = before.then(() => mine);
-    this.tenantLocks.set(tenant, chained);
-    await before;
-    return () => {
-      open();
-      if (this.tenantLocks.get(tenant) === chained) this.tenantLocks.delete(tenant);
-    };
   }
 
   /** The committed outbox rows on `subject` not marked sent (and not held back), oldest first, as stored. */

@@ -27,7 +27,7 @@ export interface LimitAnswer {
 }
 
 interface Row {
-  kind: 'window' | 'own' | 'flight';
+  kind: 'row' | 'flight';
   call_id: string;
   tenant_id: string;
   at_ms: number;
@@ -130,42 +130,29 @@ export class ModelLimitAdmissions {
         [`ratchet.model-limit:${limit.name}`],
       );
       const now = Number(clock!.now_ms);
-      // The window's admissions, the batch's own rows, and the calls in flight however old: one statement.
+      // The limit's rows still in its window, the batch's own rows however old (a late reservation, the
+      // requests a call made before), and the calls in flight however old: one statement.
       const rows = await sql.query<Row>(
-        `select 'window' as kind, call_id, tenant_id, (extract(epoch from at) * 1000)::float8 as at_ms, tokens,
+        `select 'row' as kind, call_id, tenant_id, (extract(epoch from at) * 1000)::float8 as at_ms, tokens,
                 went_at is not null as went, 0 as in_flight
-           from ${t} where limit_name = ? and at > to_timestamp(? / 1000.0)
-            and not (call_id in (?) or call_id like any (array[?]::text[]))
-         union all
-         select 'own', call_id, tenant_id, (extract(epoch from at) * 1000)::float8, tokens, went_at is not null, 0
-           from ${t} where limit_name = ? and (call_id in (?) or call_id like any (array[?]::text[]))
+           from ${t} where limit_name = ?
+            and (at > to_timestamp(? / 1000.0) or call_id in (?) or call_id like any (array[?]::text[]))
          union all
          select 'flight', '', '', 0, 0, false, count(*)::int from ${t}
           where limit_name = ? and went_at is not null and ended_at is null and expires_at > to_timestamp(? / 1000.0)`,
-        [limit.name, now - span, ids, again, limit.name, ids, again, limit.name, now],
+        [limit.name, now - span, ids, again, limit.name, now],
       );
-      const owns = rows
-        .filter((r) => r.kind === 'own')
+      const all = rows
+        .filter((r) => r.kind === 'row')
         .map((r) => ({ id: r.call_id, at: Number(r.at_ms), went: r.went, tokens: r.tokens, tenantId: r.tenant_id }));
-      const ownOf = (id: string) => owns.filter((r) => r.id === id || r.id.startsWith(`${id}:again:`));
+      const ownOf = (id: string) => all.filter((r) => r.id === id || r.id.startsWith(`${id}:again:`));
       // The batch's own rows are in the window too: a call decided first sees the places of those after it
       // (and a call that went and is asked again, its earlier requests).
       let window: LimitWindow = {
-        admissions: [
-          ...rows
-            .filter((r) => r.kind === 'window')
-            .map((r) => ({
-              id: r.call_id,
-              at: Number(r.at_ms),
-              tokens: r.tokens,
-              tenantId: r.tenant_id,
-              went: r.went,
-            })),
-          ...owns.filter((r) => r.at > now - span),
-        ].sort((a, b) => a.at - b.at),
+        admissions: all.filter((r) => r.at > now - span).sort((a, b) => a.at - b.at),
         inFlight: Number(rows.find((r) => r.kind === 'flight')?.in_flight ?? 0),
+        shareWaits: this.pendingShareWaits(limit.name, now),
       };
-      window = { ...window, shareWaits: this.pendingShareWaits(limit.name, now) };
       const writes: Writes = { deletes: [], goes: [], inserts: [] };
       const told: Array<{ tenantId: string; at: number }> = [];
       const answers = calls.map((call): LimitAnswer => {

@@ -1,3 +1,4 @@
+import type { ToolCall } from '@ratchet/contracts';
 import type { RecordModelResult } from './thread.commands';
 import { idempotencyKeyOf, type DecisionBuilder } from './decision.builder';
 import { modelAttemptsOf, later, modelRetryDelayMs } from './model-retry';
@@ -81,12 +82,7 @@ export function recordModelResult(d: DecisionBuilder, c: RecordModelResult): voi
   const over = spent && afterSpending(spent, c.at);
   if (spent && over) {
     for (const call of o.toolCalls) {
-      const idempotencyKey = idempotencyKeyOf(c.tenantId, c.threadId, spent.runId, spent.step, call.id);
-      d.emit({
-        type: 'tool.requested',
-        runId: spent.runId,
-        data: { step: spent.step, callId: call.id, tool: call.name, args: call.args, idempotencyKey },
-      });
+      requestTool(d, c, spent, call);
       d.emit({
         type: 'tool.failed',
         runId: spent.runId,
@@ -114,12 +110,7 @@ export function recordModelResult(d: DecisionBuilder, c: RecordModelResult): voi
     ids.add(call.id);
   }
   for (const call of o.toolCalls) {
-    const idempotencyKey = idempotencyKeyOf(c.tenantId, c.threadId, run.runId, run.step, call.id);
-    d.emit({
-      type: 'tool.requested',
-      runId: run.runId,
-      data: { step: run.step, callId: call.id, tool: call.name, args: call.args, idempotencyKey },
-    });
+    const idempotencyKey = requestTool(d, c, run, call);
     const refusal = c.refusals?.[call.id];
     if (refusal) {
       // Never sent: the model learns why, as the tool's result.
@@ -160,4 +151,20 @@ export function recordModelResult(d: DecisionBuilder, c: RecordModelResult): voi
   // Every call refused: nothing will answer, so the model is asked again with the refusals.
   const after = d.state.active;
   if (after && after.runId === run.runId && openCalls(after).length === 0) nextStep(d, after);
+}
+
+/** Records the model's call as requested at the run's step; its idempotency key is where it stands. */
+function requestTool(
+  d: DecisionBuilder,
+  at: { tenantId: string; threadId: string },
+  run: { runId: string; step: number },
+  call: ToolCall,
+): string {
+  const idempotencyKey = idempotencyKeyOf(at.tenantId, at.threadId, run.runId, run.step, call.id);
+  d.emit({
+    type: 'tool.requested',
+    runId: run.runId,
+    data: { step: run.step, callId: call.id, tool: call.name, args: call.args, idempotencyKey },
+  });
+  return idempotencyKey;
 }
