@@ -38,9 +38,12 @@ const stream = `${prefix.stream}_EVENTS`;
 /** Stream sequence of each published event id. */
 const seqOf = new Map<string, number>();
 
-/** The demo fixture with a request id of its own (request ids are unique per tenant in `runs`). */
+/**
+ * The demo fixture with a request id of its own (request ids are unique per tenant in `runs`), written an hour
+ * ago: stream-check counts an event older than the EVENTS stream's max age (7 days) as expired, not missing.
+ */
 function fixture(thread: string, run: string): ThreadEvent[] {
-  return demoRunEvents(TENANT, thread, run).map((e) =>
+  return demoRunEvents(TENANT, thread, run, Date.now() - 3_600_000).map((e) =>
     decodeThreadEvent(JSON.parse(JSON.stringify(e).replaceAll('demo-5b1e0c', `req-${thread}`))),
   );
 }
