@@ -84,6 +84,8 @@ runMain('orchestrator', async () => {
         runAdmission: {
           maxActiveRuns: config.TENANT_MAX_ACTIVE_RUNS,
           maxWaitingRuns: config.TENANT_MAX_WAITING_RUNS,
+          overBound: config.TENANT_RUNS_OVER_BOUND,
+          passMs: config.ADMISSION_PASS_MS,
         },
         localModelCalls: config.MODEL_LOCAL_CALLS,
         // One tenant's calls use at most its share of them; the rest go to the bus (fair shares there too).

@@ -68,6 +68,15 @@ export const orchestratorConfigSchema = extendConfig({
    */
   TENANT_MAX_ACTIVE_RUNS: envInt({ min: 0, max: 10_000_000 }).default(1000),
   /**
+   * What a run request past TENANT_MAX_ACTIVE_RUNS gets (docs/flow-control.md#runs-in-flight): `refuse` —
+   * `tenant.runs_limit`, retryable; `queue` — accepted, and queued for admission (`run.queued` with
+   * `waitingFor`, status `queued` waiting on `admission`), started oldest first, one thread's runs in their
+   * order, by the admission pass when the tenant has room (ADR 0045).
+   */
+  TENANT_RUNS_OVER_BOUND: z.enum(['refuse', 'queue']).default('refuse'),
+  /** How often the admission pass looks for held runs the tenant has room for (TENANT_RUNS_OVER_BOUND=queue). */
+  ADMISSION_PASS_MS: envMillis().default(500),
+  /**
    * The most runs one tenant may have waiting for a human at once (an approval, an operator deciding an
    * uncertain effect): waiting runs use no worker and leave the runs in flight, so this bound is generous.
    * While a tenant has that many, a new run is refused as `tenant.waiting_runs_limit` (retryable). 0: no bound.

@@ -30,6 +30,7 @@ import { MemoryRecall, runPrincipalFromProjection } from './models/memory-recall
 import { AgentsResponder } from './agents/agents.responder';
 import { ThreadsQueryResponder } from './queries/threads.responder';
 import { WatchdogLifecycle } from './watchdog/watchdog.lifecycle';
+import { AdmissionPassLifecycle } from './threads/admission-pass.lifecycle';
 import { DEFAULT_WEBHOOK_RETRY, threadColumns } from '@ratchet/domain';
 import { RevocationCommandsController } from './revocations/revocation-commands.controller';
 import { WebhookCommandsController } from './webhooks/webhook-commands.controller';
@@ -42,6 +43,7 @@ import {
   offsetClock,
   ScheduleTicker,
   Watchdog,
+  AdmissionPass,
   WebhookSender,
   type HousekeepingTickerOptions,
 } from '@ratchet/jobs';
@@ -79,6 +81,7 @@ export class OrchestratorModule {
     },
   ): DynamicModule {
     const modelWorker = options.modelWorker;
+    const admission: RunAdmission = options.runAdmission ?? { maxActiveRuns: 0, maxWaitingRuns: 0 };
     const serializer = new KeyedSerializer();
     const conversations = new PgThreadStore(runtime.db, threadColumns);
     const worker = new ModelWorker(
@@ -192,7 +195,7 @@ export class OrchestratorModule {
       ],
       providers: [
         { provide: CLOCK, useValue: systemClock },
-        { provide: RUN_ADMISSION, useValue: options.runAdmission ?? { maxActiveRuns: 0, maxWaitingRuns: 0 } },
+        { provide: RUN_ADMISSION, useValue: admission },
         { provide: AgentCatalog, useValue: catalog },
         { provide: KeyedSerializer, useValue: serializer },
         { provide: ThreadInbox, useValue: inbox },
@@ -214,6 +217,27 @@ export class OrchestratorModule {
             }),
         },
         WatchdogLifecycle,
+        ...(admission.overBound === 'queue' && admission.maxActiveRuns > 0
+          ? [
+              {
+                provide: AdmissionPass,
+                inject: [ThreadCommandHandler],
+                useFactory: (handler: ThreadCommandHandler) =>
+                  new AdmissionPass(
+                    runtime.db,
+                    handler,
+                    systemClock,
+                    runtime.logger.child({ component: 'admission' }),
+                    {
+                      intervalMs: admission.passMs ?? 500,
+                      maxActiveRuns: admission.maxActiveRuns,
+                      batch: 100,
+                    },
+                  ),
+              },
+              AdmissionPassLifecycle,
+            ]
+          : []),
         { provide: ScheduleTicker, useValue: ticker },
         { provide: SCHEDULE_CLOCK, useValue: clock },
         { provide: WEBHOOK_POLICY, useValue: { allowPrivate: webhookOptions.allowPrivate } },

@@ -145,7 +145,12 @@ export {
   decodeRunCursor,
   searchRunPage,
 } from './postgres/threads.queries';
-export { runAdmissionFacts, type RunAdmissionFacts } from './postgres/runs-in-flight.queries';
+export {
+  admissionCandidates,
+  runAdmissionFacts,
+  type AdmissionCandidate,
+  type RunAdmissionFacts,
+} from './postgres/runs-in-flight.queries';
 export { activeRunsOfPrincipal, type RunOfPrincipal } from './postgres/revoked-principal.queries';
 export { ModelCallLeases, type ModelCallClaim, type ModelCallRef } from './postgres/model-call-leases';
 export {

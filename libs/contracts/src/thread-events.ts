@@ -108,7 +108,19 @@ export const EventData = {
       .describe('Digest of what the request asked (thread, agent, input, metadata): a resend must match it'),
     limits: RunLimits.optional(),
   }),
-  'run.queued': z.object({ requestId: z.string(), behindRunId: RunId }),
+  'run.queued': z.object({
+    requestId: z.string(),
+    behindRunId: RunId.optional().describe("The thread's run it waits behind (absent: the thread had none)"),
+    waitingFor: z
+      .object({
+        bound: z.literal('tenant.runs_limit'),
+        limit: z.number().int().positive(),
+      })
+      .optional()
+      .describe(
+        'Queued for admission: the tenant had `limit` runs in flight (TENANT_RUNS_OVER_BOUND=queue); it starts when the tenant has room',
+      ),
+  }),
   'run.rejected': z.object({ requestId: z.string(), error: Failure }),
   'run.started': z.object({ requestId: z.string(), maxSteps: z.number().int().positive() }),
   'model.requested': z.object({

@@ -20,14 +20,15 @@ export type RunStatus = z.infer<typeof RunStatus>;
 
 /**
  * What a running run waits for: a human's decision on an approval, the outside world's completion of a
- * waitpoint, or an operator's decision on an uncertain effect.
+ * waitpoint, or an operator's decision on an uncertain effect; what a queued run waits for: admission,
+ * when the tenant had as many runs in flight as its bound (TENANT_RUNS_OVER_BOUND=queue).
  */
 export const RunWaiting = z
   .object({
     on: z
-      .enum(['approval', 'waitpoint', 'operator'])
+      .enum(['approval', 'waitpoint', 'operator', 'admission'])
       .describe(
-        'approval: a human decides a call; waitpoint: the outside world completes a job a call started; operator: an uncertain effect',
+        'approval: a human decides a call; waitpoint: the outside world completes a job a call started; operator: an uncertain effect; admission (a queued run): the tenant had as many runs in flight as its bound, it starts when one ends',
       ),
     since: IsoTime.describe("When the wait began (its time does not count against the run's working time)"),
     until: IsoTime.optional().describe(
@@ -184,6 +185,11 @@ export const ThreadsAdmissionReply = reply('ThreadsAdmissionReply', {
   waitingRuns: z.number().int().nonnegative().optional(),
   /** The request already started a run (a resend): it is answered with that run, never refused for room. */
   known: z.boolean(),
+  /**
+   * What a request past `limit` gets (`TENANT_RUNS_OVER_BOUND`): `queue` — it is accepted and waits for
+   * admission, so the gateway does not refuse it. Absent from older orchestrators: refuse.
+   */
+  overBound: z.enum(['refuse', 'queue']).optional(),
 });
 
 export const THREADS_CONTRACTS = {

@@ -63,6 +63,7 @@ export {
   type RecordToolResult,
   type RecordWaitpointDecision,
   type RequestRun,
+  type AdmitRun,
   type ResumeRun,
   type ThreadCommand,
   type ToolOutcome,

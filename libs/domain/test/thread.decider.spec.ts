@@ -1,6 +1,7 @@
 import type { NewEvent } from '@ratchet/contracts';
 import { decide, MAX_MODEL_ATTEMPTS, modelCommandId } from '../src';
-import { given, run } from './decider.specification';
+import type { AdmitRun, RequestRun } from '../src';
+import { AT, given, run, TENANT, THREAD } from './decider.specification';
 import { call, cancel, modelAnswers, requestRun, toolCompletes, toolFails } from './fixtures';
 
 const types = (events: NewEvent[]) => events.map((e) => e.type);
@@ -106,6 +107,84 @@ describe('thread decider', () => {
       });
       expect(again.events).toEqual([]);
       expect(again.outgoing).toEqual([]);
+    });
+
+    describe('past the bound with TENANT_RUNS_OVER_BOUND=queue (ADR 0045)', () => {
+      const over = (runId: string, overrides: Partial<RequestRun> = {}): RequestRun => ({
+        ...requestRun(runId, overrides),
+        activeRunLimit: 2,
+        activeRuns: 2,
+        overBound: 'queue',
+      });
+      const admit = (runId: string, activeRuns: number): AdmitRun => ({
+        type: 'AdmitRun',
+        tenantId: TENANT,
+        threadId: THREAD,
+        at: '2026-11-30T10:05:00.000Z',
+        runId,
+        activeRunLimit: 2,
+        activeRuns,
+      });
+
+      it('queues the run for admission instead of refusing it: not in flight, waiting on admission since it asked', () => {
+        const d = given([]).when(over('r1', { replyTo: 'svc.replies' }));
+        expect(types(d.events)).toEqual(['thread.created', 'run.requested', 'run.queued']);
+        expect(d.events[2]).toMatchObject({
+          runId: 'r1',
+          data: { requestId: 'req-r1', waitingFor: { bound: 'tenant.runs_limit', limit: 2 } },
+        });
+        expect(d.events[2]!.data).not.toHaveProperty('behindRunId');
+        expect(d.outgoing).toEqual([]); // no refusal, no model call
+        expect(d.after.active).toBeNull();
+        expect(d.after.runs['r1']).toMatchObject({ status: 'queued', waiting: { on: 'admission', since: AT } });
+      });
+
+      it('still refuses past the bound on waiting runs, which does not queue', () => {
+        const d = given([]).when({ ...over('r1'), activeRuns: 0, waitingRunLimit: 1, waitingRuns: 1 });
+        expect(types(d.events)).toEqual(['thread.created', 'run.rejected']);
+      });
+
+      it('starts the held run when admitted with room, and not before', () => {
+        const history = run([over('r1')]).events;
+        expect(given(history).when(admit('r1', 2)).events).toEqual([]);
+        const d = given(history).when(admit('r1', 1));
+        expect(types(d.events)).toEqual(['run.started', 'model.requested']);
+        expect(d.after.active).toMatchObject({ runId: 'r1', startedAt: '2026-11-30T10:05:00.000Z' });
+        expect(d.after.runs['r1']).toMatchObject({ status: 'running' });
+        expect(d.after.runs['r1']).not.toHaveProperty('waiting');
+        // Admitted twice (two passes at once): the second finds nothing held.
+        expect(given([...history, ...d.events]).when(admit('r1', 0)).events).toEqual([]);
+      });
+
+      it("holds a run queued on the thread behind the held one, and admits only the thread's next run", () => {
+        const history = run([over('r1'), requestRun('r2', { concurrency: 'enqueue' })]).events;
+        expect(history.at(-1)).toMatchObject({
+          type: 'run.queued',
+          runId: 'r2',
+          data: { behindRunId: 'r1', waitingFor: { bound: 'tenant.runs_limit', limit: 2 } },
+        });
+        expect(given(history).when(admit('r2', 0)).events).toEqual([]);
+        const first = given(history).when(admit('r1', 0));
+        expect(types(first.events)).toEqual(['run.started', 'model.requested']);
+        // r1 ends: r2, still held, does not start with it; it waits for its own admission.
+        const ended = run([
+          over('r1'),
+          requestRun('r2', { concurrency: 'enqueue' }),
+          admit('r1', 0),
+          modelAnswers('r1', 1),
+        ]);
+        expect(types(ended.events).slice(-2)).toEqual(['model.responded', 'run.completed']);
+        expect(ended.state.queue).toEqual([expect.objectContaining({ runId: 'r2', held: expect.anything() })]);
+        expect(types(given(ended.events).when(admit('r2', 1)).events)).toEqual(['run.started', 'model.requested']);
+      });
+
+      it('a held run is cancelled like any queued run: it leaves the queue and never starts', () => {
+        const history = run([over('r1')]).events;
+        const d = given(history).when(cancel('r1'));
+        expect(types(d.events)).toContain('run.cancelled');
+        expect(d.after.queue).toEqual([]);
+        expect(given([...history, ...d.events]).when(admit('r1', 0)).events).toEqual([]);
+      });
     });
 
     it('rejects a second run on a busy thread under the reject policy, and records why', () => {

@@ -25,13 +25,15 @@ export function claimItem(consumer: string, messageId: string, command: ThreadCo
     if (command.activeRunLimit !== undefined) item.activeRunsUpTo = command.activeRunLimit;
     if (command.waitingRunLimit !== undefined) item.waitingRunsUpTo = command.waitingRunLimit;
   }
+  if (command.type === 'AdmitRun') item.activeRunsUpTo = command.activeRunLimit;
   return item;
 }
 
 /**
  * Claim-and-load, except for threads this process committed last and still has in its cache: those
- * are not read; their claim travels with the writes, guarded by the cached version. A run request is
- * always read (its request id is looked up in the same statement).
+ * are not read; their claim travels with the writes, guarded by the cached version. A run request and an
+ * admission are always read (the request id and the tenant's runs in flight are looked up in the same
+ * statement, the count under the tenant's lock).
  */
 export async function claimAndLoadCached(
   tx: ThreadTx<ThreadState>,
@@ -39,7 +41,7 @@ export async function claimAndLoadCached(
   items: readonly ClaimItem[],
 ): Promise<Loaded[]> {
   const out: (Loaded | undefined)[] = items.map((item) => {
-    if (item.requestId !== undefined) return undefined;
+    if (item.requestId !== undefined || item.activeRunsUpTo !== undefined) return undefined;
     const cached = cache.get(item.tenantId, item.threadId);
     if (!cached) return undefined;
     tx.claimOnWrite(item.consumer, item.messageId, item.tenantId, item.threadId, cached.version);
@@ -62,6 +64,7 @@ export async function claimAndLoadCached(
  * put on it for the decider.
  */
 export function withFacts(command: ThreadCommand, loaded: Loaded): ThreadCommand {
+  if (command.type === 'AdmitRun') return { ...command, activeRuns: loaded.activeRuns ?? 0 };
   if (command.type !== 'RequestRun') return command;
   return {
     ...command,
@@ -80,11 +83,25 @@ export function withBatchAdmissions(loaded: Loaded, tenantId: string, admitted: 
   return loaded.activeRuns === undefined || more === 0 ? loaded : { ...loaded, activeRuns: loaded.activeRuns + more };
 }
 
-/** Adds the runs a decision admitted (requested and started or queued by it) to the batch's count. */
-export function countAdmissions(admitted: Map<string, number>, tenantId: string, events: readonly ThreadEvent[]): void {
+/**
+ * Adds the runs a decision put in flight to the batch's count: runs it requested and started or queued
+ * behind the thread's run (not those held for admission, which are not in flight), and the held run an
+ * admission started. Runs it ended are not taken off (the count stays on the safe side).
+ */
+export function countAdmissions(
+  admitted: Map<string, number>,
+  command: ThreadCommand,
+  events: readonly ThreadEvent[],
+): void {
+  const { tenantId } = command;
   const requested = new Set(events.filter((e) => e.type === 'run.requested').map((e) => e.runId));
-  const n = events.filter(
-    (e) => (e.type === 'run.started' || e.type === 'run.queued') && requested.has(e.runId),
-  ).length;
+  const n =
+    command.type === 'AdmitRun'
+      ? events.filter((e) => e.type === 'run.started').length
+      : events.filter(
+          (e) =>
+            requested.has(e.runId) &&
+            (e.type === 'run.started' || (e.type === 'run.queued' && e.data.waitingFor === undefined)),
+        ).length;
   if (n > 0) admitted.set(tenantId, (admitted.get(tenantId) ?? 0) + n);
 }

@@ -178,7 +178,7 @@ export class ThreadCommandHandler {
             await inSpan(SPAN.append, appendAttributes(p.consumer, p.command), async (span) => {
               const d = await decideInTx(this.decision, tx, p.messageId, p.command, p.meta, claimed);
               describeSpan(span, d);
-              countAdmissions(admitted, p.command.tenantId, d.events);
+              countAdmissions(admitted, p.command, d.events);
               return d;
             }),
           );

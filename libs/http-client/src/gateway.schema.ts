@@ -1557,10 +1557,10 @@ export interface components {
         /** @description RunWaiting */
         waiting?: {
           /**
-           * @description approval: a human decides a call; waitpoint: the outside world completes a job a call started; operator: an uncertain effect
+           * @description approval: a human decides a call; waitpoint: the outside world completes a job a call started; operator: an uncertain effect; admission (a queued run): the tenant had as many runs in flight as its bound, it starts when one ends
            * @enum {string}
            */
-          on: 'approval' | 'waitpoint' | 'operator';
+          on: 'approval' | 'waitpoint' | 'operator' | 'admission';
           /**
            * Format: date-time
            * @description When the wait began (its time does not count against the run's working time)
@@ -1602,10 +1602,10 @@ export interface components {
       /** @description RunWaiting */
       waiting?: {
         /**
-         * @description approval: a human decides a call; waitpoint: the outside world completes a job a call started; operator: an uncertain effect
+         * @description approval: a human decides a call; waitpoint: the outside world completes a job a call started; operator: an uncertain effect; admission (a queued run): the tenant had as many runs in flight as its bound, it starts when one ends
          * @enum {string}
          */
-        on: 'approval' | 'waitpoint' | 'operator';
+        on: 'approval' | 'waitpoint' | 'operator' | 'admission';
         /**
          * Format: date-time
          * @description When the wait began (its time does not count against the run's working time)
@@ -1865,8 +1865,14 @@ export interface components {
             type: 'run.queued';
             data: {
               requestId: string;
-              /** @description Run id */
-              behindRunId: string;
+              /** @description The thread's run it waits behind (absent: the thread had none) */
+              behindRunId?: string;
+              /** @description Queued for admission: the tenant had `limit` runs in flight (TENANT_RUNS_OVER_BOUND=queue); it starts when the tenant has room */
+              waitingFor?: {
+                /** @enum {string} */
+                bound: 'tenant.runs_limit';
+                limit: number;
+              };
             };
           }
         | {

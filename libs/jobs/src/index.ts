@@ -1,6 +1,7 @@
 // Timed work a service runs beside its message handlers (each a PeriodicPass: schedule ticker, webhook
-// sender, housekeeping, watchdog) and the requests that manage it (SchedulesApi, WebhooksApi).
+// sender, housekeeping, watchdog, admission pass) and the requests that manage it (SchedulesApi, WebhooksApi).
 // Framework-free; the service wraps each in its own lifecycle or responder. See docs/adr/0036-apps-are-wiring.md.
+export { AdmissionPass, type AdmissionPassOptions } from './admission/admission-pass';
 export { offsetClock, type Clock } from './clock';
 export {
   HOUSEKEEPING_JOB,

@@ -12,6 +12,15 @@ type Approval = Schemas['ApprovalView'];
 type Decision = Schemas['ApprovalDecisionBody']['decision'];
 type RunStatus = NonNullable<Schemas['RunList']['runs'][number]['status']>;
 type RunWaitFilter = 'approval' | 'waitpoint' | 'operator' | 'any';
+type WaitKind = NonNullable<Schemas['RunList']['runs'][number]['waiting']>['on'];
+
+/** What a run waits for, in words (a queued run may wait for admission under the tenant's bound). */
+const WAIT_NAMES: Record<WaitKind, string> = {
+  approval: 'an approval',
+  waitpoint: 'a waitpoint',
+  operator: 'an operator',
+  admission: "room under the tenant's bound",
+};
 
 const TRACE_URL_KEY = 'ratchet.traceUrl';
 
@@ -268,12 +277,7 @@ function Runs() {
                 {r.waiting && (
                   <span class="waiting" data-waiting={r.waiting.on}>
                     {' '}
-                    waits for{' '}
-                    {r.waiting.on === 'approval'
-                      ? 'an approval'
-                      : r.waiting.on === 'waitpoint'
-                        ? 'a waitpoint'
-                        : 'an operator'}
+                    waits for {WAIT_NAMES[r.waiting.on]}
                     {r.waiting.until ? ` until ${r.waiting.until}` : ''}
                   </span>
                 )}

@@ -11,11 +11,15 @@ export const REQUESTS_CONSUMER = 'orchestrator-requests';
 
 /**
  * What the deployment allows one tenant: at most `maxActiveRuns` runs in flight (queued, or running and not
- * waiting for a human) and at most `maxWaitingRuns` runs waiting for a human (0: no bound).
+ * waiting for a human) and at most `maxWaitingRuns` runs waiting for a human (0: no bound); a request past
+ * `maxActiveRuns` is refused, or queued for admission (`overBound: 'queue'`, ADR 0045).
  */
 export interface RunAdmission {
   maxActiveRuns: number;
   maxWaitingRuns: number;
+  overBound?: 'refuse' | 'queue';
+  /** How often the admission pass runs (overBound `queue`); default 500 ms. */
+  passMs?: number;
 }
 export const RUN_ADMISSION = Symbol('RUN_ADMISSION');
 
@@ -87,7 +91,9 @@ export class RunRequestController {
       },
       this.clock.now().toISOString(),
       {
-        ...(this.admission.maxActiveRuns > 0 ? { activeRunLimit: this.admission.maxActiveRuns } : {}),
+        ...(this.admission.maxActiveRuns > 0
+          ? { activeRunLimit: this.admission.maxActiveRuns, overBound: this.admission.overBound ?? 'refuse' }
+          : {}),
         ...(this.admission.maxWaitingRuns > 0 ? { waitingRunLimit: this.admission.maxWaitingRuns } : {}),
       },
     );

@@ -53,3 +53,43 @@ export async function runAdmissionFacts(
   );
   return { activeRuns: rows[0]?.n ?? 0, waitingRuns: rows[0]?.w ?? 0, known: rows[0]?.known === true };
 }
+
+/** A run held for admission that the tenant has room for now: the first held run of its thread. */
+export interface AdmissionCandidate {
+  tenantId: string;
+  threadId: string;
+  runId: string;
+}
+
+/**
+ * The runs held for admission (`waiting_on = 'admission'`, ADR 0045) to try to start now: per tenant, its
+ * oldest held runs, one per thread (the thread's next), as many as the tenant has room for under `limit`,
+ * oldest first across tenants, at most `batch`. Advice only: the admission itself counts again under the
+ * tenant's lock. Reads the partial index `runs_held_idx`.
+ */
+export async function admissionCandidates(
+  sql: SqlExecutor,
+  limit: number,
+  batch: number,
+): Promise<AdmissionCandidate[]> {
+  const rows = await sql.query<{ tenant_id: string; thread_id: string; run_id: string }>(
+    `with heads as (
+       select distinct on (r.tenant_id, r.thread_id) r.tenant_id, r.thread_id, r.run_id, r.waiting_since, r.version
+         from ${sql.table('runs')} r
+        where r.status = 'queued' and r.waiting_on = 'admission'
+        order by r.tenant_id, r.thread_id, r.waiting_since, r.version
+     ), ranked as (
+       select h.*, row_number() over (partition by h.tenant_id order by h.waiting_since, h.version) as n from heads h
+     ), room as (
+       select t.tenant_id, ?::int - ${runsInFlightCount(sql, 't.tenant_id', '?::int')} as free
+         from (select distinct tenant_id from heads) t
+     )
+     select r.tenant_id, r.thread_id, r.run_id
+       from ranked r join room using (tenant_id)
+      where r.n <= room.free
+      order by r.waiting_since, r.version
+      limit ?`,
+    [limit, limit, batch],
+  );
+  return rows.map((r) => ({ tenantId: r.tenant_id, threadId: r.thread_id, runId: r.run_id }));
+}

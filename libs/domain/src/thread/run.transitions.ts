@@ -7,10 +7,11 @@ import { ActiveRun, openCalls, PendingCall, RunTicket } from './thread.state';
 /** Transitions every rule of the run loop shares: start, ask the model, run a call, end. */
 
 /** Starts the given queued run, or the oldest one, if the thread is idle. */
-export function startNext(d: DecisionBuilder, runId?: string): void {
+export function startNext(d: DecisionBuilder, runId?: string, admitted = false): void {
   if (d.state.active) return;
   const ticket: RunTicket | undefined = runId ? d.state.queue.find((t) => t.runId === runId) : d.state.queue[0];
-  if (!ticket) return;
+  // A run held for admission starts only when admitted (AdmitRun, with the tenant's count under its lock).
+  if (!ticket || (ticket.held && !admitted)) return;
   d.emit({
     type: 'run.started',
     runId: ticket.runId,

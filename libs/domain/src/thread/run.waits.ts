@@ -4,9 +4,11 @@ import type { ActiveRun, PendingCall } from './thread.state';
  * What a run that does no work waits for (a named wait): a human's decision on an approval, the outside
  * world's completion of a waitpoint, or an operator's decision on an effect whose outcome is uncertain.
  * While a run waits, its working-time clock stands still, the watchdog leaves it alone, and each wait ends
- * on its own expiry (an approval's or a waitpoint's `expiresAt`).
+ * on its own expiry (an approval's or a waitpoint's `expiresAt`). A run not started yet may wait for
+ * `admission`: it was queued past the tenant's bound on runs in flight (ADR 0045) and starts when a run
+ * of the tenant ends; it has no working time yet.
  */
-export type WaitKind = 'approval' | 'waitpoint' | 'operator';
+export type WaitKind = 'approval' | 'waitpoint' | 'operator' | 'admission';
 
 /** The run's current wait: what it waits for, since when, and until when (absent: no expiry of its own). */
 export interface RunWait {

@@ -44,6 +44,11 @@ export interface RequestRun extends CommandBase, RunAsked {
   /** A fact the edge supplies with `activeRunLimit`: the tenant's runs in flight now (counted up to the bound). */
   activeRuns?: number | undefined;
   /**
+   * What a request past `activeRunLimit` gets (`TENANT_RUNS_OVER_BOUND`): refused (the default), or queued
+   * for admission (`run.queued` with `waitingFor`), started by an `AdmitRun` when the tenant has room.
+   */
+  overBound?: 'refuse' | 'queue' | undefined;
+  /**
    * The deployment's bound on the tenant's waiting runs (running, but waiting for a human: they left the
    * runs in flight), when it has one: a new run while the tenant has that many is refused
    * (`tenant.waiting_runs_limit`, retryable).
@@ -177,6 +182,18 @@ export interface ResumeRun extends CommandBase {
   fromVersion: number;
 }
 
+/**
+ * The admission pass (ADR 0045) asks the thread to start its first run held for admission, with the
+ * tenant's runs in flight counted under the tenant's lock: it starts when there is room, else nothing.
+ */
+export interface AdmitRun extends CommandBase {
+  type: 'AdmitRun';
+  runId: string;
+  activeRunLimit: number;
+  /** A fact the edge supplies: the tenant's runs in flight now (counted up to `activeRunLimit`). */
+  activeRuns?: number | undefined;
+}
+
 /** The run exceeded its time budget: it fails, and its dangling calls are closed. */
 export interface ExpireRun extends CommandBase {
   type: 'ExpireRun';
@@ -185,6 +202,7 @@ export interface ExpireRun extends CommandBase {
 }
 
 export type ThreadCommand =
+  | AdmitRun
   | ExpireRun
   | RequestRun
   | RecordModelResult

@@ -1,5 +1,5 @@
 import type { Failure } from '@ratchet/contracts';
-import type { Decision, RecordToolResult, RequestRun, ThreadCommand } from './thread.commands';
+import type { AdmitRun, Decision, RecordToolResult, RequestRun, ThreadCommand } from './thread.commands';
 import { DecisionBuilder } from './decision.builder';
 import { DEFAULT_MODEL_ATTEMPTS } from './model-retry';
 import { endByCancel, nextStep, reply, startNext } from './run.transitions';
@@ -62,6 +62,9 @@ export function decide(state: ThreadState, command: ThreadCommand): Decision {
     case 'ExpireRun':
       expireRun(d, command);
       break;
+    case 'AdmitRun':
+      admitRun(d, command);
+      break;
     default: {
       const unknown: never = command;
       return unknown;
@@ -113,7 +116,8 @@ function requestRun(d: DecisionBuilder, c: RequestRun): void {
     return;
   }
   const bound = admissionBound(c);
-  if (bound) {
+  const hold = bound?.code === 'tenant.runs_limit' && c.overBound === 'queue' && c.activeRunLimit !== undefined;
+  if (bound && !hold) {
     // The tenant has as many runs in flight (or waiting) as the deployment allows one tenant: refused, and
     // recorded on the thread it named, so the requester (and anyone looking at the thread) learns why; it
     // may ask again.
@@ -154,6 +158,22 @@ function requestRun(d: DecisionBuilder, c: RequestRun): void {
     },
   });
   const active = d.state.active;
+  // Past the tenant's bound (queue configured), or behind a run of this thread that is: held for admission.
+  const heldAhead = d.state.queue.find((t) => t.held !== undefined && t.runId !== c.runId);
+  if (hold || heldAhead) {
+    const limit = hold ? c.activeRunLimit! : heldAhead!.held!.limit;
+    const behind = active?.runId ?? heldAhead?.runId;
+    d.emit({
+      type: 'run.queued',
+      runId: c.runId,
+      data: {
+        requestId: c.requestId,
+        ...(behind ? { behindRunId: behind } : {}),
+        waitingFor: { bound: 'tenant.runs_limit', limit },
+      },
+    });
+    return;
+  }
   if (active && c.concurrency === 'interrupt') {
     // The interrupting run starts at once, ahead of runs that were already waiting.
     endByCancel(d, active, `run:${c.runId}`, `interrupted by run ${c.runId}`, c.runId);
@@ -242,6 +262,17 @@ function recordToolResult(d: DecisionBuilder, c: RecordToolResult): void {
   }
   const after = d.state.active;
   if (after && openCalls(after).length === 0) nextStep(d, after);
+}
+
+/**
+ * A run held for admission starts if it is the thread's next run (nothing active, first in the queue) and
+ * the tenant has room under its bound; otherwise nothing is decided (the pass asks again later).
+ */
+function admitRun(d: DecisionBuilder, c: AdmitRun): void {
+  const next = d.state.queue[0];
+  if (d.state.active || next?.runId !== c.runId || !next.held) return;
+  if ((c.activeRuns ?? 0) >= c.activeRunLimit) return;
+  startNext(d, next.runId, true);
 }
 
 /** The tenant bound a new run would pass (runs in flight, then runs waiting for a human), if any. */

@@ -160,7 +160,13 @@ function transition(state: ThreadState, event: ThreadEvent): ThreadState {
       };
     }
 
-    case 'run.queued':
+    case 'run.queued': {
+      // Queued behind the thread's active run changes nothing more; queued for admission holds the ticket.
+      const waitingFor = event.data.waitingFor;
+      if (!waitingFor) return state;
+      const held = { ...waitingFor, since: event.at };
+      return { ...state, queue: state.queue.map((t) => (t.runId === event.runId ? { ...t, held } : t)) };
+    }
     case 'run.rejected':
     case 'run.resumed':
     case 'result.ignored':

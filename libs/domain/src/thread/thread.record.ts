@@ -77,6 +77,7 @@ export function liveRunSummary(state: ThreadState, runId: string): RunSummary | 
     endedAt: null,
     requestDigest: ticket.requestDigest ?? null,
     outcome: null,
+    ...(ticket.held ? { waiting: { on: 'admission', since: ticket.held.since } } : {}),
   };
 }
 

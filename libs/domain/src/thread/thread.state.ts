@@ -52,8 +52,22 @@ export interface RunAsked {
   limits?: RunLimits | undefined;
 }
 
-/** A run request accepted for the thread but not started yet (`enqueue` policy). */
+/**
+ * Why a queued run waits for admission rather than for its thread: the tenant had as many runs in flight
+ * as its bound when it was requested (ADR 0045), and `since` when.
+ */
+export interface AdmissionHold {
+  bound: 'tenant.runs_limit';
+  limit: number;
+  since: string;
+}
+
+/**
+ * A run request accepted for the thread but not started yet: behind the thread's active run (`enqueue`
+ * policy), or `held` until the tenant has room for it.
+ */
 export interface RunTicket extends RunAsked {
+  held?: AdmissionHold | undefined;
   /** Of the request (e.g. the schedule and tick that asked for the run); sent with its webhook. */
   metadata?: Record<string, string> | undefined;
   /** The run's trace: every message and event of the run carries it, across workers and resumes. */

@@ -48,7 +48,8 @@ export class RunAdmissionCheck {
         { 'Retry-After': String(RUNS_LIMIT_RETRY_AFTER_SECONDS) },
       );
     }
-    if (reply.limit === 0 || reply.activeRuns < reply.limit) return;
+    // Past the bound a request is queued for admission, not refused, where the orchestrators queue.
+    if (reply.limit === 0 || reply.activeRuns < reply.limit || reply.overBound === 'queue') return;
     throw new ProblemException(
       {
         type: PROBLEM_TYPES.rateLimited,

@@ -17,6 +17,7 @@ const WAIT_NAMES: Record<NonNullable<RunSummary['waiting']>['on'], string> = {
   approval: 'an approval',
   waitpoint: 'a waitpoint',
   operator: 'an operator',
+  admission: "room under the tenant's bound on runs in flight",
 };
 
 export interface RunsListOptions extends GatewayOptions {

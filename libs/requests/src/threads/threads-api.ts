@@ -24,7 +24,11 @@ type AnyReply = AnyThreadsReply;
 export class ThreadsApi {
   constructor(
     private readonly runtime: ServiceRuntime,
-    private readonly admission: { readonly maxActiveRuns: number; readonly maxWaitingRuns: number },
+    private readonly admission: {
+      readonly maxActiveRuns: number;
+      readonly maxWaitingRuns: number;
+      readonly overBound?: 'refuse' | 'queue';
+    },
   ) {}
 
   async answer(tenant: string, op: ThreadsOp, data: Uint8Array): Promise<AnyReply> {
@@ -91,7 +95,7 @@ export class ThreadsApi {
         const limit = this.admission.maxActiveRuns;
         const waitingLimit = this.admission.maxWaitingRuns;
         const facts = await runAdmissionFacts(sql, tenant, requestId, { active: limit, waiting: waitingLimit });
-        return { ok: true, limit, waitingLimit, ...facts };
+        return { ok: true, limit, waitingLimit, ...facts, overBound: this.admission.overBound ?? 'refuse' };
       }
       case 'erase': {
         const { threadId, by } = request as ThreadsRequest<'erase'>;
