@@ -134,11 +134,15 @@ describe(`the same burst with TENANT_RUNS_OVER_BOUND=queue: the rest wait for ad
       });
     // A queued run says why it waits, and is not counted in flight.
     const held = queued[0]!.find((e) => e.type === 'run.queued')!;
-    const [row] = await sql.query<{ status: string; waiting_on: string | null }>(
-      `select status, waiting_on from ${sql.table('runs')} where tenant_id = ? and run_id = ?`,
+    const [row] = await sql.query<{ status: string; waiting_on: string | null; waiting_for: string | null }>(
+      `select status, waiting_on, waiting_for from ${sql.table('runs')} where tenant_id = ? and run_id = ?`,
       [TENANT, held.runId],
     );
-    expect(row).toEqual({ status: 'queued', waiting_on: 'admission' });
+    expect(row).toEqual({
+      status: 'queued',
+      waiting_on: 'admission',
+      waiting_for: `the tenant's bound of ${BOUND} runs in flight`,
+    });
 
     // One of the two orchestrators dies while the first ten are in their model call and five wait.
     await stack.services.get('orchestrator-a')?.kill('SIGKILL');

@@ -217,27 +217,18 @@ export class OrchestratorModule {
             }),
         },
         WatchdogLifecycle,
-        ...(admission.overBound === 'queue' && admission.maxActiveRuns > 0
-          ? [
-              {
-                provide: AdmissionPass,
-                inject: [ThreadCommandHandler],
-                useFactory: (handler: ThreadCommandHandler) =>
-                  new AdmissionPass(
-                    runtime.db,
-                    handler,
-                    systemClock,
-                    runtime.logger.child({ component: 'admission' }),
-                    {
-                      intervalMs: admission.passMs ?? 500,
-                      maxActiveRuns: admission.maxActiveRuns,
-                      batch: 100,
-                    },
-                  ),
-              },
-              AdmissionPassLifecycle,
-            ]
-          : []),
+        // Always on: runs past a concurrency key's max wait for it, whatever TENANT_RUNS_OVER_BOUND says.
+        {
+          provide: AdmissionPass,
+          inject: [ThreadCommandHandler],
+          useFactory: (handler: ThreadCommandHandler) =>
+            new AdmissionPass(runtime.db, handler, systemClock, runtime.logger.child({ component: 'admission' }), {
+              intervalMs: admission.passMs ?? 500,
+              maxActiveRuns: admission.maxActiveRuns,
+              batch: 100,
+            }),
+        },
+        AdmissionPassLifecycle,
         { provide: ScheduleTicker, useValue: ticker },
         { provide: SCHEDULE_CLOCK, useValue: clock },
         { provide: WEBHOOK_POLICY, useValue: { allowPrivate: webhookOptions.allowPrivate } },

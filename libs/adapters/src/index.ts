@@ -147,6 +147,8 @@ export {
 } from './postgres/threads.queries';
 export {
   admissionCandidates,
+  noteSlotTurns,
+  pruneSlotTurns,
   runAdmissionFacts,
   type AdmissionCandidate,
   type RunAdmissionFacts,

@@ -197,6 +197,30 @@ export const AgentToolSpec = z
   })
   .strict();
 
+/**
+ * A concurrency key of the agent's runs (ADR 0045, docs/flow-control.md#concurrency-keys): at most `max`
+ * runs of the tenant in flight at once per value of `key`, an expression over the run request's metadata
+ * (`metadata.customerId`); runs past it wait for admission, served round-robin across values.
+ */
+export const AgentSlot = z
+  .object({
+    name: z
+      .string()
+      .min(1)
+      .max(64)
+      .regex(/^[a-z][a-z0-9_-]*$/, 'lower-case name like "customer"'),
+    key: z
+      .string()
+      .max(200)
+      .regex(
+        /^metadata\.[A-Za-z0-9_-]+$/,
+        'an expression over the request\'s metadata like "metadata.customerId" (metadata.<field>)',
+      ),
+    max: z.number().int().positive().max(1_000_000).describe('The most runs in flight at once per value of the key'),
+  })
+  .strict();
+export type AgentSlot = z.infer<typeof AgentSlot>;
+
 /** An agent: what model it uses, what it may call, and its limits. Stored versioned; runs pin a version. */
 export const AgentDefinition = z
   .object({
@@ -283,6 +307,18 @@ export const AgentDefinition = z
       .object({ recall: z.boolean().default(false) })
       .strict()
       .default({ recall: false }),
+    slots: z
+      .array(AgentSlot)
+      .max(4)
+      .optional()
+      .superRefine((slots, ctx) => {
+        const names = (slots ?? []).map((s) => s.name);
+        const twice = names.find((n, i) => names.indexOf(n) !== i);
+        if (twice) ctx.addIssue({ code: 'custom', message: `slot "${twice}" is declared twice` });
+      })
+      .describe(
+        'Concurrency keys: at most `max` runs of the tenant in flight per value of `key` (e.g. per customer); several apply together. Not the thread policy `concurrency`.',
+      ),
   })
   .strict();
 export type AgentDefinition = z.infer<typeof AgentDefinition>;

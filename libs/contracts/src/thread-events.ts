@@ -17,6 +17,30 @@ export const RecalledMemoryItem = z.object({
 export type RecalledMemoryItem = z.infer<typeof RecalledMemoryItem>;
 
 /**
+ * A concurrency key a run holds while it is in flight (ADR 0045): `<slot>=<value>` (e.g. `customer=42`),
+ * from its agent's `slots` and the request's metadata, and the most runs of the tenant that may hold it at
+ * once, fixed when the run is requested.
+ */
+export const RunSlot = z
+  .object({
+    key: z.string().min(3).max(512).describe('`<slot name>=<value of its expression>`, e.g. `customer=42`'),
+    max: z.number().int().positive().describe('The most runs of the tenant in flight with this key'),
+  })
+  .strict();
+export type RunSlot = z.infer<typeof RunSlot>;
+
+/** Why a run waits for admission: the tenant's bound on runs in flight, or a concurrency key at its max. */
+export const AdmissionBound = z.discriminatedUnion('bound', [
+  z.object({ bound: z.literal('tenant.runs_limit'), limit: z.number().int().positive() }),
+  z.object({
+    bound: z.literal('slot'),
+    key: z.string().describe('The concurrency key at its max, e.g. `customer=42`'),
+    limit: z.number().int().positive(),
+  }),
+]);
+export type AdmissionBound = z.infer<typeof AdmissionBound>;
+
+/**
  * What a run may spend, fixed when it is requested (from its agent's definition) so that a retry, a
  * resume or a restart decides against the same bounds. Absent fields take the decider's defaults.
  */
@@ -107,19 +131,17 @@ export const EventData = {
       .optional()
       .describe('Digest of what the request asked (thread, agent, input, metadata): a resend must match it'),
     limits: RunLimits.optional(),
+    slots: z
+      .array(RunSlot)
+      .optional()
+      .describe("The concurrency keys the run holds while in flight (its agent's `slots` over the request's metadata)"),
   }),
   'run.queued': z.object({
     requestId: z.string(),
     behindRunId: RunId.optional().describe("The thread's run it waits behind (absent: the thread had none)"),
-    waitingFor: z
-      .object({
-        bound: z.literal('tenant.runs_limit'),
-        limit: z.number().int().positive(),
-      })
-      .optional()
-      .describe(
-        'Queued for admission: the tenant had `limit` runs in flight (TENANT_RUNS_OVER_BOUND=queue); it starts when the tenant has room',
-      ),
+    waitingFor: AdmissionBound.optional().describe(
+      'Queued for admission: the tenant had `limit` runs in flight (TENANT_RUNS_OVER_BOUND=queue), or a concurrency key of the run had `limit` runs in flight; it starts when there is room',
+    ),
   }),
   'run.rejected': z.object({ requestId: z.string(), error: Failure }),
   'run.started': z.object({ requestId: z.string(), maxSteps: z.number().int().positive() }),

@@ -34,6 +34,12 @@ export const RunWaiting = z
     until: IsoTime.optional().describe(
       "When the wait expires (an approval's or a waitpoint's expiry); absent: no expiry of its own",
     ),
+    for: z
+      .string()
+      .optional()
+      .describe(
+        'For admission: the bound it waits for, e.g. "concurrency key customer=42 at its max of 5 runs in flight"',
+      ),
   })
   .describe('RunWaiting');
 export type RunWaiting = z.infer<typeof RunWaiting>;

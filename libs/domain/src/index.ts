@@ -236,3 +236,4 @@ export {
   type Turn,
   type TurnWrite,
 } from './flow/provider-limits';
+export { runSlotsOf, type SlotKeyMissing } from './flow/run-slots';

@@ -178,6 +178,49 @@ describe('thread decider', () => {
         expect(types(given(ended.events).when(admit('r2', 1)).events)).toEqual(['run.started', 'model.requested']);
       });
 
+      it("queues a run past a concurrency key's max whatever the tenant's setting, naming the key; a key is named before the tenant's bound", () => {
+        const slots = [{ key: 'customer=42', max: 5 }];
+        const d = given([]).when({ ...requestRun('r1'), slots, slotRuns: { 'customer=42': 5 } });
+        expect(types(d.events)).toEqual(['thread.created', 'run.requested', 'run.queued']);
+        expect(d.events[1]!.data).toMatchObject({ slots });
+        expect(d.events[2]!.data).toMatchObject({ waitingFor: { bound: 'slot', key: 'customer=42', limit: 5 } });
+        expect(d.after.runs['r1']).toMatchObject({
+          status: 'queued',
+          slotKeys: ['customer=42'],
+          waiting: { on: 'admission' },
+        });
+        const both = given([]).when({ ...over('r1'), slots, slotRuns: { 'customer=42': 5 } });
+        expect(both.events[2]!.data).toMatchObject({ waitingFor: { bound: 'slot', key: 'customer=42' } });
+        // Under its max it starts, and holds its key while it runs.
+        const under = given([]).when({ ...requestRun('r1'), slots, slotRuns: { 'customer=42': 4 } });
+        expect(types(under.events)).toEqual(['thread.created', 'run.requested', 'run.started', 'model.requested']);
+        expect(under.after.runs['r1']).toMatchObject({ status: 'running', slotKeys: ['customer=42'] });
+      });
+
+      it("admits a run held on a key when every key it holds has room (and the tenant's bound, when there is one)", () => {
+        const slots = [
+          { key: 'customer=42', max: 5 },
+          { key: 'org=acme', max: 20 },
+        ];
+        const history = run([{ ...requestRun('r1'), slots, slotRuns: { 'customer=42': 5, 'org=acme': 3 } }]).events;
+        const ask = (slotRuns: Record<string, number>, tenant: Partial<AdmitRun> = {}): AdmitRun => ({
+          ...admit('r1', 0),
+          activeRunLimit: undefined,
+          activeRuns: undefined,
+          slots,
+          slotRuns,
+          ...tenant,
+        });
+        expect(given(history).when(ask({ 'customer=42': 5, 'org=acme': 3 })).events).toEqual([]);
+        expect(given(history).when(ask({ 'customer=42': 4, 'org=acme': 20 })).events).toEqual([]);
+        expect(
+          given(history).when(ask({ 'customer=42': 4, 'org=acme': 3 }, { activeRunLimit: 2, activeRuns: 2 })).events,
+        ).toEqual([]);
+        const d = given(history).when(ask({ 'customer=42': 4, 'org=acme': 19 }));
+        expect(types(d.events)).toEqual(['run.started', 'model.requested']);
+        expect(d.after.active).toMatchObject({ runId: 'r1', slots });
+      });
+
       it('a held run is cancelled like any queued run: it leaves the queue and never starts', () => {
         const history = run([over('r1')]).events;
         const d = given(history).when(cancel('r1'));

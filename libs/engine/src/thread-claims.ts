@@ -1,4 +1,4 @@
-import type { ThreadEvent } from '@ratchet/contracts';
+import type { RunSlot, ThreadEvent } from '@ratchet/contracts';
 import type { ClaimedThread, ClaimItem, ThreadCommand, ThreadState, ThreadTx } from '@ratchet/domain';
 import type { CachedThread, ThreadCache } from './thread-cache';
 
@@ -25,7 +25,9 @@ export function claimItem(consumer: string, messageId: string, command: ThreadCo
     if (command.activeRunLimit !== undefined) item.activeRunsUpTo = command.activeRunLimit;
     if (command.waitingRunLimit !== undefined) item.waitingRunsUpTo = command.waitingRunLimit;
   }
-  if (command.type === 'AdmitRun') item.activeRunsUpTo = command.activeRunLimit;
+  if (command.type === 'AdmitRun' && command.activeRunLimit !== undefined) item.activeRunsUpTo = command.activeRunLimit;
+  if ((command.type === 'RequestRun' || command.type === 'AdmitRun') && command.slots && command.slots.length > 0)
+    item.slotsUpTo = command.slots;
   return item;
 }
 
@@ -41,7 +43,8 @@ export async function claimAndLoadCached(
   items: readonly ClaimItem[],
 ): Promise<Loaded[]> {
   const out: (Loaded | undefined)[] = items.map((item) => {
-    if (item.requestId !== undefined || item.activeRunsUpTo !== undefined) return undefined;
+    if (item.requestId !== undefined || item.activeRunsUpTo !== undefined || item.slotsUpTo !== undefined)
+      return undefined;
     const cached = cache.get(item.tenantId, item.threadId);
     if (!cached) return undefined;
     tx.claimOnWrite(item.consumer, item.messageId, item.tenantId, item.threadId, cached.version);
@@ -64,29 +67,53 @@ export async function claimAndLoadCached(
  * put on it for the decider.
  */
 export function withFacts(command: ThreadCommand, loaded: Loaded): ThreadCommand {
-  if (command.type === 'AdmitRun') return { ...command, activeRuns: loaded.activeRuns ?? 0 };
-  if (command.type !== 'RequestRun') return command;
+  if (command.type !== 'RequestRun' && command.type !== 'AdmitRun') return command;
+  const slotRuns = command.slots && command.slots.length > 0 ? { slotRuns: loaded.slotRuns ?? {} } : {};
+  if (command.type === 'AdmitRun')
+    return {
+      ...command,
+      ...(command.activeRunLimit !== undefined ? { activeRuns: loaded.activeRuns ?? 0 } : {}),
+      ...slotRuns,
+    };
   return {
     ...command,
+    ...slotRuns,
     ...(loaded.known ? { known: loaded.known } : {}),
     ...(command.activeRunLimit !== undefined ? { activeRuns: loaded.activeRuns ?? 0 } : {}),
     ...(command.waitingRunLimit !== undefined ? { waitingRuns: loaded.waitingRuns ?? 0 } : {}),
   };
 }
 
+/** The batch's own admissions, per tenant and per concurrency key (see `withBatchAdmissions`). */
+const keyOf = (tenantId: string, slotKey?: string) =>
+  slotKey === undefined ? tenantId : `${tenantId}\u0000${slotKey}`;
+
 /**
- * The claim counted a tenant's runs in flight once for the whole batch (under the tenant's lock, ADR
- * 0045): a later request of the tenant in the same batch also counts the runs the batch admitted before it.
+ * The claim counted a tenant's runs in flight (and each key's) once for the whole batch, under their locks
+ * (ADR 0045): a later request of the tenant in the same batch also counts the runs the batch admitted
+ * before it.
  */
-export function withBatchAdmissions(loaded: Loaded, tenantId: string, admitted: ReadonlyMap<string, number>): Loaded {
-  const more = admitted.get(tenantId) ?? 0;
-  return loaded.activeRuns === undefined || more === 0 ? loaded : { ...loaded, activeRuns: loaded.activeRuns + more };
+export function withBatchAdmissions(
+  loaded: Loaded,
+  command: ThreadCommand,
+  admitted: ReadonlyMap<string, number>,
+): Loaded {
+  const { tenantId } = command;
+  const more = admitted.get(keyOf(tenantId)) ?? 0;
+  const out: Loaded =
+    loaded.activeRuns === undefined || more === 0 ? loaded : { ...loaded, activeRuns: loaded.activeRuns + more };
+  if (loaded.slotRuns === undefined) return out;
+  const slotRuns = Object.fromEntries(
+    Object.entries(loaded.slotRuns).map(([k, n]) => [k, n + (admitted.get(keyOf(tenantId, k)) ?? 0)]),
+  );
+  return { ...out, slotRuns };
 }
 
 /**
- * Adds the runs a decision put in flight to the batch's count: runs it requested and started or queued
- * behind the thread's run (not those held for admission, which are not in flight), and the held run an
- * admission started. Runs it ended are not taken off (the count stays on the safe side).
+ * Adds the runs a decision put in flight to the batch's counts (the tenant's and each of their keys'): runs
+ * it requested and started or queued behind the thread's run (not those held for admission, which are not
+ * in flight), and the held run an admission started. Runs it ended are not taken off (the counts stay on
+ * the safe side).
  */
 export function countAdmissions(
   admitted: Map<string, number>,
@@ -94,14 +121,21 @@ export function countAdmissions(
   events: readonly ThreadEvent[],
 ): void {
   const { tenantId } = command;
-  const requested = new Set(events.filter((e) => e.type === 'run.requested').map((e) => e.runId));
-  const n =
+  const slotsOf = new Map<string | undefined, readonly RunSlot[]>();
+  for (const e of events) if (e.type === 'run.requested') slotsOf.set(e.runId, e.data.slots ?? []);
+  const inFlight =
     command.type === 'AdmitRun'
-      ? events.filter((e) => e.type === 'run.started').length
-      : events.filter(
-          (e) =>
-            requested.has(e.runId) &&
-            (e.type === 'run.started' || (e.type === 'run.queued' && e.data.waitingFor === undefined)),
-        ).length;
-  if (n > 0) admitted.set(tenantId, (admitted.get(tenantId) ?? 0) + n);
+      ? events.filter((e) => e.type === 'run.started').map(() => command.slots ?? [])
+      : events
+          .filter(
+            (e) =>
+              slotsOf.has(e.runId) &&
+              (e.type === 'run.started' || (e.type === 'run.queued' && e.data.waitingFor === undefined)),
+          )
+          .map((e) => slotsOf.get(e.runId)!);
+  const add = (key: string) => admitted.set(key, (admitted.get(key) ?? 0) + 1);
+  for (const slots of inFlight) {
+    add(keyOf(tenantId));
+    for (const s of slots) add(keyOf(tenantId, s.key));
+  }
 }

@@ -157,6 +157,47 @@ describe.each([1, 8])('the thread engine on its own (maxBatch %i)', (maxBatch) =
     expect(ends.filter((t) => t === 'run.rejected')).toHaveLength(3);
   });
 
+  it("admits at most a concurrency key's max from requests decided at once, holds the rest, and admits them as room frees", async () => {
+    const { handler } = engine({ maxBatch });
+    const slots = (customer: number) => [{ key: `customer=${customer}`, max: 2 }];
+    // Five requests of customer 1 and one of customer 2, decided at once.
+    const requests = [1, 1, 1, 1, 1, 2].map((customer, i) => ({
+      ...requestRunCommand('acme', `th_key_${i}`, `run_key_${i}`, at),
+      slots: slots(customer),
+    }));
+    const outcomes = await Promise.all(
+      requests.map((r, i) => handler.handle('requests', `m-key-${i}`, r, { correlationId: r.requestId })),
+    );
+    const first = (i: number) => outcomes[i]!.events.find((e) => e.type === 'run.started' || e.type === 'run.queued');
+    expect([0, 1, 2, 3, 4].filter((i) => first(i)?.type === 'run.started')).toHaveLength(2);
+    const held = [0, 1, 2, 3, 4].filter((i) => first(i)?.type === 'run.queued');
+    expect(held).toHaveLength(3);
+    expect(first(held[0]!)?.data).toMatchObject({ waitingFor: { bound: 'slot', key: 'customer=1', limit: 2 } });
+    // Another key is not held up by a busy one.
+    expect(first(5)?.type).toBe('run.started');
+    // Admitting a held run while the key is full decides nothing; the same ask with room starts it.
+    const admit = (i: number): ThreadCommand => ({
+      type: 'AdmitRun',
+      tenantId: 'acme',
+      threadId: `th_key_${i}`,
+      runId: `run_key_${i}`,
+      at,
+      slots: slots(1),
+    });
+    expect((await handler.handle('admission', 'a-1', admit(held[0]!), { correlationId: 'a' })).events).toEqual([]);
+    const started = outcomes.findIndex((o, i) => i < 5 && first(i)?.type === 'run.started');
+    const cancel: ThreadCommand = {
+      ...{ type: 'CancelRun', tenantId: 'acme', threadId: `th_key_${started}`, runId: `run_key_${started}`, at },
+      ...{ by: 'alice', reason: 'make room' },
+    };
+    await handler.handle('control', 'c-1', cancel, { correlationId: 'c' });
+    const admitted = await Promise.all(
+      held.map((i) => handler.handle('admission', `a-2-${i}`, admit(i), { correlationId: 'a' })),
+    );
+    // Room for one: one of the three starts, whether the asks were decided together or apart.
+    expect(admitted.filter((o) => o.events.some((e) => e.type === 'run.started'))).toHaveLength(1);
+  });
+
   it("marks the relay's published rows sent with its own commit, and gives them back when it fails", async () => {
     const marks = new WaitingMarks();
     const { handler, relay, store } = engine({ maxBatch }, marks);

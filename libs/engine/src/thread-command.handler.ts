@@ -173,7 +173,7 @@ export class ThreadCommandHandler {
         const admitted = new Map<string, number>();
         for (let i = 0; i < batch.length; i++) {
           const p = batch[i]!;
-          const claimed = withBatchAdmissions(loaded[i]!, p.command.tenantId, admitted);
+          const claimed = withBatchAdmissions(loaded[i]!, p.command, admitted);
           out.push(
             await inSpan(SPAN.append, appendAttributes(p.consumer, p.command), async (span) => {
               const d = await decideInTx(this.decision, tx, p.messageId, p.command, p.meta, claimed);

@@ -848,6 +848,13 @@ export interface components {
             /** @default false */
             recall: boolean;
           };
+          /** @description Concurrency keys: at most `max` runs of the tenant in flight per value of `key` (e.g. per customer); several apply together. Not the thread policy `concurrency`. */
+          slots?: {
+            name: string;
+            key: string;
+            /** @description The most runs in flight at once per value of the key */
+            max: number;
+          }[];
         };
       }[];
     };
@@ -1054,6 +1061,13 @@ export interface components {
             /** @default false */
             recall: boolean;
           };
+          /** @description Concurrency keys: at most `max` runs of the tenant in flight per value of `key` (e.g. per customer); several apply together. Not the thread policy `concurrency`. */
+          slots?: {
+            name: string;
+            key: string;
+            /** @description The most runs in flight at once per value of the key */
+            max: number;
+          }[];
         };
       };
       created?: boolean;
@@ -1571,6 +1585,8 @@ export interface components {
            * @description When the wait expires (an approval's or a waitpoint's expiry); absent: no expiry of its own
            */
           until?: string;
+          /** @description For admission: the bound it waits for, e.g. "concurrency key customer=42 at its max of 5 runs in flight" */
+          for?: string;
         };
       }[];
       /** @description Pass as `cursor` for the next page; absent on the last page */
@@ -1616,6 +1632,8 @@ export interface components {
          * @description When the wait expires (an approval's or a waitpoint's expiry); absent: no expiry of its own
          */
         until?: string;
+        /** @description For admission: the bound it waits for, e.g. "concurrency key customer=42 at its max of 5 runs in flight" */
+        for?: string;
       };
       outcome?: {
         /** @enum {string} */
@@ -1837,6 +1855,13 @@ export interface components {
                 /** @description Budget: time the run may wait out the provider's 429s in all (not attempts); absent: runs requested before, whose 429s are attempts */
                 rateLimitWaitSeconds?: number;
               };
+              /** @description The concurrency keys the run holds while in flight (its agent's `slots` over the request's metadata) */
+              slots?: {
+                /** @description `<slot name>=<value of its expression>`, e.g. `customer=42` */
+                key: string;
+                /** @description The most runs of the tenant in flight with this key */
+                max: number;
+              }[];
             };
           }
         | {
@@ -1867,12 +1892,20 @@ export interface components {
               requestId: string;
               /** @description The thread's run it waits behind (absent: the thread had none) */
               behindRunId?: string;
-              /** @description Queued for admission: the tenant had `limit` runs in flight (TENANT_RUNS_OVER_BOUND=queue); it starts when the tenant has room */
-              waitingFor?: {
-                /** @enum {string} */
-                bound: 'tenant.runs_limit';
-                limit: number;
-              };
+              /** @description Queued for admission: the tenant had `limit` runs in flight (TENANT_RUNS_OVER_BOUND=queue), or a concurrency key of the run had `limit` runs in flight; it starts when there is room */
+              waitingFor?:
+                | {
+                    /** @enum {string} */
+                    bound: 'tenant.runs_limit';
+                    limit: number;
+                  }
+                | {
+                    /** @enum {string} */
+                    bound: 'slot';
+                    /** @description The concurrency key at its max, e.g. `customer=42` */
+                    key: string;
+                    limit: number;
+                  };
             };
           }
         | {

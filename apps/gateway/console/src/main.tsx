@@ -277,7 +277,7 @@ function Runs() {
                 {r.waiting && (
                   <span class="waiting" data-waiting={r.waiting.on}>
                     {' '}
-                    waits for {WAIT_NAMES[r.waiting.on]}
+                    waits for {r.waiting.for ?? WAIT_NAMES[r.waiting.on]}
                     {r.waiting.until ? ` until ${r.waiting.until}` : ''}
                   </span>
                 )}

@@ -1,7 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { RunRequest, tenantOfRequestSubject, type RunOutcome } from '@ratchet/contracts';
-import { findUnstorable, PoisonMessageError, type Clock } from '@ratchet/domain';
+import { findUnstorable, PoisonMessageError, redactSecrets, runSlotsOf, type Clock } from '@ratchet/domain';
 import { CLOCK, JetStreamContext, ServiceRuntime, runIdFor, threadIdFor } from '@ratchet/platform';
 import { AgentCatalog } from '@ratchet/agents';
 import { KeyedSerializer, ThreadCommandHandler } from '@ratchet/engine';
@@ -80,6 +80,12 @@ export class RunRequestController {
       await this.refuse(tenantId, request, 'agent.unknown', message);
       throw new PoisonMessageError(message, 'agent.unknown');
     }
+    // The run's concurrency keys (its agent's slots over the metadata, as the log will keep it: redacted).
+    const slots = runSlotsOf(agent.definition.slots, redactSecrets(request.metadata), agent.name);
+    if ('error' in slots) {
+      await this.refuse(tenantId, request, slots.error.code, slots.error.message);
+      throw new PoisonMessageError(slots.error.message, slots.error.code);
+    }
     const command = requestToCommand(
       tenantId,
       request,
@@ -95,6 +101,7 @@ export class RunRequestController {
           ? { activeRunLimit: this.admission.maxActiveRuns, overBound: this.admission.overBound ?? 'refuse' }
           : {}),
         ...(this.admission.maxWaitingRuns > 0 ? { waitingRunLimit: this.admission.maxWaitingRuns } : {}),
+        ...(slots.slots.length > 0 ? { slots: slots.slots } : {}),
       },
     );
     const traceparent = ctx.getTraceparent();

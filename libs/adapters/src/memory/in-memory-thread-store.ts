@@ -75,13 +75,19 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
         return true;
       },
       claimAndLoadMany: async (items) => {
-        const bounded = [...new Set(items.filter((i) => i.activeRunsUpTo !== undefined).map((i) => i.tenantId))];
-        for (const tenant of bounded.sort())
-          if (!held.has(tenant)) held.set(tenant, await this.tenantLocks.acquire(tenant));
+        // A lock per tenant under a bound and per (tenant, key) held by a run, in one order (ADR 0045).
+        const bounded = new Set<string>();
+        for (const i of items) {
+          if (i.activeRunsUpTo !== undefined) bounded.add(i.tenantId);
+          for (const s of i.slotsUpTo ?? []) bounded.add(`${i.tenantId}:slot:${s.key}`);
+        }
+        for (const lock of [...bounded].sort())
+          if (!held.has(lock)) held.set(lock, await this.tenantLocks.acquire(lock));
         const out: ClaimedThread<S>[] = [];
         for (const item of items) {
           const { consumer, messageId, tenantId, threadId, requestId, activeRunsUpTo, waitingRunsUpTo, unsentOn } =
             item;
+          const slots = item.slotsUpTo && item.slotsUpTo.length > 0 ? item.slotsUpTo : undefined;
           const unsent = unsentOn === undefined ? {} : { unsent: this.unsentOn(unsentOn) };
           if (!(await tx.claimInbox(consumer, messageId))) {
             out.push({ claimed: false, projection: undefined, newer: [], ...unsent });
@@ -93,12 +99,26 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
           const active =
             activeRunsUpTo === undefined
               ? {}
-              : { activeRuns: Math.min(activeRunsUpTo, this.countRuns(tenantId, runs, false)) };
+              : { activeRuns: Math.min(activeRunsUpTo, this.countRuns(tenantId, runs, 'in-flight')) };
           const waiting =
             waitingRunsUpTo === undefined
               ? {}
-              : { waitingRuns: Math.min(waitingRunsUpTo, this.countRuns(tenantId, runs, true)) };
-          out.push({ claimed: true, projection, newer, ...(known ? { known } : {}), ...active, ...waiting, ...unsent });
+              : { waitingRuns: Math.min(waitingRunsUpTo, this.countRuns(tenantId, runs, 'waiting')) };
+          const slotRuns = slots && {
+            slotRuns: Object.fromEntries(
+              slots.map((s) => [s.key, Math.min(s.max, this.countRuns(tenantId, runs, { slotKey: s.key }))]),
+            ),
+          };
+          out.push({
+            claimed: true,
+            projection,
+            newer,
+            ...(known ? { known } : {}),
+            ...active,
+            ...waiting,
+            ...slotRuns,
+            ...unsent,
+          });
         }
         return out;
       },
@@ -271,12 +291,25 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
 
   /** The tenant's queued and running runs: the committed rows, as this transaction's rows change them. */
   /** The tenant's runs in flight (queued, or running and not waiting), or its runs waiting for a human. */
-  private countRuns(tenantId: string, written: ReadonlyMap<string, RunRow>, waiting: boolean): number {
+  /**
+   * The tenant's runs in flight (queued or running, waiting for nothing), those of them holding `slotKey`,
+   * or its runs waiting for a human (running and waiting), as the partial indexes of the `runs` table read.
+   */
+  private countRuns(
+    tenantId: string,
+    written: ReadonlyMap<string, RunRow>,
+    which: 'in-flight' | 'waiting' | { slotKey: string },
+  ): number {
     const rows = new Map([...this.runs, ...written]);
     let n = 0;
     for (const r of rows.values()) {
-      if (r.tenantId !== tenantId || (r.status !== 'queued' && r.status !== 'running')) continue;
-      if ((r.waiting !== undefined) === waiting) n++;
+      if (r.tenantId !== tenantId) continue;
+      if (which === 'waiting') {
+        if (r.status === 'running' && r.waiting !== undefined) n++;
+        continue;
+      }
+      if ((r.status !== 'queued' && r.status !== 'running') || r.waiting !== undefined) continue;
+      if (which === 'in-flight' || r.slotKeys?.includes(which.slotKey)) n++;
     }
     return n;
   }

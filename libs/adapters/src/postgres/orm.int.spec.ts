@@ -40,6 +40,7 @@ describe('openDatabase', () => {
         'runs',
         'schedule_ticks',
         'schedules',
+        'slot_turns',
         'thread_events',
         'thread_keys',
         'thread_messages',

@@ -20,7 +20,7 @@ import { insertSnapshot, type ThreadSnapshot } from './retention.queries';
 import type { Database } from './orm';
 import { inTransaction, valuesList, type SqlExecutor } from './sql';
 import { RUN_SUMMARY_COLUMNS, runSummaryOf, type RunSummaryDbRow } from './run.rows';
-import { runsInFlightCount, runsWaitingCount } from './runs-in-flight.queries';
+import { runsInFlightCount, runsWaitingCount, slotRunsCount } from './runs-in-flight.queries';
 
 export { assertContiguous, type ThreadColumnsMapper } from './thread-write-buffer';
 
@@ -195,9 +195,10 @@ async function claimAndLoadMany<S>(
     known: KnownRequestRow | null;
     active_runs: number | null;
     waiting_runs: number | null;
+    slot_runs: Record<string, number> | null;
     unsent: OutboxMessage[] | null;
   }>(
-    `with input (ord, consumer, message_id, tenant_id, thread_id, request_id, active_up_to, waiting_up_to, unsent_on) as (values ${valuesList(items.length, '(?::int, ?, ?, ?, ?, ?::text, ?::int, ?::int, ?::text)')}),
+    `with input (ord, consumer, message_id, tenant_id, thread_id, request_id, active_up_to, waiting_up_to, unsent_on, slots) as (values ${valuesList(items.length, '(?::int, ?, ?, ?, ?, ?::text, ?::int, ?::int, ?::text, ?::jsonb)')}),
      claim as (
        insert into ${sql.table('inbox')} (consumer, message_id)
        select consumer, message_id from input on conflict do nothing returning consumer, message_id
@@ -216,6 +217,8 @@ async function claimAndLoadMany<S>(
             then ${runsInFlightCount(sql, 'i.tenant_id', 'i.active_up_to')} end as active_runs,
        case when i.waiting_up_to is not null
             then ${runsWaitingCount(sql, 'i.tenant_id', 'i.waiting_up_to')} end as waiting_runs,
+       (select json_object_agg(s.key, ${slotRunsCount(sql, 'i.tenant_id', 's.key', 's.max')})
+          from jsonb_to_recordset(i.slots) as s(key text, max int)) as slot_runs,
        (select json_agg(json_build_object('id', o.id, 'subject', o.subject, 'headers', o.headers, 'payload', o.payload)
                         order by o.created_at, o.id)
           from ${sql.table('outbox')} o
@@ -234,6 +237,7 @@ async function claimAndLoadMany<S>(
       item.activeRunsUpTo ?? null,
       item.waitingRunsUpTo ?? null,
       item.unsentOn ?? null,
+      item.slotsUpTo && item.slotsUpTo.length > 0 ? JSON.stringify(item.slotsUpTo) : null,
     ]),
   );
   const newer = await Promise.all(rows.map((r) => openRowsToEvents(content, r.newer ?? [], 'throw')));
@@ -251,26 +255,32 @@ async function claimAndLoadMany<S>(
       ...(item.requestId !== undefined && row?.known ? { known: knownRequestOf(row.known) } : {}),
       ...(item.activeRunsUpTo !== undefined ? { activeRuns: row?.active_runs ?? 0 } : {}),
       ...(item.waitingRunsUpTo !== undefined ? { waitingRuns: row?.waiting_runs ?? 0 } : {}),
+      ...(item.slotsUpTo && item.slotsUpTo.length > 0 ? { slotRuns: row?.slot_runs ?? {} } : {}),
       ...(item.unsentOn !== undefined ? { unsent: row?.unsent ?? [] } : {}),
     };
   });
 }
 
 /**
- * A hard bound on a tenant's runs in flight (ADR 0045): the run requests of a tenant under a bound are
- * decided one transaction at a time, on every orchestrator, by a transaction-scoped advisory lock per
- * tenant taken before the claim counts its runs — so the count is read after every earlier admission of
- * the tenant has committed. Locks are taken in one order (no deadlock between two batches); they are held
- * to the commit. The runs a batch admits itself are counted by the engine (the count is read once).
+ * A hard bound on a tenant's runs in flight and on each concurrency key's (ADR 0045): the run requests
+ * (and admissions) of a tenant under a bound, or holding a key, are decided one transaction at a time, on
+ * every orchestrator, by a transaction-scoped advisory lock per tenant and per (tenant, key) taken before
+ * the claim counts their runs — so each count is read after every earlier admission it concerns has
+ * committed. Locks are taken in one order (no deadlock between two batches); they are held to the commit.
+ * The runs a batch admits itself are counted by the engine (each count is read once).
  */
 async function lockRunsInFlight(sql: SqlExecutor, items: readonly ClaimItem[]): Promise<void> {
-  const tenants = [...new Set(items.filter((i) => i.activeRunsUpTo !== undefined).map((i) => i.tenantId))];
-  if (tenants.length === 0) return;
+  const names = new Set<string>();
+  for (const i of items) {
+    if (i.activeRunsUpTo !== undefined) names.add(`ratchet.runs-in-flight:${i.tenantId}`);
+    for (const s of i.slotsUpTo ?? []) names.add(`ratchet.slot:${i.tenantId}:${s.key}`);
+  }
+  if (names.size === 0) return;
   await sql.query(
     `select pg_advisory_xact_lock(k) from (
-       select hashtextextended('ratchet.runs-in-flight:' || t, 0) as k from unnest(array[?]::text[]) t order by 1
+       select distinct hashtextextended(n, 0) as k from unnest(array[?]::text[]) n order by 1
      ) ordered`,
-    [tenants],
+    [[...names]],
   );
 }
 
@@ -332,9 +342,10 @@ export async function listRuns(sql: SqlExecutor, tenantId: string, threadId: str
       version: number;
       request_digest: string | null;
       outcome: RunRow['outcome'];
+      slot_keys: string[] | null;
     }
   >(
-    `select r.tenant_id, ${RUN_SUMMARY_COLUMNS('r')}, r.version, r.request_digest, r.outcome
+    `select r.tenant_id, ${RUN_SUMMARY_COLUMNS('r')}, r.version, r.request_digest, r.outcome, r.slot_keys
      from ${sql.table('runs')} r where r.tenant_id = ? and r.thread_id = ? order by r.version, r.run_id`,
     [tenantId, threadId],
   );
@@ -344,5 +355,6 @@ export async function listRuns(sql: SqlExecutor, tenantId: string, threadId: str
     version: r.version,
     requestDigest: r.request_digest,
     outcome: r.outcome,
+    ...(r.slot_keys ? { slotKeys: r.slot_keys } : {}),
   }));
 }

@@ -16,13 +16,15 @@ export interface RunSummaryDbRow {
   waiting_on: WaitKind | null;
   waiting_since: string | null;
   waiting_until: string | null;
+  waiting_for: string | null;
 }
 
 /** The select list of `RunSummaryDbRow` from the `runs` table aliased `t`. */
 export const RUN_SUMMARY_COLUMNS = (t: string): string =>
   `${t}.run_id, ${t}.thread_id, ${t}.request_id, ${t}.agent, ${t}.agent_version, ${t}.principal_id, ${t}.status,
    ${t}.steps, ${isoColumn(`${t}.started_at`, 'started_at')}, ${isoColumn(`${t}.ended_at`, 'ended_at')},
-   ${t}.waiting_on, ${isoColumn(`${t}.waiting_since`, 'waiting_since')}, ${isoColumn(`${t}.waiting_until`, 'waiting_until')}`;
+   ${t}.waiting_on, ${isoColumn(`${t}.waiting_since`, 'waiting_since')}, ${isoColumn(`${t}.waiting_until`, 'waiting_until')},
+   ${t}.waiting_for`;
 
 /** A run's summary (what a run listing shows of it) from its `runs` row. */
 export function runSummaryOf(r: RunSummaryDbRow) {
@@ -43,6 +45,7 @@ export function runSummaryOf(r: RunSummaryDbRow) {
             on: r.waiting_on,
             since: r.waiting_since,
             ...(r.waiting_until ? { until: r.waiting_until } : {}),
+            ...(r.waiting_for ? { for: r.waiting_for } : {}),
           },
         }
       : {}),

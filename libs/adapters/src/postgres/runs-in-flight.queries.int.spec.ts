@@ -1,11 +1,12 @@
+import type { RunSlot } from '@ratchet/contracts';
 import { createTestDatabase, type TestDatabase } from '@ratchet/testing';
 import type { Database } from './orm';
 import { admissionCandidates } from './runs-in-flight.queries';
 import { openServiceDatabase } from './service-database';
 
 /*
- * What the admission pass asks for (ADR 0045): per tenant, as many of its runs held for admission as it has
- * room for under the bound, one per thread (the thread's next), oldest first.
+ * What the admission pass asks for (ADR 0045): the first held run of each thread there is room for — under
+ * each of its concurrency keys and under the tenant's bound — served round-robin across keys.
  */
 let testDb: TestDatabase;
 let db: Database;
@@ -17,48 +18,109 @@ afterAll(async () => {
   await db?.close();
   await testDb?.drop();
 });
+afterEach(async () => {
+  await db.sql.run(`delete from ${db.sql.table('runs')}`);
+  await db.sql.run(`delete from ${db.sql.table('threads')}`);
+});
 
 let version = 0;
+let second = 0;
+/** A runs row; a held run is queued on its thread (the thread's state names its first ticket and keys). */
 async function run(
   tenant: string,
   thread: string,
   id: string,
   status: 'queued' | 'running' | 'completed',
-  waitingOn: 'admission' | 'approval' | null = null,
-  since = '2026-12-01T10:00:00.000Z',
+  opts: { waitingOn?: 'admission' | 'approval'; slots?: RunSlot[]; firstOfThread?: boolean } = {},
 ): Promise<void> {
+  const since = new Date(Date.UTC(2026, 11, 1, 10, 0, ++second)).toISOString();
+  const keys = opts.slots?.map((s) => s.key) ?? null;
   await db.sql.run(
     `insert into ${db.sql.table('runs')}
-       (tenant_id, run_id, thread_id, request_id, agent, agent_version, principal_id, status, version, waiting_on, waiting_since)
-     values (?, ?, ?, ?, 'demo', 1, 'alice', ?, ?, ?, ?::timestamptz)`,
-    [tenant, id, thread, `req-${id}`, status, ++version, waitingOn, waitingOn ? since : null],
+       (tenant_id, run_id, thread_id, request_id, agent, agent_version, principal_id, status, version, waiting_on,
+        waiting_since, slot_keys)
+     values (?, ?, ?, ?, 'demo', 1, 'alice', ?, ?, ?, ?::timestamptz, (select array_agg(k) from jsonb_array_elements_text(?::jsonb) k))`,
+    [
+      tenant,
+      id,
+      thread,
+      `req-${id}`,
+      status,
+      ++version,
+      opts.waitingOn ?? null,
+      opts.waitingOn ? since : null,
+      keys && JSON.stringify(keys),
+    ],
   );
+  if (opts.waitingOn === 'admission' && opts.firstOfThread !== false) {
+    const state = { queue: [{ runId: id, ...(opts.slots ? { slots: opts.slots } : {}) }] };
+    await db.sql.run(
+      `insert into ${db.sql.table('threads')} (tenant_id, thread_id, version, status, state)
+       values (?, ?, 1, 'queued', ?::jsonb)
+       on conflict (tenant_id, thread_id) do update set state = excluded.state`,
+      [tenant, thread, JSON.stringify(state)],
+    );
+  }
 }
+const held = { waitingOn: 'admission' as const };
 
 it('offers each tenant its oldest held runs up to its room, one per thread, oldest first across tenants', async () => {
   // Tenant a: 2 in flight (a running run, a run queued behind it) of a bound of 3; a run waiting for a
   // human and an ended run do not count. Room for one: its oldest held thread's next run.
   await run('a', 'th-a1', 'a-running', 'running');
   await run('a', 'th-a1', 'a-behind', 'queued');
-  await run('a', 'th-a2', 'a-approval', 'running', 'approval');
+  await run('a', 'th-a2', 'a-approval', 'running', { waitingOn: 'approval' });
   await run('a', 'th-a3', 'a-done', 'completed');
-  await run('a', 'th-a4', 'a-held-2', 'queued', 'admission', '2026-12-01T10:00:02.000Z');
-  await run('a', 'th-a5', 'a-held-1', 'queued', 'admission', '2026-12-01T10:00:01.000Z');
   // Tenant b: nothing in flight, three held, two in one thread: the thread's later one waits its turn.
-  await run('b', 'th-b1', 'b-held-1', 'queued', 'admission', '2026-12-01T10:00:00.500Z');
-  await run('b', 'th-b1', 'b-held-1-next', 'queued', 'admission', '2026-12-01T10:00:00.600Z');
-  await run('b', 'th-b2', 'b-held-2', 'queued', 'admission', '2026-12-01T10:00:03.000Z');
+  await run('b', 'th-b1', 'b-held-1', 'queued', held);
+  await run('b', 'th-b1', 'b-held-1-next', 'queued', { ...held, firstOfThread: false });
+  await run('a', 'th-a5', 'a-held-1', 'queued', held);
+  await run('a', 'th-a4', 'a-held-2', 'queued', held);
+  await run('b', 'th-b2', 'b-held-2', 'queued', held);
   // Tenant c: at its bound, held runs wait.
   for (const i of [1, 2, 3]) await run('c', `th-c${i}`, `c-running-${i}`, 'running');
-  await run('c', 'th-c9', 'c-held', 'queued', 'admission');
+  await run('c', 'th-c9', 'c-held', 'queued', held);
 
   expect((await admissionCandidates(db.sql, 3, 100)).map((c) => c.runId)).toEqual(['b-held-1', 'a-held-1', 'b-held-2']);
   expect(await admissionCandidates(db.sql, 3, 2)).toEqual([
-    { tenantId: 'b', threadId: 'th-b1', runId: 'b-held-1' },
-    { tenantId: 'a', threadId: 'th-a5', runId: 'a-held-1' },
+    { tenantId: 'b', threadId: 'th-b1', runId: 'b-held-1', slots: [] },
+    { tenantId: 'a', threadId: 'th-a5', runId: 'a-held-1', slots: [] },
   ]);
   // A bound of 5: tenant c has room for two, tenant a for three (two held threads), b for its two threads.
   expect((await admissionCandidates(db.sql, 5, 100)).map((c) => c.runId).sort()).toEqual(
     ['a-held-1', 'a-held-2', 'b-held-1', 'b-held-2', 'c-held'].sort(),
   );
+  // No bound at all (0): every held thread head.
+  expect(await admissionCandidates(db.sql, 0, 100)).toHaveLength(5);
+});
+
+it('offers held runs only where each of their keys has room, as many per key as its room, round-robin across keys', async () => {
+  const busy = (n: number): RunSlot[] => [{ key: `customer=${n}`, max: 2 }];
+  // customer=1 is at its max (2 in flight); customer=2 has one in flight (room 1); customer=3 none (room 2).
+  await run('t', 'th-r1', 'r1', 'running', { slots: busy(1) });
+  await run('t', 'th-r2', 'r2', 'running', { slots: busy(1) });
+  await run('t', 'th-r3', 'r3', 'running', { slots: busy(2) });
+  // A run of customer=3 waiting for a human does not take its room.
+  await run('t', 'th-r4', 'r4', 'running', { slots: busy(3), waitingOn: 'approval' });
+  // Held, oldest first: five of customer 1, then three of customer 2, then three of customer 3.
+  for (const i of [1, 2, 3, 4, 5]) await run('t', `th-1-${i}`, `c1-${i}`, 'queued', { ...held, slots: busy(1) });
+  for (const i of [1, 2, 3]) await run('t', `th-2-${i}`, `c2-${i}`, 'queued', { ...held, slots: busy(2) });
+  for (const i of [1, 2, 3]) await run('t', `th-3-${i}`, `c3-${i}`, 'queued', { ...held, slots: busy(3) });
+
+  // Customer 1 has no room; customer 2 room for one (one in flight), customer 3 for two (none in flight).
+  // In turn: a key's n-th held run with m runs in flight comes at place m + n — customer 3's first (0 + 1),
+  // then customer 2's first (1 + 1, the older) and customer 3's second (0 + 2).
+  const offered = await admissionCandidates(db.sql, 0, 100);
+  expect(offered.map((c) => c.runId)).toEqual(['c3-1', 'c2-1', 'c3-2']);
+  expect(offered[1]!.slots).toEqual(busy(2));
+
+  // The tenant's bound (3 in flight of 5: room 2) takes them in the same order.
+  expect((await admissionCandidates(db.sql, 5, 100)).map((c) => c.runId)).toEqual(['c3-1', 'c2-1']);
+
+  // A run with two keys is offered only when both have room.
+  await run('t', 'th-two', 'two-keys', 'queued', {
+    ...held,
+    slots: [{ key: 'customer=3', max: 2 }, ...busy(1)],
+  });
+  expect((await admissionCandidates(db.sql, 0, 100)).map((c) => c.runId)).not.toContain('two-keys');
 });

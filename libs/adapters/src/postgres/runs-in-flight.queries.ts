@@ -1,3 +1,4 @@
+import type { RunSlot } from '@ratchet/contracts';
 import type { SqlExecutor } from './sql';
 
 /**
@@ -10,6 +11,20 @@ export function runsInFlightCount(sql: SqlExecutor, tenant: string, upTo: string
   return `(select count(*)::int from (
      select 1 from ${sql.table('runs')} r
       where r.tenant_id = ${tenant} and r.status in ('queued', 'running') and r.waiting_on is null
+     limit ${upTo}
+   ) a)`;
+}
+
+/**
+ * The count of a tenant's runs in flight holding a concurrency key (`customer=42`), up to its max, as a
+ * scalar subquery over SQL expressions. Through the GIN index of the in-flight runs' keys
+ * (`runs_slot_keys_idx`, the same predicate as the runs in flight).
+ */
+export function slotRunsCount(sql: SqlExecutor, tenant: string, key: string, upTo: string): string {
+  return `(select count(*)::int from (
+     select 1 from ${sql.table('runs')} r
+      where r.tenant_id = ${tenant} and r.slot_keys @> array[${key}]::text[]
+        and r.status in ('queued', 'running') and r.waiting_on is null
      limit ${upTo}
    ) a)`;
 }
@@ -54,42 +69,93 @@ export async function runAdmissionFacts(
   return { activeRuns: rows[0]?.n ?? 0, waitingRuns: rows[0]?.w ?? 0, known: rows[0]?.known === true };
 }
 
-/** A run held for admission that the tenant has room for now: the first held run of its thread. */
+/** A run held for admission that there is room for now: the first held run of its thread, with its keys. */
 export interface AdmissionCandidate {
   tenantId: string;
   threadId: string;
   runId: string;
+  slots: RunSlot[];
 }
 
 /**
- * The runs held for admission (`waiting_on = 'admission'`, ADR 0045) to try to start now: per tenant, its
- * oldest held runs, one per thread (the thread's next), as many as the tenant has room for under `limit`,
- * oldest first across tenants, at most `batch`. Advice only: the admission itself counts again under the
- * tenant's lock. Reads the partial index `runs_held_idx`.
+ * The runs held for admission (`waiting_on = 'admission'`, ADR 0045) to try to start now: the first held run
+ * of each thread, when each of its concurrency keys has room and as many per key as it has room for; per
+ * tenant as many as it has room for under `limit` (0: no bound); served **round-robin across keys** — the
+ * n-th held run of a key with m runs in flight comes at place m + n, so the key with the fewest runs going
+ * is served next and one busy key does not hold the queue for the others; at most `batch`. Advice only: the admission itself counts again under the locks. Reads the partial index
+ * `runs_held_idx`, the thread's state for the held run's keys, and the counts through their indexes.
  */
 export async function admissionCandidates(
   sql: SqlExecutor,
   limit: number,
   batch: number,
 ): Promise<AdmissionCandidate[]> {
-  const rows = await sql.query<{ tenant_id: string; thread_id: string; run_id: string }>(
+  const rows = await sql.query<{ tenant_id: string; thread_id: string; run_id: string; slots: RunSlot[] }>(
     `with heads as (
        select distinct on (r.tenant_id, r.thread_id) r.tenant_id, r.thread_id, r.run_id, r.waiting_since, r.version
          from ${sql.table('runs')} r
         where r.status = 'queued' and r.waiting_on = 'admission'
         order by r.tenant_id, r.thread_id, r.waiting_since, r.version
+     ), keyed as (
+       select h.*, coalesce(t.state->'queue'->0->'slots', '[]'::jsonb) as slots
+         from heads h join ${sql.table('threads')} t on t.tenant_id = h.tenant_id and t.thread_id = h.thread_id
+        where t.state->'queue'->0->>'runId' = h.run_id
+     ), roomy as (
+       select k.*, (select min(s.max - ${slotRunsCount(sql, 'k.tenant_id', 's.key', 's.max')})
+                      from jsonb_to_recordset(k.slots) as s(key text, max int)) as key_room,
+              coalesce((select ${slotRunsCount(sql, 'k.tenant_id', 's.key', 's.max')}
+                          from jsonb_to_recordset(jsonb_path_query_array(k.slots, '$[0]')) as s(key text, max int)), 0)
+                as key_in_flight
+         from keyed k
+     ), turns as (
+       -- A key's runs take turns with the other keys': the n-th held run of a key that has m runs in flight
+       -- comes at place m + n, so the key with the fewest runs going is served next; at the same place, the
+       -- key the pass served longest ago (slot_turns), then the run that waited longest.
+       select r.*, r.key_in_flight + row_number() over (partition by r.tenant_id, r.slots->0->>'key'
+                                                        order by r.waiting_since, r.version) as turn,
+              (select st.served_at from ${sql.table('slot_turns')} st
+                where st.tenant_id = r.tenant_id and st.slot_key = r.slots->0->>'key') as served_at,
+              row_number() over (partition by r.tenant_id, r.slots->0->>'key' order by r.waiting_since, r.version) as nth
+         from roomy r where r.key_room is null or r.key_room > 0
      ), ranked as (
-       select h.*, row_number() over (partition by h.tenant_id order by h.waiting_since, h.version) as n from heads h
+       select t.*, row_number() over (partition by t.tenant_id
+                                      order by t.turn, t.served_at nulls first, t.waiting_since, t.version) as n
+         from turns t where t.key_room is null or t.nth <= t.key_room
      ), room as (
-       select t.tenant_id, ?::int - ${runsInFlightCount(sql, 't.tenant_id', '?::int')} as free
+       select t.tenant_id,
+              case when ?::int > 0 then ?::int - ${runsInFlightCount(sql, 't.tenant_id', '?::int')} else 2147483647 end as free
          from (select distinct tenant_id from heads) t
      )
-     select r.tenant_id, r.thread_id, r.run_id
+     select r.tenant_id, r.thread_id, r.run_id, r.slots
        from ranked r join room using (tenant_id)
       where r.n <= room.free
-      order by r.waiting_since, r.version
+      order by r.turn, r.served_at nulls first, r.waiting_since, r.version
       limit ?`,
-    [limit, limit, batch],
+    [limit, limit, limit, batch],
   );
-  return rows.map((r) => ({ tenantId: r.tenant_id, threadId: r.thread_id, runId: r.run_id }));
+  return rows.map((r) => ({ tenantId: r.tenant_id, threadId: r.thread_id, runId: r.run_id, slots: r.slots }));
+}
+
+/**
+ * Notes that the admission pass started a held run of each of these keys (`slot_turns`): keys at the same
+ * place in the queue take turns by it. Rows of keys not served for a day go.
+ */
+export async function noteSlotTurns(
+  sql: SqlExecutor,
+  tenantId: string,
+  keys: readonly string[],
+  at: string,
+): Promise<void> {
+  if (keys.length === 0) return;
+  await sql.query(
+    `insert into ${sql.table('slot_turns')} (tenant_id, slot_key, served_at)
+     select ?, k, ?::timestamptz from unnest(array[?]::text[]) k
+     on conflict (tenant_id, slot_key) do update set served_at = greatest(${sql.table('slot_turns')}.served_at, excluded.served_at)`,
+    [tenantId, at, [...keys]],
+  );
+}
+
+/** Removes the turns of keys not served since `before`. */
+export async function pruneSlotTurns(sql: SqlExecutor, before: string): Promise<void> {
+  await sql.query(`delete from ${sql.table('slot_turns')} where served_at < ?::timestamptz`, [before]);
 }

@@ -155,6 +155,8 @@ export class WriteBuffer<S> {
         waiting_on: r.waiting?.on ?? null,
         waiting_since: r.waiting?.since ?? null,
         waiting_until: r.waiting?.until ?? null,
+        slot_keys: r.slotKeys ?? null,
+        waiting_for: r.waiting?.for ?? null,
       });
     }
     if (messages) {

@@ -1,4 +1,4 @@
-import type { ChatMessage, ThreadEvent } from '@ratchet/contracts';
+import type { ChatMessage, RunSlot, ThreadEvent } from '@ratchet/contracts';
 import type { KnownRequest } from '../thread/thread.commands';
 import type { RunSummary } from '../thread/thread.state';
 
@@ -90,6 +90,11 @@ export interface ClaimItem {
   /** Likewise under a bound on the tenant's waiting runs: the claim counts its runs waiting for a human, up to this many. */
   waitingRunsUpTo?: number | undefined;
   /**
+   * With a run request (or an admission) holding concurrency keys: the claim counts the tenant's runs in
+   * flight holding each key, up to its max, after taking each key's lock (ADR 0045).
+   */
+  slotsUpTo?: readonly RunSlot[] | undefined;
+  /**
    * The thread's feed subject: the claim also returns the outbox rows on it that are not marked sent yet
    * (`unsent`), so a decision that follows a crash publishes the decisions before it first and the feed
    * stays in version order.
@@ -110,6 +115,8 @@ export interface ClaimedThread<S> {
   activeRuns?: number | undefined;
   /** With `waitingRunsUpTo` in the claim: the tenant's runs waiting for a human, counted up to that many. */
   waitingRuns?: number | undefined;
+  /** With `slotsUpTo` in the claim: per key, the tenant's runs in flight holding it, counted up to its max. */
+  slotRuns?: Record<string, number> | undefined;
   /** With `unsentOn` in the claim: the outbox rows on that subject not marked sent, oldest first, as stored. */
   unsent?: OutboxMessage[] | undefined;
 }

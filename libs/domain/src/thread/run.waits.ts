@@ -15,6 +15,8 @@ export interface RunWait {
   on: WaitKind;
   since: string;
   until?: string | undefined;
+  /** For `admission`: the bound it waits for, in words (`concurrency key customer=42 at its max of 5`). */
+  for?: string | undefined;
 }
 
 /** The calls' statuses that are waits (the call does no work until someone outside the run decides). */

@@ -1,5 +1,6 @@
 import type { RunAsked, RunEnding } from './thread.state';
 import type {
+  RunSlot,
   Failure,
   Json,
   LimitBound,
@@ -48,6 +49,13 @@ export interface RequestRun extends CommandBase, RunAsked {
    * for admission (`run.queued` with `waitingFor`), started by an `AdmitRun` when the tenant has room.
    */
   overBound?: 'refuse' | 'queue' | undefined;
+  /**
+   * The run's concurrency keys with their max (its agent's `slots` over the request's metadata, ADR 0045):
+   * a run that would pass one is queued for admission (`waitingFor.bound: slot`).
+   */
+  slots?: RunSlot[] | undefined;
+  /** A fact the edge supplies with `slots`: the tenant's runs in flight holding each key, counted up to its max. */
+  slotRuns?: Record<string, number> | undefined;
   /**
    * The deployment's bound on the tenant's waiting runs (running, but waiting for a human: they left the
    * runs in flight), when it has one: a new run while the tenant has that many is refused
@@ -189,9 +197,14 @@ export interface ResumeRun extends CommandBase {
 export interface AdmitRun extends CommandBase {
   type: 'AdmitRun';
   runId: string;
-  activeRunLimit: number;
+  /** The tenant's bound, when it has one (TENANT_MAX_ACTIVE_RUNS). */
+  activeRunLimit?: number | undefined;
   /** A fact the edge supplies: the tenant's runs in flight now (counted up to `activeRunLimit`). */
   activeRuns?: number | undefined;
+  /** The held run's concurrency keys, as its ticket has them. */
+  slots?: RunSlot[] | undefined;
+  /** A fact the edge supplies with `slots`: runs in flight per key, counted up to its max. */
+  slotRuns?: Record<string, number> | undefined;
 }
 
 /** The run exceeded its time budget: it fails, and its dangling calls are closed. */

@@ -1,4 +1,4 @@
-import type { Failure } from '@ratchet/contracts';
+import type { AdmissionBound, Failure } from '@ratchet/contracts';
 import type { AdmitRun, Decision, RecordToolResult, RequestRun, ThreadCommand } from './thread.commands';
 import { DecisionBuilder } from './decision.builder';
 import { DEFAULT_MODEL_ATTEMPTS } from './model-retry';
@@ -9,7 +9,7 @@ import { cancelRun, expireRun, recordModelAttempt, resumeRun } from './thread.de
 import { ignored, recordSettlingResult } from './thread.decider.settling';
 import { recordModelWait } from './thread.decider.limits';
 import { recordModelResult } from './thread.decider.model';
-import { openCalls, settlingCalls, type ThreadState } from './thread.state';
+import { openCalls, settlingCalls, type AdmissionHold, type ThreadState } from './thread.state';
 
 export {
   baseModelCommandId,
@@ -116,8 +116,8 @@ function requestRun(d: DecisionBuilder, c: RequestRun): void {
     return;
   }
   const bound = admissionBound(c);
-  const hold = bound?.code === 'tenant.runs_limit' && c.overBound === 'queue' && c.activeRunLimit !== undefined;
-  if (bound && !hold) {
+  const queueOverBound = bound?.code === 'tenant.runs_limit' && c.overBound === 'queue';
+  if (bound && !queueOverBound) {
     // The tenant has as many runs in flight (or waiting) as the deployment allows one tenant: refused, and
     // recorded on the thread it named, so the requester (and anyone looking at the thread) learns why; it
     // may ask again.
@@ -155,22 +155,20 @@ function requestRun(d: DecisionBuilder, c: RequestRun): void {
       metadata: c.metadata,
       ...(c.requestDigest ? { requestDigest: c.requestDigest } : {}),
       ...(c.limits ? { limits: c.limits } : {}),
+      ...(c.slots && c.slots.length > 0 ? { slots: c.slots } : {}),
     },
   });
   const active = d.state.active;
-  // Past the tenant's bound (queue configured), or behind a run of this thread that is: held for admission.
+  // Past a concurrency key's max or the tenant's bound (queue configured), or behind a run of this thread
+  // that is: held for admission.
   const heldAhead = d.state.queue.find((t) => t.held !== undefined && t.runId !== c.runId);
-  if (hold || heldAhead) {
-    const limit = hold ? c.activeRunLimit! : heldAhead!.held!.limit;
+  const waitingFor = noRoom(c) ?? (heldAhead ? withoutSince(heldAhead.held!) : undefined);
+  if (waitingFor) {
     const behind = active?.runId ?? heldAhead?.runId;
     d.emit({
       type: 'run.queued',
       runId: c.runId,
-      data: {
-        requestId: c.requestId,
-        ...(behind ? { behindRunId: behind } : {}),
-        waitingFor: { bound: 'tenant.runs_limit', limit },
-      },
+      data: { requestId: c.requestId, ...(behind ? { behindRunId: behind } : {}), waitingFor },
     });
     return;
   }
@@ -266,13 +264,34 @@ function recordToolResult(d: DecisionBuilder, c: RecordToolResult): void {
 
 /**
  * A run held for admission starts if it is the thread's next run (nothing active, first in the queue) and
- * the tenant has room under its bound; otherwise nothing is decided (the pass asks again later).
+ * there is room under every bound it waits for (its keys, the tenant's); otherwise nothing is decided (the
+ * pass asks again later).
  */
 function admitRun(d: DecisionBuilder, c: AdmitRun): void {
   const next = d.state.queue[0];
   if (d.state.active || next?.runId !== c.runId || !next.held) return;
-  if ((c.activeRuns ?? 0) >= c.activeRunLimit) return;
+  if (noRoom({ ...c, slots: next.slots })) return;
   startNext(d, next.runId, true);
+}
+
+/**
+ * The bound a run would pass if it went in flight now: the first of its concurrency keys at its max (a key
+ * is what a platform team declared for the run, so it is named first), else the tenant's bound when
+ * queueing past it is configured (a request) or the admission counts it (AdmitRun).
+ */
+function noRoom(
+  c: Pick<RequestRun, 'activeRunLimit' | 'activeRuns' | 'slots' | 'slotRuns'> & { overBound?: 'refuse' | 'queue' },
+): AdmissionBound | undefined {
+  const full = c.slots?.find((s) => (c.slotRuns?.[s.key] ?? 0) >= s.max);
+  if (full) return { bound: 'slot', key: full.key, limit: full.max };
+  if (c.overBound !== 'refuse' && c.activeRunLimit !== undefined && (c.activeRuns ?? 0) >= c.activeRunLimit)
+    return { bound: 'tenant.runs_limit', limit: c.activeRunLimit };
+  return undefined;
+}
+
+function withoutSince(held: AdmissionHold): AdmissionBound {
+  const { since: _since, ...bound } = held;
+  return bound;
 }
 
 /** The tenant bound a new run would pass (runs in flight, then runs waiting for a human), if any. */

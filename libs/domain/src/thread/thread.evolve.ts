@@ -155,6 +155,7 @@ function transition(state: ThreadState, event: ThreadEvent): ThreadState {
             ...(event.trace ? { trace: event.trace } : {}),
             ...(d.requestDigest ? { requestDigest: d.requestDigest } : {}),
             ...(d.limits ? { limits: d.limits } : {}),
+            ...(d.slots && d.slots.length > 0 ? { slots: d.slots } : {}),
           },
         ],
       };

@@ -41,6 +41,7 @@ export function runRowsOf(tenantId: string, threadId: string, record: ThreadReco
       requestDigest: r.requestDigest ?? null,
       outcome: r.outcome ?? null,
       ...(r.waiting ? { waiting: r.waiting } : {}),
+      ...(r.slotKeys ? { slotKeys: r.slotKeys } : {}),
     }))
     .sort((a, b) => a.version - b.version || a.runId.localeCompare(b.runId));
 }

@@ -1,6 +1,6 @@
 import type { ChatMessage, ThreadEvent } from '@ratchet/contracts';
 import { evolve, messagesAdded } from './thread.evolve';
-import { initialThreadState, type RunEnding, type RunSummary, type ThreadState } from './thread.state';
+import { initialThreadState, type RunEnding, type RunSummary, type RunTicket, type ThreadState } from './thread.state';
 
 /**
  * Everything the log says of a thread: the decider's (bounded) state, and what grows with the thread's
@@ -61,6 +61,7 @@ export function liveRunSummary(state: ThreadState, runId: string): RunSummary | 
       requestDigest: active.requestDigest ?? null,
       outcome: null,
       ...(active.waiting ? { waiting: active.waiting } : {}),
+      ...slotKeysOf(active),
     };
   }
   const ticket = state.queue.find((t) => t.runId === runId);
@@ -77,8 +78,20 @@ export function liveRunSummary(state: ThreadState, runId: string): RunSummary | 
     endedAt: null,
     requestDigest: ticket.requestDigest ?? null,
     outcome: null,
-    ...(ticket.held ? { waiting: { on: 'admission', since: ticket.held.since } } : {}),
+    ...(ticket.held ? { waiting: { on: 'admission', since: ticket.held.since, for: heldFor(ticket.held) } } : {}),
+    ...slotKeysOf(ticket),
   };
+}
+
+/** What a held run waits for, in words: the run's status says it (API, CLI, console). */
+function heldFor(held: NonNullable<RunTicket['held']>): string {
+  return held.bound === 'slot'
+    ? `concurrency key ${held.key} at its max of ${held.limit} runs in flight`
+    : `the tenant's bound of ${held.limit} runs in flight`;
+}
+
+function slotKeysOf(run: RunTicket): { slotKeys?: string[] } {
+  return run.slots && run.slots.length > 0 ? { slotKeys: run.slots.map((s) => s.key) } : {};
 }
 
 /**

@@ -4,7 +4,9 @@ import type {
   Failure,
   JsonObject,
   Principal,
+  AdmissionBound,
   RunLimits,
+  RunSlot,
   TraceContext,
   WaitpointOnExpiry,
 } from '@ratchet/contracts';
@@ -50,17 +52,15 @@ export interface RunAsked {
   requestDigest?: string | undefined;
   /** What the run may spend (from its agent when it was requested); absent fields take the defaults. */
   limits?: RunLimits | undefined;
+  /** The concurrency keys it holds while in flight, each with its max (its agent's `slots`, ADR 0045). */
+  slots?: RunSlot[] | undefined;
 }
 
 /**
- * Why a queued run waits for admission rather than for its thread: the tenant had as many runs in flight
- * as its bound when it was requested (ADR 0045), and `since` when.
+ * Why a queued run waits for admission rather than for its thread (ADR 0045): the tenant had as many runs
+ * in flight as its bound, or one of the run's concurrency keys as many as its max; and `since` when.
  */
-export interface AdmissionHold {
-  bound: 'tenant.runs_limit';
-  limit: number;
-  since: string;
-}
+export type AdmissionHold = AdmissionBound & { since: string };
 
 /**
  * A run request accepted for the thread but not started yet: behind the thread's active run (`enqueue`
@@ -127,6 +127,8 @@ export interface RunSummary {
   outcome: RunEnding | null;
   /** While it runs: what it waits for (an approval, an operator) and until when; absent while it works. */
   waiting?: RunWait | undefined;
+  /** The concurrency keys it holds while in flight (`customer=42`); absent: none. */
+  slotKeys?: string[] | undefined;
 }
 
 /**

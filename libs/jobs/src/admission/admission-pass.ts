@@ -1,4 +1,4 @@
-import { admissionCandidates, type Database } from '@ratchet/adapters';
+import { admissionCandidates, noteSlotTurns, pruneSlotTurns, type Database } from '@ratchet/adapters';
 import type { AdmitRun } from '@ratchet/domain';
 import type { Logger } from '@ratchet/platform';
 import type { Clock } from '../clock';
@@ -7,24 +7,30 @@ import type { WatchdogThreads } from '../watchdog/watchdog';
 
 export interface AdmissionPassOptions {
   intervalMs: number;
-  /** The tenant's bound on runs in flight (TENANT_MAX_ACTIVE_RUNS). */
+  /** The tenant's bound on runs in flight (TENANT_MAX_ACTIVE_RUNS); 0: none. */
   maxActiveRuns: number;
   /** The most admissions one pass asks for. */
   batch: number;
 }
 
 /**
- * Starts runs held for admission (TENANT_RUNS_OVER_BOUND=queue, ADR 0045): every beat it reads the held
- * runs each tenant has room for (one per thread, oldest first) and asks each thread to admit its next
- * held run, through the same handler as every other message. The pass is advice: the admission counts the
+ * Starts runs held for admission (past a concurrency key's max, or the tenant's bound with
+ * TENANT_RUNS_OVER_BOUND=queue; ADR 0045): every beat it reads the held runs there is room for (one per
+ * thread, round-robin across keys) and asks each thread to admit its next held run, through the same
+ * handler as every other message. The pass is advice: the admission counts the
  * tenant's runs in flight again under the tenant's lock, so passes on any number of orchestrators, a pass
  * racing a new request, or a stale read never start one run past the bound. A run ended by a crash frees
  * its room like any other: nothing in the pass is kept in memory, so after a crash the next beat of any
  * orchestrator goes on. Each ask has a message id of its own (the beat's time): an ask that found no
  * room is not mistaken for a duplicate of the next.
  */
+/** How often (in beats) the turns of keys not served for a day are removed. */
+const PRUNE_EVERY = 1000;
+const DAY_MS = 86_400_000;
+
 export class AdmissionPass {
   private readonly loop: PeriodicPass;
+  private beats = 0;
 
   constructor(
     private readonly db: Database,
@@ -61,13 +67,25 @@ export class AdmissionPass {
         threadId: c.threadId,
         at,
         runId: c.runId,
-        activeRunLimit: this.options.maxActiveRuns,
+        ...(this.options.maxActiveRuns > 0 ? { activeRunLimit: this.options.maxActiveRuns } : {}),
+        ...(c.slots.length > 0 ? { slots: c.slots } : {}),
       };
       const outcome = await this.handler.handle('admission', `admit:${c.tenantId}:${c.runId}@${at}`, command, {
         correlationId: c.runId,
       });
-      if (outcome.status === 'applied') started++;
+      if (outcome.status === 'applied') {
+        started++;
+        // The keys take turns (see admissionCandidates): this one was served now.
+        await noteSlotTurns(
+          this.db.sql,
+          c.tenantId,
+          c.slots.slice(0, 1).map((s) => s.key),
+          at,
+        );
+      }
     }
+    if (++this.beats % PRUNE_EVERY === 0)
+      await pruneSlotTurns(this.db.sql, new Date(this.clock.now().getTime() - DAY_MS).toISOString());
     if (started > 0) this.logger.info({ started, asked: candidates.length }, 'admission pass started held runs');
     return started;
   }

@@ -93,7 +93,7 @@ export async function showRuns({ config, out }: CommandContext, opts: RunsListOp
 /** The run's status, and for a run that waits for a human, for what and until when. */
 function statusOf(r: Pick<RunSummary, 'status' | 'waiting'>): string {
   if (!r.waiting) return r.status;
-  return `${r.status}: waits for ${WAIT_NAMES[r.waiting.on]}${r.waiting.until ? ` until ${r.waiting.until}` : ''}`;
+  return `${r.status}: waits for ${r.waiting.for ?? WAIT_NAMES[r.waiting.on]}${r.waiting.until ? ` until ${r.waiting.until}` : ''}`;
 }
 
 /** Asks the gateway to cancel a run (needs the runner role); the run ends with `run.cancelled`. */

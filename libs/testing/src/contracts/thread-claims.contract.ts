@@ -201,6 +201,95 @@ export function threadClaimCases(current: () => ThreadStoreFixture): void {
     expect(loaded.map((l) => l.waitingRuns)).toEqual([2, 1, undefined]);
   });
 
+  it("counts the tenant's runs in flight per concurrency key up to its max, and decides a key's admissions one transaction at a time", async () => {
+    const a = newThreadRef();
+    const keys = (...k: string[]) => ({ slotKeys: k });
+    await current().store.transaction(async (tx) => {
+      await tx.appendEvents(a.tenantId, a.threadId, 0, makeEvents(a, 1, 1));
+      await tx.saveProjection({ ...a, version: 1, state: state(1) }, [
+        run(a, { runId: 'k1', requestId: 'k1', status: 'running', ...keys('customer=1', 'org=acme') }),
+        run(a, { runId: 'k2', requestId: 'k2', status: 'queued', ...keys('customer=1') }),
+        run(a, { runId: 'k3', requestId: 'k3', status: 'completed', ...keys('customer=1') }),
+        // Held for admission, or waiting for a human: not in flight, so holding no key.
+        run(a, {
+          runId: 'k4',
+          requestId: 'k4',
+          status: 'queued',
+          waiting: { on: 'admission', since: '2026-12-01T10:00:00.000Z' },
+          ...keys('customer=1'),
+        }),
+        run(a, {
+          runId: 'k5',
+          requestId: 'k5',
+          status: 'running',
+          waiting: { on: 'approval', since: '2026-12-01T10:00:00.000Z' },
+          ...keys('customer=2'),
+        }),
+      ]);
+    });
+    // Another tenant's runs with the same key are not counted.
+    const other = newThreadRef();
+    await current().store.transaction(async (tx) => {
+      await tx.appendEvents(other.tenantId, other.threadId, 0, makeEvents(other, 1, 1));
+      await tx.saveProjection({ ...other, version: 1, state: state(1) }, [
+        run(other, { status: 'running', ...keys('customer=1') }),
+      ]);
+    });
+    const claim = (id: string, slots: { key: string; max: number }[]) => ({
+      consumer: 'c',
+      messageId: `${id}-${a.threadId}`,
+      tenantId: a.tenantId,
+      threadId: `${a.threadId}-${id}`,
+      requestId: `req-${id}`,
+      slotsUpTo: slots,
+    });
+    const [counted] = await current().store.transaction((tx) =>
+      tx.claimAndLoadMany([
+        claim('m1', [
+          { key: 'customer=1', max: 5 },
+          { key: 'org=acme', max: 1 },
+          { key: 'customer=2', max: 3 },
+        ]),
+      ]),
+    );
+    expect(counted!.slotRuns).toEqual({ 'customer=1': 2, 'org=acme': 1, 'customer=2': 0 });
+
+    // A second claim of the same key waits for the first transaction, then counts its run.
+    let firstClaimed!: () => void;
+    const claimedFirst = new Promise<void>((resolve) => (firstClaimed = resolve));
+    let finishFirst!: () => void;
+    const firstMayCommit = new Promise<void>((resolve) => (finishFirst = resolve));
+    const slot = [{ key: 'customer=9', max: 5 }];
+    const first = current().store.transaction(async (tx) => {
+      const [loaded] = await tx.claimAndLoadMany([claim('m2', slot)]);
+      firstClaimed();
+      await firstMayCommit;
+      const ref = { tenantId: a.tenantId, threadId: `${a.threadId}-m2` };
+      await tx.appendEvents(ref.tenantId, ref.threadId, 0, makeEvents(ref, 1, 1));
+      await tx.saveProjection({ ...ref, version: 1, state: state(1) }, [
+        run(ref, { runId: 'r-m2', requestId: 'req-m2', status: 'running', ...keys('customer=9') }),
+      ]);
+      return loaded!.slotRuns;
+    });
+    await claimedFirst;
+    let secondCounted: Record<string, number> | undefined;
+    const second = current().store.transaction(async (tx) => {
+      const [loaded] = await tx.claimAndLoadMany([claim('m3', slot)]);
+      secondCounted = loaded!.slotRuns;
+      return secondCounted;
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(secondCounted).toBeUndefined();
+    // Another key of the same tenant is not held up.
+    const [free] = await current().store.transaction((tx) =>
+      tx.claimAndLoadMany([claim('m4', [{ key: 'customer=10', max: 5 }])]),
+    );
+    expect(free!.slotRuns).toEqual({ 'customer=10': 0 });
+    finishFirst();
+    expect(await first).toEqual({ 'customer=9': 0 });
+    expect(await second).toEqual({ 'customer=9': 1 });
+  });
+
   it('claims with the writes on a state it did not read: kept when the thread is still there, refused when it moved or the message was seen', async () => {
     const ref = newThreadRef();
     await current().store.transaction(async (tx) => {

@@ -1,0 +1,34 @@
+import type { AgentSlot, RunSlot } from '@ratchet/contracts';
+
+/** A request whose metadata does not give a value to one of its agent's concurrency keys. */
+export interface SlotKeyMissing {
+  code: 'request.slot_key_missing';
+  message: string;
+}
+
+/**
+ * The concurrency keys a run requested with `metadata` holds (ADR 0045): per slot of its agent,
+ * `<slot name>=<value of its expression>` with the slot's max (a tenant's override of it when given). A
+ * request whose metadata lacks a slot's field is refused, naming the slot and the field: a run that could
+ * not be counted would escape the limit that was declared for it.
+ */
+export function runSlotsOf(
+  slots: readonly AgentSlot[] | undefined,
+  metadata: Readonly<Record<string, string>>,
+  agent: string,
+): { slots: RunSlot[] } | { error: SlotKeyMissing } {
+  const out: RunSlot[] = [];
+  for (const slot of slots ?? []) {
+    const field = slot.key.slice('metadata.'.length);
+    const value = Object.hasOwn(metadata, field) ? metadata[field] : undefined;
+    if (value === undefined || value === '')
+      return {
+        error: {
+          code: 'request.slot_key_missing',
+          message: `agent "${agent}" counts its runs per ${slot.key} (slot "${slot.name}", at most ${slot.max} at once): the request's metadata has no "${field}"`,
+        },
+      };
+    out.push({ key: `${slot.name}=${value}`, max: slot.max });
+  }
+  return { slots: out };
+}

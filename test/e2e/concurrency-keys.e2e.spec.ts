@@ -1,0 +1,178 @@
+import path from 'node:path';
+import { runIdFor, threadIdFor } from '@ratchet/platform';
+import { terminal, TestStack } from './stack';
+
+/*
+ * Concurrency keys (ADR 0045): the agent `keyed` allows at most 2 runs in flight per customer
+ * (`slots: [{ name: customer, key: metadata.customerId, max: 2 }]`), and the tenant at most 3 runs in flight
+ * in all, queueing past it (so both bounds hold runs back). One customer asks for six runs, then two others for two each. Two
+ * orchestrators; one is SIGKILLed while runs go and others wait. An outside reader of the committed runs
+ * rows counts the runs in flight per key the whole time.
+ */
+
+const AGENTS = path.resolve(__dirname, '../agents/keys');
+const TENANT = 'keys';
+const MAX_PER_KEY = 2;
+const TENANT_BOUND = 3;
+
+const ASKS = [
+  ...['a1', 'a2', 'a3', 'a4', 'a5', 'a6'].map((id) => ({ id, customer: 'alpha' })),
+  ...['b1', 'b2'].map((id) => ({ id, customer: 'beta' })),
+  ...['c1', 'c2'].map((id) => ({ id, customer: 'gamma' })),
+];
+
+describe('concurrency keys per customer, round-robin across keys, under a SIGKILL', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await TestStack.create();
+    const env = {
+      AGENTS_DIR: AGENTS,
+      TENANT_MAX_ACTIVE_RUNS: String(TENANT_BOUND),
+      TENANT_RUNS_OVER_BOUND: 'queue',
+      ADMISSION_PASS_MS: '200',
+    };
+    await Promise.all([
+      stack.start('orchestrator', env, 'orchestrator-a'),
+      stack.start('orchestrator', env, 'orchestrator-b'),
+    ]);
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('never has more than a key (or the tenant) allows in flight, and starts every queued run, through a SIGKILL', async () => {
+    const sql = stack.orchestratorDb.sql;
+    const most = new Map<string, number>();
+    let mostInAll = 0;
+    let watching = true;
+    const watcher = (async () => {
+      while (watching) {
+        const rows = await sql.query<{ key: string; n: number }>(
+          `select k as key, count(*)::int as n from ${sql.table('runs')} r, unnest(r.slot_keys) k
+            where r.tenant_id = ? and r.status in ('queued', 'running') and r.waiting_on is null group by k`,
+          [TENANT],
+        );
+        for (const r of rows) most.set(r.key, Math.max(most.get(r.key) ?? 0, r.n));
+        mostInAll = Math.max(
+          mostInAll,
+          rows.reduce((sum, r) => sum + r.n, 0),
+        );
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    })();
+
+    // In order: alpha's six first, then beta's and gamma's.
+    for (const { id, customer } of ASKS)
+      await stack.publishRequest(TENANT, {
+        requestId: id,
+        agent: 'keyed',
+        input: [{ role: 'user', content: 'hello' }],
+        principal: { id: 'alice', roles: ['runner'] },
+        metadata: { customerId: customer },
+      });
+    const thread = (id: string) => threadIdFor(TENANT, id);
+    const firstDecided = await Promise.all(
+      ASKS.map(({ id }) =>
+        stack.waitFor(TENANT, thread(id), (events) =>
+          events.some((e) => e.type === 'run.started' || e.type === 'run.queued'),
+        ),
+      ),
+    );
+    const queued = firstDecided.filter((events) => events.some((e) => e.type === 'run.queued'));
+    expect(queued.length).toBeGreaterThanOrEqual(ASKS.length - TENANT_BOUND);
+
+    // One orchestrator dies while runs go and others wait; the other carries on.
+    await stack.services.get('orchestrator-a')?.kill('SIGKILL');
+
+    const ends = await Promise.all(
+      ASKS.map(({ id }) => stack.waitFor(TENANT, thread(id), terminal(runIdFor(TENANT, id)), 120_000)),
+    );
+    watching = false;
+    await watcher;
+    for (const events of ends) expect(events.at(-1)?.type).toBe('run.completed');
+
+    // Never more than a key allows, nor the tenant's bound, in flight at once.
+    expect([...most.keys()].sort()).toEqual(['customer=alpha', 'customer=beta', 'customer=gamma']);
+    for (const n of most.values()) expect(n).toBeLessThanOrEqual(MAX_PER_KEY);
+    expect(mostInAll).toBeLessThanOrEqual(TENANT_BOUND);
+
+    // Alpha's key held its runs back, not only the tenant's bound.
+    expect(most.get('customer=alpha')).toBe(MAX_PER_KEY);
+
+    // A queued run says what it waited for.
+    const waitedFor = queued.map((events) => events.find((e) => e.type === 'run.queued')!.data);
+    expect(waitedFor).toContainEqual(
+      expect.objectContaining({ waitingFor: expect.objectContaining({ bound: expect.stringMatching(/slot|tenant/) }) }),
+    );
+  });
+
+  it('refuses a request whose metadata lacks the key, naming the slot and the field, and starts nothing', async () => {
+    const replyTo = `${stack.prefix.subject}.test.outcome.${Date.now()}`;
+    const outcome = stack.nc.subscribe(replyTo, { max: 1 });
+    await stack.publishRequest(TENANT, {
+      requestId: 'no-customer',
+      agent: 'keyed',
+      input: [{ role: 'user', content: 'hello' }],
+      principal: { id: 'alice', roles: ['runner'] },
+      metadata: { org: 'acme' },
+      replyTo,
+    });
+    for await (const m of outcome)
+      expect(m.json()).toMatchObject({
+        status: 'rejected',
+        error: {
+          code: 'request.slot_key_missing',
+          message: expect.stringContaining('per metadata.customerId (slot "customer", at most 2 at once)'),
+          retryable: false,
+        },
+      });
+    const [row] = await stack.orchestratorDb.sql.query<{ n: number }>(
+      `select count(*)::int as n from ${stack.orchestratorDb.sql.table('runs')} where tenant_id = ? and request_id = ?`,
+      [TENANT, 'no-customer'],
+    );
+    expect(row?.n).toBe(0);
+  });
+});
+
+describe('round-robin across keys: one customer asks first and most, the others are not served after it', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await TestStack.create();
+    // One run at a time for the tenant: who goes next is all the queue decides.
+    await stack.start('orchestrator', {
+      AGENTS_DIR: AGENTS,
+      TENANT_MAX_ACTIVE_RUNS: '1',
+      TENANT_RUNS_OVER_BOUND: 'queue',
+      ADMISSION_PASS_MS: '100',
+    });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it("takes the keys in turn: beta's and gamma's runs go between alpha's, not after all of them", async () => {
+    for (const { id, customer } of ASKS)
+      await stack.publishRequest(TENANT, {
+        requestId: id,
+        agent: 'keyed',
+        input: [{ role: 'user', content: 'hello' }],
+        principal: { id: 'alice', roles: ['runner'] },
+        metadata: { customerId: customer },
+      });
+    const ends = await Promise.all(
+      ASKS.map(({ id }) => stack.waitFor(TENANT, threadIdFor(TENANT, id), terminal(runIdFor(TENANT, id)), 120_000)),
+    );
+    for (const events of ends) expect(events.at(-1)?.type).toBe('run.completed');
+    const startedAt = new Map(
+      ends.map((events, i) => [ASKS[i]!.id, Date.parse(events.find((e) => e.type === 'run.started')!.at)]),
+    );
+    const order = [...startedAt.entries()].sort((a, b) => a[1] - b[1]).map(([id]) => id);
+    // First come, first served would be a1…a6, b1, b2, c1, c2. In turn, each key's next run goes once the
+    // keys served longer ago had theirs.
+    expect(order.indexOf('b1')).toBeLessThan(order.indexOf('a3'));
+    expect(order.indexOf('c1')).toBeLessThan(order.indexOf('a3'));
+    expect(order.indexOf('b2')).toBeLessThan(order.indexOf('a4'));
+    expect(order.indexOf('c2')).toBeLessThan(order.indexOf('a4'));
+    expect(order.slice(-2)).toEqual(['a5', 'a6']);
+  });
+});
