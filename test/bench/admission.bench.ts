@@ -11,12 +11,17 @@ import { summarize, type Summary } from './stats';
  * admission is the transaction a run request's decision is — claim the request (and, bounded, take the
  * tenant's lock and count its runs in flight up to the bound), append, write the projection with a
  * running run — from `concurrency` workers at once, all of one tenant (the case the lock serialises).
- * Unbounded: no lock, no count. Fresh copy of the migrated template, dropped afterwards.
+ * Unbounded: no lock, no count. Keyed: bounded, and each run holds a concurrency key of 64 customers (one
+ * lock and one count more per admission, through the GIN index of the in-flight runs' keys). Fresh copy of
+ * the migrated template, dropped afterwards.
  */
+type AdmissionCase = 'unbounded' | 'bounded' | 'keyed';
 export interface AdmissionResult {
   concurrency: number;
-  cases: Array<{ case: 'unbounded' | 'bounded'; perSecond: number; latency: Summary }>;
+  cases: Array<{ case: AdmissionCase; perSecond: number; latency: Summary }>;
 }
+/** Customers the keyed case spreads its runs over (at C=64 most admissions wait for no other of their key). */
+const CUSTOMERS = 64;
 
 const BOUND = 1_000; // the default TENANT_MAX_ACTIVE_RUNS: the count reads at most this many index entries
 
@@ -25,8 +30,9 @@ export async function benchAdmission(total: number, concurrency: number): Promis
   try {
     const cases: AdmissionResult['cases'] = [];
     // Alternated, so neither case always runs on the warmer database.
-    for (const bounded of [false, true, false, true]) {
-      const r = await admissionsOn(testDb.url, total / 2, concurrency, bounded);
+    const order: AdmissionCase[] = ['unbounded', 'bounded', 'keyed', 'keyed', 'bounded', 'unbounded'];
+    for (const which of order) {
+      const r = await admissionsOn(testDb.url, total / 2, concurrency, which);
       const seen = cases.find((c) => c.case === r.case);
       if (!seen) cases.push(r);
       else {
@@ -40,10 +46,11 @@ export async function benchAdmission(total: number, concurrency: number): Promis
   }
 }
 
-async function admissionsOn(url: string, total: number, concurrency: number, bounded: boolean) {
+async function admissionsOn(url: string, total: number, concurrency: number, which: AdmissionCase) {
   const db = await openServiceDatabase(url, 'orchestrator', concurrency + 2);
   const store = new PgThreadStore<unknown>(db, () => ({ status: 'bench', agent: null, activeRunId: null }));
-  const tenant = `bench-${bounded ? 'b' : 'u'}-${Date.now()}`;
+  const tenant = `bench-${which}-${Date.now()}`;
+  const bounded = which !== 'unbounded';
   const latencies: number[] = [];
   let next = 0;
   const started = performance.now();
@@ -52,6 +59,7 @@ async function admissionsOn(url: string, total: number, concurrency: number, bou
       while (next < total) {
         const n = next++;
         const threadId = `th-${n}`;
+        const key = `customer=${n % CUSTOMERS}`;
         const t0 = performance.now();
         await store.transaction(async (tx) => {
           await tx.claimAndLoadMany([
@@ -62,6 +70,7 @@ async function admissionsOn(url: string, total: number, concurrency: number, bou
               threadId,
               requestId: `req-${n}`,
               ...(bounded ? { activeRunsUpTo: BOUND } : {}),
+              ...(which === 'keyed' ? { slotsUpTo: [{ key, max: BOUND }] } : {}),
             },
           ]);
           const event = {
@@ -93,6 +102,7 @@ async function admissionsOn(url: string, total: number, concurrency: number, bou
               version: 1,
               requestDigest: null,
               outcome: null,
+              ...(which === 'keyed' ? { slotKeys: [key] } : {}),
             },
           ]);
         });
@@ -103,7 +113,7 @@ async function admissionsOn(url: string, total: number, concurrency: number, bou
   const seconds = (performance.now() - started) / 1000;
   await db.close();
   return {
-    case: bounded ? ('bounded' as const) : ('unbounded' as const),
+    case: which,
     perSecond: total / seconds,
     latency: summarize(latencies),
   };
