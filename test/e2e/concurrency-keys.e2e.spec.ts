@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { runIdFor, threadIdFor } from '@ratchet/platform';
+import { watchInFlight } from './in-flight-watcher';
 import { terminal, TestStack } from './stack';
 
 /*
@@ -21,6 +22,18 @@ const ASKS = [
   ...['c1', 'c2'].map((id) => ({ id, customer: 'gamma' })),
 ];
 
+/** The asks, one after another in order: alpha's six first, then beta's and gamma's. */
+async function askAll(stack: TestStack): Promise<void> {
+  for (const { id, customer } of ASKS)
+    await stack.publishRequest(TENANT, {
+      requestId: id,
+      agent: 'keyed',
+      input: [{ role: 'user', content: 'hello' }],
+      principal: { id: 'alice', roles: ['runner'] },
+      metadata: { customerId: customer },
+    });
+}
+
 describe('concurrency keys per customer, round-robin across keys, under a SIGKILL', () => {
   let stack: TestStack;
   beforeAll(async () => {
@@ -41,35 +54,10 @@ describe('concurrency keys per customer, round-robin across keys, under a SIGKIL
   });
 
   it('never has more than a key (or the tenant) allows in flight, and starts every queued run, through a SIGKILL', async () => {
-    const sql = stack.orchestratorDb.sql;
-    const most = new Map<string, number>();
-    let mostInAll = 0;
-    let watching = true;
-    const watcher = (async () => {
-      while (watching) {
-        const rows = await sql.query<{ key: string; n: number }>(
-          `select k as key, count(*)::int as n from ${sql.table('runs')} r, unnest(r.slot_keys) k
-            where r.tenant_id = ? and r.status in ('queued', 'running') and r.waiting_on is null group by k`,
-          [TENANT],
-        );
-        for (const r of rows) most.set(r.key, Math.max(most.get(r.key) ?? 0, r.n));
-        mostInAll = Math.max(
-          mostInAll,
-          rows.reduce((sum, r) => sum + r.n, 0),
-        );
-        await new Promise((r) => setTimeout(r, 25));
-      }
-    })();
+    const watcher = watchInFlight(stack, TENANT);
 
     // In order: alpha's six first, then beta's and gamma's.
-    for (const { id, customer } of ASKS)
-      await stack.publishRequest(TENANT, {
-        requestId: id,
-        agent: 'keyed',
-        input: [{ role: 'user', content: 'hello' }],
-        principal: { id: 'alice', roles: ['runner'] },
-        metadata: { customerId: customer },
-      });
+    await askAll(stack);
     const thread = (id: string) => threadIdFor(TENANT, id);
     const firstDecided = await Promise.all(
       ASKS.map(({ id }) =>
@@ -87,17 +75,16 @@ describe('concurrency keys per customer, round-robin across keys, under a SIGKIL
     const ends = await Promise.all(
       ASKS.map(({ id }) => stack.waitFor(TENANT, thread(id), terminal(runIdFor(TENANT, id)), 120_000)),
     );
-    watching = false;
-    await watcher;
+    const seen = await watcher.stop();
     for (const events of ends) expect(events.at(-1)?.type).toBe('run.completed');
 
     // Never more than a key allows, nor the tenant's bound, in flight at once.
-    expect([...most.keys()].sort()).toEqual(['customer=alpha', 'customer=beta', 'customer=gamma']);
-    for (const n of most.values()) expect(n).toBeLessThanOrEqual(MAX_PER_KEY);
-    expect(mostInAll).toBeLessThanOrEqual(TENANT_BOUND);
+    expect([...seen.mostPerKey.keys()].sort()).toEqual(['customer=alpha', 'customer=beta', 'customer=gamma']);
+    for (const n of seen.mostPerKey.values()) expect(n).toBeLessThanOrEqual(MAX_PER_KEY);
+    expect(seen.most).toBeLessThanOrEqual(TENANT_BOUND);
 
     // Alpha's key held its runs back, not only the tenant's bound.
-    expect(most.get('customer=alpha')).toBe(MAX_PER_KEY);
+    expect(seen.mostPerKey.get('customer=alpha')).toBe(MAX_PER_KEY);
 
     // A queued run says what it waited for.
     const waitedFor = queued.map((events) => events.find((e) => e.type === 'run.queued')!.data);
@@ -151,14 +138,7 @@ describe('round-robin across keys: one customer asks first and most, the others 
   });
 
   it("takes the keys in turn: beta's and gamma's runs go between alpha's, not after all of them", async () => {
-    for (const { id, customer } of ASKS)
-      await stack.publishRequest(TENANT, {
-        requestId: id,
-        agent: 'keyed',
-        input: [{ role: 'user', content: 'hello' }],
-        principal: { id: 'alice', roles: ['runner'] },
-        metadata: { customerId: customer },
-      });
+    await askAll(stack);
     const ends = await Promise.all(
       ASKS.map(({ id }) => stack.waitFor(TENANT, threadIdFor(TENANT, id), terminal(runIdFor(TENANT, id)), 120_000)),
     );

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { runIdFor, threadIdFor } from '@ratchet/platform';
+import { watchInFlight } from './in-flight-watcher';
 import { terminal, TestStack } from './stack';
 
 /*
@@ -98,21 +99,9 @@ describe(`the same burst with TENANT_RUNS_OVER_BOUND=queue: the rest wait for ad
   });
 
   it('starts exactly the bound, queues the rest, and starts every queued run as room frees, never past the bound', async () => {
-    // An outside observer of what the bound counts, the committed runs rows: the most seen at once.
+    // An outside reader of what the bound counts, the committed runs rows: the most seen at once.
+    const watcher = watchInFlight(stack, TENANT);
     const sql = stack.orchestratorDb.sql;
-    let most = 0;
-    let watching = true;
-    const watcher = (async () => {
-      while (watching) {
-        const [row] = await sql.query<{ n: number }>(
-          `select count(*)::int as n from ${sql.table('runs')}
-            where tenant_id = ? and status in ('queued', 'running') and waiting_on is null`,
-          [TENANT],
-        );
-        most = Math.max(most, row?.n ?? 0);
-        await new Promise((r) => setTimeout(r, 25));
-      }
-    })();
 
     const ids = await publishBurst(stack, TENANT);
     const decided = await Promise.all(
@@ -150,8 +139,7 @@ describe(`the same burst with TENANT_RUNS_OVER_BOUND=queue: the rest wait for ad
     const ends = await Promise.all(
       ids.map((id) => stack.waitFor(TENANT, threadIdFor(TENANT, id), terminal(runIdFor(TENANT, id)), 120_000)),
     );
-    watching = false;
-    await watcher;
+    const { most } = await watcher.stop();
     for (const events of ends) expect(events.at(-1)?.type).toBe('run.completed');
     // Every queued run started only after it waited: admitted, never refused.
     for (const events of ends) expect(events.some((e) => e.type === 'run.rejected')).toBe(false);
