@@ -2,6 +2,7 @@ import {
   AckPolicy,
   DeliverPolicy,
   DiscardPolicy,
+  ErrorCode,
   nanos,
   ReplayPolicy,
   RetentionPolicy,
@@ -306,16 +307,36 @@ function sameValue(x: unknown, y: unknown): boolean {
 
 async function streamInfo(jsm: JetStreamManager, name: string): Promise<StreamInfo | undefined> {
   try {
-    return await jsm.streams.info(name);
+    return await patiently(() => jsm.streams.info(name));
   } catch (error) {
     if (isNotFound(error)) return undefined;
     throw withContext(error, `reading stream ${name}`);
   }
 }
 
+/** Read attempts of a stream or consumer whose JetStream API request timed out (a cluster still electing). */
+const READ_ATTEMPTS = 4;
+
+/**
+ * A read of the topology asked again when its request timed out: a JetStream cluster that is forming, or
+ * whose meta leader is busy creating the streams of services starting together, answers late; a read
+ * changes nothing, so asking again is safe. Any other error, or the last timeout, is thrown.
+ */
+async function patiently<T>(read: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await read();
+    } catch (error) {
+      const timedOut = (error as { code?: unknown } | undefined)?.code === ErrorCode.Timeout;
+      if (!timedOut || attempt >= READ_ATTEMPTS) throw error;
+      await sleep(250 * attempt);
+    }
+  }
+}
+
 async function consumerInfo(jsm: JetStreamManager, stream: string, name: string): Promise<ConsumerInfo | undefined> {
   try {
-    return await jsm.consumers.info(stream, name);
+    return await patiently(() => jsm.consumers.info(stream, name));
   } catch (error) {
     if (isNotFound(error)) return undefined;
     throw withContext(error, `reading consumer ${name} on ${stream}`);
