@@ -13,6 +13,7 @@ import {
   type ThreadTx,
 } from '@ratchet/domain';
 import { KeyedLocks } from './keyed-locks';
+import { countRuns, type RunCount } from './run-counts';
 
 interface OutboxEntry extends PendingOutboxMessage {
   sentAt: Date | null;
@@ -291,27 +292,8 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
 
   /** The tenant's queued and running runs: the committed rows, as this transaction's rows change them. */
   /** The tenant's runs in flight (queued, or running and not waiting), or its runs waiting for a human. */
-  /**
-   * The tenant's runs in flight (queued or running, waiting for nothing), those of them holding `slotKey`,
-   * or its runs waiting for a human (running and waiting), as the partial indexes of the `runs` table read.
-   */
-  private countRuns(
-    tenantId: string,
-    written: ReadonlyMap<string, RunRow>,
-    which: 'in-flight' | 'waiting' | { slotKey: string },
-  ): number {
-    const rows = new Map([...this.runs, ...written]);
-    let n = 0;
-    for (const r of rows.values()) {
-      if (r.tenantId !== tenantId) continue;
-      if (which === 'waiting') {
-        if (r.status === 'running' && r.waiting !== undefined) n++;
-        continue;
-      }
-      if ((r.status !== 'queued' && r.status !== 'running') || r.waiting !== undefined) continue;
-      if (which === 'in-flight' || r.slotKeys?.includes(which.slotKey)) n++;
-    }
-    return n;
+  private countRuns(tenantId: string, written: ReadonlyMap<string, RunRow>, which: RunCount): number {
+    return countRuns(new Map([...this.runs, ...written]).values(), tenantId, which);
   }
 
   /** The committed outbox rows on `subject` not marked sent (and not held back), oldest first, as stored. */
