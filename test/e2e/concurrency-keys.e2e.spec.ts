@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { runIdFor, threadIdFor } from '@ratchet/platform';
+import { runProcess, sourceCommand } from '@ratchet/testing';
 import { watchInFlight } from './in-flight-watcher';
 import { terminal, TestStack } from './stack';
 
@@ -21,6 +22,10 @@ const ASKS = [
   ...['b1', 'b2'].map((id) => ({ id, customer: 'beta' })),
   ...['c1', 'c2'].map((id) => ({ id, customer: 'gamma' })),
 ];
+
+const cli = sourceCommand('apps/cli/src/main.ts');
+const ratchet = (stack: TestStack, args: string[]) =>
+  runProcess(cli.command, [...cli.args, ...args], { ...cli.env, ...stack.env });
 
 /** The asks, one after another in order: alpha's six first, then beta's and gamma's. */
 async function askAll(stack: TestStack): Promise<void> {
@@ -118,6 +123,87 @@ describe('concurrency keys per customer, round-robin across keys, under a SIGKIL
       [TENANT, 'no-customer'],
     );
     expect(row?.n).toBe(0);
+  });
+
+  it("holds a tenant to the max an operator set for it, leaves other tenants at the agent's, and goes back on unset", async () => {
+    const ask = (tenant: string, id: string) =>
+      stack.publishRequest(tenant, {
+        requestId: id,
+        agent: 'keyed',
+        input: [{ role: 'user', content: 'hello' }],
+        principal: { id: 'alice', roles: ['runner'] },
+        metadata: { customerId: 'delta' },
+      });
+    const requested = async (tenant: string, id: string) => {
+      const events = await stack.waitFor(tenant, threadIdFor(tenant, id), (es) =>
+        es.some((e) => e.type === 'run.requested'),
+      );
+      return events.find((e) => e.type === 'run.requested')!.data['slots'];
+    };
+
+    // Refused with the reason named, nothing written: a slot the agent does not declare, a max out of range.
+    const unknownSlot = await ratchet(stack, [
+      'agents',
+      'limits',
+      'set',
+      'keyed',
+      'org',
+      '--tenant',
+      TENANT,
+      '--max',
+      '1',
+    ]);
+    expect(unknownSlot).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('it declares customer (metadata.customerId, max 2)'),
+    });
+    expect(
+      await ratchet(stack, ['agents', 'limits', 'set', 'keyed', 'customer', '--tenant', TENANT, '--max', '0']),
+    ).toMatchObject({ code: 2 });
+    expect(
+      await ratchet(stack, ['agents', 'limits', 'set', 'nobody', 'customer', '--tenant', TENANT, '--max', '1']),
+    ).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining(`tenant ${TENANT} has no agent nobody`),
+    });
+
+    expect(
+      await ratchet(stack, ['agents', 'limits', 'set', 'keyed', 'customer', '--tenant', TENANT, '--max', '1']),
+    ).toMatchObject({ code: 0 });
+    const listed = await ratchet(stack, ['agents', 'limits', 'list', '--tenant', TENANT, '--json']);
+    expect(JSON.parse(listed.stdout)).toMatchObject({
+      tenant: TENANT,
+      agent: 'keyed',
+      slot: 'customer',
+      max: 1,
+      declared: 2,
+    });
+
+    // Three runs of one customer: one at a time for this tenant; another tenant keeps the agent's 2.
+    const watcher = watchInFlight(stack, TENANT);
+    for (const id of ['d1', 'd2', 'd3']) await ask(TENANT, id);
+    await ask('keys-other', 'o1');
+    const ends = await Promise.all(
+      ['d1', 'd2', 'd3'].map((id) =>
+        stack.waitFor(TENANT, threadIdFor(TENANT, id), terminal(runIdFor(TENANT, id)), 120_000),
+      ),
+    );
+    const seen = await watcher.stop();
+    for (const events of ends) expect(events.at(-1)?.type).toBe('run.completed');
+    expect(seen.mostPerKey.get('customer=delta')).toBe(1);
+    expect(await requested(TENANT, 'd1')).toEqual([{ key: 'customer=delta', max: 1 }]);
+    expect(await requested('keys-other', 'o1')).toEqual([{ key: 'customer=delta', max: 2 }]);
+    const waited = ends.flatMap((events) =>
+      events.filter((e) => e.type === 'run.queued').map((e) => e.data['waitingFor']),
+    );
+    expect(waited).toContainEqual({ bound: 'slot', key: 'customer=delta', limit: 1 });
+
+    // Unset: the agent's max applies again to the runs requested after.
+    expect(await ratchet(stack, ['agents', 'limits', 'unset', 'keyed', 'customer', '--tenant', TENANT])).toMatchObject({
+      code: 0,
+    });
+    await ask(TENANT, 'd4');
+    expect(await requested(TENANT, 'd4')).toEqual([{ key: 'customer=delta', max: 2 }]);
   });
 });
 

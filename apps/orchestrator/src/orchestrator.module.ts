@@ -8,6 +8,7 @@ import {
   OpenAiCompatibleModel,
   PgThreadStore,
   ScriptedModel,
+  TenantSlotLimitsRepository,
 } from '@ratchet/adapters';
 import { CLOCK, randomIds, RunStops, RuntimeModule, ServiceRuntime, systemClock } from '@ratchet/platform';
 import { BUILTIN_TOOLS, toolLogger, ToolRegistry } from '@ratchet/tools';
@@ -197,6 +198,7 @@ export class OrchestratorModule {
         { provide: CLOCK, useValue: systemClock },
         { provide: RUN_ADMISSION, useValue: admission },
         { provide: AgentCatalog, useValue: catalog },
+        { provide: TenantSlotLimitsRepository, useValue: new TenantSlotLimitsRepository(runtime.db.sql) },
         { provide: KeyedSerializer, useValue: serializer },
         { provide: ThreadInbox, useValue: inbox },
         { provide: MemoryRecall, useValue: recall },

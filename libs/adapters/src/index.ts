@@ -55,6 +55,7 @@ export {
   type AgentScope,
   type StoredAgent,
 } from './agents/agent-definitions.repository';
+export { TenantSlotLimitsRepository, type TenantSlotLimit } from './agents/tenant-slot-limits.repository';
 export {
   DatabaseUnavailableError,
   openDatabase,

@@ -1,6 +1,7 @@
 // The operator's commands: what each `ratchet` command does once its arguments are parsed (apps/cli keeps
 // the argument wiring). See docs/adr/0036-apps-are-wiring.md.
 export { assignAgent, listAgents } from './commands/agents';
+export { listSlotLimits, setSlotLimit, unsetSlotLimit, type SlotLimitTarget } from './commands/slot-limits';
 export { decideApproval, listApprovals, type ApprovalsListOptions } from './commands/approvals';
 export {
   completeWaitpoint,

@@ -4,6 +4,7 @@ import { RunRequest, tenantOfRequestSubject, type RunOutcome } from '@ratchet/co
 import { findUnstorable, PoisonMessageError, redactSecrets, runSlotsOf, type Clock } from '@ratchet/domain';
 import { CLOCK, JetStreamContext, ServiceRuntime, runIdFor, threadIdFor } from '@ratchet/platform';
 import { AgentCatalog } from '@ratchet/agents';
+import { TenantSlotLimitsRepository } from '@ratchet/adapters';
 import { KeyedSerializer, ThreadCommandHandler } from '@ratchet/engine';
 import { requestToCommand, runLimitsOf } from './to-command';
 
@@ -34,6 +35,7 @@ export class RunRequestController {
   constructor(
     @Inject(ThreadCommandHandler) private readonly threads: ThreadCommandHandler,
     @Inject(AgentCatalog) private readonly agents: AgentCatalog,
+    @Inject(TenantSlotLimitsRepository) private readonly slotLimits: TenantSlotLimitsRepository,
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
     @Inject(KeyedSerializer) private readonly serializer: KeyedSerializer,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -80,8 +82,11 @@ export class RunRequestController {
       await this.refuse(tenantId, request, 'agent.unknown', message);
       throw new PoisonMessageError(message, 'agent.unknown');
     }
-    // The run's concurrency keys (its agent's slots over the metadata, as the log will keep it: redacted).
-    const slots = runSlotsOf(agent.definition.slots, redactSecrets(request.metadata), agent.name);
+    // The run's concurrency keys (its agent's slots over the metadata, as the log will keep it: redacted),
+    // each with its max: the tenant's setting for the slot when an operator gave it one, else the agent's.
+    const declared = agent.definition.slots ?? [];
+    const tenantMaxes = declared.length > 0 ? await this.slotLimits.maxes(tenantId, agent.name) : {};
+    const slots = runSlotsOf(declared, redactSecrets(request.metadata), agent.name, tenantMaxes);
     if ('error' in slots) {
       await this.refuse(tenantId, request, slots.error.code, slots.error.message);
       throw new PoisonMessageError(slots.error.message, slots.error.code);

@@ -1,2 +1,3 @@
 export * from './agent-files.loader';
 export * from './agent-definitions.repository';
+export * from './tenant-slot-limits.repository';

@@ -15,6 +15,18 @@ describe('the concurrency keys of a run', () => {
     });
   });
 
+  it("takes the tenant's own max for a slot in place of the agent's, and ignores settings of slots it does not declare", () => {
+    expect(runSlotsOf(slots, { customerId: '42', org: 'acme' }, 'support', { customer: 1, gone: 3 })).toEqual({
+      slots: [
+        { key: 'customer=42', max: 1 },
+        { key: 'org=acme', max: 20 },
+      ],
+    });
+    expect(runSlotsOf(slots, { org: 'acme' }, 'support', { customer: 2 })).toMatchObject({
+      error: { message: expect.stringContaining('(slot "customer", at most 2 at once)') },
+    });
+  });
+
   it('holds no key for an agent without slots', () => {
     expect(runSlotsOf(undefined, { customerId: '42' }, 'support')).toEqual({ slots: [] });
     expect(runSlotsOf([], {}, 'support')).toEqual({ slots: [] });
@@ -34,5 +46,11 @@ describe('the concurrency keys of a run', () => {
   it('does not read fields of the object prototype as metadata', () => {
     const proto = [{ name: 'p', key: 'metadata.constructor', max: 1 }];
     expect(runSlotsOf(proto, {}, 'support')).toMatchObject({ error: { code: 'request.slot_key_missing' } });
+    const customer = [{ name: 'customer', key: 'metadata.customerId', max: 5 }];
+    expect(runSlotsOf(customer, { customerId: '1' }, 'support', {})).toEqual({ slots: [{ key: 'customer=1', max: 5 }] });
+    // A setting named like a prototype field is not a setting of a slot named so.
+    expect(runSlotsOf(customer, { customerId: '1' }, 'support', JSON.parse('{"__proto__": {"customer": 1}}'))).toEqual({
+      slots: [{ key: 'customer=1', max: 5 }],
+    });
   });
 });

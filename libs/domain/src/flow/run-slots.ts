@@ -8,7 +8,8 @@ export interface SlotKeyMissing {
 
 /**
  * The concurrency keys a run requested with `metadata` holds (ADR 0045): per slot of its agent,
- * `<slot name>=<value of its expression>` with the slot's max (a tenant's override of it when given). A
+ * `<slot name>=<value of its expression>` with the slot's max, or the tenant's own max for that slot
+ * (`tenantMaxes`, by slot name; settings of slots the agent no longer declares are ignored). A
  * request whose metadata lacks a slot's field is refused, naming the slot and the field: a run that could
  * not be counted would escape the limit that was declared for it.
  */
@@ -16,19 +17,21 @@ export function runSlotsOf(
   slots: readonly AgentSlot[] | undefined,
   metadata: Readonly<Record<string, string>>,
   agent: string,
+  tenantMaxes: Readonly<Record<string, number>> = {},
 ): { slots: RunSlot[] } | { error: SlotKeyMissing } {
   const out: RunSlot[] = [];
   for (const slot of slots ?? []) {
     const field = slot.key.slice('metadata.'.length);
     const value = Object.hasOwn(metadata, field) ? metadata[field] : undefined;
+    const max = Object.hasOwn(tenantMaxes, slot.name) ? tenantMaxes[slot.name]! : slot.max;
     if (value === undefined || value === '')
       return {
         error: {
           code: 'request.slot_key_missing',
-          message: `agent "${agent}" counts its runs per ${slot.key} (slot "${slot.name}", at most ${slot.max} at once): the request's metadata has no "${field}"`,
+          message: `agent "${agent}" counts its runs per ${slot.key} (slot "${slot.name}", at most ${max} at once): the request's metadata has no "${field}"`,
         },
       };
-    out.push({ key: `${slot.name}=${value}`, max: slot.max });
+    out.push({ key: `${slot.name}=${value}`, max });
   }
   return { slots: out };
 }
