@@ -148,10 +148,12 @@ export {
 } from './postgres/threads.queries';
 export {
   admissionCandidates,
+  expiredQueuedRuns,
   noteSlotTurns,
   pruneSlotTurns,
   runAdmissionFacts,
   type AdmissionCandidate,
+  type ExpiredQueuedRun,
   type RunAdmissionFacts,
 } from './postgres/runs-in-flight.queries';
 export { activeRunsOfPrincipal, type RunOfPrincipal } from './postgres/revoked-principal.queries';

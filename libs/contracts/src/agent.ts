@@ -258,6 +258,15 @@ export const AgentDefinition = z
       .describe(
         "The run's working-time budget: time from its start, leaving out its waits for a human (approvals, uncertain effects); past it the run fails with budget.exceeded",
       ),
+    queueTtlSeconds: z
+      .number()
+      .int()
+      .positive()
+      .max(2_592_000)
+      .optional()
+      .describe(
+        "How long a run may wait to start after its request (queued for admission past a bound or a concurrency key, or behind its thread's run); past it the run fails as run.queue_expired (retryable). Absent: runs wait until they start",
+      ),
     budget: z
       .object({
         modelCalls: z

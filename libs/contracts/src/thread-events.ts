@@ -82,6 +82,14 @@ export const RunLimits = z
       .describe(
         "Budget: time the run may wait out the provider's 429s in all (not attempts); absent: runs requested before, whose 429s are attempts",
       ),
+    queueTtlSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(
+        'How long after its request the run may wait to start (held for admission, or behind its thread\'s run); past it, it fails as run.queue_expired. Absent: no limit',
+      ),
   })
   .describe('RunLimits');
 export type RunLimits = z.infer<typeof RunLimits>;

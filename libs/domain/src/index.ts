@@ -52,6 +52,7 @@ export {
   type ApprovalNeed,
   type CancelRun,
   type Decision,
+  type ExpireQueuedRun,
   type ExpireRun,
   type KnownRequest,
   type ModelOutcome,

@@ -1,6 +1,6 @@
 import type { NewEvent } from '@ratchet/contracts';
 import { decide, MAX_MODEL_ATTEMPTS, modelCommandId } from '../src';
-import type { AdmitRun, RequestRun } from '../src';
+import type { AdmitRun, ExpireQueuedRun, RequestRun } from '../src';
 import { AT, given, run, TENANT, THREAD } from './decider.specification';
 import { call, cancel, modelAnswers, requestRun, toolCompletes, toolFails } from './fixtures';
 
@@ -227,6 +227,97 @@ describe('thread decider', () => {
         expect(types(d.events)).toContain('run.cancelled');
         expect(d.after.queue).toEqual([]);
         expect(given([...history, ...d.events]).when(admit('r1', 0)).events).toEqual([]);
+      });
+
+      describe('a queued TTL', () => {
+        const ttl = { limits: { queueTtlSeconds: 60 } };
+        const expire = (runId: string, at: string): ExpireQueuedRun => ({
+          type: 'ExpireQueuedRun',
+          tenantId: TENANT,
+          threadId: THREAD,
+          at,
+          runId,
+        });
+
+        it('ends a held run that did not start within its TTL as run.queue_expired, saying what it waited for', () => {
+          const history = run([over('r1', { ...ttl, replyTo: 'svc.replies' })]).events;
+          expect(given(history).when(expire('r1', '2026-11-30T10:00:59.999Z')).events).toEqual([]);
+          const d = given(history).when(expire('r1', '2026-11-30T10:01:00.000Z'));
+          expect(d.events).toEqual([
+            {
+              type: 'run.failed',
+              runId: 'r1',
+              data: {
+                error: {
+                  code: 'run.queue_expired',
+                  message:
+                    "run r1 did not start within 60 s of its request (its agent's queueTtlSeconds): it waited for room under the tenant's bound of 2 runs in flight",
+                  retryable: true,
+                },
+              },
+            },
+          ]);
+          expect(d.outgoing).toEqual([
+            expect.objectContaining({
+              kind: 'reply',
+              replyTo: 'svc.replies',
+              outcome: expect.objectContaining({
+                runId: 'r1',
+                status: 'failed',
+                error: expect.objectContaining({ code: 'run.queue_expired' }),
+              }),
+            }),
+          ]);
+          expect(d.after.queue).toEqual([]);
+          expect(d.after.runs['r1']).toMatchObject({ status: 'failed' });
+          // Asked again (another pass): nothing more.
+          expect(given([...history, ...d.events]).when(expire('r1', '2026-11-30T10:02:00.000Z')).events).toEqual([]);
+        });
+
+        it('does not start a held run admitted past its TTL: it ends instead', () => {
+          const history = run([over('r1', ttl)]).events;
+          const d = given(history).when({ ...admit('r1', 0), at: '2026-11-30T10:01:00.000Z' });
+          expect(types(d.events)).toEqual(['run.failed']);
+          expect(d.events[0]!.data).toMatchObject({ error: { code: 'run.queue_expired' } });
+          // Admitted within it: it starts, and expiring it later does nothing.
+          const started = given(history).when({ ...admit('r1', 0), at: '2026-11-30T10:00:59.000Z' });
+          expect(types(started.events)).toEqual(['run.started', 'model.requested']);
+          expect(given([...history, ...started.events]).when(expire('r1', '2026-11-30T10:05:00.000Z')).events).toEqual(
+            [],
+          );
+        });
+
+        it("ends a run queued behind its thread's run past its TTL, when that run ends or when asked, and starts the next", () => {
+          const history = run([
+            requestRun('r1'),
+            requestRun('r2', { ...ttl, concurrency: 'enqueue' }),
+            requestRun('r3', { concurrency: 'enqueue' }),
+          ]).events;
+          // r1 ends after r2's TTL: r2 fails without starting, r3 starts.
+          const d = given(history).when({ ...modelAnswers('r1', 1), at: '2026-11-30T10:01:00.000Z' });
+          expect(types(d.events)).toEqual([
+            'model.responded',
+            'run.completed',
+            'run.failed',
+            'run.started',
+            'model.requested',
+          ]);
+          expect(d.events[2]).toMatchObject({
+            runId: 'r2',
+            data: {
+              error: {
+                code: 'run.queue_expired',
+                message: expect.stringContaining("waited for the thread's earlier runs"),
+              },
+            },
+          });
+          expect(d.after.active?.runId).toBe('r3');
+          // Asked by the pass while r1 still runs: r2 leaves the queue, r1 goes on.
+          const asked = given(history).when(expire('r2', '2026-11-30T10:01:00.000Z'));
+          expect(types(asked.events)).toEqual(['run.failed']);
+          expect(asked.after.active?.runId).toBe('r1');
+          expect(asked.after.queue.map((t) => t.runId)).toEqual(['r3']);
+        });
       });
     });
 

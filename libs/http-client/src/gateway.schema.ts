@@ -809,6 +809,8 @@ export interface components {
            * @default 3600
            */
           runTimeoutSeconds: number;
+          /** @description How long a run may wait to start after its request (queued for admission past a bound or a concurrency key, or behind its thread's run); past it the run fails as run.queue_expired (retryable). Absent: runs wait until they start */
+          queueTtlSeconds?: number;
           /**
            * @default {
            *       "tokens": 2000000,
@@ -1022,6 +1024,8 @@ export interface components {
            * @default 3600
            */
           runTimeoutSeconds: number;
+          /** @description How long a run may wait to start after its request (queued for admission past a bound or a concurrency key, or behind its thread's run); past it the run fails as run.queue_expired (retryable). Absent: runs wait until they start */
+          queueTtlSeconds?: number;
           /**
            * @default {
            *       "tokens": 2000000,
@@ -1854,6 +1858,8 @@ export interface components {
                 workingTimeSeconds?: number;
                 /** @description Budget: time the run may wait out the provider's 429s in all (not attempts); absent: runs requested before, whose 429s are attempts */
                 rateLimitWaitSeconds?: number;
+                /** @description How long after its request the run may wait to start (held for admission, or behind its thread's run); past it, it fails as run.queue_expired. Absent: no limit */
+                queueTtlSeconds?: number;
               };
               /** @description The concurrency keys the run holds while in flight (its agent's `slots` over the request's metadata) */
               slots?: {

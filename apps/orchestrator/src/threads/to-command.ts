@@ -50,6 +50,7 @@ export function runLimitsOf(agent: AgentDefinition): RunLimits {
     tokens: agent.budget.tokens,
     workingTimeSeconds: agent.runTimeoutSeconds,
     rateLimitWaitSeconds: agent.budget.rateLimitWaitSeconds,
+    ...(agent.queueTtlSeconds !== undefined ? { queueTtlSeconds: agent.queueTtlSeconds } : {}),
   };
 }
 

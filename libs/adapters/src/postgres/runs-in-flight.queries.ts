@@ -159,3 +159,26 @@ export async function noteSlotTurns(
 export async function pruneSlotTurns(sql: SqlExecutor, before: string): Promise<void> {
   await sql.query(`delete from ${sql.table('slot_turns')} where served_at < ?::timestamptz`, [before]);
 }
+
+/** A run that has not started whose queued TTL is up (see `expiredQueuedRuns`). */
+export interface ExpiredQueuedRun {
+  tenantId: string;
+  threadId: string;
+  runId: string;
+}
+
+/**
+ * The queued runs (held for admission or behind their thread's run) whose queued TTL is up at `at`, oldest
+ * deadline first, through `runs_queue_expiry_idx` (queued runs with a TTL only). What the admission pass
+ * asks the threads to end: the deadline is in the run's row, so after a crash the next beat of any
+ * orchestrator finds it.
+ */
+export async function expiredQueuedRuns(sql: SqlExecutor, at: string, batch: number): Promise<ExpiredQueuedRun[]> {
+  const rows = await sql.query<{ tenant_id: string; thread_id: string; run_id: string }>(
+    `select tenant_id, thread_id, run_id from ${sql.table('runs')}
+      where status = 'queued' and queued_until is not null and queued_until <= ?::timestamptz
+      order by queued_until limit ?`,
+    [at, batch],
+  );
+  return rows.map((r) => ({ tenantId: r.tenant_id, threadId: r.thread_id, runId: r.run_id }));
+}

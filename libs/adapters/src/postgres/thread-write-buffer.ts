@@ -157,6 +157,7 @@ export class WriteBuffer<S> {
         waiting_until: r.waiting?.until ?? null,
         slot_keys: r.slotKeys ?? null,
         waiting_for: r.waiting?.for ?? null,
+        queued_until: r.queuedUntil ?? null,
       });
     }
     if (messages) {

@@ -9,6 +9,13 @@ import { ActiveRun, openCalls, PendingCall, RunTicket } from './thread.state';
 /** Starts the given queued run, or the oldest one, if the thread is idle. */
 export function startNext(d: DecisionBuilder, runId?: string, admitted = false): void {
   if (d.state.active) return;
+  // A run whose queued TTL passed does not start: it fails, and the next one is considered.
+  for (;;) {
+    const first = runId ? d.state.queue.find((t) => t.runId === runId) : d.state.queue[0];
+    if (!first || !queueExpired(first, d.command.at)) break;
+    failQueued(d, first);
+    if (runId) return;
+  }
   const ticket: RunTicket | undefined = runId ? d.state.queue.find((t) => t.runId === runId) : d.state.queue[0];
   // A run held for admission starts only when admitted (AdmitRun, with the tenant's count under its lock).
   if (!ticket || (ticket.held && !admitted)) return;
@@ -229,4 +236,29 @@ export function reply(
       threadId,
     },
   });
+}
+
+/** Whether a run that has not started is past its queued TTL at `at`. */
+export function queueExpired(ticket: Pick<RunTicket, 'queuedUntil'>, at: string): boolean {
+  return ticket.queuedUntil !== undefined && Date.parse(ticket.queuedUntil) <= Date.parse(at);
+}
+
+/**
+ * A run that did not start within its queued TTL fails as `run.queue_expired` (retryable: asking again
+ * later may find room), saying what it waited for; its requester and webhook are told like for any end.
+ */
+export function failQueued(d: DecisionBuilder, ticket: RunTicket): void {
+  const ttl = ticket.limits?.queueTtlSeconds;
+  const waited = ticket.held
+    ? ticket.held.bound === 'slot'
+      ? `concurrency key ${ticket.held.key} at its max of ${ticket.held.limit} runs in flight`
+      : `room under the tenant's bound of ${ticket.held.limit} runs in flight`
+    : "the thread's earlier runs";
+  const error: Failure = {
+    code: 'run.queue_expired',
+    message: `run ${ticket.runId} did not start within ${ttl} s of its request (its agent's queueTtlSeconds): it waited for ${waited}`,
+    retryable: true,
+  };
+  d.emit({ type: 'run.failed', runId: ticket.runId, data: { error } });
+  ended(d, ticket, { requestId: ticket.requestId, status: 'failed', runId: ticket.runId, error });
 }

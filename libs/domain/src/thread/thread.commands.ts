@@ -207,6 +207,16 @@ export interface AdmitRun extends CommandBase {
   slotRuns?: Record<string, number> | undefined;
 }
 
+/**
+ * A run that has not started asks to be ended past its queued TTL (`limits.queueTtlSeconds`, from its
+ * request): the admission pass sends it for the queued runs whose time is up. Nothing happens when the run
+ * started meanwhile or its time is not up at `at`.
+ */
+export interface ExpireQueuedRun extends CommandBase {
+  type: 'ExpireQueuedRun';
+  runId: string;
+}
+
 /** The run exceeded its time budget: it fails, and its dangling calls are closed. */
 export interface ExpireRun extends CommandBase {
   type: 'ExpireRun';
@@ -217,6 +227,7 @@ export interface ExpireRun extends CommandBase {
 export type ThreadCommand =
   | AdmitRun
   | ExpireRun
+  | ExpireQueuedRun
   | RequestRun
   | RecordModelResult
   | RecordModelAttempt

@@ -1,8 +1,15 @@
 import type { AdmissionBound, Failure } from '@ratchet/contracts';
-import type { AdmitRun, Decision, RecordToolResult, RequestRun, ThreadCommand } from './thread.commands';
+import type {
+  AdmitRun,
+  Decision,
+  ExpireQueuedRun,
+  RecordToolResult,
+  RequestRun,
+  ThreadCommand,
+} from './thread.commands';
 import { DecisionBuilder } from './decision.builder';
 import { DEFAULT_MODEL_ATTEMPTS } from './model-retry';
-import { endByCancel, nextStep, reply, startNext } from './run.transitions';
+import { endByCancel, failQueued, nextStep, queueExpired, reply, startNext } from './run.transitions';
 import { recordApprovalDecision } from './thread.decider.approvals';
 import { openWaitpoint, recordWaitpointDecision } from './thread.decider.waitpoints';
 import { cancelRun, expireRun, recordModelAttempt, resumeRun } from './thread.decider.recovery';
@@ -64,6 +71,9 @@ export function decide(state: ThreadState, command: ThreadCommand): Decision {
       break;
     case 'AdmitRun':
       admitRun(d, command);
+      break;
+    case 'ExpireQueuedRun':
+      expireQueuedRun(d, command);
       break;
     default: {
       const unknown: never = command;
@@ -270,8 +280,20 @@ function recordToolResult(d: DecisionBuilder, c: RecordToolResult): void {
 function admitRun(d: DecisionBuilder, c: AdmitRun): void {
   const next = d.state.queue[0];
   if (d.state.active || next?.runId !== c.runId || !next.held) return;
+  if (queueExpired(next, c.at)) {
+    failQueued(d, next);
+    return;
+  }
   if (noRoom({ ...c, slots: next.slots })) return;
   startNext(d, next.runId, true);
+}
+
+/** A run that has not started, past its queued TTL: it fails (`run.queue_expired`); nothing otherwise. */
+function expireQueuedRun(d: DecisionBuilder, c: ExpireQueuedRun): void {
+  const ticket = d.state.queue.find((t) => t.runId === c.runId);
+  if (!ticket || !queueExpired(ticket, c.at)) return;
+  failQueued(d, ticket);
+  startNext(d);
 }
 
 /**

@@ -42,6 +42,7 @@ export function runRowsOf(tenantId: string, threadId: string, record: ThreadReco
       outcome: r.outcome ?? null,
       ...(r.waiting ? { waiting: r.waiting } : {}),
       ...(r.slotKeys ? { slotKeys: r.slotKeys } : {}),
+      ...(r.queuedUntil ? { queuedUntil: r.queuedUntil } : {}),
     }))
     .sort((a, b) => a.version - b.version || a.runId.localeCompare(b.runId));
 }

@@ -80,6 +80,7 @@ export function liveRunSummary(state: ThreadState, runId: string): RunSummary | 
     outcome: null,
     ...(ticket.held ? { waiting: { on: 'admission', since: ticket.held.since, for: heldFor(ticket.held) } } : {}),
     ...slotKeysOf(ticket),
+    ...(ticket.queuedUntil ? { queuedUntil: ticket.queuedUntil } : {}),
   };
 }
 

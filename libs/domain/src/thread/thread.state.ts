@@ -68,6 +68,8 @@ export type AdmissionHold = AdmissionBound & { since: string };
  */
 export interface RunTicket extends RunAsked {
   held?: AdmissionHold | undefined;
+  /** Past this time the run may not start: it fails as `run.queue_expired` (its `limits.queueTtlSeconds`). */
+  queuedUntil?: string | undefined;
   /** Of the request (e.g. the schedule and tick that asked for the run); sent with its webhook. */
   metadata?: Record<string, string> | undefined;
   /** The run's trace: every message and event of the run carries it, across workers and resumes. */
@@ -129,6 +131,8 @@ export interface RunSummary {
   waiting?: RunWait | undefined;
   /** The concurrency keys it holds while in flight (`customer=42`); absent: none. */
   slotKeys?: string[] | undefined;
+  /** While it is queued: past this time it may not start (its queued TTL); absent: no limit. */
+  queuedUntil?: string | undefined;
 }
 
 /**

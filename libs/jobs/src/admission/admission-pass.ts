@@ -1,5 +1,11 @@
-import { admissionCandidates, noteSlotTurns, pruneSlotTurns, type Database } from '@ratchet/adapters';
-import type { AdmitRun } from '@ratchet/domain';
+import {
+  admissionCandidates,
+  expiredQueuedRuns,
+  noteSlotTurns,
+  pruneSlotTurns,
+  type Database,
+} from '@ratchet/adapters';
+import type { AdmitRun, ExpireQueuedRun } from '@ratchet/domain';
 import type { Logger } from '@ratchet/platform';
 import type { Clock } from '../clock';
 import { PeriodicPass } from '../periodic-pass';
@@ -54,8 +60,9 @@ export class AdmissionPass {
     await this.loop.stop();
   }
 
-  /** One beat: the runs it started. */
+  /** One beat: the runs it started (queued runs past their TTL are ended first). */
   async tick(): Promise<number> {
+    await this.expireQueued();
     const candidates = await admissionCandidates(this.db.sql, this.options.maxActiveRuns, this.options.batch);
     if (candidates.length === 0) return 0;
     const at = this.clock.now().toISOString();
@@ -88,5 +95,30 @@ export class AdmissionPass {
       await pruneSlotTurns(this.db.sql, new Date(this.clock.now().getTime() - DAY_MS).toISOString());
     if (started > 0) this.logger.info({ started, asked: candidates.length }, 'admission pass started held runs');
     return started;
+  }
+
+  /**
+   * Asks the thread of every queued run whose queued TTL is up to end it (`ExpireQueuedRun`; the decider
+   * checks the deadline again against the log, so a stale read ends nothing early). The deadline is in
+   * the run's row: after a crash the next beat of any orchestrator finds it.
+   */
+  private async expireQueued(): Promise<void> {
+    const at = this.clock.now().toISOString();
+    const due = await expiredQueuedRuns(this.db.sql, at, this.options.batch);
+    let ended = 0;
+    for (const r of due) {
+      const command: ExpireQueuedRun = {
+        type: 'ExpireQueuedRun',
+        tenantId: r.tenantId,
+        threadId: r.threadId,
+        at,
+        runId: r.runId,
+      };
+      const outcome = await this.handler.handle('admission', `queue-ttl:${r.tenantId}:${r.runId}@${at}`, command, {
+        correlationId: r.runId,
+      });
+      if (outcome.status === 'applied') ended++;
+    }
+    if (ended > 0) this.logger.info({ ended }, 'admission pass ended queued runs past their TTL');
   }
 }
