@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Json, JsonObject } from './messages';
-import { WaitpointOnExpiry } from './thread-events';
+import { RunPriority, WaitpointOnExpiry } from './thread-events';
 
 const ToolRef = z
   .string()
@@ -258,6 +258,9 @@ export const AgentDefinition = z
       .describe(
         "The run's working-time budget: time from its start, leaving out its waits for a human (approvals, uncertain effects); past it the run fails with budget.exceeded",
       ),
+    priority: RunPriority.optional().describe(
+      "The priority of the agent's runs in the admission queue, in seconds (-600 to 600): a held run is served as if requested this much earlier; a request may lower it, and raise it only with the admin role. Absent: 0",
+    ),
     queueTtlSeconds: z
       .number()
       .int()

@@ -10,6 +10,7 @@ export {
   IgnoredKind,
   RecalledMemoryItem,
   RunLimits,
+  RunPriority,
   RunSlot,
   AdmissionBound,
   TERMINAL_RUN_EVENTS,

@@ -44,6 +44,13 @@ export type AdmissionBound = z.infer<typeof AdmissionBound>;
  * What a run may spend, fixed when it is requested (from its agent's definition) so that a retry, a
  * resume or a restart decides against the same bounds. Absent fields take the decider's defaults.
  */
+/**
+ * A run's priority in the admission queue, in seconds (ADR 0045): a run held for admission is served as
+ * if it had been requested this much earlier (negative: later). Bounded, so a run is never passed by
+ * runs requested more than twice the bound after it: no priority starves.
+ */
+export const RunPriority = z.number().int().min(-600).max(600);
+
 export const RunLimits = z
   .object({
     modelAttempts: z
@@ -143,6 +150,9 @@ export const EventData = {
       .array(RunSlot)
       .optional()
       .describe("The concurrency keys the run holds while in flight (its agent's `slots` over the request's metadata)"),
+    priority: RunPriority.optional().describe(
+      'Seconds: held for admission, the run is served as if it had waited this much longer (negative: shorter); absent: 0',
+    ),
   }),
   'run.queued': z.object({
     requestId: z.string(),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CallId, IsoTime, Principal, RunId, SubjectToken, TenantId, ThreadId } from './ids';
 import { ChatMessage, Failure, Json, JsonObject, Usage, ToolCall } from './messages';
-import { ConcurrencyPolicy, LimitBound, RecalledMemoryItem, WaitpointOnExpiry } from './thread-events';
+import { ConcurrencyPolicy, LimitBound, RecalledMemoryItem, RunPriority, WaitpointOnExpiry } from './thread-events';
 import { AgentToolConfig } from './agent';
 
 /** Where a run's outcome is POSTed when it ends. */
@@ -31,6 +31,9 @@ export const RunRequest = z
     principal: Principal,
     metadata: z.record(z.string().max(128), z.string().max(1024)).default({}),
     concurrency: ConcurrencyPolicy.default('reject'),
+    priority: RunPriority.optional().describe(
+      "Seconds, -600 to 600: held for admission, the run is served as if requested this much earlier (negative: later); absent: its agent's `priority`. Above the agent's needs the admin role",
+    ),
     replyTo: z.string().max(256).optional().describe('NATS subject that receives the terminal outcome'),
     webhook: WebhookTarget.optional().describe(
       'An HTTP endpoint that receives the outcome when the run ends (signed; see docs/webhooks.md)',

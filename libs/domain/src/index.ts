@@ -238,3 +238,4 @@ export {
   type TurnWrite,
 } from './flow/provider-limits';
 export { runSlotsOf, type SlotKeyMissing } from './flow/run-slots';
+export { PRIORITY_ROLE, runPriorityOf, type PriorityForbidden } from './flow/run-priority';

@@ -229,6 +229,14 @@ describe('thread decider', () => {
         expect(given([...history, ...d.events]).when(admit('r1', 0)).events).toEqual([]);
       });
 
+      it("keeps the run's priority on its request, for the admission queue to order by", () => {
+        const d = given([]).when({ ...over('r1'), priority: -120 });
+        expect(d.events[1]).toMatchObject({ type: 'run.requested', data: { priority: -120 } });
+        expect(d.after.runs['r1']).toMatchObject({ status: 'queued', priority: -120 });
+        // 0 is the default: not written.
+        expect(given([]).when({ ...over('r1'), priority: 0 }).events[1]!.data).not.toHaveProperty('priority');
+      });
+
       describe('a queued TTL', () => {
         const ttl = { limits: { queueTtlSeconds: 60 } };
         const expire = (runId: string, at: string): ExpireQueuedRun => ({

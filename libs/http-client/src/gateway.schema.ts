@@ -809,6 +809,8 @@ export interface components {
            * @default 3600
            */
           runTimeoutSeconds: number;
+          /** @description The priority of the agent's runs in the admission queue, in seconds (-600 to 600): a held run is served as if requested this much earlier; a request may lower it, and raise it only with the admin role. Absent: 0 */
+          priority?: number;
           /** @description How long a run may wait to start after its request (queued for admission past a bound or a concurrency key, or behind its thread's run); past it the run fails as run.queue_expired (retryable). Absent: runs wait until they start */
           queueTtlSeconds?: number;
           /**
@@ -1024,6 +1026,8 @@ export interface components {
            * @default 3600
            */
           runTimeoutSeconds: number;
+          /** @description The priority of the agent's runs in the admission queue, in seconds (-600 to 600): a held run is served as if requested this much earlier; a request may lower it, and raise it only with the admin role. Absent: 0 */
+          priority?: number;
           /** @description How long a run may wait to start after its request (queued for admission past a bound or a concurrency key, or behind its thread's run); past it the run fails as run.queue_expired (retryable). Absent: runs wait until they start */
           queueTtlSeconds?: number;
           /**
@@ -1868,6 +1872,8 @@ export interface components {
                 /** @description The most runs of the tenant in flight with this key */
                 max: number;
               }[];
+              /** @description Seconds: held for admission, the run is served as if it had waited this much longer (negative: shorter); absent: 0 */
+              priority?: number;
             };
           }
         | {
@@ -2842,6 +2848,8 @@ export interface components {
        * @enum {string}
        */
       concurrency?: 'reject' | 'enqueue' | 'interrupt';
+      /** @description Seconds, -600 to 600: held for admission, the run is served as if requested this much earlier (negative: later); absent: its agent's `priority`. Above the agent's needs the admin role */
+      priority?: number;
       /**
        * Format: uri
        * @description The run's outcome is POSTed here when it ends, signed (docs/webhooks.md)
@@ -2874,6 +2882,8 @@ export interface components {
        * @enum {string}
        */
       concurrency?: 'reject' | 'enqueue' | 'interrupt';
+      /** @description Seconds, -600 to 600: held for admission, the run is served as if requested this much earlier (negative: later); absent: its agent's `priority`. Above the agent's needs the admin role */
+      priority?: number;
       /**
        * Format: uri
        * @description The run's outcome is POSTed here when it ends, signed (docs/webhooks.md)

@@ -1,7 +1,14 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { RunRequest, tenantOfRequestSubject, type RunOutcome } from '@ratchet/contracts';
-import { findUnstorable, PoisonMessageError, redactSecrets, runSlotsOf, type Clock } from '@ratchet/domain';
+import {
+  findUnstorable,
+  PoisonMessageError,
+  redactSecrets,
+  runPriorityOf,
+  runSlotsOf,
+  type Clock,
+} from '@ratchet/domain';
 import { CLOCK, JetStreamContext, ServiceRuntime, runIdFor, threadIdFor } from '@ratchet/platform';
 import { AgentCatalog } from '@ratchet/agents';
 import { TenantSlotLimitsRepository } from '@ratchet/adapters';
@@ -91,6 +98,11 @@ export class RunRequestController {
       await this.refuse(tenantId, request, slots.error.code, slots.error.message);
       throw new PoisonMessageError(slots.error.message, slots.error.code);
     }
+    const priority = runPriorityOf(request.priority, agent.definition.priority, request.principal.roles, agent.name);
+    if ('error' in priority) {
+      await this.refuse(tenantId, request, priority.error.code, priority.error.message);
+      throw new PoisonMessageError(priority.error.message, priority.error.code);
+    }
     const command = requestToCommand(
       tenantId,
       request,
@@ -107,6 +119,7 @@ export class RunRequestController {
           : {}),
         ...(this.admission.maxWaitingRuns > 0 ? { waitingRunLimit: this.admission.maxWaitingRuns } : {}),
         ...(slots.slots.length > 0 ? { slots: slots.slots } : {}),
+        ...(priority.priority !== 0 ? { priority: priority.priority } : {}),
       },
     );
     const traceparent = ctx.getTraceparent();

@@ -31,15 +31,15 @@ async function run(
   thread: string,
   id: string,
   status: 'queued' | 'running' | 'completed',
-  opts: { waitingOn?: 'admission' | 'approval'; slots?: RunSlot[]; firstOfThread?: boolean } = {},
+  opts: { waitingOn?: 'admission' | 'approval'; slots?: RunSlot[]; firstOfThread?: boolean; priority?: number } = {},
 ): Promise<void> {
   const since = new Date(Date.UTC(2026, 11, 1, 10, 0, ++second)).toISOString();
   const keys = opts.slots?.map((s) => s.key) ?? null;
   await db.sql.run(
     `insert into ${db.sql.table('runs')}
        (tenant_id, run_id, thread_id, request_id, agent, agent_version, principal_id, status, version, waiting_on,
-        waiting_since, slot_keys)
-     values (?, ?, ?, ?, 'demo', 1, 'alice', ?, ?, ?, ?::timestamptz, (select array_agg(k) from jsonb_array_elements_text(?::jsonb) k))`,
+        waiting_since, slot_keys, priority)
+     values (?, ?, ?, ?, 'demo', 1, 'alice', ?, ?, ?, ?::timestamptz, (select array_agg(k) from jsonb_array_elements_text(?::jsonb) k), ?)`,
     [
       tenant,
       id,
@@ -50,6 +50,7 @@ async function run(
       opts.waitingOn ?? null,
       opts.waitingOn ? since : null,
       keys && JSON.stringify(keys),
+      opts.priority ?? 0,
     ],
   );
   if (opts.waitingOn === 'admission' && opts.firstOfThread !== false) {
@@ -123,4 +124,28 @@ it('offers held runs only where each of their keys has room, as many per key as 
     slots: [{ key: 'customer=3', max: 2 }, ...busy(1)],
   });
   expect((await admissionCandidates(db.sql, 0, 100)).map((c) => c.runId)).not.toContain('two-keys');
+});
+
+it('orders held runs by priority, as if requested that many seconds earlier, so none starves', async () => {
+  // One second apart (see `run`): old-low waited longest at -2 s (served as if at its time + 2 s); the runs
+  // asked 10 s later at +2 s go before the runs of their own time at -2 s, not before old-low.
+  await run('p', 'th-old-low', 'old-low', 'queued', { ...held, priority: -2 });
+  second += 10;
+  await run('p', 'th-low-1', 'low-1', 'queued', { ...held, priority: -2 });
+  await run('p', 'th-low-2', 'low-2', 'queued', { ...held, priority: -2 });
+  await run('p', 'th-high-1', 'high-1', 'queued', { ...held, priority: 2 });
+  await run('p', 'th-high-2', 'high-2', 'queued', { ...held, priority: 2 });
+  expect((await admissionCandidates(db.sql, 0, 100)).map((c) => c.runId)).toEqual([
+    'old-low',
+    'high-1',
+    'high-2',
+    'low-1',
+    'low-2',
+  ]);
+  // Within one key the same order; the key's room decides how many.
+  await db.sql.run(`delete from ${db.sql.table('runs')}`);
+  const key: RunSlot[] = [{ key: 'customer=9', max: 1 }];
+  await run('p', 'th-k-low', 'k-low', 'queued', { ...held, slots: key, priority: -5 });
+  await run('p', 'th-k-high', 'k-high', 'queued', { ...held, slots: key, priority: 5 });
+  expect((await admissionCandidates(db.sql, 0, 100)).map((c) => c.runId)).toEqual(['k-high']);
 });

@@ -82,7 +82,8 @@ export interface AdmissionCandidate {
  * of each thread, when each of its concurrency keys has room and as many per key as it has room for; per
  * tenant as many as it has room for under `limit` (0: no bound); served **round-robin across keys** — the
  * n-th held run of a key with m runs in flight comes at place m + n, so the key with the fewest runs going
- * is served next and one busy key does not hold the queue for the others; at most `batch`. Advice only: the admission itself counts again under the locks. Reads the partial index
+ * is served next and one busy key does not hold the queue for the others; within a key (and among runs
+ * without keys) by priority, a run served as if requested `priority` seconds earlier; at most `batch`. Advice only: the admission itself counts again under the locks. Reads the partial index
  * `runs_held_idx`, the thread's state for the held run's keys, and the counts through their indexes.
  */
 export async function admissionCandidates(
@@ -92,7 +93,8 @@ export async function admissionCandidates(
 ): Promise<AdmissionCandidate[]> {
   const rows = await sql.query<{ tenant_id: string; thread_id: string; run_id: string; slots: RunSlot[] }>(
     `with heads as (
-       select distinct on (r.tenant_id, r.thread_id) r.tenant_id, r.thread_id, r.run_id, r.waiting_since, r.version
+       select distinct on (r.tenant_id, r.thread_id) r.tenant_id, r.thread_id, r.run_id, r.waiting_since, r.version,
+              r.waiting_since - r.priority * interval '1 second' as served_from
          from ${sql.table('runs')} r
         where r.status = 'queued' and r.waiting_on = 'admission'
         order by r.tenant_id, r.thread_id, r.waiting_since, r.version
@@ -110,16 +112,17 @@ export async function admissionCandidates(
      ), turns as (
        -- A key's runs take turns with the other keys': the n-th held run of a key that has m runs in flight
        -- comes at place m + n, so the key with the fewest runs going is served next; at the same place, the
-       -- key the pass served longest ago (slot_turns), then the run that waited longest.
+       -- key the pass served longest ago (slot_turns), then the run that waited longest — by its priority:
+       -- as if requested priority seconds earlier (served_from).
        select r.*, r.key_in_flight + row_number() over (partition by r.tenant_id, r.slots->0->>'key'
-                                                        order by r.waiting_since, r.version) as turn,
+                                                        order by r.served_from, r.version) as turn,
               (select st.served_at from ${sql.table('slot_turns')} st
                 where st.tenant_id = r.tenant_id and st.slot_key = r.slots->0->>'key') as served_at,
-              row_number() over (partition by r.tenant_id, r.slots->0->>'key' order by r.waiting_since, r.version) as nth
+              row_number() over (partition by r.tenant_id, r.slots->0->>'key' order by r.served_from, r.version) as nth
          from roomy r where r.key_room is null or r.key_room > 0
      ), ranked as (
        select t.*, row_number() over (partition by t.tenant_id
-                                      order by t.turn, t.served_at nulls first, t.waiting_since, t.version) as n
+                                      order by t.turn, t.served_at nulls first, t.served_from, t.version) as n
          from turns t where t.key_room is null or t.nth <= t.key_room
      ), room as (
        select t.tenant_id,
@@ -129,7 +132,7 @@ export async function admissionCandidates(
      select r.tenant_id, r.thread_id, r.run_id, r.slots
        from ranked r join room using (tenant_id)
       where r.n <= room.free
-      order by r.turn, r.served_at nulls first, r.waiting_since, r.version
+      order by r.turn, r.served_at nulls first, r.served_from, r.version
       limit ?`,
     [limit, limit, limit, batch],
   );

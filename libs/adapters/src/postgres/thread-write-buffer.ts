@@ -158,6 +158,7 @@ export class WriteBuffer<S> {
         slot_keys: r.slotKeys ?? null,
         waiting_for: r.waiting?.for ?? null,
         queued_until: r.queuedUntil ?? null,
+        priority: r.priority ?? 0,
       });
     }
     if (messages) {

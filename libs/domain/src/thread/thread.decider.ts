@@ -166,6 +166,7 @@ function requestRun(d: DecisionBuilder, c: RequestRun): void {
       ...(c.requestDigest ? { requestDigest: c.requestDigest } : {}),
       ...(c.limits ? { limits: c.limits } : {}),
       ...(c.slots && c.slots.length > 0 ? { slots: c.slots } : {}),
+      ...(c.priority ? { priority: c.priority } : {}),
     },
   });
   const active = d.state.active;

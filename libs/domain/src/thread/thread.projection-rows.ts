@@ -43,6 +43,7 @@ export function runRowsOf(tenantId: string, threadId: string, record: ThreadReco
       ...(r.waiting ? { waiting: r.waiting } : {}),
       ...(r.slotKeys ? { slotKeys: r.slotKeys } : {}),
       ...(r.queuedUntil ? { queuedUntil: r.queuedUntil } : {}),
+      ...(r.priority ? { priority: r.priority } : {}),
     }))
     .sort((a, b) => a.version - b.version || a.runId.localeCompare(b.runId));
 }

@@ -81,6 +81,7 @@ export function liveRunSummary(state: ThreadState, runId: string): RunSummary | 
     ...(ticket.held ? { waiting: { on: 'admission', since: ticket.held.since, for: heldFor(ticket.held) } } : {}),
     ...slotKeysOf(ticket),
     ...(ticket.queuedUntil ? { queuedUntil: ticket.queuedUntil } : {}),
+    ...(ticket.priority ? { priority: ticket.priority } : {}),
   };
 }
 

@@ -54,6 +54,8 @@ export interface RunAsked {
   limits?: RunLimits | undefined;
   /** The concurrency keys it holds while in flight, each with its max (its agent's `slots`, ADR 0045). */
   slots?: RunSlot[] | undefined;
+  /** Seconds: held for admission, it is served as if requested this much earlier; absent: 0. */
+  priority?: number | undefined;
 }
 
 /**
@@ -133,6 +135,8 @@ export interface RunSummary {
   slotKeys?: string[] | undefined;
   /** While it is queued: past this time it may not start (its queued TTL); absent: no limit. */
   queuedUntil?: string | undefined;
+  /** Its priority in the admission queue (seconds); absent: 0. */
+  priority?: number | undefined;
 }
 
 /**

@@ -39,6 +39,8 @@ describe('CreateRunBody', () => {
       { agent: 'a', input: [{ role: 'system', content: 'x' }] },
       { agent: 'a', input: 'x', threadId: 'has.dot' },
       { agent: 'a', input: 'x', concurrency: 'yolo' },
+      { agent: 'a', input: 'x', priority: 601 },
+      { agent: 'a', input: 'x', priority: 1.5 },
       { input: 'x' },
     ]) {
       expect(CreateRunBody.safeParse(bad).success).toBe(false);
@@ -83,6 +85,13 @@ describe('toRunRequest', () => {
       concurrency: 'reject',
     });
     expect(JSON.stringify(request)).not.toContain('acme');
+  });
+
+  it('carries a priority the client sets (the orchestrator checks who may raise it), and omits it otherwise', () => {
+    expect(toRunRequest(CreateRunBody.parse({ agent: 'a', input: 'x', priority: -300 }), principal, 'k').priority).toBe(
+      -300,
+    );
+    expect('priority' in toRunRequest(CreateRunBody.parse({ agent: 'a', input: 'x' }), principal, 'k')).toBe(false);
   });
 
   it('keeps the thread the client names, and omits it otherwise', () => {

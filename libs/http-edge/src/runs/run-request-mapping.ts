@@ -27,6 +27,7 @@ export const CreateRunBody = z.strictObject({
   threadId: RunRequest.shape.threadId,
   metadata: RunRequest.shape.metadata,
   concurrency: RunRequest.shape.concurrency,
+  priority: RunRequest.shape.priority,
   webhookUrl: z
     .url({ protocol: /^https?$/ })
     .max(2048)
@@ -93,6 +94,7 @@ export function toRunRequest(
     principal: { id: principal.principalId, roles: [...principal.roles] },
     metadata: body.metadata,
     concurrency: body.concurrency,
+    ...(body.priority !== undefined ? { priority: body.priority } : {}),
     ...(body.webhookUrl !== undefined ? { webhook: { url: body.webhookUrl } } : {}),
   });
 }

@@ -29,6 +29,7 @@ import { Migration20271201000000_orchestrator_runs_held } from './orchestrator/M
 import { Migration20271201000001_orchestrator_run_slot_keys } from './orchestrator/Migration20271201000001_run_slot_keys';
 import { Migration20271201000002_orchestrator_tenant_slot_limits } from './orchestrator/Migration20271201000002_tenant_slot_limits';
 import { Migration20271201000003_orchestrator_run_queued_until } from './orchestrator/Migration20271201000003_run_queued_until';
+import { Migration20271201000004_orchestrator_run_priority } from './orchestrator/Migration20271201000004_run_priority';
 import { Migration20261130000000_tools_init } from './tools/Migration20261130000000_init';
 import { Migration20261210000000_tools_ledger_resolution } from './tools/Migration20261210000000_ledger_resolution';
 import { Migration20270110000000_tools_ledger_trace } from './tools/Migration20270110000000_ledger_trace';
@@ -71,6 +72,7 @@ export const ORCHESTRATOR_MIGRATIONS: readonly MigrationClass[] = [
   Migration20271201000001_orchestrator_run_slot_keys,
   Migration20271201000002_orchestrator_tenant_slot_limits,
   Migration20271201000003_orchestrator_run_queued_until,
+  Migration20271201000004_orchestrator_run_priority,
 ];
 export const TOOLS_MIGRATIONS: readonly MigrationClass[] = [
   Migration20261130000000_tools_init,
