@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { runIdFor, threadIdFor } from '@ratchet/platform';
+import { runProcess, sourceCommand } from '@ratchet/testing';
 import { terminal, TestStack } from './stack';
 
 /*
@@ -35,6 +36,7 @@ const ask = (
     ...(priority === undefined ? {} : { priority }),
     ...(replyTo ? { replyTo } : {}),
   });
+const cli = sourceCommand('apps/cli/src/main.ts');
 const thread = (id: string) => threadIdFor(TENANT, id);
 const queued = (stack: TestStack, id: string) =>
   stack.waitFor(TENANT, thread(id), (es) => es.some((e) => e.type === 'run.queued'));
@@ -102,5 +104,44 @@ describe('priority orders the admission queue without starving anyone, through a
       [TENANT, 'sneaky'],
     );
     expect(row?.n).toBe(0);
+  });
+
+  it("takes a tenant's own priority and queued TTL for an agent, set by an operator, on the runs it requests", async () => {
+    const other = 'prio-other';
+    const set = await runProcess(
+      cli.command,
+      [
+        ...cli.args,
+        'agents',
+        'settings',
+        'set',
+        'ranked',
+        '--tenant',
+        other,
+        '--priority',
+        '-100',
+        '--queue-ttl',
+        '900',
+      ],
+      { ...cli.env, ...stack.env },
+    );
+    expect(set).toMatchObject({ code: 0 });
+    const requested = async (tenant: string, id: string) => {
+      await stack.publishRequest(tenant, {
+        requestId: id,
+        agent: 'ranked',
+        input: [{ role: 'user', content: 'hello' }],
+        principal: { id: 'alice', roles: ['runner'] },
+      });
+      const events = await stack.waitFor(tenant, threadIdFor(tenant, id), (es) =>
+        es.some((e) => e.type === 'run.requested'),
+      );
+      return events.find((e) => e.type === 'run.requested')!.data;
+    };
+    expect(await requested(other, 'o1')).toMatchObject({ priority: -100, limits: { queueTtlSeconds: 900 } });
+    // This tenant keeps the agent's: no priority, no queued TTL.
+    const own = await requested(TENANT, 'p1');
+    expect(own).not.toHaveProperty('priority');
+    expect(own['limits']).not.toHaveProperty('queueTtlSeconds');
   });
 });

@@ -8,6 +8,7 @@ import {
   OpenAiCompatibleModel,
   PgThreadStore,
   ScriptedModel,
+  TenantAgentSettingsRepository,
   TenantSlotLimitsRepository,
 } from '@ratchet/adapters';
 import { CLOCK, randomIds, RunStops, RuntimeModule, ServiceRuntime, systemClock } from '@ratchet/platform';
@@ -199,6 +200,7 @@ export class OrchestratorModule {
         { provide: RUN_ADMISSION, useValue: admission },
         { provide: AgentCatalog, useValue: catalog },
         { provide: TenantSlotLimitsRepository, useValue: new TenantSlotLimitsRepository(runtime.db.sql) },
+        { provide: TenantAgentSettingsRepository, useValue: new TenantAgentSettingsRepository(runtime.db.sql) },
         { provide: KeyedSerializer, useValue: serializer },
         { provide: ThreadInbox, useValue: inbox },
         { provide: MemoryRecall, useValue: recall },

@@ -57,6 +57,12 @@ export {
 } from './agents/agent-definitions.repository';
 export { TenantSlotLimitsRepository, type TenantSlotLimit } from './agents/tenant-slot-limits.repository';
 export {
+  TenantAgentSettingsRepository,
+  type AgentSettings,
+  type AgentSettingsChange,
+  type TenantAgentSettings,
+} from './agents/tenant-agent-settings.repository';
+export {
   DatabaseUnavailableError,
   openDatabase,
   redactUrl,

@@ -2,6 +2,7 @@
 // the argument wiring). See docs/adr/0036-apps-are-wiring.md.
 export { assignAgent, listAgents } from './commands/agents';
 export { listSlotLimits, setSlotLimit, unsetSlotLimit, type SlotLimitTarget } from './commands/slot-limits';
+export { changeAgentSettings, listAgentSettings } from './commands/agent-settings';
 export { decideApproval, listApprovals, type ApprovalsListOptions } from './commands/approvals';
 export {
   completeWaitpoint,

@@ -1,6 +1,15 @@
 import { Command } from 'commander';
-import { assignAgent, listAgents, listSlotLimits, setSlotLimit, unsetSlotLimit } from '@ratchet/operator';
+import {
+  assignAgent,
+  changeAgentSettings,
+  listAgentSettings,
+  listAgents,
+  listSlotLimits,
+  setSlotLimit,
+  unsetSlotLimit,
+} from '@ratchet/operator';
 import { commandContext } from '../cli.context';
+import { InvalidArgumentError } from 'commander';
 import { parsePositiveInt } from '../cli.parse';
 
 export function agentsCommand(): Command {
@@ -22,6 +31,7 @@ export function agentsCommand(): Command {
       await assignAgent(commandContext(cmd), name, opts.tenant);
     });
   agents.addCommand(limitsCommand());
+  agents.addCommand(settingsCommand());
   return agents;
 }
 
@@ -59,4 +69,55 @@ function limitsCommand(): Command {
       await listSlotLimits(commandContext(cmd), opts.tenant);
     });
   return limits;
+}
+
+function parseInteger(value: string): number {
+  if (!/^-?\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number');
+  return Number(value);
+}
+
+/** A tenant's queued TTL and default priority for an agent's runs, in place of the agent's. */
+function settingsCommand(): Command {
+  const settings = new Command('settings').description(
+    "tenants' own queued TTL and default priority for an agent's runs, in place of the agent's",
+  );
+  settings
+    .command('set <agent>')
+    .description("give one tenant's runs of an agent their own queued TTL or priority (runs requested from now on)")
+    .requiredOption('--tenant <tenant>', 'the tenant')
+    .option('--queue-ttl <seconds>', 'how long a run may wait to start after its request', parsePositiveInt)
+    .option('--priority <seconds>', 'the default priority of its runs, -600 to 600', parseInteger)
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ ratchet agents settings set support --tenant acme --queue-ttl 3600\n  $ ratchet agents settings set batch --tenant acme --priority -300',
+    )
+    .action(async (agent: string, opts: { tenant: string; queueTtl?: number; priority?: number }, cmd: Command) => {
+      await changeAgentSettings(commandContext(cmd), opts.tenant, agent, {
+        ...(opts.queueTtl !== undefined ? { queueTtlSeconds: opts.queueTtl } : {}),
+        ...(opts.priority !== undefined ? { priority: opts.priority } : {}),
+      });
+    });
+  settings
+    .command('unset <agent>')
+    .description("remove a tenant's own queued TTL or priority (both when neither is named): the agent's apply again")
+    .requiredOption('--tenant <tenant>', 'the tenant')
+    .option('--queue-ttl', 'remove the queued TTL')
+    .option('--priority', 'remove the priority')
+    .addHelpText('after', '\nExamples:\n  $ ratchet agents settings unset support --tenant acme --queue-ttl')
+    .action(async (agent: string, opts: { tenant: string; queueTtl?: boolean; priority?: boolean }, cmd: Command) => {
+      const both = !opts.queueTtl && !opts.priority;
+      await changeAgentSettings(commandContext(cmd), opts.tenant, agent, {
+        ...(both || opts.queueTtl ? { queueTtlSeconds: null } : {}),
+        ...(both || opts.priority ? { priority: null } : {}),
+      });
+    });
+  settings
+    .command('list')
+    .description("list the tenants' own settings for their agents")
+    .option('--tenant <tenant>', "only this tenant's")
+    .addHelpText('after', '\nExamples:\n  $ ratchet agents settings list --tenant acme --json')
+    .action(async (opts: { tenant?: string }, cmd: Command) => {
+      await listAgentSettings(commandContext(cmd), opts.tenant);
+    });
+  return settings;
 }

@@ -11,7 +11,7 @@ import {
 } from '@ratchet/domain';
 import { CLOCK, JetStreamContext, ServiceRuntime, runIdFor, threadIdFor } from '@ratchet/platform';
 import { AgentCatalog } from '@ratchet/agents';
-import { TenantSlotLimitsRepository } from '@ratchet/adapters';
+import { TenantAgentSettingsRepository, TenantSlotLimitsRepository } from '@ratchet/adapters';
 import { KeyedSerializer, ThreadCommandHandler } from '@ratchet/engine';
 import { requestToCommand, runLimitsOf } from './to-command';
 
@@ -43,6 +43,7 @@ export class RunRequestController {
     @Inject(ThreadCommandHandler) private readonly threads: ThreadCommandHandler,
     @Inject(AgentCatalog) private readonly agents: AgentCatalog,
     @Inject(TenantSlotLimitsRepository) private readonly slotLimits: TenantSlotLimitsRepository,
+    @Inject(TenantAgentSettingsRepository) private readonly tenantSettings: TenantAgentSettingsRepository,
     @Inject(ServiceRuntime) private readonly runtime: ServiceRuntime,
     @Inject(KeyedSerializer) private readonly serializer: KeyedSerializer,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -98,7 +99,14 @@ export class RunRequestController {
       await this.refuse(tenantId, request, slots.error.code, slots.error.message);
       throw new PoisonMessageError(slots.error.message, slots.error.code);
     }
-    const priority = runPriorityOf(request.priority, agent.definition.priority, request.principal.roles, agent.name);
+    // The tenant's settings for the agent (an operator's), in place of the agent's own.
+    const settings = await this.tenantSettings.of(tenantId, agent.name);
+    const priority = runPriorityOf(
+      request.priority,
+      settings.priority ?? agent.definition.priority,
+      request.principal.roles,
+      agent.name,
+    );
     if ('error' in priority) {
       await this.refuse(tenantId, request, priority.error.code, priority.error.message);
       throw new PoisonMessageError(priority.error.message, priority.error.code);
@@ -110,7 +118,7 @@ export class RunRequestController {
         name: agent.name,
         version: agent.version,
         maxSteps: agent.definition.maxSteps,
-        limits: runLimitsOf(agent.definition),
+        limits: runLimitsOf(agent.definition, settings),
       },
       this.clock.now().toISOString(),
       {

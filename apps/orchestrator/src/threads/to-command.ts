@@ -43,14 +43,15 @@ export function requestToCommand(
 }
 
 /** What an agent allows one run: attempts per model call, and the run's budgets (fixed on the run). */
-export function runLimitsOf(agent: AgentDefinition): RunLimits {
+export function runLimitsOf(agent: AgentDefinition, tenant: { queueTtlSeconds?: number } = {}): RunLimits {
+  const queueTtlSeconds = tenant.queueTtlSeconds ?? agent.queueTtlSeconds;
   return {
     modelAttempts: agent.modelAttempts,
     modelCalls: agent.budget.modelCalls ?? agent.maxSteps * agent.modelAttempts,
     tokens: agent.budget.tokens,
     workingTimeSeconds: agent.runTimeoutSeconds,
     rateLimitWaitSeconds: agent.budget.rateLimitWaitSeconds,
-    ...(agent.queueTtlSeconds !== undefined ? { queueTtlSeconds: agent.queueTtlSeconds } : {}),
+    ...(queueTtlSeconds !== undefined ? { queueTtlSeconds } : {}),
   };
 }
 

@@ -41,6 +41,7 @@ describe('openDatabase', () => {
         'schedule_ticks',
         'schedules',
         'slot_turns',
+        'tenant_agent_settings',
         'tenant_slot_limits',
         'thread_events',
         'thread_keys',

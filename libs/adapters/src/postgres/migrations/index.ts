@@ -30,6 +30,7 @@ import { Migration20271201000001_orchestrator_run_slot_keys } from './orchestrat
 import { Migration20271201000002_orchestrator_tenant_slot_limits } from './orchestrator/Migration20271201000002_tenant_slot_limits';
 import { Migration20271201000003_orchestrator_run_queued_until } from './orchestrator/Migration20271201000003_run_queued_until';
 import { Migration20271201000004_orchestrator_run_priority } from './orchestrator/Migration20271201000004_run_priority';
+import { Migration20271201000005_orchestrator_tenant_agent_settings } from './orchestrator/Migration20271201000005_tenant_agent_settings';
 import { Migration20261130000000_tools_init } from './tools/Migration20261130000000_init';
 import { Migration20261210000000_tools_ledger_resolution } from './tools/Migration20261210000000_ledger_resolution';
 import { Migration20270110000000_tools_ledger_trace } from './tools/Migration20270110000000_ledger_trace';
@@ -73,6 +74,7 @@ export const ORCHESTRATOR_MIGRATIONS: readonly MigrationClass[] = [
   Migration20271201000002_orchestrator_tenant_slot_limits,
   Migration20271201000003_orchestrator_run_queued_until,
   Migration20271201000004_orchestrator_run_priority,
+  Migration20271201000005_orchestrator_tenant_agent_settings,
 ];
 export const TOOLS_MIGRATIONS: readonly MigrationClass[] = [
   Migration20261130000000_tools_init,
