@@ -1,11 +1,12 @@
 import path from 'node:path';
+import { listRuns } from '@ratchet/adapters';
 import { runIdFor, threadIdFor } from '@ratchet/platform';
 import { runProcess, sourceCommand } from '@ratchet/testing';
 import { terminal, TestStack } from './stack';
 
 /*
  * Priority in the admission queue (docs/flow-control.md#priority): the tenant runs one run at a time and
- * queues the rest. A blocker holds the place; a low-priority run (-2 s) asks first, then — 5 s later — two
+ * queues the rest. A blocker holds the place (20 s); a low-priority run (-2 s) asks first, then — 5 s later — two
  * more at -2 s and two at +2 s (an admin's). A run is served as if requested `priority` seconds earlier:
  * the high ones go before the low ones of their time, but not before the low one that asked 5 s earlier
  * (no starvation). Two orchestrators; one is SIGKILLed while the runs wait.
@@ -66,6 +67,21 @@ describe('priority orders the admission queue without starving anyone, through a
     await ask(stack, 'high-2', 'ranked', 2, ['runner', 'admin']);
     for (const id of ['low-1', 'low-2', 'high-1', 'high-2']) await queued(stack, id);
 
+    // A held run's status (what GET /v1/runs/{id} reads) shows its priority and its queue deadline, and its
+    // stored projection is what its log folds to (an SRE's check).
+    const [held] = await listRuns(stack.orchestratorDb.sql, TENANT, thread('high-1'));
+    const asked = (await stack.events(TENANT, thread('high-1'))).find((e) => e.type === 'run.requested')!;
+    expect(held).toMatchObject({
+      status: 'queued',
+      priority: 2,
+      queuedUntil: new Date(Date.parse(asked.at) + 600_000).toISOString(),
+    });
+    const verify = await runProcess(cli.command, [...cli.args, 'replay', thread('high-1'), '--verify'], {
+      ...cli.env,
+      ...stack.env,
+    });
+    expect(verify).toMatchObject({ code: 0 });
+
     await stack.services.get('orchestrator-a')?.kill('SIGKILL');
 
     const ids = ['blocker', 'old-low', 'low-1', 'low-2', 'high-1', 'high-2'];
@@ -84,6 +100,10 @@ describe('priority orders the admission queue without starving anyone, through a
     // The log keeps each run's priority.
     const requested = ends[4]!.find((e) => e.type === 'run.requested')!;
     expect(requested.data).toMatchObject({ priority: 2 });
+    // Once started, a run no longer shows what only a queued run has.
+    const [done] = await listRuns(stack.orchestratorDb.sql, TENANT, thread('high-1'));
+    expect(done).not.toHaveProperty('priority');
+    expect(done).not.toHaveProperty('queuedUntil');
   });
 
   it("refuses a caller without the admin role that raises a run's priority above its agent's, naming the rule", async () => {
@@ -139,9 +159,9 @@ describe('priority orders the admission queue without starving anyone, through a
       return events.find((e) => e.type === 'run.requested')!.data;
     };
     expect(await requested(other, 'o1')).toMatchObject({ priority: -100, limits: { queueTtlSeconds: 900 } });
-    // This tenant keeps the agent's: no priority, no queued TTL.
+    // This tenant keeps the agent's: no priority, its queued TTL of 600 s.
     const own = await requested(TENANT, 'p1');
     expect(own).not.toHaveProperty('priority');
-    expect(own['limits']).not.toHaveProperty('queueTtlSeconds');
+    expect(own).toMatchObject({ limits: { queueTtlSeconds: 600 } });
   });
 });

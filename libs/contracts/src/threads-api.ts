@@ -63,6 +63,14 @@ export const RunView = z
     endedAt: IsoTime.nullable(),
     /** Present while the run waits for a human: its status stays `running` (its thread is busy). */
     waiting: RunWaiting.optional(),
+    queuedUntil: IsoTime.optional().describe(
+      'While queued: past this time it does not start and fails as run.queue_expired (its queued TTL)',
+    ),
+    priority: z
+      .number()
+      .int()
+      .optional()
+      .describe('While queued: its priority in the admission queue, in seconds (absent: 0)'),
     /** Present once the run ended: what its terminal event said. */
     outcome: z
       .object({

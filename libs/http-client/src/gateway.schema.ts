@@ -1596,6 +1596,13 @@ export interface components {
           /** @description For admission: the bound it waits for, e.g. "concurrency key customer=42 at its max of 5 runs in flight" */
           for?: string;
         };
+        /**
+         * Format: date-time
+         * @description While queued: past this time it does not start and fails as run.queue_expired (its queued TTL)
+         */
+        queuedUntil?: string;
+        /** @description While queued: its priority in the admission queue, in seconds (absent: 0) */
+        priority?: number;
       }[];
       /** @description Pass as `cursor` for the next page; absent on the last page */
       nextCursor?: string;
@@ -1643,6 +1650,13 @@ export interface components {
         /** @description For admission: the bound it waits for, e.g. "concurrency key customer=42 at its max of 5 runs in flight" */
         for?: string;
       };
+      /**
+       * Format: date-time
+       * @description While queued: past this time it does not start and fails as run.queue_expired (its queued TTL)
+       */
+      queuedUntil?: string;
+      /** @description While queued: its priority in the admission queue, in seconds (absent: 0) */
+      priority?: number;
       outcome?: {
         /** @enum {string} */
         status: 'completed' | 'failed' | 'cancelled';

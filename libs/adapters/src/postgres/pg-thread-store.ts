@@ -18,7 +18,7 @@ import { WriteBuffer, type ThreadColumnsMapper } from './thread-write-buffer';
 import { claimInbox } from './inbox-outbox.sql';
 import { insertSnapshot, type ThreadSnapshot } from './retention.queries';
 import type { Database } from './orm';
-import { inTransaction, valuesList, type SqlExecutor } from './sql';
+import { inTransaction, isoColumn, valuesList, type SqlExecutor } from './sql';
 import { RUN_SUMMARY_COLUMNS, runSummaryOf, type RunSummaryDbRow } from './run.rows';
 import { runsInFlightCount, runsWaitingCount, slotRunsCount } from './runs-in-flight.queries';
 
@@ -343,9 +343,12 @@ export async function listRuns(sql: SqlExecutor, tenantId: string, threadId: str
       request_digest: string | null;
       outcome: RunRow['outcome'];
       slot_keys: string[] | null;
+      queued_until: string | null;
+      priority: number;
     }
   >(
-    `select r.tenant_id, ${RUN_SUMMARY_COLUMNS('r')}, r.version, r.request_digest, r.outcome, r.slot_keys
+    `select r.tenant_id, ${RUN_SUMMARY_COLUMNS('r')}, r.version, r.request_digest, r.outcome, r.slot_keys,
+            ${isoColumn('r.queued_until', 'queued_until')}, r.priority
      from ${sql.table('runs')} r where r.tenant_id = ? and r.thread_id = ? order by r.version, r.run_id`,
     [tenantId, threadId],
   );
@@ -356,5 +359,7 @@ export async function listRuns(sql: SqlExecutor, tenantId: string, threadId: str
     requestDigest: r.request_digest,
     outcome: r.outcome,
     ...(r.slot_keys ? { slotKeys: r.slot_keys } : {}),
+    ...(r.queued_until ? { queuedUntil: r.queued_until } : {}),
+    ...(r.priority ? { priority: r.priority } : {}),
   }));
 }

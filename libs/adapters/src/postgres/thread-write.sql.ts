@@ -88,7 +88,7 @@ run_rows as (
     status = excluded.status, steps = excluded.steps, started_at = excluded.started_at,
     ended_at = excluded.ended_at, version = excluded.version, outcome = excluded.outcome,
     waiting_on = excluded.waiting_on, waiting_since = excluded.waiting_since, waiting_until = excluded.waiting_until,
-    waiting_for = excluded.waiting_for, queued_until = excluded.queued_until
+    waiting_for = excluded.waiting_for, queued_until = excluded.queued_until, priority = excluded.priority
   returning 1),
 cut as (
   delete from ${t('thread_messages')} m

@@ -115,7 +115,8 @@ export function runSummaryAfter(before: ThreadState, after: ThreadState, event: 
       : event.type === 'run.failed'
         ? { status: 'failed', error: event.data.error }
         : { status: 'cancelled' };
-  const { waiting: _ended, ...ended } = was;
+  // What only a queued or waiting run has (its wait, its queue deadline and priority) ends with it.
+  const { waiting: _ended, queuedUntil: _deadline, priority: _priority, ...ended } = was;
   return { ...ended, status: outcome.status, endedAt: event.at, outcome };
 }
 
