@@ -98,7 +98,8 @@ describe('MCP servers that misbehave', () => {
   });
 
   it('passes the idempotency key in _meta, and takes kinds from annotations', async () => {
-    const s = source(url);
+    // An ordinary call, not a timeout test: room for a machine busy with other suites.
+    const s = source(url, 10_000);
     await s.start();
     const kinds = Object.fromEntries(s.offered().map((o) => [o.tool.name, o.tool.kind]));
     expect(kinds).toEqual({
