@@ -90,17 +90,19 @@ export class RunRequestController {
       await this.refuse(tenantId, request, 'agent.unknown', message);
       throw new PoisonMessageError(message, 'agent.unknown');
     }
+    // The tenant's settings for the agent (an operator's), in place of the agent's own: read together.
+    const declared = agent.definition.slots ?? [];
+    const [tenantMaxes, settings] = await Promise.all([
+      declared.length > 0 ? this.slotLimits.maxes(tenantId, agent.name) : {},
+      this.tenantSettings.of(tenantId, agent.name),
+    ]);
     // The run's concurrency keys (its agent's slots over the metadata, as the log will keep it: redacted),
     // each with its max: the tenant's setting for the slot when an operator gave it one, else the agent's.
-    const declared = agent.definition.slots ?? [];
-    const tenantMaxes = declared.length > 0 ? await this.slotLimits.maxes(tenantId, agent.name) : {};
     const slots = runSlotsOf(declared, redactSecrets(request.metadata), agent.name, tenantMaxes);
     if ('error' in slots) {
       await this.refuse(tenantId, request, slots.error.code, slots.error.message);
       throw new PoisonMessageError(slots.error.message, slots.error.code);
     }
-    // The tenant's settings for the agent (an operator's), in place of the agent's own.
-    const settings = await this.tenantSettings.of(tenantId, agent.name);
     const priority = runPriorityOf(
       request.priority,
       settings.priority ?? agent.definition.priority,

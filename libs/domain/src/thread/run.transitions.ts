@@ -2,6 +2,7 @@ import type { Failure, RunOutcome } from '@ratchet/contracts';
 import { DecisionBuilder, modelCommandId, toolCommandId } from './decision.builder';
 import type { Outgoing } from './thread.commands';
 import { beforeModelCall, type BudgetBreach } from './run.budget';
+import { heldFor } from './run.waits';
 import { ActiveRun, openCalls, PendingCall, RunTicket } from './thread.state';
 
 /** Transitions every rule of the run loop shares: start, ask the model, run a call, end. */
@@ -9,14 +10,14 @@ import { ActiveRun, openCalls, PendingCall, RunTicket } from './thread.state';
 /** Starts the given queued run, or the oldest one, if the thread is idle. */
 export function startNext(d: DecisionBuilder, runId?: string, admitted = false): void {
   if (d.state.active) return;
-  // A run whose queued TTL passed does not start: it fails, and the next one is considered.
-  for (;;) {
-    const first = runId ? d.state.queue.find((t) => t.runId === runId) : d.state.queue[0];
-    if (!first || !queueExpired(first, d.command.at)) break;
-    failQueued(d, first);
+  const pick = (): RunTicket | undefined => (runId ? d.state.queue.find((t) => t.runId === runId) : d.state.queue[0]);
+  let ticket = pick();
+  // A run whose queued TTL passed does not start: it fails, and (when none was named) the next one is considered.
+  while (ticket && queueExpired(ticket, d.command.at)) {
+    failQueued(d, ticket);
     if (runId) return;
+    ticket = pick();
   }
-  const ticket: RunTicket | undefined = runId ? d.state.queue.find((t) => t.runId === runId) : d.state.queue[0];
   // A run held for admission starts only when admitted (AdmitRun, with the tenant's count under its lock).
   if (!ticket || (ticket.held && !admitted)) return;
   d.emit({
@@ -249,11 +250,12 @@ export function queueExpired(ticket: Pick<RunTicket, 'queuedUntil'>, at: string)
  */
 export function failQueued(d: DecisionBuilder, ticket: RunTicket): void {
   const ttl = ticket.limits?.queueTtlSeconds;
-  const waited = ticket.held
-    ? ticket.held.bound === 'slot'
-      ? `concurrency key ${ticket.held.key} at its max of ${ticket.held.limit} runs in flight`
-      : `room under the tenant's bound of ${ticket.held.limit} runs in flight`
-    : "the thread's earlier runs";
+  const held = ticket.held;
+  const waited = !held
+    ? "the thread's earlier runs"
+    : held.bound === 'slot'
+      ? heldFor(held)
+      : `room under ${heldFor(held)}`;
   const error: Failure = {
     code: 'run.queue_expired',
     message: `run ${ticket.runId} did not start within ${ttl} s of its request (its agent's queueTtlSeconds): it waited for ${waited}`,

@@ -1,4 +1,4 @@
-import type { ActiveRun, PendingCall } from './thread.state';
+import type { ActiveRun, AdmissionHold, PendingCall } from './thread.state';
 
 /**
  * What a run that does no work waits for (a named wait): a human's decision on an approval, the outside
@@ -77,4 +77,11 @@ function isOpen(status: PendingCall['status']): boolean {
     status === 'awaiting_waitpoint' ||
     status === 'uncertain'
   );
+}
+
+/** What a held run waits for, in words: the run's status says it (API, CLI, console), and so does its expiry. */
+export function heldFor(held: AdmissionHold): string {
+  return held.bound === 'slot'
+    ? `concurrency key ${held.key} at its max of ${held.limit} runs in flight`
+    : `the tenant's bound of ${held.limit} runs in flight`;
 }

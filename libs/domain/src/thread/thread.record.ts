@@ -1,5 +1,6 @@
 import type { ChatMessage, ThreadEvent } from '@ratchet/contracts';
 import { evolve, messagesAdded } from './thread.evolve';
+import { heldFor } from './run.waits';
 import { initialThreadState, type RunEnding, type RunSummary, type RunTicket, type ThreadState } from './thread.state';
 
 /**
@@ -83,13 +84,6 @@ export function liveRunSummary(state: ThreadState, runId: string): RunSummary | 
     ...(ticket.queuedUntil ? { queuedUntil: ticket.queuedUntil } : {}),
     ...(ticket.priority ? { priority: ticket.priority } : {}),
   };
-}
-
-/** What a held run waits for, in words: the run's status says it (API, CLI, console). */
-function heldFor(held: NonNullable<RunTicket['held']>): string {
-  return held.bound === 'slot'
-    ? `concurrency key ${held.key} at its max of ${held.limit} runs in flight`
-    : `the tenant's bound of ${held.limit} runs in flight`;
 }
 
 function slotKeysOf(run: RunTicket): { slotKeys?: string[] } {

@@ -77,10 +77,7 @@ export class AdmissionPass {
         ...(this.options.maxActiveRuns > 0 ? { activeRunLimit: this.options.maxActiveRuns } : {}),
         ...(c.slots.length > 0 ? { slots: c.slots } : {}),
       };
-      const outcome = await this.handler.handle('admission', `admit:${c.tenantId}:${c.runId}@${at}`, command, {
-        correlationId: c.runId,
-      });
-      if (outcome.status === 'applied') {
+      if (await this.ask('admit', command)) {
         started++;
         // The keys take turns (see admissionCandidates): this one was served now.
         await noteSlotTurns(
@@ -114,11 +111,18 @@ export class AdmissionPass {
         at,
         runId: r.runId,
       };
-      const outcome = await this.handler.handle('admission', `queue-ttl:${r.tenantId}:${r.runId}@${at}`, command, {
-        correlationId: r.runId,
-      });
-      if (outcome.status === 'applied') ended++;
+      if (await this.ask('queue-ttl', command)) ended++;
     }
     if (ended > 0) this.logger.info({ ended }, 'admission pass ended queued runs past their TTL');
+  }
+
+  /**
+   * Asks a run's thread, through the same handler as every other message; true when it decided. Each ask
+   * has a message id of its own (the beat's time): an ask that decided nothing is not a duplicate of the next.
+   */
+  private async ask(kind: string, command: AdmitRun | ExpireQueuedRun): Promise<boolean> {
+    const id = `${kind}:${command.tenantId}:${command.runId}@${command.at}`;
+    const outcome = await this.handler.handle('admission', id, command, { correlationId: command.runId });
+    return outcome.status === 'applied';
   }
 }
