@@ -221,6 +221,33 @@ export const AgentSlot = z
   .strict();
 export type AgentSlot = z.infer<typeof AgentSlot>;
 
+/**
+ * A throttle on the agent's run starts (docs/flow-control.md#throttle): at most `limit` runs of the tenant
+ * start in any `periodSeconds`, per value of `key` (an expression over the run request's metadata) or, without
+ * a key, for the agent as a whole; later requests wait for admission (they are not refused).
+ */
+export const AgentThrottle = z
+  .object({
+    limit: z.number().int().positive().max(1_000_000).describe('The most runs that start in any period'),
+    periodSeconds: z
+      .number()
+      .int()
+      .positive()
+      .max(86_400)
+      .describe('The length of the window the starts are counted in, in seconds (1 s to a day)'),
+    key: z
+      .string()
+      .max(200)
+      .regex(
+        /^metadata\.[A-Za-z0-9_-]+$/,
+        'an expression over the request\'s metadata like "metadata.userId" (metadata.<field>)',
+      )
+      .optional()
+      .describe("Counted per value of this expression over the request's metadata; absent: for the agent as a whole"),
+  })
+  .strict();
+export type AgentThrottle = z.infer<typeof AgentThrottle>;
+
 /** An agent: what model it uses, what it may call, and its limits. Stored versioned; runs pin a version. */
 export const AgentDefinition = z
   .object({
@@ -331,6 +358,9 @@ export const AgentDefinition = z
       .describe(
         'Concurrency keys: at most `max` runs of the tenant in flight per value of `key` (e.g. per customer); several apply together. Not the thread policy `concurrency`.',
       ),
+    throttle: AgentThrottle.optional().describe(
+      "At most `limit` of the tenant's runs of this agent start in any `periodSeconds` (per value of `key` when given); later requests are held for admission",
+    ),
   })
   .strict();
 export type AgentDefinition = z.infer<typeof AgentDefinition>;

@@ -29,6 +29,20 @@ export const RunSlot = z
   .strict();
 export type RunSlot = z.infer<typeof RunSlot>;
 
+/**
+ * The throttle a run starts under (docs/flow-control.md#throttle): `<agent>` or `<agent>:<field>=<value>`,
+ * and at most `limit` starts of the tenant's runs with this key in any `periodSeconds`, fixed when the run is
+ * requested.
+ */
+export const RunThrottle = z
+  .object({
+    key: z.string().min(1).max(512).describe('`<agent>`, or `<agent>:<field>=<value>` with a key, e.g. `support:userId=42`'),
+    limit: z.number().int().positive().describe('The most starts with this key in any period'),
+    periodSeconds: z.number().int().positive().describe('The period, in seconds'),
+  })
+  .strict();
+export type RunThrottle = z.infer<typeof RunThrottle>;
+
 /** Why a run waits for admission: the tenant's bound on runs in flight, or a concurrency key at its max. */
 export const AdmissionBound = z.discriminatedUnion('bound', [
   z.object({ bound: z.literal('tenant.runs_limit'), limit: z.number().int().positive() }),
@@ -36,6 +50,12 @@ export const AdmissionBound = z.discriminatedUnion('bound', [
     bound: z.literal('slot'),
     key: z.string().describe('The concurrency key at its max, e.g. `customer=42`'),
     limit: z.number().int().positive(),
+  }),
+  z.object({
+    bound: z.literal('throttle'),
+    key: z.string().describe('The throttle the run starts under, e.g. `support:userId=42`'),
+    limit: z.number().int().positive(),
+    periodSeconds: z.number().int().positive(),
   }),
 ]);
 export type AdmissionBound = z.infer<typeof AdmissionBound>;
@@ -150,6 +170,9 @@ export const EventData = {
       .array(RunSlot)
       .optional()
       .describe("The concurrency keys the run holds while in flight (its agent's `slots` over the request's metadata)"),
+    throttle: RunThrottle.optional().describe(
+      "The throttle the run starts under (its agent's `throttle` over the request's metadata): it starts only when fewer than `limit` runs with its key started in the last `periodSeconds`",
+    ),
     priority: RunPriority.optional().describe(
       'Seconds: held for admission, the run is served as if it had waited this much longer (negative: shorter); absent: 0',
     ),
@@ -158,7 +181,7 @@ export const EventData = {
     requestId: z.string(),
     behindRunId: RunId.optional().describe("The thread's run it waits behind (absent: the thread had none)"),
     waitingFor: AdmissionBound.optional().describe(
-      'Queued for admission: the tenant had `limit` runs in flight (TENANT_RUNS_OVER_BOUND=queue), or a concurrency key of the run had `limit` runs in flight; it starts when there is room',
+      'Queued for admission: the tenant had `limit` runs in flight (TENANT_RUNS_OVER_BOUND=queue), a concurrency key of the run had `limit` runs in flight, or its throttle had `limit` starts in the period (or the thread was busy: a throttled run starts only when admitted); it starts when there is room',
     ),
   }),
   'run.rejected': z.object({ requestId: z.string(), error: Failure }),

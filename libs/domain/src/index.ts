@@ -238,4 +238,5 @@ export {
   type TurnWrite,
 } from './flow/provider-limits';
 export { runSlotsOf, type SlotKeyMissing } from './flow/run-slots';
+export { runThrottleOf, type ThrottleKeyMissing } from './flow/run-throttle';
 export { PRIORITY_ROLE, runPriorityOf, type PriorityForbidden } from './flow/run-priority';

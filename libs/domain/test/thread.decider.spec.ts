@@ -237,6 +237,80 @@ describe('thread decider', () => {
         expect(given([]).when({ ...over('r1'), priority: 0 }).events[1]!.data).not.toHaveProperty('priority');
       });
 
+      describe('a throttle', () => {
+        const throttle = { key: 'support:userId=7', limit: 2, periodSeconds: 60 };
+        const ask = (runId: string, throttleStarts: number, overrides: Partial<AdmitRun> = {}): AdmitRun => ({
+          ...admit(runId, 0),
+          activeRunLimit: undefined,
+          activeRuns: undefined,
+          throttle,
+          throttleStarts,
+          ...overrides,
+        });
+
+        it('starts a run while fewer than its limit started in the period, and keeps its key on the run', () => {
+          const d = given([]).when({ ...requestRun('r1'), throttle, throttleStarts: 1 });
+          expect(types(d.events)).toEqual(['thread.created', 'run.requested', 'run.started', 'model.requested']);
+          expect(d.events[1]!.data).toMatchObject({ throttle });
+          expect(d.after.runs['r1']).toMatchObject({ status: 'running', throttleKey: 'support:userId=7' });
+        });
+
+        it('holds a run at its limit for admission, naming the throttle in its status', () => {
+          const d = given([]).when({ ...requestRun('r1'), throttle, throttleStarts: 2 });
+          expect(types(d.events)).toEqual(['thread.created', 'run.requested', 'run.queued']);
+          expect(d.events[2]!.data).toMatchObject({
+            waitingFor: { bound: 'throttle', key: 'support:userId=7', limit: 2, periodSeconds: 60 },
+          });
+          expect(d.after.runs['r1']).toMatchObject({
+            status: 'queued',
+            throttleKey: 'support:userId=7',
+            waiting: { on: 'admission', for: 'a start under throttle support:userId=7 (at most 2 starts in 60 s)' },
+          });
+        });
+
+        it("holds a throttled run behind its thread's run even with room: only a counted admission starts it", () => {
+          const history = run([
+            requestRun('r0'),
+            { ...requestRun('r1', { concurrency: 'enqueue' }), throttle, throttleStarts: 0 },
+          ]);
+          expect(types(history.events).slice(-1)).toEqual(['run.queued']);
+          expect(history.events.at(-1)!.data).toMatchObject({ behindRunId: 'r0', waitingFor: { bound: 'throttle' } });
+          // The thread's run ends: the throttled run does not start with the hand-over.
+          const ended = given(history.events).when(modelAnswers('r0', 1));
+          expect(types(ended.events)).toEqual(['model.responded', 'run.completed']);
+          const after = [...history.events, ...ended.events];
+          expect(given(after).when(ask('r1', 2)).events).toEqual([]);
+          expect(types(given(after).when(ask('r1', 1)).events)).toEqual(['run.started', 'model.requested']);
+        });
+
+        it("an admission that did not count the run's throttle starts nothing", () => {
+          const history = run([{ ...requestRun('r1'), throttle, throttleStarts: 2 }]).events;
+          expect(given(history).when(ask('r1', 0, { throttle: undefined, throttleStarts: undefined })).events).toEqual(
+            [],
+          );
+          expect(
+            given(history).when(ask('r1', 0, { throttle: { ...throttle, key: 'support:userId=8' } })).events,
+          ).toEqual([]);
+          expect(types(given(history).when(ask('r1', 0)).events)).toEqual(['run.started', 'model.requested']);
+        });
+
+        it('a held run past its queued TTL fails naming the throttle it waited for', () => {
+          const history = run([
+            { ...requestRun('r1', { limits: { queueTtlSeconds: 60 } }), throttle, throttleStarts: 2 },
+          ]);
+          const d = given(history.events).when(ask('r1', 0, { at: '2026-12-31T00:00:00.000Z' }));
+          expect(d.events[0]).toMatchObject({
+            type: 'run.failed',
+            data: {
+              error: {
+                code: 'run.queue_expired',
+                message: expect.stringContaining('it waited for a start under throttle support:userId=7'),
+              },
+            },
+          });
+        });
+      });
+
       describe('a queued TTL', () => {
         const ttl = { limits: { queueTtlSeconds: 60 } };
         const expire = (runId: string, at: string): ExpireQueuedRun => ({

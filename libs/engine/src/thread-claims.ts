@@ -28,6 +28,10 @@ export function claimItem(consumer: string, messageId: string, command: ThreadCo
   if (command.type === 'AdmitRun' && command.activeRunLimit !== undefined) item.activeRunsUpTo = command.activeRunLimit;
   if ((command.type === 'RequestRun' || command.type === 'AdmitRun') && command.slots && command.slots.length > 0)
     item.slotsUpTo = command.slots;
+  if ((command.type === 'RequestRun' || command.type === 'AdmitRun') && command.throttle) {
+    const { key, limit, periodSeconds } = command.throttle;
+    item.throttleUpTo = { key, limit, since: new Date(Date.parse(command.at) - periodSeconds * 1000).toISOString() };
+  }
   return item;
 }
 
@@ -43,7 +47,12 @@ export async function claimAndLoadCached(
   items: readonly ClaimItem[],
 ): Promise<Loaded[]> {
   const out: (Loaded | undefined)[] = items.map((item) => {
-    if (item.requestId !== undefined || item.activeRunsUpTo !== undefined || item.slotsUpTo !== undefined)
+    if (
+      item.requestId !== undefined ||
+      item.activeRunsUpTo !== undefined ||
+      item.slotsUpTo !== undefined ||
+      item.throttleUpTo !== undefined
+    )
       return undefined;
     const cached = cache.get(item.tenantId, item.threadId);
     if (!cached) return undefined;
@@ -69,24 +78,28 @@ export async function claimAndLoadCached(
 export function withFacts(command: ThreadCommand, loaded: Loaded): ThreadCommand {
   if (command.type !== 'RequestRun' && command.type !== 'AdmitRun') return command;
   const slotRuns = command.slots && command.slots.length > 0 ? { slotRuns: loaded.slotRuns ?? {} } : {};
+  const throttleStarts = command.throttle ? { throttleStarts: loaded.throttleStarts ?? 0 } : {};
   if (command.type === 'AdmitRun')
     return {
       ...command,
       ...(command.activeRunLimit !== undefined ? { activeRuns: loaded.activeRuns ?? 0 } : {}),
       ...slotRuns,
+      ...throttleStarts,
     };
   return {
     ...command,
     ...slotRuns,
+    ...throttleStarts,
     ...(loaded.known ? { known: loaded.known } : {}),
     ...(command.activeRunLimit !== undefined ? { activeRuns: loaded.activeRuns ?? 0 } : {}),
     ...(command.waitingRunLimit !== undefined ? { waitingRuns: loaded.waitingRuns ?? 0 } : {}),
   };
 }
 
-/** The batch's own admissions, per tenant and per concurrency key (see `withBatchAdmissions`). */
+/** The batch's own admissions, per tenant, per concurrency key and per throttle (see `withBatchAdmissions`). */
 const keyOf = (tenantId: string, slotKey?: string) =>
   slotKey === undefined ? tenantId : `${tenantId}\u0000${slotKey}`;
+const throttleKeyOf = (tenantId: string, throttleKey: string) => `${tenantId}\u0001${throttleKey}`;
 
 /**
  * The claim counted a tenant's runs in flight (and each key's) once for the whole batch, under their locks
@@ -100,8 +113,11 @@ export function withBatchAdmissions(
 ): Loaded {
   const { tenantId } = command;
   const more = admitted.get(keyOf(tenantId)) ?? 0;
-  const out: Loaded =
+  let out: Loaded =
     loaded.activeRuns === undefined || more === 0 ? loaded : { ...loaded, activeRuns: loaded.activeRuns + more };
+  const throttle = (command.type === 'RequestRun' || command.type === 'AdmitRun') && command.throttle;
+  if (throttle && loaded.throttleStarts !== undefined)
+    out = { ...out, throttleStarts: loaded.throttleStarts + (admitted.get(throttleKeyOf(tenantId, throttle.key)) ?? 0) };
   if (loaded.slotRuns === undefined) return out;
   const slotRuns = Object.fromEntries(
     Object.entries(loaded.slotRuns).map(([k, n]) => [k, n + (admitted.get(keyOf(tenantId, k)) ?? 0)]),
@@ -113,7 +129,7 @@ export function withBatchAdmissions(
  * Adds the runs a decision put in flight to the batch's counts (the tenant's and each of their keys'): runs
  * it requested and started or queued behind the thread's run (not those held for admission, which are not
  * in flight), and the held run an admission started. Runs it ended are not taken off (the counts stay on
- * the safe side).
+ * the safe side). Each run it started counts once more under its throttle.
  */
 export function countAdmissions(
   admitted: Map<string, number>,
@@ -138,4 +154,7 @@ export function countAdmissions(
     add(keyOf(tenantId));
     for (const s of slots) add(keyOf(tenantId, s.key));
   }
+  const throttle = (command.type === 'RequestRun' || command.type === 'AdmitRun') && command.throttle;
+  if (throttle && events.some((e) => e.type === 'run.started' && e.runId === command.runId))
+    add(throttleKeyOf(tenantId, throttle.key));
 }

@@ -859,6 +859,15 @@ export interface components {
             /** @description The most runs in flight at once per value of the key */
             max: number;
           }[];
+          /** @description At most `limit` of the tenant's runs of this agent start in any `periodSeconds` (per value of `key` when given); later requests are held for admission */
+          throttle?: {
+            /** @description The most runs that start in any period */
+            limit: number;
+            /** @description The length of the window the starts are counted in, in seconds (1 s to a day) */
+            periodSeconds: number;
+            /** @description Counted per value of this expression over the request's metadata; absent: for the agent as a whole */
+            key?: string;
+          };
         };
       }[];
     };
@@ -1076,6 +1085,15 @@ export interface components {
             /** @description The most runs in flight at once per value of the key */
             max: number;
           }[];
+          /** @description At most `limit` of the tenant's runs of this agent start in any `periodSeconds` (per value of `key` when given); later requests are held for admission */
+          throttle?: {
+            /** @description The most runs that start in any period */
+            limit: number;
+            /** @description The length of the window the starts are counted in, in seconds (1 s to a day) */
+            periodSeconds: number;
+            /** @description Counted per value of this expression over the request's metadata; absent: for the agent as a whole */
+            key?: string;
+          };
         };
       };
       created?: boolean;
@@ -1886,6 +1904,15 @@ export interface components {
                 /** @description The most runs of the tenant in flight with this key */
                 max: number;
               }[];
+              /** @description The throttle the run starts under (its agent's `throttle` over the request's metadata): it starts only when fewer than `limit` runs with its key started in the last `periodSeconds` */
+              throttle?: {
+                /** @description `<agent>`, or `<agent>:<field>=<value>` with a key, e.g. `support:userId=42` */
+                key: string;
+                /** @description The most starts with this key in any period */
+                limit: number;
+                /** @description The period, in seconds */
+                periodSeconds: number;
+              };
               /** @description Seconds: held for admission, the run is served as if it had waited this much longer (negative: shorter); absent: 0 */
               priority?: number;
             };
@@ -1918,7 +1945,7 @@ export interface components {
               requestId: string;
               /** @description The thread's run it waits behind (absent: the thread had none) */
               behindRunId?: string;
-              /** @description Queued for admission: the tenant had `limit` runs in flight (TENANT_RUNS_OVER_BOUND=queue), or a concurrency key of the run had `limit` runs in flight; it starts when there is room */
+              /** @description Queued for admission: the tenant had `limit` runs in flight (TENANT_RUNS_OVER_BOUND=queue), a concurrency key of the run had `limit` runs in flight, or its throttle had `limit` starts in the period (or the thread was busy: a throttled run starts only when admitted); it starts when there is room */
               waitingFor?:
                 | {
                     /** @enum {string} */
@@ -1931,6 +1958,14 @@ export interface components {
                     /** @description The concurrency key at its max, e.g. `customer=42` */
                     key: string;
                     limit: number;
+                  }
+                | {
+                    /** @enum {string} */
+                    bound: 'throttle';
+                    /** @description The throttle the run starts under, e.g. `support:userId=42` */
+                    key: string;
+                    limit: number;
+                    periodSeconds: number;
                   };
             };
           }

@@ -7,6 +7,7 @@ import {
   redactSecrets,
   runPriorityOf,
   runSlotsOf,
+  runThrottleOf,
   type Clock,
 } from '@ratchet/domain';
 import { CLOCK, JetStreamContext, ServiceRuntime, runIdFor, threadIdFor } from '@ratchet/platform';
@@ -103,6 +104,12 @@ export class RunRequestController {
       await this.refuse(tenantId, request, slots.error.code, slots.error.message);
       throw new PoisonMessageError(slots.error.message, slots.error.code);
     }
+    // Its throttle (the agent's, over the same redacted metadata): refused when the key's field is missing.
+    const throttle = runThrottleOf(agent.definition.throttle, redactSecrets(request.metadata), agent.name);
+    if ('error' in throttle) {
+      await this.refuse(tenantId, request, throttle.error.code, throttle.error.message);
+      throw new PoisonMessageError(throttle.error.message, throttle.error.code);
+    }
     const priority = runPriorityOf(
       request.priority,
       settings.priority ?? agent.definition.priority,
@@ -129,6 +136,7 @@ export class RunRequestController {
           : {}),
         ...(this.admission.maxWaitingRuns > 0 ? { waitingRunLimit: this.admission.maxWaitingRuns } : {}),
         ...(slots.slots.length > 0 ? { slots: slots.slots } : {}),
+        ...(throttle.throttle ? { throttle: throttle.throttle } : {}),
         ...(priority.priority !== 0 ? { priority: priority.priority } : {}),
       },
     );

@@ -81,6 +81,7 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
         for (const i of items) {
           if (i.activeRunsUpTo !== undefined) bounded.add(i.tenantId);
           for (const s of i.slotsUpTo ?? []) bounded.add(`${i.tenantId}:slot:${s.key}`);
+          if (i.throttleUpTo) bounded.add(`${i.tenantId}:throttle:${i.throttleUpTo.key}`);
         }
         for (const lock of [...bounded].sort())
           if (!held.has(lock)) held.set(lock, await this.tenantLocks.acquire(lock));
@@ -110,6 +111,13 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
               slots.map((s) => [s.key, Math.min(s.max, this.countRuns(tenantId, runs, { slotKey: s.key }))]),
             ),
           };
+          const throttled = item.throttleUpTo;
+          const throttleStarts = throttled && {
+            throttleStarts: Math.min(
+              throttled.limit,
+              this.countRuns(tenantId, runs, { throttleKey: throttled.key, since: throttled.since }),
+            ),
+          };
           out.push({
             claimed: true,
             projection,
@@ -118,6 +126,7 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
             ...active,
             ...waiting,
             ...slotRuns,
+            ...throttleStarts,
             ...unsent,
           });
         }

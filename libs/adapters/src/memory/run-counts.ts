@@ -1,22 +1,28 @@
 import type { RunRow } from '@ratchet/domain';
 
 /** Which of a tenant's runs to count: in flight, in flight holding a key, or waiting for a human. */
-export type RunCount = 'in-flight' | 'waiting' | { slotKey: string };
+export type RunCount = 'in-flight' | 'waiting' | { slotKey: string } | { throttleKey: string; since: string };
 
 /**
  * The tenant's runs in flight (queued or running, waiting for nothing), those of them holding `slotKey`,
- * or its runs waiting for a human (running and waiting), as the partial indexes of the `runs` table read.
+ * or its runs waiting for a human (running and waiting), or its runs with a throttle key that started after
+ * `since`, as the partial indexes of the `runs` table read.
  */
 export function countRuns(rows: Iterable<RunRow>, tenantId: string, which: RunCount): number {
   let n = 0;
   for (const r of rows) {
     if (r.tenantId !== tenantId) continue;
+    if (typeof which === 'object' && 'throttleKey' in which) {
+      // Starts with the key after `since`, whatever the run's status now (an ended run's start counts).
+      if (r.throttleKey === which.throttleKey && r.startedAt !== null && r.startedAt > which.since) n++;
+      continue;
+    }
     if (which === 'waiting') {
       if (r.status === 'running' && r.waiting !== undefined) n++;
       continue;
     }
     if ((r.status !== 'queued' && r.status !== 'running') || r.waiting !== undefined) continue;
-    if (which === 'in-flight' || r.slotKeys?.includes(which.slotKey)) n++;
+    if (which === 'in-flight' || ('slotKey' in which && r.slotKeys?.includes(which.slotKey))) n++;
   }
   return n;
 }

@@ -20,7 +20,7 @@ import { insertSnapshot, type ThreadSnapshot } from './retention.queries';
 import type { Database } from './orm';
 import { inTransaction, isoColumn, valuesList, type SqlExecutor } from './sql';
 import { RUN_SUMMARY_COLUMNS, runSummaryOf, type RunSummaryDbRow } from './run.rows';
-import { runsInFlightCount, runsWaitingCount, slotRunsCount } from './runs-in-flight.queries';
+import { runsInFlightCount, runsWaitingCount, slotRunsCount, throttleStartsCount } from './runs-in-flight.queries';
 
 export { assertContiguous, type ThreadColumnsMapper } from './thread-write-buffer';
 
@@ -196,9 +196,11 @@ async function claimAndLoadMany<S>(
     active_runs: number | null;
     waiting_runs: number | null;
     slot_runs: Record<string, number> | null;
+    throttle_starts: number | null;
     unsent: OutboxMessage[] | null;
   }>(
-    `with input (ord, consumer, message_id, tenant_id, thread_id, request_id, active_up_to, waiting_up_to, unsent_on, slots) as (values ${valuesList(items.length, '(?::int, ?, ?, ?, ?, ?::text, ?::int, ?::int, ?::text, ?::jsonb)')}),
+    `with input (ord, consumer, message_id, tenant_id, thread_id, request_id, active_up_to, waiting_up_to, unsent_on, slots,
+                 throttle_key, throttle_limit, throttle_since) as (values ${valuesList(items.length, '(?::int, ?, ?, ?, ?, ?::text, ?::int, ?::int, ?::text, ?::jsonb, ?::text, ?::int, ?::timestamptz)')}),
      claim as (
        insert into ${sql.table('inbox')} (consumer, message_id)
        select consumer, message_id from input on conflict do nothing returning consumer, message_id
@@ -219,6 +221,9 @@ async function claimAndLoadMany<S>(
             then ${runsWaitingCount(sql, 'i.tenant_id', 'i.waiting_up_to')} end as waiting_runs,
        (select json_object_agg(s.key, ${slotRunsCount(sql, 'i.tenant_id', 's.key', 's.max')})
           from jsonb_to_recordset(i.slots) as s(key text, max int)) as slot_runs,
+       case when i.throttle_key is not null
+            then ${throttleStartsCount(sql, 'i.tenant_id', 'i.throttle_key', 'i.throttle_since', 'i.throttle_limit')} end
+         as throttle_starts,
        (select json_agg(json_build_object('id', o.id, 'subject', o.subject, 'headers', o.headers, 'payload', o.payload)
                         order by o.created_at, o.id)
           from ${sql.table('outbox')} o
@@ -238,6 +243,9 @@ async function claimAndLoadMany<S>(
       item.waitingRunsUpTo ?? null,
       item.unsentOn ?? null,
       item.slotsUpTo && item.slotsUpTo.length > 0 ? JSON.stringify(item.slotsUpTo) : null,
+      item.throttleUpTo?.key ?? null,
+      item.throttleUpTo?.limit ?? null,
+      item.throttleUpTo?.since ?? null,
     ]),
   );
   const newer = await Promise.all(rows.map((r) => openRowsToEvents(content, r.newer ?? [], 'throw')));
@@ -256,14 +264,15 @@ async function claimAndLoadMany<S>(
       ...(item.activeRunsUpTo !== undefined ? { activeRuns: row?.active_runs ?? 0 } : {}),
       ...(item.waitingRunsUpTo !== undefined ? { waitingRuns: row?.waiting_runs ?? 0 } : {}),
       ...(item.slotsUpTo && item.slotsUpTo.length > 0 ? { slotRuns: row?.slot_runs ?? {} } : {}),
+      ...(item.throttleUpTo !== undefined ? { throttleStarts: row?.throttle_starts ?? 0 } : {}),
       ...(item.unsentOn !== undefined ? { unsent: row?.unsent ?? [] } : {}),
     };
   });
 }
 
 /**
- * A hard bound on a tenant's runs in flight and on each concurrency key's (ADR 0045): the run requests
- * (and admissions) of a tenant under a bound, or holding a key, are decided one transaction at a time, on
+ * A hard bound on a tenant's runs in flight, on each concurrency key's and on each throttle's starts (ADR
+ * 0045): the run requests (and admissions) of a tenant under a bound, holding a key or throttled, are decided one transaction at a time, on
  * every orchestrator, by a transaction-scoped advisory lock per tenant and per (tenant, key) taken before
  * the claim counts their runs — so each count is read after every earlier admission it concerns has
  * committed. Locks are taken in one order (no deadlock between two batches); they are held to the commit.
@@ -274,6 +283,7 @@ async function lockRunsInFlight(sql: SqlExecutor, items: readonly ClaimItem[]): 
   for (const i of items) {
     if (i.activeRunsUpTo !== undefined) names.add(`ratchet.runs-in-flight:${i.tenantId}`);
     for (const s of i.slotsUpTo ?? []) names.add(`ratchet.slot:${i.tenantId}:${s.key}`);
+    if (i.throttleUpTo) names.add(`ratchet.throttle:${i.tenantId}:${i.throttleUpTo.key}`);
   }
   if (names.size === 0) return;
   await sql.query(
@@ -345,10 +355,11 @@ export async function listRuns(sql: SqlExecutor, tenantId: string, threadId: str
       slot_keys: string[] | null;
       queued_until: string | null;
       priority: number;
+      throttle_key: string | null;
     }
   >(
     `select r.tenant_id, ${RUN_SUMMARY_COLUMNS('r')}, r.version, r.request_digest, r.outcome, r.slot_keys,
-            ${isoColumn('r.queued_until', 'queued_until')}, r.priority
+            ${isoColumn('r.queued_until', 'queued_until')}, r.priority, r.throttle_key
      from ${sql.table('runs')} r where r.tenant_id = ? and r.thread_id = ? order by r.version, r.run_id`,
     [tenantId, threadId],
   );
@@ -359,6 +370,7 @@ export async function listRuns(sql: SqlExecutor, tenantId: string, threadId: str
     requestDigest: r.request_digest,
     outcome: r.outcome,
     ...(r.slot_keys ? { slotKeys: r.slot_keys } : {}),
+    ...(r.throttle_key ? { throttleKey: r.throttle_key } : {}),
     ...(r.queued_until ? { queuedUntil: r.queued_until } : {}),
     ...(r.priority ? { priority: r.priority } : {}),
   }));

@@ -1,4 +1,4 @@
-import type { RunSlot } from '@ratchet/contracts';
+import type { RunSlot, RunThrottle } from '@ratchet/contracts';
 import { createTestDatabase, type TestDatabase } from '@ratchet/testing';
 import type { Database } from './orm';
 import { admissionCandidates } from './runs-in-flight.queries';
@@ -31,15 +31,24 @@ async function run(
   thread: string,
   id: string,
   status: 'queued' | 'running' | 'completed',
-  opts: { waitingOn?: 'admission' | 'approval'; slots?: RunSlot[]; firstOfThread?: boolean; priority?: number } = {},
+  opts: {
+    waitingOn?: 'admission' | 'approval';
+    slots?: RunSlot[];
+    firstOfThread?: boolean;
+    priority?: number;
+    throttle?: RunThrottle;
+    startedAt?: string;
+    threadBusy?: boolean;
+  } = {},
 ): Promise<void> {
   const since = new Date(Date.UTC(2026, 11, 1, 10, 0, ++second)).toISOString();
   const keys = opts.slots?.map((s) => s.key) ?? null;
   await db.sql.run(
     `insert into ${db.sql.table('runs')}
        (tenant_id, run_id, thread_id, request_id, agent, agent_version, principal_id, status, version, waiting_on,
-        waiting_since, slot_keys, priority)
-     values (?, ?, ?, ?, 'demo', 1, 'alice', ?, ?, ?, ?::timestamptz, (select array_agg(k) from jsonb_array_elements_text(?::jsonb) k), ?)`,
+        waiting_since, slot_keys, priority, throttle_key, started_at)
+     values (?, ?, ?, ?, 'demo', 1, 'alice', ?, ?, ?, ?::timestamptz, (select array_agg(k) from jsonb_array_elements_text(?::jsonb) k), ?,
+             ?, ?::timestamptz)`,
     [
       tenant,
       id,
@@ -51,10 +60,21 @@ async function run(
       opts.waitingOn ? since : null,
       keys && JSON.stringify(keys),
       opts.priority ?? 0,
+      opts.throttle?.key ?? null,
+      opts.startedAt ?? null,
     ],
   );
   if (opts.waitingOn === 'admission' && opts.firstOfThread !== false) {
-    const state = { queue: [{ runId: id, ...(opts.slots ? { slots: opts.slots } : {}) }] };
+    const state = {
+      queue: [
+        {
+          runId: id,
+          ...(opts.slots ? { slots: opts.slots } : {}),
+          ...(opts.throttle ? { throttle: opts.throttle } : {}),
+        },
+      ],
+      active: opts.threadBusy ? { runId: `${id}-before` } : null,
+    };
     await db.sql.run(
       `insert into ${db.sql.table('threads')} (tenant_id, thread_id, version, status, state)
        values (?, ?, 1, 'queued', ?::jsonb)
@@ -148,4 +168,29 @@ it('orders held runs by priority, as if requested that many seconds earlier, so 
   await run('p', 'th-k-low', 'k-low', 'queued', { ...held, slots: key, priority: -5 });
   await run('p', 'th-k-high', 'k-high', 'queued', { ...held, slots: key, priority: 5 });
   expect((await admissionCandidates(db.sql, 0, 100)).map((c) => c.runId)).toEqual(['k-high']);
+});
+
+it('offers throttled held runs only while fewer than their limit started in the period before now, as many as there is room for', async () => {
+  const at = '2026-12-01T12:00:00.000Z';
+  const ago = (s: number) => new Date(Date.parse(at) - s * 1000).toISOString();
+  const agent: RunThrottle = { key: 'support', limit: 2, periodSeconds: 60 };
+  const user: RunThrottle = { key: 'support:userId=2', limit: 2, periodSeconds: 60 };
+  // support: one start within the minute (an ended run's start counts), one before it: room for one more.
+  await run('t', 'th-s1', 's1', 'completed', { throttle: agent, startedAt: ago(30) });
+  await run('t', 'th-s2', 's2', 'running', { throttle: agent, startedAt: ago(90) });
+  // support:userId=2: two starts within the minute, one of them stamped after now (a clock ahead): no room.
+  await run('t', 'th-u1', 'u1', 'running', { throttle: user, startedAt: ago(10) });
+  await run('t', 'th-u2', 'u2', 'running', { throttle: user, startedAt: ago(-5) });
+  for (const i of [1, 2, 3]) await run('t', `th-h${i}`, `h${i}`, 'queued', { ...held, throttle: agent });
+  await run('t', 'th-hu', 'hu', 'queued', { ...held, throttle: user });
+  // A held run whose thread has a run going is not offered: its admission would start nothing.
+  await run('t', 'th-busy', 'busy', 'queued', { ...held, threadBusy: true });
+
+  expect(await admissionCandidates(db.sql, 0, 100, at)).toEqual([
+    { tenantId: 't', threadId: 'th-h1', runId: 'h1', slots: [], throttle: agent },
+  ]);
+  // Thirty seconds later the start of 30 s ago has left the window: room for two.
+  expect((await admissionCandidates(db.sql, 0, 100, ago(-31))).map((c) => c.runId)).toEqual(['h1', 'h2']);
+  // And later still, the user's starts have left theirs too.
+  expect((await admissionCandidates(db.sql, 0, 100, ago(-66))).map((c) => c.runId).sort()).toEqual(['h1', 'h2', 'hu']);
 });

@@ -1,4 +1,4 @@
-import type { RunSlot } from '@ratchet/contracts';
+import type { RunSlot, RunThrottle } from '@ratchet/contracts';
 import type { SqlExecutor } from './sql';
 
 /**
@@ -25,6 +25,20 @@ export function slotRunsCount(sql: SqlExecutor, tenant: string, key: string, upT
      select 1 from ${sql.table('runs')} r
       where r.tenant_id = ${tenant} and r.slot_keys @> array[${key}]::text[]
         and r.status in ('queued', 'running') and r.waiting_on is null
+     limit ${upTo}
+   ) a)`;
+}
+
+/**
+ * The count of a tenant's runs with a throttle key that started after `since` (all of them after: a start
+ * committed by an orchestrator whose clock is ahead counts too), up to the throttle's limit, as a scalar
+ * subquery over SQL expressions. Through `runs_throttle_idx`; ended runs count (their start was in the window).
+ */
+export function throttleStartsCount(sql: SqlExecutor, tenant: string, key: string, since: string, upTo: string): string {
+  return `(select count(*)::int from (
+     select 1 from ${sql.table('runs')} r
+      where r.tenant_id = ${tenant} and r.throttle_key = ${key} and r.started_at > ${since}
+        and r.throttle_key is not null and r.started_at is not null
      limit ${upTo}
    ) a)`;
 }
@@ -75,6 +89,8 @@ export interface AdmissionCandidate {
   threadId: string;
   runId: string;
   slots: RunSlot[];
+  /** Its throttle, when it has one: there was room under it at `at`. */
+  throttle?: RunThrottle;
 }
 
 /**
@@ -83,15 +99,24 @@ export interface AdmissionCandidate {
  * tenant as many as it has room for under `limit` (0: no bound); served **round-robin across keys** — the
  * n-th held run of a key with m runs in flight comes at place m + n, so the key with the fewest runs going
  * is served next and one busy key does not hold the queue for the others; within a key (and among runs
- * without keys) by priority, a run served as if requested `priority` seconds earlier; at most `batch`. Advice only: the admission itself counts again under the locks. Reads the partial index
+ * without keys) by priority, a run served as if requested `priority` seconds earlier; a throttled run when
+ * fewer than its limit started in the period before `at` (as many per throttle as it has room for); only
+ * runs whose thread has no run going; at most `batch`. Advice only: the admission itself counts again under the locks. Reads the partial index
  * `runs_held_idx`, the thread's state for the held run's keys, and the counts through their indexes.
  */
 export async function admissionCandidates(
   sql: SqlExecutor,
   limit: number,
   batch: number,
+  at: string = new Date().toISOString(),
 ): Promise<AdmissionCandidate[]> {
-  const rows = await sql.query<{ tenant_id: string; thread_id: string; run_id: string; slots: RunSlot[] }>(
+  const rows = await sql.query<{
+    tenant_id: string;
+    thread_id: string;
+    run_id: string;
+    slots: RunSlot[];
+    throttle: RunThrottle | null;
+  }>(
     `with heads as (
        select distinct on (r.tenant_id, r.thread_id) r.tenant_id, r.thread_id, r.run_id, r.waiting_since, r.version,
               r.waiting_since - r.priority * interval '1 second' as served_from
@@ -99,12 +124,20 @@ export async function admissionCandidates(
         where r.status = 'queued' and r.waiting_on = 'admission'
         order by r.tenant_id, r.thread_id, r.waiting_since, r.version
      ), keyed as (
-       select h.*, coalesce(t.state->'queue'->0->'slots', '[]'::jsonb) as slots
+       select h.*, coalesce(t.state->'queue'->0->'slots', '[]'::jsonb) as slots,
+              nullif(t.state->'queue'->0->'throttle', 'null'::jsonb) as throttle
          from heads h join ${sql.table('threads')} t on t.tenant_id = h.tenant_id and t.thread_id = h.thread_id
-        where t.state->'queue'->0->>'runId' = h.run_id
+        where t.state->'queue'->0->>'runId' = h.run_id and coalesce(t.state->'active', 'null'::jsonb) = 'null'::jsonb
      ), roomy as (
        select k.*, (select min(s.max - ${slotRunsCount(sql, 'k.tenant_id', 's.key', 's.max')})
                       from jsonb_to_recordset(k.slots) as s(key text, max int)) as key_room,
+              case when k.throttle is not null then (k.throttle->>'limit')::int - ${throttleStartsCount(
+                sql,
+                'k.tenant_id',
+                "k.throttle->>'key'",
+                "?::timestamptz - (k.throttle->>'periodSeconds')::int * interval '1 second'",
+                "(k.throttle->>'limit')::int",
+              )} end as throttle_room,
               coalesce((select ${slotRunsCount(sql, 'k.tenant_id', 's.key', 's.max')}
                           from jsonb_to_recordset(jsonb_path_query_array(k.slots, '$[0]')) as s(key text, max int)), 0)
                 as key_in_flight
@@ -118,25 +151,33 @@ export async function admissionCandidates(
                                                         order by r.served_from, r.version) as turn,
               (select st.served_at from ${sql.table('slot_turns')} st
                 where st.tenant_id = r.tenant_id and st.slot_key = r.slots->0->>'key') as served_at,
-              row_number() over (partition by r.tenant_id, r.slots->0->>'key' order by r.served_from, r.version) as nth
-         from roomy r where r.key_room is null or r.key_room > 0
+              row_number() over (partition by r.tenant_id, r.slots->0->>'key' order by r.served_from, r.version) as nth,
+              row_number() over (partition by r.tenant_id, r.throttle->>'key' order by r.served_from, r.version) as tnth
+         from roomy r where (r.key_room is null or r.key_room > 0) and (r.throttle_room is null or r.throttle_room > 0)
      ), ranked as (
        select t.*, row_number() over (partition by t.tenant_id
                                       order by t.turn, t.served_at nulls first, t.served_from, t.version) as n
-         from turns t where t.key_room is null or t.nth <= t.key_room
+         from turns t where (t.key_room is null or t.nth <= t.key_room)
+                        and (t.throttle_room is null or t.tnth <= t.throttle_room)
      ), room as (
        select t.tenant_id,
               case when ?::int > 0 then ?::int - ${runsInFlightCount(sql, 't.tenant_id', '?::int')} else 2147483647 end as free
          from (select distinct tenant_id from heads) t
      )
-     select r.tenant_id, r.thread_id, r.run_id, r.slots
+     select r.tenant_id, r.thread_id, r.run_id, r.slots, r.throttle
        from ranked r join room using (tenant_id)
       where r.n <= room.free
       order by r.turn, r.served_at nulls first, r.served_from, r.version
       limit ?`,
-    [limit, limit, limit, batch],
+    [at, limit, limit, limit, batch],
   );
-  return rows.map((r) => ({ tenantId: r.tenant_id, threadId: r.thread_id, runId: r.run_id, slots: r.slots }));
+  return rows.map((r) => ({
+    tenantId: r.tenant_id,
+    threadId: r.thread_id,
+    runId: r.run_id,
+    slots: r.slots,
+    ...(r.throttle ? { throttle: r.throttle } : {}),
+  }));
 }
 
 /**

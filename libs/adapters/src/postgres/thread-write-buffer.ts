@@ -159,6 +159,7 @@ export class WriteBuffer<S> {
         waiting_for: r.waiting?.for ?? null,
         queued_until: r.queuedUntil ?? null,
         priority: r.priority ?? 0,
+        throttle_key: r.throttleKey ?? null,
       });
     }
     if (messages) {

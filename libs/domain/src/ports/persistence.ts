@@ -95,6 +95,12 @@ export interface ClaimItem {
    */
   slotsUpTo?: readonly RunSlot[] | undefined;
   /**
+   * A throttled run request or admission: the claim takes the key's lock (after the tenant's and the slots')
+   * and counts the tenant's runs with `key` that started after `since` (at any time after, so a start
+   * committed with a later clock is counted too), up to `limit`.
+   */
+  throttleUpTo?: { key: string; limit: number; since: string } | undefined;
+  /**
    * The thread's feed subject: the claim also returns the outbox rows on it that are not marked sent yet
    * (`unsent`), so a decision that follows a crash publishes the decisions before it first and the feed
    * stays in version order.
@@ -117,6 +123,8 @@ export interface ClaimedThread<S> {
   waitingRuns?: number | undefined;
   /** With `slotsUpTo` in the claim: per key, the tenant's runs in flight holding it, counted up to its max. */
   slotRuns?: Record<string, number> | undefined;
+  /** With `throttleUpTo` in the claim: the tenant's runs with its key that started after its `since`, up to its limit. */
+  throttleStarts?: number | undefined;
   /** With `unsentOn` in the claim: the outbox rows on that subject not marked sent, oldest first, as stored. */
   unsent?: OutboxMessage[] | undefined;
 }

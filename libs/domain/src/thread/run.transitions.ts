@@ -253,7 +253,7 @@ export function failQueued(d: DecisionBuilder, ticket: RunTicket): void {
   const held = ticket.held;
   const waited = !held
     ? "the thread's earlier runs"
-    : held.bound === 'slot'
+    : held.bound !== 'tenant.runs_limit'
       ? heldFor(held)
       : `room under ${heldFor(held)}`;
   const error: Failure = {

@@ -81,7 +81,12 @@ function isOpen(status: PendingCall['status']): boolean {
 
 /** What a held run waits for, in words: the run's status says it (API, CLI, console), and so does its expiry. */
 export function heldFor(held: AdmissionHold): string {
-  return held.bound === 'slot'
-    ? `concurrency key ${held.key} at its max of ${held.limit} runs in flight`
-    : `the tenant's bound of ${held.limit} runs in flight`;
+  switch (held.bound) {
+    case 'slot':
+      return `concurrency key ${held.key} at its max of ${held.limit} runs in flight`;
+    case 'throttle':
+      return `a start under throttle ${held.key} (at most ${held.limit} starts in ${held.periodSeconds} s)`;
+    case 'tenant.runs_limit':
+      return `the tenant's bound of ${held.limit} runs in flight`;
+  }
 }

@@ -1,6 +1,7 @@
 import type { RunAsked, RunEnding } from './thread.state';
 import type {
   RunSlot,
+  RunThrottle,
   Failure,
   Json,
   LimitBound,
@@ -56,6 +57,14 @@ export interface RequestRun extends CommandBase, RunAsked {
   slots?: RunSlot[] | undefined;
   /** A fact the edge supplies with `slots`: the tenant's runs in flight holding each key, counted up to its max. */
   slotRuns?: Record<string, number> | undefined;
+  /**
+   * The throttle the run starts under (its agent's `throttle` over the request's metadata): a run that would
+   * pass it, or that cannot start at once (its thread is busy), is held for admission (`waitingFor.bound:
+   * throttle`): a throttled run starts only in a decision that counted its key's starts.
+   */
+  throttle?: RunThrottle | undefined;
+  /** A fact the edge supplies with `throttle`: the runs with its key that started after `at` − its period, up to its limit. */
+  throttleStarts?: number | undefined;
   /**
    * The deployment's bound on the tenant's waiting runs (running, but waiting for a human: they left the
    * runs in flight), when it has one: a new run while the tenant has that many is refused
@@ -205,6 +214,10 @@ export interface AdmitRun extends CommandBase {
   slots?: RunSlot[] | undefined;
   /** A fact the edge supplies with `slots`: runs in flight per key, counted up to its max. */
   slotRuns?: Record<string, number> | undefined;
+  /** The held run's throttle, as its ticket has it. */
+  throttle?: RunThrottle | undefined;
+  /** A fact the edge supplies with `throttle`: starts with its key after `at` − its period, up to its limit. */
+  throttleStarts?: number | undefined;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { AdmissionBound, Failure } from '@ratchet/contracts';
+import type { AdmissionBound, Failure, RunThrottle } from '@ratchet/contracts';
 import type {
   AdmitRun,
   Decision,
@@ -166,14 +166,19 @@ function requestRun(d: DecisionBuilder, c: RequestRun): void {
       ...(c.requestDigest ? { requestDigest: c.requestDigest } : {}),
       ...(c.limits ? { limits: c.limits } : {}),
       ...(c.slots && c.slots.length > 0 ? { slots: c.slots } : {}),
+      ...(c.throttle ? { throttle: c.throttle } : {}),
       ...(c.priority ? { priority: c.priority } : {}),
     },
   });
   const active = d.state.active;
-  // Past a concurrency key's max or the tenant's bound (queue configured), or behind a run of this thread
-  // that is: held for admission.
+  // Past a concurrency key's max, its throttle or the tenant's bound (queue configured), or behind a run of
+  // this thread that is: held for admission. A throttled run that cannot start now (its thread is busy) is
+  // held too: it starts only in a decision that counted its key's starts, never when the thread hands over.
   const heldAhead = d.state.queue.find((t) => t.held !== undefined && t.runId !== c.runId);
-  const waitingFor = noRoom(c) ?? (heldAhead ? withoutSince(heldAhead.held!) : undefined);
+  const waitingFor =
+    noRoom(c) ??
+    (heldAhead ? withoutSince(heldAhead.held!) : undefined) ??
+    (c.throttle && active && c.concurrency !== 'interrupt' ? throttleBound(c.throttle) : undefined);
   if (waitingFor) {
     const behind = active?.runId ?? heldAhead?.runId;
     d.emit({
@@ -275,7 +280,7 @@ function recordToolResult(d: DecisionBuilder, c: RecordToolResult): void {
 
 /**
  * A run held for admission starts if it is the thread's next run (nothing active, first in the queue) and
- * there is room under every bound it waits for (its keys, the tenant's); otherwise nothing is decided (the
+ * there is room under every bound it waits for (its keys, its throttle, the tenant's); otherwise nothing is decided (the
  * pass asks again later).
  */
 function admitRun(d: DecisionBuilder, c: AdmitRun): void {
@@ -285,7 +290,9 @@ function admitRun(d: DecisionBuilder, c: AdmitRun): void {
     failQueued(d, next);
     return;
   }
-  if (noRoom({ ...c, slots: next.slots })) return;
+  // The counts are of the keys the ask named: an ask that did not name the run's throttle counted nothing.
+  if (next.throttle && c.throttle?.key !== next.throttle.key) return;
+  if (noRoom({ ...c, slots: next.slots, throttle: next.throttle })) return;
   startNext(d, next.runId, true);
 }
 
@@ -303,13 +310,20 @@ function expireQueuedRun(d: DecisionBuilder, c: ExpireQueuedRun): void {
  * queueing past it is configured (a request) or the admission counts it (AdmitRun).
  */
 function noRoom(
-  c: Pick<RequestRun, 'activeRunLimit' | 'activeRuns' | 'slots' | 'slotRuns'> & { overBound?: 'refuse' | 'queue' },
+  c: Pick<RequestRun, 'activeRunLimit' | 'activeRuns' | 'slots' | 'slotRuns' | 'throttle' | 'throttleStarts'> & {
+    overBound?: 'refuse' | 'queue';
+  },
 ): AdmissionBound | undefined {
   const full = c.slots?.find((s) => (c.slotRuns?.[s.key] ?? 0) >= s.max);
   if (full) return { bound: 'slot', key: full.key, limit: full.max };
+  if (c.throttle && (c.throttleStarts ?? 0) >= c.throttle.limit) return throttleBound(c.throttle);
   if (c.overBound !== 'refuse' && c.activeRunLimit !== undefined && (c.activeRuns ?? 0) >= c.activeRunLimit)
     return { bound: 'tenant.runs_limit', limit: c.activeRunLimit };
   return undefined;
+}
+
+function throttleBound(t: RunThrottle): AdmissionBound {
+  return { bound: 'throttle', key: t.key, limit: t.limit, periodSeconds: t.periodSeconds };
 }
 
 function withoutSince(held: AdmissionHold): AdmissionBound {

@@ -156,6 +156,7 @@ function transition(state: ThreadState, event: ThreadEvent): ThreadState {
             ...(d.requestDigest ? { requestDigest: d.requestDigest } : {}),
             ...(d.limits ? { limits: d.limits } : {}),
             ...(d.slots && d.slots.length > 0 ? { slots: d.slots } : {}),
+            ...(d.throttle ? { throttle: d.throttle } : {}),
             ...(d.priority ? { priority: d.priority } : {}),
             ...(d.limits?.queueTtlSeconds !== undefined
               ? { queuedUntil: new Date(Date.parse(event.at) + d.limits.queueTtlSeconds * 1000).toISOString() }

@@ -42,6 +42,7 @@ export function runRowsOf(tenantId: string, threadId: string, record: ThreadReco
       outcome: r.outcome ?? null,
       ...(r.waiting ? { waiting: r.waiting } : {}),
       ...(r.slotKeys ? { slotKeys: r.slotKeys } : {}),
+      ...(r.throttleKey ? { throttleKey: r.throttleKey } : {}),
       ...(r.queuedUntil ? { queuedUntil: r.queuedUntil } : {}),
       ...(r.priority ? { priority: r.priority } : {}),
     }))

@@ -86,8 +86,11 @@ export function liveRunSummary(state: ThreadState, runId: string): RunSummary | 
   };
 }
 
-function slotKeysOf(run: RunTicket): { slotKeys?: string[] } {
-  return run.slots && run.slots.length > 0 ? { slotKeys: run.slots.map((s) => s.key) } : {};
+function slotKeysOf(run: RunTicket): { slotKeys?: string[]; throttleKey?: string } {
+  return {
+    ...(run.slots && run.slots.length > 0 ? { slotKeys: run.slots.map((s) => s.key) } : {}),
+    ...(run.throttle ? { throttleKey: run.throttle.key } : {}),
+  };
 }
 
 /**

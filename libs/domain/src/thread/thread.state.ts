@@ -7,6 +7,7 @@ import type {
   AdmissionBound,
   RunLimits,
   RunSlot,
+  RunThrottle,
   TraceContext,
   WaitpointOnExpiry,
 } from '@ratchet/contracts';
@@ -54,6 +55,8 @@ export interface RunAsked {
   limits?: RunLimits | undefined;
   /** The concurrency keys it holds while in flight, each with its max (its agent's `slots`, ADR 0045). */
   slots?: RunSlot[] | undefined;
+  /** The throttle it starts under (its agent's `throttle`); absent: none. */
+  throttle?: RunThrottle | undefined;
   /** Seconds: held for admission, it is served as if requested this much earlier; absent: 0. */
   priority?: number | undefined;
 }
@@ -133,6 +136,8 @@ export interface RunSummary {
   waiting?: RunWait | undefined;
   /** The concurrency keys it holds while in flight (`customer=42`); absent: none. */
   slotKeys?: string[] | undefined;
+  /** The throttle key it starts under (`support:userId=42`); kept after it ends: its start counts in the window. */
+  throttleKey?: string | undefined;
   /** While it is queued: past this time it may not start (its queued TTL); absent: no limit. */
   queuedUntil?: string | undefined;
   /** Its priority in the admission queue (seconds); absent: 0. */

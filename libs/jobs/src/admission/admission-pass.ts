@@ -20,7 +20,7 @@ export interface AdmissionPassOptions {
 }
 
 /**
- * Starts runs held for admission (past a concurrency key's max, or the tenant's bound with
+ * Starts runs held for admission (past a concurrency key's max or a throttle's limit, or the tenant's bound with
  * TENANT_RUNS_OVER_BOUND=queue; ADR 0045): every beat it reads the held runs there is room for (one per
  * thread, round-robin across keys) and asks each thread to admit its next held run, through the same
  * handler as every other message. The pass is advice: the admission counts the
@@ -63,9 +63,9 @@ export class AdmissionPass {
   /** One beat: the runs it started (queued runs past their TTL are ended first). */
   async tick(): Promise<number> {
     await this.expireQueued();
-    const candidates = await admissionCandidates(this.db.sql, this.options.maxActiveRuns, this.options.batch);
-    if (candidates.length === 0) return 0;
     const at = this.clock.now().toISOString();
+    const candidates = await admissionCandidates(this.db.sql, this.options.maxActiveRuns, this.options.batch, at);
+    if (candidates.length === 0) return 0;
     let started = 0;
     for (const c of candidates) {
       const command: AdmitRun = {
@@ -76,6 +76,7 @@ export class AdmissionPass {
         runId: c.runId,
         ...(this.options.maxActiveRuns > 0 ? { activeRunLimit: this.options.maxActiveRuns } : {}),
         ...(c.slots.length > 0 ? { slots: c.slots } : {}),
+        ...(c.throttle ? { throttle: c.throttle } : {}),
       };
       if (await this.ask('admit', command)) {
         started++;

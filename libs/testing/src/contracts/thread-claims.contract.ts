@@ -1,5 +1,5 @@
 import { expect, it } from '@jest/globals';
-import { ConcurrencyError, type OutboxMessage } from '@ratchet/domain';
+import { ConcurrencyError, type OutboxMessage, type RunRow } from '@ratchet/domain';
 import { makeEvents, makeMessages, newThreadRef } from './fixtures';
 import { run, state } from './thread-store.rows';
 import type { ThreadStoreFixture } from './thread-store.contract';
@@ -288,6 +288,72 @@ export function threadClaimCases(current: () => ThreadStoreFixture): void {
     finishFirst();
     expect(await first).toEqual({ 'customer=9': 0 });
     expect(await second).toEqual({ 'customer=9': 1 });
+  });
+
+  it("counts the tenant's runs with a throttle key that started after its since (ended ones too), and decides a throttle's admissions one transaction at a time", async () => {
+    const a = newThreadRef();
+    const key = `support:userId=${a.threadId}`;
+    const throttled = (runId: string, startedAt: string | null, patch: Partial<RunRow> = {}) =>
+      run(a, { runId, requestId: runId, throttleKey: key, startedAt, ...patch });
+    await current().store.transaction(async (tx) => {
+      await tx.appendEvents(a.tenantId, a.threadId, 0, makeEvents(a, 1, 1));
+      await tx.saveProjection({ ...a, version: 1, state: state(1) }, [
+        throttled('t1', '2026-12-01T10:00:30.000Z'),
+        throttled('t2', '2026-12-01T10:00:50.000Z', {
+          status: 'completed',
+          endedAt: '2026-12-01T10:00:55.000Z',
+          outcome: { status: 'completed', output: 'ok' },
+        }),
+        // Later than the claim's own time (another orchestrator's clock ahead): counted too.
+        throttled('t3', '2026-12-01T10:02:00.000Z'),
+        // Started at `since` or before it, not started yet, or another key: not counted.
+        throttled('t4', '2026-12-01T10:00:00.000Z'),
+        throttled('t5', null, { status: 'queued' }),
+        run(a, { runId: 't6', requestId: 't6', throttleKey: `${key}-other`, startedAt: '2026-12-01T10:00:40.000Z' }),
+      ]);
+    });
+    const claim = (id: string, limit: number) => ({
+      consumer: 'c',
+      messageId: `${id}-${a.threadId}`,
+      tenantId: a.tenantId,
+      threadId: `${a.threadId}-${id}`,
+      requestId: `req-${id}`,
+      throttleUpTo: { key, limit, since: '2026-12-01T10:00:00.000Z' },
+    });
+    const [counted, capped] = await current().store.transaction((tx) =>
+      tx.claimAndLoadMany([claim('m1', 10), claim('m2', 2)]),
+    );
+    expect(counted!.throttleStarts).toBe(3);
+    expect(capped!.throttleStarts).toBe(2);
+
+    // A second claim of the same throttle waits for the first transaction, then counts its start.
+    let firstClaimed!: () => void;
+    const claimedFirst = new Promise<void>((resolve) => (firstClaimed = resolve));
+    let finishFirst!: () => void;
+    const firstMayCommit = new Promise<void>((resolve) => (finishFirst = resolve));
+    const first = current().store.transaction(async (tx) => {
+      const [loaded] = await tx.claimAndLoadMany([claim('m3', 10)]);
+      firstClaimed();
+      await firstMayCommit;
+      const ref = { tenantId: a.tenantId, threadId: `${a.threadId}-m3` };
+      await tx.appendEvents(ref.tenantId, ref.threadId, 0, makeEvents(ref, 1, 1));
+      await tx.saveProjection({ ...ref, version: 1, state: state(1) }, [
+        run(ref, { runId: 'r-m3', requestId: 'req-m3', throttleKey: key, startedAt: '2026-12-01T10:01:00.000Z' }),
+      ]);
+      return loaded!.throttleStarts;
+    });
+    await claimedFirst;
+    let secondCounted: number | undefined;
+    const second = current().store.transaction(async (tx) => {
+      const [loaded] = await tx.claimAndLoadMany([claim('m4', 10)]);
+      secondCounted = loaded!.throttleStarts;
+      return secondCounted;
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(secondCounted).toBeUndefined();
+    finishFirst();
+    expect(await first).toBe(3);
+    expect(await second).toBe(4);
   });
 
   it('claims with the writes on a state it did not read: kept when the thread is still there, refused when it moved or the message was seen', async () => {
