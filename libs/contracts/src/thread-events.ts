@@ -36,7 +36,11 @@ export type RunSlot = z.infer<typeof RunSlot>;
  */
 export const RunThrottle = z
   .object({
-    key: z.string().min(1).max(512).describe('`<agent>`, or `<agent>:<field>=<value>` with a key, e.g. `support:userId=42`'),
+    key: z
+      .string()
+      .min(1)
+      .max(512)
+      .describe('`<agent>`, or `<agent>:<field>=<value>` with a key, e.g. `support:userId=42`'),
     limit: z.number().int().positive().describe('The most starts with this key in any period'),
     periodSeconds: z.number().int().positive().describe('The period, in seconds'),
   })
@@ -115,7 +119,7 @@ export const RunLimits = z
       .min(1)
       .optional()
       .describe(
-        'How long after its request the run may wait to start (held for admission, or behind its thread\'s run); past it, it fails as run.queue_expired. Absent: no limit',
+        "How long after its request the run may wait to start (held for admission, or behind its thread's run); past it, it fails as run.queue_expired. Absent: no limit",
       ),
   })
   .describe('RunLimits');

@@ -117,7 +117,10 @@ export function withBatchAdmissions(
     loaded.activeRuns === undefined || more === 0 ? loaded : { ...loaded, activeRuns: loaded.activeRuns + more };
   const throttle = (command.type === 'RequestRun' || command.type === 'AdmitRun') && command.throttle;
   if (throttle && loaded.throttleStarts !== undefined)
-    out = { ...out, throttleStarts: loaded.throttleStarts + (admitted.get(throttleKeyOf(tenantId, throttle.key)) ?? 0) };
+    out = {
+      ...out,
+      throttleStarts: loaded.throttleStarts + (admitted.get(throttleKeyOf(tenantId, throttle.key)) ?? 0),
+    };
   if (loaded.slotRuns === undefined) return out;
   const slotRuns = Object.fromEntries(
     Object.entries(loaded.slotRuns).map(([k, n]) => [k, n + (admitted.get(keyOf(tenantId, k)) ?? 0)]),

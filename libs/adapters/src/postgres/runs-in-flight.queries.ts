@@ -34,7 +34,13 @@ export function slotRunsCount(sql: SqlExecutor, tenant: string, key: string, upT
  * committed by an orchestrator whose clock is ahead counts too), up to the throttle's limit, as a scalar
  * subquery over SQL expressions. Through `runs_throttle_idx`; ended runs count (their start was in the window).
  */
-export function throttleStartsCount(sql: SqlExecutor, tenant: string, key: string, since: string, upTo: string): string {
+export function throttleStartsCount(
+  sql: SqlExecutor,
+  tenant: string,
+  key: string,
+  since: string,
+  upTo: string,
+): string {
   return `(select count(*)::int from (
      select 1 from ${sql.table('runs')} r
       where r.tenant_id = ${tenant} and r.throttle_key = ${key} and r.started_at > ${since}
