@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { ThreadEvent } from '@ratchet/contracts';
 import { listRuns } from '@ratchet/adapters';
 import { runIdFor, threadIdFor } from '@ratchet/platform';
+import { runProcess, sourceCommand } from '@ratchet/testing';
 import { terminal, TestStack } from './stack';
 
 /*
@@ -32,6 +33,8 @@ const ask = (
     metadata,
     ...extra,
   });
+
+const cli = sourceCommand('apps/cli/src/main.ts');
 
 const startOf = (events: ThreadEvent[], runId: string) =>
   Date.parse(events.find((e) => e.type === 'run.started' && e.runId === runId)!.at);
@@ -126,5 +129,53 @@ describe('a throttle bounds the starts in every window, through a SIGKILL', () =
           message: expect.stringContaining('throttles its runs per metadata.userId'),
         },
       });
+  });
+
+  it("gives one tenant's runs of an agent without a throttle their own, set by an operator; other tenants keep none", async () => {
+    const own = 'throttle-own';
+    const settings = (...args: string[]) =>
+      runProcess(cli.command, [...cli.args, 'agents', 'settings', ...args], { ...cli.env, ...stack.env });
+    // On an agent that declares none, a limit alone is refused, naming what is missing.
+    const half = await settings('set', 'plain', '--tenant', own, '--throttle-limit', '1');
+    expect(half).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("give the tenant's both --throttle-limit and --throttle-period"),
+    });
+    expect(
+      await settings('set', 'plain', '--tenant', own, '--throttle-limit', '1', '--throttle-period', '600'),
+    ).toMatchObject({
+      code: 0,
+    });
+    const listed = await settings('list', '--tenant', own);
+    expect(listed.stdout).toContain('1 starts/600s');
+
+    const request = (tenant: string, id: string) =>
+      stack.publishRequest(tenant, {
+        requestId: id,
+        agent: 'plain',
+        input: [{ role: 'user', content: 'hello' }],
+        principal: { id: 'alice', roles: ['runner'] },
+      });
+    await request(own, 'p1');
+    await stack.waitFor(own, threadIdFor(own, 'p1'), terminal(runIdFor(own, 'p1')));
+    await request(own, 'p2');
+    const held = await stack.waitFor(own, threadIdFor(own, 'p2'), (es) => es.some((e) => e.type === 'run.queued'));
+    expect(held.find((e) => e.type === 'run.queued')!.data).toMatchObject({
+      waitingFor: { bound: 'throttle', key: 'plain', limit: 1, periodSeconds: 600 },
+    });
+    // Another tenant's runs of the same agent are not throttled.
+    for (const id of ['o1', 'o2']) await request(TENANT, id);
+    for (const id of ['o1', 'o2']) {
+      const events = await stack.waitFor(TENANT, threadIdFor(TENANT, id), terminal(runIdFor(TENANT, id)));
+      expect(events.map((e) => e.type)).not.toContain('run.queued');
+      expect(events.find((e) => e.type === 'run.requested')!.data).not.toHaveProperty('throttle');
+    }
+    // Unset, the tenant's next runs start free; the held run keeps the throttle it was requested with.
+    expect(await settings('unset', 'plain', '--tenant', own, '--throttle')).toMatchObject({ code: 0 });
+    await request(own, 'p3');
+    const free = await stack.waitFor(own, threadIdFor(own, 'p3'), terminal(runIdFor(own, 'p3')));
+    expect(free.at(-1)?.type).toBe('run.completed');
+    const [still] = await listRuns(stack.orchestratorDb.sql, own, threadIdFor(own, 'p2'));
+    expect(still).toMatchObject({ status: 'queued', throttleKey: 'plain' });
   });
 });

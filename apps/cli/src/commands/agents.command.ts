@@ -76,41 +76,63 @@ function parseInteger(value: string): number {
   return Number(value);
 }
 
-/** A tenant's queued TTL and default priority for an agent's runs, in place of the agent's. */
+/** A tenant's queued TTL, default priority and throttle for an agent's runs, in place of the agent's. */
 function settingsCommand(): Command {
   const settings = new Command('settings').description(
-    "tenants' own queued TTL and default priority for an agent's runs, in place of the agent's",
+    "tenants' own queued TTL, default priority and throttle for an agent's runs, in place of the agent's",
   );
   settings
     .command('set <agent>')
-    .description("give one tenant's runs of an agent their own queued TTL or priority (runs requested from now on)")
+    .description(
+      "give one tenant's runs of an agent their own queued TTL, priority or throttle (runs requested from now on)",
+    )
     .requiredOption('--tenant <tenant>', 'the tenant')
     .option('--queue-ttl <seconds>', 'how long a run may wait to start after its request', parsePositiveInt)
     .option('--priority <seconds>', 'the default priority of its runs, -600 to 600', parseInteger)
+    .option('--throttle-limit <n>', 'the most runs that start in any throttle period', parsePositiveInt)
+    .option('--throttle-period <seconds>', "the throttle's period, 1 to 86400", parsePositiveInt)
     .addHelpText(
       'after',
-      '\nExamples:\n  $ ratchet agents settings set support --tenant acme --queue-ttl 3600\n  $ ratchet agents settings set batch --tenant acme --priority -300',
+      '\nExamples:\n  $ ratchet agents settings set support --tenant acme --queue-ttl 3600\n  $ ratchet agents settings set batch --tenant acme --priority -300\n  $ ratchet agents settings set support --tenant acme --throttle-limit 100 --throttle-period 60',
     )
-    .action(async (agent: string, opts: { tenant: string; queueTtl?: number; priority?: number }, cmd: Command) => {
-      await changeAgentSettings(commandContext(cmd), opts.tenant, agent, {
-        ...(opts.queueTtl !== undefined ? { queueTtlSeconds: opts.queueTtl } : {}),
-        ...(opts.priority !== undefined ? { priority: opts.priority } : {}),
-      });
-    });
+    .action(
+      async (
+        agent: string,
+        opts: { tenant: string; queueTtl?: number; priority?: number; throttleLimit?: number; throttlePeriod?: number },
+        cmd: Command,
+      ) => {
+        await changeAgentSettings(commandContext(cmd), opts.tenant, agent, {
+          ...(opts.queueTtl !== undefined ? { queueTtlSeconds: opts.queueTtl } : {}),
+          ...(opts.priority !== undefined ? { priority: opts.priority } : {}),
+          ...(opts.throttleLimit !== undefined ? { throttleLimit: opts.throttleLimit } : {}),
+          ...(opts.throttlePeriod !== undefined ? { throttlePeriodSeconds: opts.throttlePeriod } : {}),
+        });
+      },
+    );
   settings
     .command('unset <agent>')
-    .description("remove a tenant's own queued TTL or priority (both when neither is named): the agent's apply again")
+    .description(
+      "remove a tenant's own queued TTL, priority or throttle (all when none is named): the agent's apply again",
+    )
     .requiredOption('--tenant <tenant>', 'the tenant')
     .option('--queue-ttl', 'remove the queued TTL')
     .option('--priority', 'remove the priority')
+    .option('--throttle', "remove the throttle's limit and period")
     .addHelpText('after', '\nExamples:\n  $ ratchet agents settings unset support --tenant acme --queue-ttl')
-    .action(async (agent: string, opts: { tenant: string; queueTtl?: boolean; priority?: boolean }, cmd: Command) => {
-      const both = !opts.queueTtl && !opts.priority;
-      await changeAgentSettings(commandContext(cmd), opts.tenant, agent, {
-        ...(both || opts.queueTtl ? { queueTtlSeconds: null } : {}),
-        ...(both || opts.priority ? { priority: null } : {}),
-      });
-    });
+    .action(
+      async (
+        agent: string,
+        opts: { tenant: string; queueTtl?: boolean; priority?: boolean; throttle?: boolean },
+        cmd: Command,
+      ) => {
+        const all = !opts.queueTtl && !opts.priority && !opts.throttle;
+        await changeAgentSettings(commandContext(cmd), opts.tenant, agent, {
+          ...(all || opts.queueTtl ? { queueTtlSeconds: null } : {}),
+          ...(all || opts.priority ? { priority: null } : {}),
+          ...(all || opts.throttle ? { throttleLimit: null, throttlePeriodSeconds: null } : {}),
+        });
+      },
+    );
   settings
     .command('list')
     .description("list the tenants' own settings for their agents")

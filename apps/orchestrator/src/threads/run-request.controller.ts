@@ -104,8 +104,12 @@ export class RunRequestController {
       await this.refuse(tenantId, request, slots.error.code, slots.error.message);
       throw new PoisonMessageError(slots.error.message, slots.error.code);
     }
-    // Its throttle (the agent's, over the same redacted metadata): refused when the key's field is missing.
-    const throttle = runThrottleOf(agent.definition.throttle, redactSecrets(request.metadata), agent.name);
+    // Its throttle (the agent's over the same redacted metadata, or the tenant's own): refused when the key's
+    // field is missing.
+    const throttle = runThrottleOf(agent.definition.throttle, redactSecrets(request.metadata), agent.name, {
+      limit: settings.throttleLimit,
+      periodSeconds: settings.throttlePeriodSeconds,
+    });
     if ('error' in throttle) {
       await this.refuse(tenantId, request, throttle.error.code, throttle.error.message);
       throw new PoisonMessageError(throttle.error.message, throttle.error.code);

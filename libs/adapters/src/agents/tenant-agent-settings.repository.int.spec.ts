@@ -41,6 +41,22 @@ describe("a tenant's settings for an agent's runs", () => {
     expect(await repo.list('acme')).toEqual([]);
   });
 
+  it("keeps a throttle's limit and period as two settings, each set and removed on its own", async () => {
+    await repo.change('acme', 'support', { throttleLimit: 100, throttlePeriodSeconds: 60 }, 'cli:alice', at);
+    expect(await repo.of('acme', 'support')).toEqual({ throttleLimit: 100, throttlePeriodSeconds: 60 });
+    await repo.change('acme', 'support', { throttleLimit: 5, priority: 10 }, 'cli:alice', at);
+    expect(await repo.of('acme', 'support')).toEqual({ throttleLimit: 5, throttlePeriodSeconds: 60, priority: 10 });
+    await repo.change('acme', 'support', { throttleLimit: null, throttlePeriodSeconds: null }, 'cli:alice', at);
+    expect(await repo.list('acme')).toEqual([
+      { tenant: 'acme', agent: 'support', priority: 10, setAt: at.toISOString(), setBy: 'cli:alice' },
+    ]);
+    await repo.change('acme', 'support', { priority: null }, 'cli:alice', at);
+    await expect(repo.change('acme', 'support', { throttlePeriodSeconds: 86_401 }, 'cli:alice', at)).rejects.toThrow(
+      /check/,
+    );
+    expect(await repo.list('acme')).toEqual([]);
+  });
+
   it('refuses values out of range in the table itself', async () => {
     await expect(repo.change('acme', 'support', { priority: 601 }, 'cli:alice', at)).rejects.toThrow(/check/);
     await expect(repo.change('acme', 'support', { queueTtlSeconds: 0 }, 'cli:alice', at)).rejects.toThrow(/check/);

@@ -6,6 +6,10 @@ export interface AgentSettings {
   queueTtlSeconds?: number;
   /** The default priority (seconds, -600 to 600) of the tenant's runs of the agent. */
   priority?: number;
+  /** The throttle's limit: starts in any period (docs/flow-control.md#throttle). */
+  throttleLimit?: number;
+  /** The throttle's period, in seconds. */
+  throttlePeriodSeconds?: number;
 }
 
 export interface TenantAgentSettings extends AgentSettings {
@@ -18,14 +22,22 @@ export interface TenantAgentSettings extends AgentSettings {
 /** A setting to change: a value sets it, `null` removes it (the agent's applies again), absent keeps it. */
 export type AgentSettingsChange = { [K in keyof AgentSettings]?: number | null };
 
-interface Row {
+/** Each setting's column. */
+const COLUMNS = {
+  queueTtlSeconds: 'queue_ttl_seconds',
+  priority: 'priority',
+  throttleLimit: 'throttle_limit',
+  throttlePeriodSeconds: 'throttle_period_seconds',
+} as const satisfies Record<keyof AgentSettings, string>;
+const SETTINGS = Object.keys(COLUMNS) as (keyof AgentSettings)[];
+const SETTING_COLUMNS = SETTINGS.map((k) => COLUMNS[k]).join(', ');
+
+type Row = { [K in keyof AgentSettings as (typeof COLUMNS)[K]]: number | null } & {
   tenant_id: string;
   agent: string;
-  queue_ttl_seconds: number | null;
-  priority: number | null;
   set_at: Date | string;
   set_by: string;
-}
+};
 
 /**
  * A tenant's settings for one agent's runs (`orchestrator.tenant_agent_settings`, one row per tenant and
@@ -36,8 +48,8 @@ export class TenantAgentSettingsRepository {
   constructor(private readonly sql: SqlExecutor) {}
 
   async of(tenant: string, agent: string): Promise<AgentSettings> {
-    const [row] = await this.sql.query<Pick<Row, 'queue_ttl_seconds' | 'priority'>>(
-      `select queue_ttl_seconds, priority from ${this.sql.table('tenant_agent_settings')} where tenant_id = ? and agent = ?`,
+    const [row] = await this.sql.query<Row>(
+      `select ${SETTING_COLUMNS} from ${this.sql.table('tenant_agent_settings')} where tenant_id = ? and agent = ?`,
       [tenant, agent],
     );
     return row ? settingsOf(row) : {};
@@ -52,31 +64,26 @@ export class TenantAgentSettingsRepository {
     at: Date,
   ): Promise<TenantAgentSettings | undefined> {
     const t = this.sql.table('tenant_agent_settings');
-    // Per column: keep (absent), set (a number) or remove (null): `case when ? then excluded.x else t.x end`.
-    const keepTtl = change.queueTtlSeconds === undefined;
-    const keepPriority = change.priority === undefined;
+    // Per column: keep (absent), set (a number) or remove (null): `case when <keep> then s.x else excluded.x end`.
     const [row] = await this.sql.query<Row>(
-      `insert into ${t} as s (tenant_id, agent, queue_ttl_seconds, priority, set_at, set_by)
-       values (?, ?, ?, ?, ?, ?)
+      `insert into ${t} as s (tenant_id, agent, ${SETTING_COLUMNS}, set_at, set_by)
+       values (?, ?, ${SETTINGS.map(() => '?').join(', ')}, ?, ?)
        on conflict (tenant_id, agent) do update set
-         queue_ttl_seconds = case when ?::boolean then s.queue_ttl_seconds else excluded.queue_ttl_seconds end,
-         priority = case when ?::boolean then s.priority else excluded.priority end,
+         ${SETTINGS.map((k) => `${COLUMNS[k]} = case when ?::boolean then s.${COLUMNS[k]} else excluded.${COLUMNS[k]} end`).join(',\n         ')},
          set_at = excluded.set_at, set_by = excluded.set_by
-       returning tenant_id, agent, queue_ttl_seconds, priority, set_at, set_by`,
+       returning tenant_id, agent, ${SETTING_COLUMNS}, set_at, set_by`,
       [
         tenant,
         agent,
-        change.queueTtlSeconds ?? null,
-        change.priority ?? null,
+        ...SETTINGS.map((k) => change[k] ?? null),
         at.toISOString(),
         by,
-        keepTtl,
-        keepPriority,
+        ...SETTINGS.map((k) => change[k] === undefined),
       ],
     );
-    if (row && row.queue_ttl_seconds === null && row.priority === null) {
+    if (row && SETTINGS.every((k) => row[COLUMNS[k]] === null)) {
       await this.sql.run(
-        `delete from ${t} where tenant_id = ? and agent = ? and queue_ttl_seconds is null and priority is null`,
+        `delete from ${t} where tenant_id = ? and agent = ? and ${SETTINGS.map((k) => `${COLUMNS[k]} is null`).join(' and ')}`,
         [tenant, agent],
       );
       return undefined;
@@ -87,7 +94,7 @@ export class TenantAgentSettingsRepository {
   /** Every tenant's settings, or one tenant's, by tenant and agent. */
   async list(tenant?: string): Promise<TenantAgentSettings[]> {
     const rows = await this.sql.query<Row>(
-      `select tenant_id, agent, queue_ttl_seconds, priority, set_at, set_by from ${this.sql.table('tenant_agent_settings')}
+      `select tenant_id, agent, ${SETTING_COLUMNS}, set_at, set_by from ${this.sql.table('tenant_agent_settings')}
         ${tenant === undefined ? '' : 'where tenant_id = ?'} order by tenant_id, agent`,
       tenant === undefined ? [] : [tenant],
     );
@@ -95,11 +102,13 @@ export class TenantAgentSettingsRepository {
   }
 }
 
-function settingsOf(row: Pick<Row, 'queue_ttl_seconds' | 'priority'>): AgentSettings {
-  return {
-    ...(row.queue_ttl_seconds !== null ? { queueTtlSeconds: row.queue_ttl_seconds } : {}),
-    ...(row.priority !== null ? { priority: row.priority } : {}),
-  };
+function settingsOf(row: Row): AgentSettings {
+  const out: AgentSettings = {};
+  for (const k of SETTINGS) {
+    const v = row[COLUMNS[k]];
+    if (v !== null) out[k] = v;
+  }
+  return out;
 }
 
 function toView(row: Row): TenantAgentSettings {

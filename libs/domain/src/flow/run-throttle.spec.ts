@@ -35,7 +35,11 @@ describe('the throttle of a run', () => {
       });
   });
 
-  it('is none for an agent without a throttle', () => {
+  it("is none for an agent without a throttle, unless the tenant's settings give both a limit and a period", () => {
     expect(runThrottleOf(undefined, { userId: '7' }, 'support')).toEqual({});
+    expect(runThrottleOf(undefined, {}, 'support', { limit: 5 })).toEqual({});
+    expect(runThrottleOf(undefined, {}, 'support', { limit: 5, periodSeconds: 60 })).toEqual({
+      throttle: { key: 'support', limit: 5, periodSeconds: 60 },
+    });
   });
 });
