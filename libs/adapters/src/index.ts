@@ -158,9 +158,11 @@ export {
   noteSlotTurns,
   pruneSlotTurns,
   runAdmissionFacts,
+  supersededRuns,
   type AdmissionCandidate,
   type ExpiredQueuedRun,
   type RunAdmissionFacts,
+  type SupersededRun,
 } from './postgres/runs-in-flight.queries';
 export { activeRunsOfPrincipal, type RunOfPrincipal } from './postgres/revoked-principal.queries';
 export { ModelCallLeases, type ModelCallClaim, type ModelCallRef } from './postgres/model-call-leases';

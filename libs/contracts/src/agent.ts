@@ -248,6 +248,32 @@ export const AgentThrottle = z
   .strict();
 export type AgentThrottle = z.infer<typeof AgentThrottle>;
 
+/**
+ * A debounce of the agent's run requests (docs/flow-control.md#debounce): of the requests for one value of
+ * `key` (or for the agent as a whole) that come less than `periodSeconds` apart, only the last runs; it
+ * starts `periodSeconds` after its request, and the earlier ones end as superseded.
+ */
+export const AgentDebounce = z
+  .object({
+    periodSeconds: z
+      .number()
+      .int()
+      .positive()
+      .max(86_400)
+      .describe('How long a request waits for a later one of its key before its run starts, in seconds (1 s to a day)'),
+    key: z
+      .string()
+      .max(200)
+      .regex(
+        /^metadata\.[A-Za-z0-9_-]+$/,
+        'an expression over the request\'s metadata like "metadata.documentId" (metadata.<field>)',
+      )
+      .optional()
+      .describe("Debounced per value of this expression over the request's metadata; absent: for the agent as a whole"),
+  })
+  .strict();
+export type AgentDebounce = z.infer<typeof AgentDebounce>;
+
 /** An agent: what model it uses, what it may call, and its limits. Stored versioned; runs pin a version. */
 export const AgentDefinition = z
   .object({
@@ -358,6 +384,9 @@ export const AgentDefinition = z
       .describe(
         'Concurrency keys: at most `max` runs of the tenant in flight per value of `key` (e.g. per customer); several apply together. Not the thread policy `concurrency`.',
       ),
+    debounce: AgentDebounce.optional().describe(
+      "Of the tenant's requests for one key that come less than `periodSeconds` apart, only the last runs, `periodSeconds` after it; the others end as superseded",
+    ),
     throttle: AgentThrottle.optional().describe(
       "At most `limit` of the tenant's runs of this agent start in any `periodSeconds` (per value of `key` when given); later requests are held for admission",
     ),

@@ -47,6 +47,23 @@ export const RunThrottle = z
   .strict();
 export type RunThrottle = z.infer<typeof RunThrottle>;
 
+/**
+ * The debounce a run was requested under (docs/flow-control.md#debounce): `<agent>` or
+ * `<agent>:<field>=<value>`; it starts `periodSeconds` after its request unless a later request of the key
+ * came first, which supersedes it.
+ */
+export const RunDebounce = z
+  .object({
+    key: z
+      .string()
+      .min(1)
+      .max(512)
+      .describe('`<agent>`, or `<agent>:<field>=<value>` with a key, e.g. `indexer:documentId=42`'),
+    periodSeconds: z.number().int().positive().describe('The period, in seconds'),
+  })
+  .strict();
+export type RunDebounce = z.infer<typeof RunDebounce>;
+
 /** Why a run waits for admission: the tenant's bound on runs in flight, or a concurrency key at its max. */
 export const AdmissionBound = z.discriminatedUnion('bound', [
   z.object({ bound: z.literal('tenant.runs_limit'), limit: z.number().int().positive() }),
@@ -54,6 +71,11 @@ export const AdmissionBound = z.discriminatedUnion('bound', [
     bound: z.literal('slot'),
     key: z.string().describe('The concurrency key at its max, e.g. `customer=42`'),
     limit: z.number().int().positive(),
+  }),
+  z.object({
+    bound: z.literal('debounce'),
+    key: z.string().describe('The debounce key, e.g. `indexer:documentId=42`'),
+    periodSeconds: z.number().int().positive(),
   }),
   z.object({
     bound: z.literal('throttle'),
@@ -174,6 +196,9 @@ export const EventData = {
       .array(RunSlot)
       .optional()
       .describe("The concurrency keys the run holds while in flight (its agent's `slots` over the request's metadata)"),
+    debounce: RunDebounce.optional().describe(
+      'The debounce the run was requested under: it starts `periodSeconds` after its request unless a later request of its key supersedes it',
+    ),
     throttle: RunThrottle.optional().describe(
       "The throttle the run starts under (its agent's `throttle` over the request's metadata): it starts only when fewer than `limit` runs with its key started in the last `periodSeconds`",
     ),
@@ -279,6 +304,9 @@ export const EventData = {
   'run.cancelled': z.object({
     by: z.string(),
     reason: z.string(),
+    supersededBy: RunId.optional().describe(
+      'A debounced run ended by a later request of its key (`by: debounce`): the run of that request',
+    ),
     /** Calls closed for good (they never ran: waiting for an approval). */
     closedCalls: z.array(CallId),
     pendingCalls: z

@@ -311,6 +311,79 @@ describe('thread decider', () => {
         });
       });
 
+      describe('a debounce', () => {
+        const debounce = { key: 'indexer:documentId=9', periodSeconds: 5 };
+        const ask = (
+          runId: string,
+          at: string,
+          debounceLatest: string | undefined,
+          overrides: Partial<AdmitRun> = {},
+        ): AdmitRun => ({
+          ...admit(runId, 0),
+          activeRunLimit: undefined,
+          activeRuns: undefined,
+          at,
+          debounce,
+          ...(debounceLatest ? { debounceLatest } : {}),
+          ...overrides,
+        });
+        const later = (s: number) => new Date(Date.parse(AT) + s * 1000).toISOString();
+
+        it('holds every debounced run for its period first, naming the key', () => {
+          const d = given([]).when({ ...requestRun('r1'), debounce });
+          expect(types(d.events)).toEqual(['thread.created', 'run.requested', 'run.queued']);
+          expect(d.events[1]!.data).toMatchObject({ debounce });
+          expect(d.events[2]!.data).toMatchObject({
+            waitingFor: { bound: 'debounce', key: 'indexer:documentId=9', periodSeconds: 5 },
+          });
+          expect(d.after.runs['r1']).toMatchObject({
+            status: 'queued',
+            debounceKey: 'indexer:documentId=9',
+            waiting: { on: 'admission', for: '5 s without a later request of debounce key indexer:documentId=9' },
+          });
+        });
+
+        it('starts the latest request of its key once its period is over, not before', () => {
+          const history = run([{ ...requestRun('r1'), debounce }]).events;
+          expect(given(history).when(ask('r1', later(4), 'r1')).events).toEqual([]);
+          // Without the fact (an ask that did not name the debounce), nothing either.
+          expect(given(history).when(ask('r1', later(6), undefined)).events).toEqual([]);
+          expect(given(history).when(ask('r1', later(6), 'r1', { debounce: undefined })).events).toEqual([]);
+          expect(types(given(history).when(ask('r1', later(5), 'r1')).events)).toEqual([
+            'run.started',
+            'model.requested',
+          ]);
+        });
+
+        it('ends a run a later request of its key superseded, naming that run, wherever it waits', () => {
+          const history = run([{ ...requestRun('r1', { replyTo: 'svc.replies' }), debounce }]).events;
+          const d = given(history).when(ask('r1', later(1), 'r9'));
+          expect(d.events).toEqual([
+            expect.objectContaining({
+              type: 'run.cancelled',
+              runId: 'r1',
+              data: {
+                by: 'debounce',
+                reason: 'superseded by run r9: a later request of debounce key indexer:documentId=9 came within 5 s',
+                closedCalls: [],
+                supersededBy: 'r9',
+              },
+            }),
+          ]);
+          expect(d.outgoing).toContainEqual(
+            expect.objectContaining({
+              kind: 'reply',
+              replyTo: 'svc.replies',
+              outcome: expect.objectContaining({ status: 'cancelled' }),
+            }),
+          );
+          expect(d.after.queue).toEqual([]);
+          // Behind its thread's run, too.
+          const busy = run([requestRun('r0'), { ...requestRun('r2', { concurrency: 'enqueue' }), debounce }]).events;
+          expect(types(given(busy).when(ask('r2', later(1), 'r9')).events)).toEqual(['run.cancelled']);
+        });
+      });
+
       describe('a queued TTL', () => {
         const ttl = { limits: { queueTtlSeconds: 60 } };
         const expire = (runId: string, at: string): ExpireQueuedRun => ({

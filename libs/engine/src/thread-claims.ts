@@ -32,6 +32,8 @@ export function claimItem(consumer: string, messageId: string, command: ThreadCo
     const { key, limit, periodSeconds } = command.throttle;
     item.throttleUpTo = { key, limit, since: new Date(Date.parse(command.at) - periodSeconds * 1000).toISOString() };
   }
+  if ((command.type === 'RequestRun' || command.type === 'AdmitRun') && command.debounce)
+    item.debounceOf = command.debounce.key;
   return item;
 }
 
@@ -51,7 +53,8 @@ export async function claimAndLoadCached(
       item.requestId !== undefined ||
       item.activeRunsUpTo !== undefined ||
       item.slotsUpTo !== undefined ||
-      item.throttleUpTo !== undefined
+      item.throttleUpTo !== undefined ||
+      item.debounceOf !== undefined
     )
       return undefined;
     const cached = cache.get(item.tenantId, item.threadId);
@@ -85,6 +88,7 @@ export function withFacts(command: ThreadCommand, loaded: Loaded): ThreadCommand
       ...(command.activeRunLimit !== undefined ? { activeRuns: loaded.activeRuns ?? 0 } : {}),
       ...slotRuns,
       ...throttleStarts,
+      ...(command.debounce && loaded.debounceLatest !== undefined ? { debounceLatest: loaded.debounceLatest } : {}),
     };
   return {
     ...command,

@@ -859,6 +859,13 @@ export interface components {
             /** @description The most runs in flight at once per value of the key */
             max: number;
           }[];
+          /** @description Of the tenant's requests for one key that come less than `periodSeconds` apart, only the last runs, `periodSeconds` after it; the others end as superseded */
+          debounce?: {
+            /** @description How long a request waits for a later one of its key before its run starts, in seconds (1 s to a day) */
+            periodSeconds: number;
+            /** @description Debounced per value of this expression over the request's metadata; absent: for the agent as a whole */
+            key?: string;
+          };
           /** @description At most `limit` of the tenant's runs of this agent start in any `periodSeconds` (per value of `key` when given); later requests are held for admission */
           throttle?: {
             /** @description The most runs that start in any period */
@@ -1085,6 +1092,13 @@ export interface components {
             /** @description The most runs in flight at once per value of the key */
             max: number;
           }[];
+          /** @description Of the tenant's requests for one key that come less than `periodSeconds` apart, only the last runs, `periodSeconds` after it; the others end as superseded */
+          debounce?: {
+            /** @description How long a request waits for a later one of its key before its run starts, in seconds (1 s to a day) */
+            periodSeconds: number;
+            /** @description Debounced per value of this expression over the request's metadata; absent: for the agent as a whole */
+            key?: string;
+          };
           /** @description At most `limit` of the tenant's runs of this agent start in any `periodSeconds` (per value of `key` when given); later requests are held for admission */
           throttle?: {
             /** @description The most runs that start in any period */
@@ -1904,6 +1918,13 @@ export interface components {
                 /** @description The most runs of the tenant in flight with this key */
                 max: number;
               }[];
+              /** @description The debounce the run was requested under: it starts `periodSeconds` after its request unless a later request of its key supersedes it */
+              debounce?: {
+                /** @description `<agent>`, or `<agent>:<field>=<value>` with a key, e.g. `indexer:documentId=42` */
+                key: string;
+                /** @description The period, in seconds */
+                periodSeconds: number;
+              };
               /** @description The throttle the run starts under (its agent's `throttle` over the request's metadata): it starts only when fewer than `limit` runs with its key started in the last `periodSeconds` */
               throttle?: {
                 /** @description `<agent>`, or `<agent>:<field>=<value>` with a key, e.g. `support:userId=42` */
@@ -1958,6 +1979,13 @@ export interface components {
                     /** @description The concurrency key at its max, e.g. `customer=42` */
                     key: string;
                     limit: number;
+                  }
+                | {
+                    /** @enum {string} */
+                    bound: 'debounce';
+                    /** @description The debounce key, e.g. `indexer:documentId=42` */
+                    key: string;
+                    periodSeconds: number;
                   }
                 | {
                     /** @enum {string} */
@@ -2633,6 +2661,8 @@ export interface components {
             data: {
               by: string;
               reason: string;
+              /** @description A debounced run ended by a later request of its key (`by: debounce`): the run of that request */
+              supersededBy?: string;
               closedCalls: string[];
               /** @description Tool calls already sent whose real outcome is still to come; it is recorded after this event */
               pendingCalls?: string[];

@@ -8,6 +8,7 @@ import {
   runPriorityOf,
   runSlotsOf,
   runThrottleOf,
+  runDebounceOf,
   type Clock,
 } from '@ratchet/domain';
 import { CLOCK, JetStreamContext, ServiceRuntime, runIdFor, threadIdFor } from '@ratchet/platform';
@@ -99,20 +100,26 @@ export class RunRequestController {
     ]);
     // The run's concurrency keys (its agent's slots over the metadata, as the log will keep it: redacted),
     // each with its max: the tenant's setting for the slot when an operator gave it one, else the agent's.
-    const slots = runSlotsOf(declared, redactSecrets(request.metadata), agent.name, tenantMaxes);
+    const metadata = redactSecrets(request.metadata);
+    const slots = runSlotsOf(declared, metadata, agent.name, tenantMaxes);
     if ('error' in slots) {
       await this.refuse(tenantId, request, slots.error.code, slots.error.message);
       throw new PoisonMessageError(slots.error.message, slots.error.code);
     }
-    // Its throttle (the agent's over the same redacted metadata, or the tenant's own): refused when the key's
-    // field is missing.
-    const throttle = runThrottleOf(agent.definition.throttle, redactSecrets(request.metadata), agent.name, {
+    // Its throttle (the agent's over the same metadata, or the tenant's own) and debounce: refused when a
+    // key's field is missing.
+    const throttle = runThrottleOf(agent.definition.throttle, metadata, agent.name, {
       limit: settings.throttleLimit,
       periodSeconds: settings.throttlePeriodSeconds,
     });
     if ('error' in throttle) {
       await this.refuse(tenantId, request, throttle.error.code, throttle.error.message);
       throw new PoisonMessageError(throttle.error.message, throttle.error.code);
+    }
+    const debounce = runDebounceOf(agent.definition.debounce, metadata, agent.name);
+    if ('error' in debounce) {
+      await this.refuse(tenantId, request, debounce.error.code, debounce.error.message);
+      throw new PoisonMessageError(debounce.error.message, debounce.error.code);
     }
     const priority = runPriorityOf(
       request.priority,
@@ -141,6 +148,7 @@ export class RunRequestController {
         ...(this.admission.maxWaitingRuns > 0 ? { waitingRunLimit: this.admission.maxWaitingRuns } : {}),
         ...(slots.slots.length > 0 ? { slots: slots.slots } : {}),
         ...(throttle.throttle ? { throttle: throttle.throttle } : {}),
+        ...(debounce.debounce ? { debounce: debounce.debounce } : {}),
         ...(priority.priority !== 0 ? { priority: priority.priority } : {}),
       },
     );

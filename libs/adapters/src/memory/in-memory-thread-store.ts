@@ -82,6 +82,7 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
           if (i.activeRunsUpTo !== undefined) bounded.add(i.tenantId);
           for (const s of i.slotsUpTo ?? []) bounded.add(`${i.tenantId}:slot:${s.key}`);
           if (i.throttleUpTo) bounded.add(`${i.tenantId}:throttle:${i.throttleUpTo.key}`);
+          if (i.debounceOf !== undefined) bounded.add(`${i.tenantId}:debounce:${i.debounceOf}`);
         }
         for (const lock of [...bounded].sort())
           if (!held.has(lock)) held.set(lock, await this.tenantLocks.acquire(lock));
@@ -118,6 +119,7 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
               this.countRuns(tenantId, runs, { throttleKey: throttled.key, since: throttled.since }),
             ),
           };
+          const latest = item.debounceOf === undefined ? undefined : this.latestQueued(tenantId, runs, item.debounceOf);
           out.push({
             claimed: true,
             projection,
@@ -127,6 +129,7 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
             ...waiting,
             ...slotRuns,
             ...throttleStarts,
+            ...(latest ? { debounceLatest: latest } : {}),
             ...unsent,
           });
         }
@@ -301,6 +304,16 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
 
   /** The tenant's queued and running runs: the committed rows, as this transaction's rows change them. */
   /** The tenant's runs in flight (queued, or running and not waiting), or its runs waiting for a human. */
+  /** The tenant's queued run of a debounce key requested last (by its wait's start, then run id). */
+  private latestQueued(tenantId: string, written: ReadonlyMap<string, RunRow>, key: string): string | undefined {
+    const queued = [...new Map([...this.runs, ...written]).values()].filter(
+      (r) => r.tenantId === tenantId && r.debounceKey === key && r.status === 'queued',
+    );
+    const since = (r: RunRow) => r.waiting?.since ?? '';
+    queued.sort((a, b) => since(b).localeCompare(since(a)) || b.runId.localeCompare(a.runId));
+    return queued[0]?.runId;
+  }
+
   private countRuns(tenantId: string, written: ReadonlyMap<string, RunRow>, which: RunCount): number {
     return countRuns(new Map([...this.runs, ...written]).values(), tenantId, which);
   }

@@ -20,7 +20,13 @@ import { insertSnapshot, type ThreadSnapshot } from './retention.queries';
 import type { Database } from './orm';
 import { inTransaction, isoColumn, valuesList, type SqlExecutor } from './sql';
 import { RUN_SUMMARY_COLUMNS, runSummaryOf, type RunSummaryDbRow } from './run.rows';
-import { runsInFlightCount, runsWaitingCount, slotRunsCount, throttleStartsCount } from './runs-in-flight.queries';
+import {
+  debounceLatest,
+  runsInFlightCount,
+  runsWaitingCount,
+  slotRunsCount,
+  throttleStartsCount,
+} from './runs-in-flight.queries';
 
 export { assertContiguous, type ThreadColumnsMapper } from './thread-write-buffer';
 
@@ -197,10 +203,11 @@ async function claimAndLoadMany<S>(
     waiting_runs: number | null;
     slot_runs: Record<string, number> | null;
     throttle_starts: number | null;
+    debounce_latest: string | null;
     unsent: OutboxMessage[] | null;
   }>(
     `with input (ord, consumer, message_id, tenant_id, thread_id, request_id, active_up_to, waiting_up_to, unsent_on, slots,
-                 throttle_key, throttle_limit, throttle_since) as (values ${valuesList(items.length, '(?::int, ?, ?, ?, ?, ?::text, ?::int, ?::int, ?::text, ?::jsonb, ?::text, ?::int, ?::timestamptz)')}),
+                 throttle_key, throttle_limit, throttle_since, debounce_key) as (values ${valuesList(items.length, '(?::int, ?, ?, ?, ?, ?::text, ?::int, ?::int, ?::text, ?::jsonb, ?::text, ?::int, ?::timestamptz, ?::text)')}),
      claim as (
        insert into ${sql.table('inbox')} (consumer, message_id)
        select consumer, message_id from input on conflict do nothing returning consumer, message_id
@@ -224,6 +231,8 @@ async function claimAndLoadMany<S>(
        case when i.throttle_key is not null
             then ${throttleStartsCount(sql, 'i.tenant_id', 'i.throttle_key', 'i.throttle_since', 'i.throttle_limit')} end
          as throttle_starts,
+       case when i.debounce_key is not null then ${debounceLatest(sql, 'i.tenant_id', 'i.debounce_key')} end
+         as debounce_latest,
        (select json_agg(json_build_object('id', o.id, 'subject', o.subject, 'headers', o.headers, 'payload', o.payload)
                         order by o.created_at, o.id)
           from ${sql.table('outbox')} o
@@ -246,6 +255,7 @@ async function claimAndLoadMany<S>(
       item.throttleUpTo?.key ?? null,
       item.throttleUpTo?.limit ?? null,
       item.throttleUpTo?.since ?? null,
+      item.debounceOf ?? null,
     ]),
   );
   const newer = await Promise.all(rows.map((r) => openRowsToEvents(content, r.newer ?? [], 'throw')));
@@ -265,6 +275,7 @@ async function claimAndLoadMany<S>(
       ...(item.waitingRunsUpTo !== undefined ? { waitingRuns: row?.waiting_runs ?? 0 } : {}),
       ...(item.slotsUpTo && item.slotsUpTo.length > 0 ? { slotRuns: row?.slot_runs ?? {} } : {}),
       ...(item.throttleUpTo !== undefined ? { throttleStarts: row?.throttle_starts ?? 0 } : {}),
+      ...(item.debounceOf !== undefined && row?.debounce_latest ? { debounceLatest: row.debounce_latest } : {}),
       ...(item.unsentOn !== undefined ? { unsent: row?.unsent ?? [] } : {}),
     };
   });
@@ -284,6 +295,7 @@ async function lockRunsInFlight(sql: SqlExecutor, items: readonly ClaimItem[]): 
     if (i.activeRunsUpTo !== undefined) names.add(`ratchet.runs-in-flight:${i.tenantId}`);
     for (const s of i.slotsUpTo ?? []) names.add(`ratchet.slot:${i.tenantId}:${s.key}`);
     if (i.throttleUpTo) names.add(`ratchet.throttle:${i.tenantId}:${i.throttleUpTo.key}`);
+    if (i.debounceOf !== undefined) names.add(`ratchet.debounce:${i.tenantId}:${i.debounceOf}`);
   }
   if (names.size === 0) return;
   await sql.query(
@@ -356,10 +368,11 @@ export async function listRuns(sql: SqlExecutor, tenantId: string, threadId: str
       queued_until: string | null;
       priority: number;
       throttle_key: string | null;
+      debounce_key: string | null;
     }
   >(
     `select r.tenant_id, ${RUN_SUMMARY_COLUMNS('r')}, r.version, r.request_digest, r.outcome, r.slot_keys,
-            ${isoColumn('r.queued_until', 'queued_until')}, r.priority, r.throttle_key
+            ${isoColumn('r.queued_until', 'queued_until')}, r.priority, r.throttle_key, r.debounce_key
      from ${sql.table('runs')} r where r.tenant_id = ? and r.thread_id = ? order by r.version, r.run_id`,
     [tenantId, threadId],
   );
@@ -371,6 +384,7 @@ export async function listRuns(sql: SqlExecutor, tenantId: string, threadId: str
     outcome: r.outcome,
     ...(r.slot_keys ? { slotKeys: r.slot_keys } : {}),
     ...(r.throttle_key ? { throttleKey: r.throttle_key } : {}),
+    ...(r.debounce_key ? { debounceKey: r.debounce_key } : {}),
     ...(r.queued_until ? { queuedUntil: r.queued_until } : {}),
     ...(r.priority ? { priority: r.priority } : {}),
   }));

@@ -1,7 +1,7 @@
-import type { RunSlot, RunThrottle } from '@ratchet/contracts';
+import type { RunDebounce, RunSlot, RunThrottle } from '@ratchet/contracts';
 import { createTestDatabase, type TestDatabase } from '@ratchet/testing';
 import type { Database } from './orm';
-import { admissionCandidates } from './runs-in-flight.queries';
+import { admissionCandidates, supersededRuns } from './runs-in-flight.queries';
 import { openServiceDatabase } from './service-database';
 
 /*
@@ -37,18 +37,20 @@ async function run(
     firstOfThread?: boolean;
     priority?: number;
     throttle?: RunThrottle;
+    debounce?: RunDebounce;
+    since?: string;
     startedAt?: string;
     threadBusy?: boolean;
   } = {},
 ): Promise<void> {
-  const since = new Date(Date.UTC(2026, 11, 1, 10, 0, ++second)).toISOString();
+  const since = opts.since ?? new Date(Date.UTC(2026, 11, 1, 10, 0, ++second)).toISOString();
   const keys = opts.slots?.map((s) => s.key) ?? null;
   await db.sql.run(
     `insert into ${db.sql.table('runs')}
        (tenant_id, run_id, thread_id, request_id, agent, agent_version, principal_id, status, version, waiting_on,
-        waiting_since, slot_keys, priority, throttle_key, started_at)
+        waiting_since, slot_keys, priority, throttle_key, started_at, debounce_key)
      values (?, ?, ?, ?, 'demo', 1, 'alice', ?, ?, ?, ?::timestamptz, (select array_agg(k) from jsonb_array_elements_text(?::jsonb) k), ?,
-             ?, ?::timestamptz)`,
+             ?, ?::timestamptz, ?)`,
     [
       tenant,
       id,
@@ -62,6 +64,7 @@ async function run(
       opts.priority ?? 0,
       opts.throttle?.key ?? null,
       opts.startedAt ?? null,
+      opts.debounce?.key ?? null,
     ],
   );
   if (opts.waitingOn === 'admission' && opts.firstOfThread !== false) {
@@ -71,6 +74,7 @@ async function run(
           runId: id,
           ...(opts.slots ? { slots: opts.slots } : {}),
           ...(opts.throttle ? { throttle: opts.throttle } : {}),
+          ...(opts.debounce ? { debounce: opts.debounce } : {}),
         },
       ],
       active: opts.threadBusy ? { runId: `${id}-before` } : null,
@@ -193,4 +197,21 @@ it('offers throttled held runs only while fewer than their limit started in the 
   expect((await admissionCandidates(db.sql, 0, 100, ago(-31))).map((c) => c.runId)).toEqual(['h1', 'h2']);
   // And later still, the user's starts have left theirs too.
   expect((await admissionCandidates(db.sql, 0, 100, ago(-66))).map((c) => c.runId).sort()).toEqual(['h1', 'h2', 'hu']);
+});
+
+it('offers the latest debounced run of a key once its period is over, and names the runs a later request superseded', async () => {
+  const at = '2026-12-01T12:00:00.000Z';
+  const ago = (s: number) => new Date(Date.parse(at) - s * 1000).toISOString();
+  const doc: RunDebounce = { key: 'indexer:documentId=1', periodSeconds: 5 };
+  const other: RunDebounce = { key: 'indexer:documentId=2', periodSeconds: 5 };
+  await run('t', 'th-d1', 'd1', 'queued', { ...held, debounce: doc, since: ago(9) });
+  await run('t', 'th-d2', 'd2', 'queued', { ...held, debounce: doc, since: ago(6) });
+  await run('t', 'th-o1', 'o1', 'queued', { ...held, debounce: other, since: ago(2) });
+
+  // d2 is the latest of its key and its period is over; o1 still waits hers; d1 was superseded by d2.
+  expect(await admissionCandidates(db.sql, 0, 100, at)).toEqual([
+    { tenantId: 't', threadId: 'th-d2', runId: 'd2', slots: [], debounce: doc },
+  ]);
+  expect(await supersededRuns(db.sql, 100)).toEqual([{ tenantId: 't', threadId: 'th-d1', runId: 'd1', debounce: doc }]);
+  expect((await admissionCandidates(db.sql, 0, 100, ago(-3))).map((c) => c.runId).sort()).toEqual(['d2', 'o1']);
 });

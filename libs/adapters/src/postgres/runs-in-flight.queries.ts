@@ -1,4 +1,4 @@
-import type { RunSlot, RunThrottle } from '@ratchet/contracts';
+import type { RunDebounce, RunSlot, RunThrottle } from '@ratchet/contracts';
 import type { SqlExecutor } from './sql';
 
 /**
@@ -49,6 +49,16 @@ export function throttleStartsCount(
    ) a)`;
 }
 
+/**
+ * The run of a tenant's latest queued request of a debounce key (by request time, then run id), as a scalar
+ * subquery over SQL expressions: the one request of the key that may start. Through `runs_debounce_idx`.
+ */
+export function debounceLatest(sql: SqlExecutor, tenant: string, key: string): string {
+  return `(select dl.run_id from ${sql.table('runs')} dl
+      where dl.tenant_id = ${tenant} and dl.debounce_key = ${key} and dl.status = 'queued'
+      order by dl.waiting_since desc nulls last, dl.run_id desc limit 1)`;
+}
+
 /** The count of a tenant's runs waiting for a human, up to a bound (the partial index `runs_waiting_idx`). */
 export function runsWaitingCount(sql: SqlExecutor, tenant: string, upTo: string): string {
   return `(select count(*)::int from (
@@ -97,6 +107,8 @@ export interface AdmissionCandidate {
   slots: RunSlot[];
   /** Its throttle, when it has one: there was room under it at `at`. */
   throttle?: RunThrottle;
+  /** Its debounce, when it has one: its period was over at `at` and no later request of its key came. */
+  debounce?: RunDebounce;
 }
 
 /**
@@ -107,7 +119,8 @@ export interface AdmissionCandidate {
  * is served next and one busy key does not hold the queue for the others; within a key (and among runs
  * without keys) by priority, a run served as if requested `priority` seconds earlier; a throttled run when
  * fewer than its limit started in the period before `at` (as many per throttle as it has room for); only
- * runs whose thread has no run going; at most `batch`. Advice only: the admission itself counts again under the locks. Reads the partial index
+ * a debounced run once its period is over if no later request of its key came; only runs whose thread has
+ * no run going; at most `batch`. Advice only: the admission itself counts again under the locks. Reads the partial index
  * `runs_held_idx`, the thread's state for the held run's keys, and the counts through their indexes.
  */
 export async function admissionCandidates(
@@ -122,6 +135,7 @@ export async function admissionCandidates(
     run_id: string;
     slots: RunSlot[];
     throttle: RunThrottle | null;
+    debounce: RunDebounce | null;
   }>(
     `with heads as (
        select distinct on (r.tenant_id, r.thread_id) r.tenant_id, r.thread_id, r.run_id, r.waiting_since, r.version,
@@ -131,7 +145,8 @@ export async function admissionCandidates(
         order by r.tenant_id, r.thread_id, r.waiting_since, r.version
      ), keyed as (
        select h.*, coalesce(t.state->'queue'->0->'slots', '[]'::jsonb) as slots,
-              nullif(t.state->'queue'->0->'throttle', 'null'::jsonb) as throttle
+              nullif(t.state->'queue'->0->'throttle', 'null'::jsonb) as throttle,
+              nullif(t.state->'queue'->0->'debounce', 'null'::jsonb) as debounce
          from heads h join ${sql.table('threads')} t on t.tenant_id = h.tenant_id and t.thread_id = h.thread_id
         where t.state->'queue'->0->>'runId' = h.run_id and coalesce(t.state->'active', 'null'::jsonb) = 'null'::jsonb
      ), roomy as (
@@ -144,6 +159,9 @@ export async function admissionCandidates(
                 "?::timestamptz - (k.throttle->>'periodSeconds')::int * interval '1 second'",
                 "(k.throttle->>'limit')::int",
               )} end as throttle_room,
+              -- A debounced run goes once its period is over, if no later request of its key came.
+              k.debounce is null or (k.waiting_since + (k.debounce->>'periodSeconds')::int * interval '1 second' <= ?::timestamptz
+                and ${debounceLatest(sql, 'k.tenant_id', "k.debounce->>'key'")} = k.run_id) as debounce_ready,
               coalesce((select ${slotRunsCount(sql, 'k.tenant_id', 's.key', 's.max')}
                           from jsonb_to_recordset(jsonb_path_query_array(k.slots, '$[0]')) as s(key text, max int)), 0)
                 as key_in_flight
@@ -160,6 +178,7 @@ export async function admissionCandidates(
               row_number() over (partition by r.tenant_id, r.slots->0->>'key' order by r.served_from, r.version) as nth,
               row_number() over (partition by r.tenant_id, r.throttle->>'key' order by r.served_from, r.version) as tnth
          from roomy r where (r.key_room is null or r.key_room > 0) and (r.throttle_room is null or r.throttle_room > 0)
+                            and r.debounce_ready
      ), ranked as (
        select t.*, row_number() over (partition by t.tenant_id
                                       order by t.turn, t.served_at nulls first, t.served_from, t.version) as n
@@ -170,12 +189,12 @@ export async function admissionCandidates(
               case when ?::int > 0 then ?::int - ${runsInFlightCount(sql, 't.tenant_id', '?::int')} else 2147483647 end as free
          from (select distinct tenant_id from heads) t
      )
-     select r.tenant_id, r.thread_id, r.run_id, r.slots, r.throttle
+     select r.tenant_id, r.thread_id, r.run_id, r.slots, r.throttle, r.debounce
        from ranked r join room using (tenant_id)
       where r.n <= room.free
       order by r.turn, r.served_at nulls first, r.served_from, r.version
       limit ?`,
-    [at, limit, limit, limit, batch],
+    [at, at, limit, limit, limit, batch],
   );
   return rows.map((r) => ({
     tenantId: r.tenant_id,
@@ -183,6 +202,7 @@ export async function admissionCandidates(
     runId: r.run_id,
     slots: r.slots,
     ...(r.throttle ? { throttle: r.throttle } : {}),
+    ...(r.debounce ? { debounce: r.debounce } : {}),
   }));
 }
 
@@ -231,4 +251,34 @@ export async function expiredQueuedRuns(sql: SqlExecutor, at: string, batch: num
     [at, batch],
   );
   return rows.map((r) => ({ tenantId: r.tenant_id, threadId: r.thread_id, runId: r.run_id }));
+}
+
+/** A debounced run a later request of its key superseded (see `supersededRuns`). */
+export interface SupersededRun {
+  tenantId: string;
+  threadId: string;
+  runId: string;
+  debounce: RunDebounce;
+}
+
+/**
+ * The queued debounced runs a later request of their key superseded (a later queued run of the key exists),
+ * through `runs_debounce_idx`, with the debounce their thread's queue has for them. What the admission pass
+ * asks the threads to end (the admission finds the latest again under the key's lock).
+ */
+export async function supersededRuns(sql: SqlExecutor, batch: number): Promise<SupersededRun[]> {
+  const rows = await sql.query<{ tenant_id: string; thread_id: string; run_id: string; debounce: RunDebounce | null }>(
+    `select r.tenant_id, r.thread_id, r.run_id,
+            (select q->'debounce' from jsonb_array_elements(t.state->'queue') q where q->>'runId' = r.run_id limit 1)
+              as debounce
+       from ${sql.table('runs')} r
+       join ${sql.table('threads')} t on t.tenant_id = r.tenant_id and t.thread_id = r.thread_id
+      where r.status = 'queued' and r.debounce_key is not null
+        and r.run_id <> ${debounceLatest(sql, 'r.tenant_id', 'r.debounce_key')}
+      order by r.waiting_since limit ?`,
+    [batch],
+  );
+  return rows.flatMap((r) =>
+    r.debounce ? [{ tenantId: r.tenant_id, threadId: r.thread_id, runId: r.run_id, debounce: r.debounce }] : [],
+  );
 }

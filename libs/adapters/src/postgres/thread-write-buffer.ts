@@ -160,6 +160,7 @@ export class WriteBuffer<S> {
         queued_until: r.queuedUntil ?? null,
         priority: r.priority ?? 0,
         throttle_key: r.throttleKey ?? null,
+        debounce_key: r.debounceKey ?? null,
       });
     }
     if (messages) {

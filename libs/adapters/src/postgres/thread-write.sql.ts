@@ -14,7 +14,7 @@ import { markSentCte, type SqlExecutor } from './sql';
  *                version `expected` (0 = a new thread; `after_snapshot`: continues a snapshot, no row to find)
  *  $3 events     {o, k (its append), tenant_id, thread_id, version, id, type, v, run_id, at, causation_id, correlation_id, trace, data}
  *  $4 threads    {tenant_id, thread_id, version, status, agent, active_run_id, state}
- *  $5 runs       {tenant_id, run_id, thread_id, request_id, agent, agent_version, principal_id, status, steps, started_at, ended_at, version, request_digest, outcome, waiting_on, waiting_since, waiting_until, slot_keys, waiting_for, queued_until, priority, throttle_key}
+ *  $5 runs       {tenant_id, run_id, thread_id, request_id, agent, agent_version, principal_id, status, steps, started_at, ended_at, version, request_digest, outcome, waiting_on, waiting_since, waiting_until, slot_keys, waiting_for, queued_until, priority, throttle_key, debounce_key}
  *  $6 cuts       {tenant_id, thread_id, from_seq}: a whole conversation's rows from `from_seq` on are removed
  *  $7 messages   {tenant_id, thread_id, seq, message}: appended (a number taken already is a unique violation)
  *  $8 rewritten  {tenant_id, thread_id, seq, message}: upserted (a whole conversation, with its cut)
@@ -78,12 +78,12 @@ run_rows as (
   insert into ${t('runs')}
     (tenant_id, run_id, thread_id, request_id, agent, agent_version, principal_id, status, steps, started_at,
      ended_at, version, request_digest, outcome, waiting_on, waiting_since, waiting_until, slot_keys, waiting_for,
-     queued_until, priority, throttle_key)
+     queued_until, priority, throttle_key, debounce_key)
   select * from jsonb_to_recordset($5::jsonb) as r(tenant_id text, run_id text, thread_id text, request_id text,
          agent text, agent_version int, principal_id text, status text, steps int, started_at timestamptz,
          ended_at timestamptz, version int, request_digest text, outcome jsonb, waiting_on text,
          waiting_since timestamptz, waiting_until timestamptz, slot_keys text[], waiting_for text,
-         queued_until timestamptz, priority int, throttle_key text)
+         queued_until timestamptz, priority int, throttle_key text, debounce_key text)
   on conflict (tenant_id, run_id) do update set
     status = excluded.status, steps = excluded.steps, started_at = excluded.started_at,
     ended_at = excluded.ended_at, version = excluded.version, outcome = excluded.outcome,

@@ -47,7 +47,9 @@ describe('the concurrency keys of a run', () => {
     const proto = [{ name: 'p', key: 'metadata.constructor', max: 1 }];
     expect(runSlotsOf(proto, {}, 'support')).toMatchObject({ error: { code: 'request.slot_key_missing' } });
     const customer = [{ name: 'customer', key: 'metadata.customerId', max: 5 }];
-    expect(runSlotsOf(customer, { customerId: '1' }, 'support', {})).toEqual({ slots: [{ key: 'customer=1', max: 5 }] });
+    expect(runSlotsOf(customer, { customerId: '1' }, 'support', {})).toEqual({
+      slots: [{ key: 'customer=1', max: 5 }],
+    });
     // A setting named like a prototype field is not a setting of a slot named so.
     expect(runSlotsOf(customer, { customerId: '1' }, 'support', JSON.parse('{"__proto__": {"customer": 1}}'))).toEqual({
       slots: [{ key: 'customer=1', max: 5 }],

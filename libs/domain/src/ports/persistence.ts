@@ -101,6 +101,11 @@ export interface ClaimItem {
    */
   throttleUpTo?: { key: string; limit: number; since: string } | undefined;
   /**
+   * A debounced run request or admission: the claim takes the debounce key's lock and finds the tenant's
+   * latest queued run of `key` (by request time).
+   */
+  debounceOf?: string | undefined;
+  /**
    * The thread's feed subject: the claim also returns the outbox rows on it that are not marked sent yet
    * (`unsent`), so a decision that follows a crash publishes the decisions before it first and the feed
    * stays in version order.
@@ -125,6 +130,8 @@ export interface ClaimedThread<S> {
   slotRuns?: Record<string, number> | undefined;
   /** With `throttleUpTo` in the claim: the tenant's runs with its key that started after its `since`, up to its limit. */
   throttleStarts?: number | undefined;
+  /** With `debounceOf` in the claim: the tenant's queued run of that key requested last, if any. */
+  debounceLatest?: string | undefined;
   /** With `unsentOn` in the claim: the outbox rows on that subject not marked sent, oldest first, as stored. */
   unsent?: OutboxMessage[] | undefined;
 }

@@ -84,6 +84,8 @@ export function heldFor(held: AdmissionHold): string {
   switch (held.bound) {
     case 'slot':
       return `concurrency key ${held.key} at its max of ${held.limit} runs in flight`;
+    case 'debounce':
+      return `${held.periodSeconds} s without a later request of debounce key ${held.key}`;
     case 'throttle':
       return `a start under throttle ${held.key} (at most ${held.limit} starts in ${held.periodSeconds} s)`;
     case 'tenant.runs_limit':

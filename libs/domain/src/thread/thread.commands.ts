@@ -2,6 +2,7 @@ import type { RunAsked, RunEnding } from './thread.state';
 import type {
   RunSlot,
   RunThrottle,
+  RunDebounce,
   Failure,
   Json,
   LimitBound,
@@ -65,6 +66,12 @@ export interface RequestRun extends CommandBase, RunAsked {
   throttle?: RunThrottle | undefined;
   /** A fact the edge supplies with `throttle`: the runs with its key that started after `at` − its period, up to its limit. */
   throttleStarts?: number | undefined;
+  /**
+   * The debounce the run is requested under (its agent's `debounce` over the request's metadata): it is held
+   * for admission (`waitingFor.bound: debounce`) and starts a period after its request, unless a later
+   * request of its key supersedes it.
+   */
+  debounce?: RunDebounce | undefined;
   /**
    * The deployment's bound on the tenant's waiting runs (running, but waiting for a human: they left the
    * runs in flight), when it has one: a new run while the tenant has that many is refused
@@ -218,6 +225,10 @@ export interface AdmitRun extends CommandBase {
   throttle?: RunThrottle | undefined;
   /** A fact the edge supplies with `throttle`: starts with its key after `at` − its period, up to its limit. */
   throttleStarts?: number | undefined;
+  /** The run's debounce, as its ticket has it. */
+  debounce?: RunDebounce | undefined;
+  /** A fact the edge supplies with `debounce`: the run of the latest request of its key not started yet. */
+  debounceLatest?: string | undefined;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { AdmissionBound, Failure, RunThrottle } from '@ratchet/contracts';
+import type { AdmissionBound, Failure, RunDebounce, RunThrottle } from '@ratchet/contracts';
 import type {
   AdmitRun,
   Decision,
@@ -9,14 +9,15 @@ import type {
 } from './thread.commands';
 import { DecisionBuilder } from './decision.builder';
 import { DEFAULT_MODEL_ATTEMPTS } from './model-retry';
-import { endByCancel, failQueued, nextStep, queueExpired, reply, startNext } from './run.transitions';
+import { debounceEnds } from '../flow/run-debounce';
+import { ended, endByCancel, failQueued, nextStep, queueExpired, reply, startNext } from './run.transitions';
 import { recordApprovalDecision } from './thread.decider.approvals';
 import { openWaitpoint, recordWaitpointDecision } from './thread.decider.waitpoints';
 import { cancelRun, expireRun, recordModelAttempt, resumeRun } from './thread.decider.recovery';
 import { ignored, recordSettlingResult } from './thread.decider.settling';
 import { recordModelWait } from './thread.decider.limits';
 import { recordModelResult } from './thread.decider.model';
-import { openCalls, settlingCalls, type AdmissionHold, type ThreadState } from './thread.state';
+import { openCalls, settlingCalls, type AdmissionHold, type RunTicket, type ThreadState } from './thread.state';
 
 export {
   baseModelCommandId,
@@ -167,6 +168,7 @@ function requestRun(d: DecisionBuilder, c: RequestRun): void {
       ...(c.limits ? { limits: c.limits } : {}),
       ...(c.slots && c.slots.length > 0 ? { slots: c.slots } : {}),
       ...(c.throttle ? { throttle: c.throttle } : {}),
+      ...(c.debounce ? { debounce: c.debounce } : {}),
       ...(c.priority ? { priority: c.priority } : {}),
     },
   });
@@ -175,7 +177,9 @@ function requestRun(d: DecisionBuilder, c: RequestRun): void {
   // this thread that is: held for admission. A throttled run that cannot start now (its thread is busy) is
   // held too: it starts only in a decision that counted its key's starts, never when the thread hands over.
   const heldAhead = d.state.queue.find((t) => t.held !== undefined && t.runId !== c.runId);
+  // A debounced run always waits its period first (a later request of its key may supersede it).
   const waitingFor =
+    (c.debounce ? debounceBound(c.debounce) : undefined) ??
     noRoom(c) ??
     (heldAhead ? withoutSince(heldAhead.held!) : undefined) ??
     (c.throttle && active && c.concurrency !== 'interrupt' ? throttleBound(c.throttle) : undefined);
@@ -284,14 +288,27 @@ function recordToolResult(d: DecisionBuilder, c: RecordToolResult): void {
  * pass asks again later).
  */
 function admitRun(d: DecisionBuilder, c: AdmitRun): void {
+  // A debounced run a later request of its key superseded ends, wherever it is in the queue.
+  const ticket = d.state.queue.find((t) => t.runId === c.runId);
+  const later = ticket?.debounce && c.debounce?.key === ticket.debounce.key ? c.debounceLatest : undefined;
+  if (ticket && later !== undefined && later !== ticket.runId) {
+    supersede(d, ticket, later);
+    startNext(d);
+    return;
+  }
   const next = d.state.queue[0];
   if (d.state.active || next?.runId !== c.runId || !next.held) return;
   if (queueExpired(next, c.at)) {
     failQueued(d, next);
     return;
   }
-  // The counts are of the keys the ask named: an ask that did not name the run's throttle counted nothing.
+  // The counts are of the keys the ask named: an ask that did not name the run's throttle (or debounce)
+  // counted nothing.
   if (next.throttle && c.throttle?.key !== next.throttle.key) return;
+  if (next.debounce) {
+    if (c.debounce?.key !== next.debounce.key || later === undefined) return;
+    if (Date.parse(c.at) < debounceEnds(next.held.since, next.debounce)) return;
+  }
   if (noRoom({ ...c, slots: next.slots, throttle: next.throttle })) return;
   startNext(d, next.runId, true);
 }
@@ -320,6 +337,24 @@ function noRoom(
   if (c.overBound !== 'refuse' && c.activeRunLimit !== undefined && (c.activeRuns ?? 0) >= c.activeRunLimit)
     return { bound: 'tenant.runs_limit', limit: c.activeRunLimit };
   return undefined;
+}
+
+/**
+ * A debounced run a later request of its key superseded (`by`, that request's run) ends before it started:
+ * `run.cancelled` by `debounce`, naming the run that took its place; its requester hears it like a cancel.
+ */
+function supersede(d: DecisionBuilder, ticket: RunTicket, by: string): void {
+  const reason = `superseded by run ${by}: a later request of debounce key ${ticket.debounce!.key} came within ${ticket.debounce!.periodSeconds} s`;
+  d.emit({
+    type: 'run.cancelled',
+    runId: ticket.runId,
+    data: { by: 'debounce', reason, closedCalls: [], supersededBy: by },
+  });
+  ended(d, ticket, { requestId: ticket.requestId, status: 'cancelled', runId: ticket.runId });
+}
+
+function debounceBound(b: RunDebounce): AdmissionBound {
+  return { bound: 'debounce', key: b.key, periodSeconds: b.periodSeconds };
 }
 
 function throttleBound(t: RunThrottle): AdmissionBound {

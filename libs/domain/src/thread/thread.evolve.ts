@@ -157,6 +157,7 @@ function transition(state: ThreadState, event: ThreadEvent): ThreadState {
             ...(d.limits ? { limits: d.limits } : {}),
             ...(d.slots && d.slots.length > 0 ? { slots: d.slots } : {}),
             ...(d.throttle ? { throttle: d.throttle } : {}),
+            ...(d.debounce ? { debounce: d.debounce } : {}),
             ...(d.priority ? { priority: d.priority } : {}),
             ...(d.limits?.queueTtlSeconds !== undefined
               ? { queuedUntil: new Date(Date.parse(event.at) + d.limits.queueTtlSeconds * 1000).toISOString() }

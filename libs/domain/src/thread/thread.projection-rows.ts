@@ -43,6 +43,7 @@ export function runRowsOf(tenantId: string, threadId: string, record: ThreadReco
       ...(r.waiting ? { waiting: r.waiting } : {}),
       ...(r.slotKeys ? { slotKeys: r.slotKeys } : {}),
       ...(r.throttleKey ? { throttleKey: r.throttleKey } : {}),
+      ...(r.debounceKey ? { debounceKey: r.debounceKey } : {}),
       ...(r.queuedUntil ? { queuedUntil: r.queuedUntil } : {}),
       ...(r.priority ? { priority: r.priority } : {}),
     }))

@@ -86,10 +86,11 @@ export function liveRunSummary(state: ThreadState, runId: string): RunSummary | 
   };
 }
 
-function slotKeysOf(run: RunTicket): { slotKeys?: string[]; throttleKey?: string } {
+function slotKeysOf(run: RunTicket): { slotKeys?: string[]; throttleKey?: string; debounceKey?: string } {
   return {
     ...(run.slots && run.slots.length > 0 ? { slotKeys: run.slots.map((s) => s.key) } : {}),
     ...(run.throttle ? { throttleKey: run.throttle.key } : {}),
+    ...(run.debounce ? { debounceKey: run.debounce.key } : {}),
   };
 }
 

@@ -8,6 +8,7 @@ import type {
   RunLimits,
   RunSlot,
   RunThrottle,
+  RunDebounce,
   TraceContext,
   WaitpointOnExpiry,
 } from '@ratchet/contracts';
@@ -57,6 +58,8 @@ export interface RunAsked {
   slots?: RunSlot[] | undefined;
   /** The throttle it starts under (its agent's `throttle`); absent: none. */
   throttle?: RunThrottle | undefined;
+  /** The debounce it was requested under (its agent's `debounce`); absent: none. */
+  debounce?: RunDebounce | undefined;
   /** Seconds: held for admission, it is served as if requested this much earlier; absent: 0. */
   priority?: number | undefined;
 }
@@ -138,6 +141,8 @@ export interface RunSummary {
   slotKeys?: string[] | undefined;
   /** The throttle key it starts under (`support:userId=42`); kept after it ends: its start counts in the window. */
   throttleKey?: string | undefined;
+  /** The debounce key it was requested under (`indexer:documentId=42`): the latest queued request of a key wins. */
+  debounceKey?: string | undefined;
   /** While it is queued: past this time it may not start (its queued TTL); absent: no limit. */
   queuedUntil?: string | undefined;
   /** Its priority in the admission queue (seconds); absent: 0. */

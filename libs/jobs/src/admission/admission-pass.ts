@@ -3,6 +3,7 @@ import {
   expiredQueuedRuns,
   noteSlotTurns,
   pruneSlotTurns,
+  supersededRuns,
   type Database,
 } from '@ratchet/adapters';
 import type { AdmitRun, ExpireQueuedRun } from '@ratchet/domain';
@@ -63,6 +64,7 @@ export class AdmissionPass {
   /** One beat: the runs it started (queued runs past their TTL are ended first). */
   async tick(): Promise<number> {
     await this.expireQueued();
+    await this.supersede();
     const at = this.clock.now().toISOString();
     const candidates = await admissionCandidates(this.db.sql, this.options.maxActiveRuns, this.options.batch, at);
     if (candidates.length === 0) return 0;
@@ -77,6 +79,7 @@ export class AdmissionPass {
         ...(this.options.maxActiveRuns > 0 ? { activeRunLimit: this.options.maxActiveRuns } : {}),
         ...(c.slots.length > 0 ? { slots: c.slots } : {}),
         ...(c.throttle ? { throttle: c.throttle } : {}),
+        ...(c.debounce ? { debounce: c.debounce } : {}),
       };
       if (await this.ask('admit', command)) {
         started++;
@@ -115,6 +118,29 @@ export class AdmissionPass {
       if (await this.ask('queue-ttl', command)) ended++;
     }
     if (ended > 0) this.logger.info({ ended }, 'admission pass ended queued runs past their TTL');
+  }
+
+  /**
+   * Asks the thread of every debounced run a later request of its key superseded to end it (an `AdmitRun`
+   * naming its debounce: the admission finds the key's latest request again under its lock). The later
+   * request is in the runs rows: after a crash the next beat of any orchestrator finds it.
+   */
+  private async supersede(): Promise<void> {
+    const at = this.clock.now().toISOString();
+    const due = await supersededRuns(this.db.sql, this.options.batch);
+    let ended = 0;
+    for (const r of due) {
+      const command: AdmitRun = {
+        type: 'AdmitRun',
+        tenantId: r.tenantId,
+        threadId: r.threadId,
+        at,
+        runId: r.runId,
+        debounce: r.debounce,
+      };
+      if (await this.ask('debounce', command)) ended++;
+    }
+    if (ended > 0) this.logger.info({ ended }, 'admission pass ended debounced runs a later request superseded');
   }
 
   /**

@@ -356,6 +356,44 @@ export function threadClaimCases(current: () => ThreadStoreFixture): void {
     expect(await second).toBe(4);
   });
 
+  it("finds the tenant's latest queued run of a debounce key, by request time", async () => {
+    const a = newThreadRef();
+    const key = `indexer:documentId=${a.threadId}`;
+    const held = (runId: string, since: string, patch: Partial<RunRow> = {}) =>
+      run(a, {
+        runId,
+        requestId: runId,
+        status: 'queued',
+        startedAt: null,
+        debounceKey: key,
+        waiting: { on: 'admission', since },
+        ...patch,
+      });
+    await current().store.transaction(async (tx) => {
+      await tx.appendEvents(a.tenantId, a.threadId, 0, makeEvents(a, 1, 1));
+      await tx.saveProjection({ ...a, version: 1, state: state(1) }, [
+        held('d1', '2026-12-01T10:00:01.000Z'),
+        held('d2', '2026-12-01T10:00:03.000Z'),
+        held('d3', '2026-12-01T10:00:02.000Z'),
+        // Started, or of another key: not a candidate.
+        held('d4', '2026-12-01T10:00:09.000Z', { status: 'running', startedAt: '2026-12-01T10:00:09.000Z' }),
+        held('d5', '2026-12-01T10:00:09.000Z', { debounceKey: `${key}-other` }),
+      ]);
+    });
+    const claim = (id: string, debounceOf: string) => ({
+      consumer: 'c',
+      messageId: `${id}-${a.threadId}`,
+      tenantId: a.tenantId,
+      threadId: `${a.threadId}-${id}`,
+      debounceOf,
+    });
+    const [latest, none] = await current().store.transaction((tx) =>
+      tx.claimAndLoadMany([claim('m1', key), claim('m2', `${key}-none`)]),
+    );
+    expect(latest!.debounceLatest).toBe('d2');
+    expect(none!.debounceLatest).toBeUndefined();
+  });
+
   it('claims with the writes on a state it did not read: kept when the thread is still there, refused when it moved or the message was seen', async () => {
     const ref = newThreadRef();
     await current().store.transaction(async (tx) => {
