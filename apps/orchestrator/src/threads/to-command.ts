@@ -15,7 +15,10 @@ export function requestToCommand(
   request: RunRequest,
   agent: { name: string; version: number; maxSteps: number; limits: RunLimits },
   at: string,
-  bounds: Pick<RequestRun, 'activeRunLimit' | 'waitingRunLimit' | 'overBound' | 'slots' | 'throttle' | 'debounce' | 'priority'> = {},
+  bounds: Pick<
+    RequestRun,
+    'activeRunLimit' | 'waitingRunLimit' | 'overBound' | 'slots' | 'throttle' | 'debounce' | 'priority'
+  > = {},
 ): RequestRun {
   return {
     type: 'RequestRun',
