@@ -12,10 +12,13 @@ import { summarize, type Summary } from './stats';
  * tenant's lock and count its runs in flight up to the bound), append, write the projection with a
  * running run — from `concurrency` workers at once, all of one tenant (the case the lock serialises).
  * Unbounded: no lock, no count. Keyed: bounded, and each run holds a concurrency key of 64 customers (one
- * lock and one count more per admission, through the GIN index of the in-flight runs' keys). Fresh copy of
- * the migrated template, dropped afterwards.
+ * lock and one count more per admission, through the GIN index of the in-flight runs' keys). Throttled:
+ * bounded, and each run starts under a throttle of 64 users (one lock and a count of the key's starts in
+ * the last minute, through `runs_throttle_idx`). Debounced: bounded, and each request is held under a
+ * debounce key of 64 documents (one lock and the key's latest queued request, through
+ * `runs_debounce_idx`; the row is a held run). Fresh copy of the migrated template, dropped afterwards.
  */
-type AdmissionCase = 'unbounded' | 'bounded' | 'keyed';
+type AdmissionCase = 'unbounded' | 'bounded' | 'keyed' | 'throttled' | 'debounced';
 export interface AdmissionResult {
   concurrency: number;
   cases: Array<{ case: AdmissionCase; perSecond: number; latency: Summary }>;
@@ -30,7 +33,18 @@ export async function benchAdmission(total: number, concurrency: number): Promis
   try {
     const cases: AdmissionResult['cases'] = [];
     // Alternated, so neither case always runs on the warmer database.
-    const order: AdmissionCase[] = ['unbounded', 'bounded', 'keyed', 'keyed', 'bounded', 'unbounded'];
+    const order: AdmissionCase[] = [
+      'unbounded',
+      'bounded',
+      'keyed',
+      'throttled',
+      'debounced',
+      'debounced',
+      'throttled',
+      'keyed',
+      'bounded',
+      'unbounded',
+    ];
     for (const which of order) {
       const r = await admissionsOn(testDb.url, total / 2, concurrency, which);
       const seen = cases.find((c) => c.case === r.case);
@@ -60,6 +74,8 @@ async function admissionsOn(url: string, total: number, concurrency: number, whi
         const n = next++;
         const threadId = `th-${n}`;
         const key = `customer=${n % CUSTOMERS}`;
+        const userKey = `bench:userId=${n % CUSTOMERS}`;
+        const now = new Date().toISOString();
         const t0 = performance.now();
         await store.transaction(async (tx) => {
           await tx.claimAndLoadMany([
@@ -71,6 +87,10 @@ async function admissionsOn(url: string, total: number, concurrency: number, whi
               requestId: `req-${n}`,
               ...(bounded ? { activeRunsUpTo: BOUND } : {}),
               ...(which === 'keyed' ? { slotsUpTo: [{ key, max: BOUND }] } : {}),
+              ...(which === 'throttled'
+                ? { throttleUpTo: { key: userKey, limit: BOUND, since: new Date(Date.now() - 60_000).toISOString() } }
+                : {}),
+              ...(which === 'debounced' ? { debounceOf: userKey } : {}),
             },
           ]);
           const event = {
@@ -95,14 +115,18 @@ async function admissionsOn(url: string, total: number, concurrency: number, whi
               agent: 'bench',
               agentVersion: 1,
               principalId: 'bench',
-              status: 'running',
+              status: which === 'debounced' ? 'queued' : 'running',
               steps: 0,
-              startedAt: new Date().toISOString(),
+              startedAt: which === 'debounced' ? null : now,
               endedAt: null,
               version: 1,
               requestDigest: null,
               outcome: null,
               ...(which === 'keyed' ? { slotKeys: [key] } : {}),
+              ...(which === 'throttled' ? { throttleKey: userKey } : {}),
+              ...(which === 'debounced'
+                ? { debounceKey: userKey, waiting: { on: 'admission' as const, since: now } }
+                : {}),
             },
           ]);
         });
