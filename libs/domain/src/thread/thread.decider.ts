@@ -284,8 +284,9 @@ function recordToolResult(d: DecisionBuilder, c: RecordToolResult): void {
 
 /**
  * A run held for admission starts if it is the thread's next run (nothing active, first in the queue) and
- * there is room under every bound it waits for (its keys, its throttle, the tenant's); otherwise nothing is decided (the
- * pass asks again later).
+ * there is room under every bound it waits for (its keys, its throttle, the tenant's) — a debounced run
+ * once its period is over and no later request of its key came; otherwise nothing is decided (the pass
+ * asks again later). A debounced run a later request superseded ends, wherever it waits.
  */
 function admitRun(d: DecisionBuilder, c: AdmitRun): void {
   // A debounced run a later request of its key superseded ends, wherever it is in the queue.
