@@ -197,6 +197,16 @@ export const AgentToolSpec = z
   })
   .strict();
 
+/** A key expression over a run request's metadata, `metadata.<field>` (a slot's, a throttle's, a debounce's). */
+const metadataKeyExpression = (example: string) =>
+  z
+    .string()
+    .max(200)
+    .regex(
+      /^metadata\.[A-Za-z0-9_-]+$/,
+      `an expression over the request's metadata like "metadata.${example}" (metadata.<field>)`,
+    );
+
 /**
  * A concurrency key of the agent's runs (ADR 0045, docs/flow-control.md#concurrency-keys): at most `max`
  * runs of the tenant in flight at once per value of `key`, an expression over the run request's metadata
@@ -209,13 +219,7 @@ export const AgentSlot = z
       .min(1)
       .max(64)
       .regex(/^[a-z][a-z0-9_-]*$/, 'lower-case name like "customer"'),
-    key: z
-      .string()
-      .max(200)
-      .regex(
-        /^metadata\.[A-Za-z0-9_-]+$/,
-        'an expression over the request\'s metadata like "metadata.customerId" (metadata.<field>)',
-      ),
+    key: metadataKeyExpression('customerId'),
     max: z.number().int().positive().max(1_000_000).describe('The most runs in flight at once per value of the key'),
   })
   .strict();
@@ -235,13 +239,7 @@ export const AgentThrottle = z
       .positive()
       .max(86_400)
       .describe('The length of the window the starts are counted in, in seconds (1 s to a day)'),
-    key: z
-      .string()
-      .max(200)
-      .regex(
-        /^metadata\.[A-Za-z0-9_-]+$/,
-        'an expression over the request\'s metadata like "metadata.userId" (metadata.<field>)',
-      )
+    key: metadataKeyExpression('userId')
       .optional()
       .describe("Counted per value of this expression over the request's metadata; absent: for the agent as a whole"),
   })
@@ -261,13 +259,7 @@ export const AgentDebounce = z
       .positive()
       .max(86_400)
       .describe('How long a request waits for a later one of its key before its run starts, in seconds (1 s to a day)'),
-    key: z
-      .string()
-      .max(200)
-      .regex(
-        /^metadata\.[A-Za-z0-9_-]+$/,
-        'an expression over the request\'s metadata like "metadata.documentId" (metadata.<field>)',
-      )
+    key: metadataKeyExpression('documentId')
       .optional()
       .describe("Debounced per value of this expression over the request's metadata; absent: for the agent as a whole"),
   })

@@ -239,5 +239,5 @@ export {
 } from './flow/provider-limits';
 export { runSlotsOf, type SlotKeyMissing } from './flow/run-slots';
 export { runThrottleOf, type ThrottleKeyMissing } from './flow/run-throttle';
-export { debounceEnds, runDebounceOf, type DebounceKeyMissing } from './flow/run-debounce';
+export { runDebounceOf, type DebounceKeyMissing } from './flow/run-debounce';
 export { PRIORITY_ROLE, runPriorityOf, type PriorityForbidden } from './flow/run-priority';

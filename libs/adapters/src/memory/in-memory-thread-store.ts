@@ -13,7 +13,7 @@ import {
   type ThreadTx,
 } from '@ratchet/domain';
 import { KeyedLocks } from './keyed-locks';
-import { countRuns, type RunCount } from './run-counts';
+import { countRuns, latestQueued, type RunCount } from './run-counts';
 
 interface OutboxEntry extends PendingOutboxMessage {
   sentAt: Date | null;
@@ -119,7 +119,10 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
               this.countRuns(tenantId, runs, { throttleKey: throttled.key, since: throttled.since }),
             ),
           };
-          const latest = item.debounceOf === undefined ? undefined : this.latestQueued(tenantId, runs, item.debounceOf);
+          const latest =
+            item.debounceOf === undefined
+              ? undefined
+              : latestQueued(new Map([...this.runs, ...runs]).values(), tenantId, item.debounceOf);
           out.push({
             claimed: true,
             projection,
@@ -304,16 +307,6 @@ export class InMemoryThreadStore<S> implements ThreadStore<S>, OutboxStore {
 
   /** The tenant's queued and running runs: the committed rows, as this transaction's rows change them. */
   /** The tenant's runs in flight (queued, or running and not waiting), or its runs waiting for a human. */
-  /** The tenant's queued run of a debounce key requested last (by its wait's start, then run id). */
-  private latestQueued(tenantId: string, written: ReadonlyMap<string, RunRow>, key: string): string | undefined {
-    const queued = [...new Map([...this.runs, ...written]).values()].filter(
-      (r) => r.tenantId === tenantId && r.debounceKey === key && r.status === 'queued',
-    );
-    const since = (r: RunRow) => r.waiting?.since ?? '';
-    queued.sort((a, b) => since(b).localeCompare(since(a)) || b.runId.localeCompare(a.runId));
-    return queued[0]?.runId;
-  }
-
   private countRuns(tenantId: string, written: ReadonlyMap<string, RunRow>, which: RunCount): number {
     return countRuns(new Map([...this.runs, ...written]).values(), tenantId, which);
   }

@@ -26,3 +26,11 @@ export function countRuns(rows: Iterable<RunRow>, tenantId: string, which: RunCo
   }
   return n;
 }
+
+/** The tenant's queued run of a debounce key requested last (by its wait's start, then run id), as `runs_debounce_idx` reads. */
+export function latestQueued(rows: Iterable<RunRow>, tenantId: string, key: string): string | undefined {
+  const queued = [...rows].filter((r) => r.tenantId === tenantId && r.debounceKey === key && r.status === 'queued');
+  const since = (r: RunRow) => r.waiting?.since ?? '';
+  queued.sort((a, b) => since(b).localeCompare(since(a)) || b.runId.localeCompare(a.runId));
+  return queued[0]?.runId;
+}

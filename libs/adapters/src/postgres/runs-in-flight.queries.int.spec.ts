@@ -88,6 +88,8 @@ async function run(
   }
 }
 const held = { waitingOn: 'admission' as const };
+/** When the pass asks, for the cases without a throttle or a debounce (their time does not matter). */
+const NOW = '2026-12-01T12:00:00.000Z';
 
 it('offers each tenant its oldest held runs up to its room, one per thread, oldest first across tenants', async () => {
   // Tenant a: 2 in flight (a running run, a run queued behind it) of a bound of 3; a run waiting for a
@@ -106,17 +108,21 @@ it('offers each tenant its oldest held runs up to its room, one per thread, olde
   for (const i of [1, 2, 3]) await run('c', `th-c${i}`, `c-running-${i}`, 'running');
   await run('c', 'th-c9', 'c-held', 'queued', held);
 
-  expect((await admissionCandidates(db.sql, 3, 100)).map((c) => c.runId)).toEqual(['b-held-1', 'a-held-1', 'b-held-2']);
-  expect(await admissionCandidates(db.sql, 3, 2)).toEqual([
+  expect((await admissionCandidates(db.sql, 3, 100, NOW)).map((c) => c.runId)).toEqual([
+    'b-held-1',
+    'a-held-1',
+    'b-held-2',
+  ]);
+  expect(await admissionCandidates(db.sql, 3, 2, NOW)).toEqual([
     { tenantId: 'b', threadId: 'th-b1', runId: 'b-held-1', slots: [] },
     { tenantId: 'a', threadId: 'th-a5', runId: 'a-held-1', slots: [] },
   ]);
   // A bound of 5: tenant c has room for two, tenant a for three (two held threads), b for its two threads.
-  expect((await admissionCandidates(db.sql, 5, 100)).map((c) => c.runId).sort()).toEqual(
+  expect((await admissionCandidates(db.sql, 5, 100, NOW)).map((c) => c.runId).sort()).toEqual(
     ['a-held-1', 'a-held-2', 'b-held-1', 'b-held-2', 'c-held'].sort(),
   );
   // No bound at all (0): every held thread head.
-  expect(await admissionCandidates(db.sql, 0, 100)).toHaveLength(5);
+  expect(await admissionCandidates(db.sql, 0, 100, NOW)).toHaveLength(5);
 });
 
 it('offers held runs only where each of their keys has room, as many per key as its room, round-robin across keys', async () => {
@@ -135,19 +141,19 @@ it('offers held runs only where each of their keys has room, as many per key as 
   // Customer 1 has no room; customer 2 room for one (one in flight), customer 3 for two (none in flight).
   // In turn: a key's n-th held run with m runs in flight comes at place m + n — customer 3's first (0 + 1),
   // then customer 2's first (1 + 1, the older) and customer 3's second (0 + 2).
-  const offered = await admissionCandidates(db.sql, 0, 100);
+  const offered = await admissionCandidates(db.sql, 0, 100, NOW);
   expect(offered.map((c) => c.runId)).toEqual(['c3-1', 'c2-1', 'c3-2']);
   expect(offered[1]!.slots).toEqual(busy(2));
 
   // The tenant's bound (3 in flight of 5: room 2) takes them in the same order.
-  expect((await admissionCandidates(db.sql, 5, 100)).map((c) => c.runId)).toEqual(['c3-1', 'c2-1']);
+  expect((await admissionCandidates(db.sql, 5, 100, NOW)).map((c) => c.runId)).toEqual(['c3-1', 'c2-1']);
 
   // A run with two keys is offered only when both have room.
   await run('t', 'th-two', 'two-keys', 'queued', {
     ...held,
     slots: [{ key: 'customer=3', max: 2 }, ...busy(1)],
   });
-  expect((await admissionCandidates(db.sql, 0, 100)).map((c) => c.runId)).not.toContain('two-keys');
+  expect((await admissionCandidates(db.sql, 0, 100, NOW)).map((c) => c.runId)).not.toContain('two-keys');
 });
 
 it('orders held runs by priority, as if requested that many seconds earlier, so none starves', async () => {
@@ -159,7 +165,7 @@ it('orders held runs by priority, as if requested that many seconds earlier, so 
   await run('p', 'th-low-2', 'low-2', 'queued', { ...held, priority: -2 });
   await run('p', 'th-high-1', 'high-1', 'queued', { ...held, priority: 2 });
   await run('p', 'th-high-2', 'high-2', 'queued', { ...held, priority: 2 });
-  expect((await admissionCandidates(db.sql, 0, 100)).map((c) => c.runId)).toEqual([
+  expect((await admissionCandidates(db.sql, 0, 100, NOW)).map((c) => c.runId)).toEqual([
     'old-low',
     'high-1',
     'high-2',
@@ -171,7 +177,7 @@ it('orders held runs by priority, as if requested that many seconds earlier, so 
   const key: RunSlot[] = [{ key: 'customer=9', max: 1 }];
   await run('p', 'th-k-low', 'k-low', 'queued', { ...held, slots: key, priority: -5 });
   await run('p', 'th-k-high', 'k-high', 'queued', { ...held, slots: key, priority: 5 });
-  expect((await admissionCandidates(db.sql, 0, 100)).map((c) => c.runId)).toEqual(['k-high']);
+  expect((await admissionCandidates(db.sql, 0, 100, NOW)).map((c) => c.runId)).toEqual(['k-high']);
 });
 
 it('offers throttled held runs only while fewer than their limit started in the period before now, as many as there is room for', async () => {

@@ -127,7 +127,7 @@ export async function admissionCandidates(
   sql: SqlExecutor,
   limit: number,
   batch: number,
-  at: string = new Date().toISOString(),
+  at: string,
 ): Promise<AdmissionCandidate[]> {
   const rows = await sql.query<{
     tenant_id: string;

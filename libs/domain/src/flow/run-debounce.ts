@@ -1,4 +1,5 @@
 import type { AgentDebounce, RunDebounce } from '@ratchet/contracts';
+import { metadataKey } from './metadata-key';
 
 /** A request whose metadata does not give a value to its agent's debounce key. */
 export interface DebounceKeyMissing {
@@ -19,9 +20,8 @@ export function runDebounceOf(
   if (!debounce) return {};
   const { periodSeconds } = debounce;
   if (debounce.key === undefined) return { debounce: { key: agent, periodSeconds } };
-  const field = debounce.key.slice('metadata.'.length);
-  const value = Object.hasOwn(metadata, field) ? metadata[field] : undefined;
-  if (value === undefined || value === '')
+  const { field, value } = metadataKey(debounce.key, metadata);
+  if (value === undefined)
     return {
       error: {
         code: 'request.debounce_key_missing',

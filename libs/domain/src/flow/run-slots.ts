@@ -1,4 +1,5 @@
 import type { AgentSlot, RunSlot } from '@ratchet/contracts';
+import { metadataKey } from './metadata-key';
 
 /** A request whose metadata does not give a value to one of its agent's concurrency keys. */
 export interface SlotKeyMissing {
@@ -21,10 +22,9 @@ export function runSlotsOf(
 ): { slots: RunSlot[] } | { error: SlotKeyMissing } {
   const out: RunSlot[] = [];
   for (const slot of slots ?? []) {
-    const field = slot.key.slice('metadata.'.length);
-    const value = Object.hasOwn(metadata, field) ? metadata[field] : undefined;
+    const { field, value } = metadataKey(slot.key, metadata);
     const max = Object.hasOwn(tenantMaxes, slot.name) ? tenantMaxes[slot.name]! : slot.max;
-    if (value === undefined || value === '')
+    if (value === undefined)
       return {
         error: {
           code: 'request.slot_key_missing',

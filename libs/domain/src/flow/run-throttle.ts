@@ -1,4 +1,5 @@
 import type { AgentThrottle, RunThrottle } from '@ratchet/contracts';
+import { metadataKey } from './metadata-key';
 
 /** A request whose metadata does not give a value to its agent's throttle key. */
 export interface ThrottleKeyMissing {
@@ -27,9 +28,8 @@ export function runThrottleOf(
   const limit = tenant.limit ?? throttle.limit;
   const periodSeconds = tenant.periodSeconds ?? throttle.periodSeconds;
   if (throttle.key === undefined) return { throttle: { key: agent, limit, periodSeconds } };
-  const field = throttle.key.slice('metadata.'.length);
-  const value = Object.hasOwn(metadata, field) ? metadata[field] : undefined;
-  if (value === undefined || value === '')
+  const { field, value } = metadataKey(throttle.key, metadata);
+  if (value === undefined)
     return {
       error: {
         code: 'request.throttle_key_missing',

@@ -61,21 +61,41 @@ export class AdmissionPass {
     await this.loop.stop();
   }
 
-  /** One beat: the runs it started (queued runs past their TTL are ended first). */
+  /**
+   * One beat: the runs it started. First it ends the queued runs past their TTL (`ExpireQueuedRun`; the
+   * decider checks the deadline again against the log) and the debounced runs a later request of their key
+   * superseded (an `AdmitRun` naming the debounce: the admission finds the key's latest request again under
+   * its lock). Both are read from the runs rows: after a crash the next beat of any orchestrator finds them.
+   */
   async tick(): Promise<number> {
-    await this.expireQueued();
-    await this.supersede();
     const at = this.clock.now().toISOString();
-    const candidates = await admissionCandidates(this.db.sql, this.options.maxActiveRuns, this.options.batch, at);
+    const { sql } = this.db;
+    await this.askEach(
+      'queue-ttl',
+      await expiredQueuedRuns(sql, at, this.options.batch),
+      'queued runs past their TTL',
+      (r) => ({
+        type: 'ExpireQueuedRun',
+        ...asked(r, at),
+      }),
+    );
+    await this.askEach(
+      'debounce',
+      await supersededRuns(sql, this.options.batch),
+      'debounced runs a later request superseded',
+      (r) => ({
+        type: 'AdmitRun',
+        ...asked(r, at),
+        debounce: r.debounce,
+      }),
+    );
+    const candidates = await admissionCandidates(sql, this.options.maxActiveRuns, this.options.batch, at);
     if (candidates.length === 0) return 0;
     let started = 0;
     for (const c of candidates) {
       const command: AdmitRun = {
         type: 'AdmitRun',
-        tenantId: c.tenantId,
-        threadId: c.threadId,
-        at,
-        runId: c.runId,
+        ...asked(c, at),
         ...(this.options.maxActiveRuns > 0 ? { activeRunLimit: this.options.maxActiveRuns } : {}),
         ...(c.slots.length > 0 ? { slots: c.slots } : {}),
         ...(c.throttle ? { throttle: c.throttle } : {}),
@@ -85,7 +105,7 @@ export class AdmissionPass {
         started++;
         // The keys take turns (see admissionCandidates): this one was served now.
         await noteSlotTurns(
-          this.db.sql,
+          sql,
           c.tenantId,
           c.slots.slice(0, 1).map((s) => s.key),
           at,
@@ -93,54 +113,21 @@ export class AdmissionPass {
       }
     }
     if (++this.beats % PRUNE_EVERY === 0)
-      await pruneSlotTurns(this.db.sql, new Date(this.clock.now().getTime() - DAY_MS).toISOString());
+      await pruneSlotTurns(sql, new Date(this.clock.now().getTime() - DAY_MS).toISOString());
     if (started > 0) this.logger.info({ started, asked: candidates.length }, 'admission pass started held runs');
     return started;
   }
 
-  /**
-   * Asks the thread of every queued run whose queued TTL is up to end it (`ExpireQueuedRun`; the decider
-   * checks the deadline again against the log, so a stale read ends nothing early). The deadline is in
-   * the run's row: after a crash the next beat of any orchestrator finds it.
-   */
-  private async expireQueued(): Promise<void> {
-    const at = this.clock.now().toISOString();
-    const due = await expiredQueuedRuns(this.db.sql, at, this.options.batch);
+  /** Asks the thread of each run to end it (`command`), and logs how many it ended. */
+  private async askEach<R>(
+    kind: string,
+    due: readonly R[],
+    what: string,
+    command: (r: R) => AdmitRun | ExpireQueuedRun,
+  ): Promise<void> {
     let ended = 0;
-    for (const r of due) {
-      const command: ExpireQueuedRun = {
-        type: 'ExpireQueuedRun',
-        tenantId: r.tenantId,
-        threadId: r.threadId,
-        at,
-        runId: r.runId,
-      };
-      if (await this.ask('queue-ttl', command)) ended++;
-    }
-    if (ended > 0) this.logger.info({ ended }, 'admission pass ended queued runs past their TTL');
-  }
-
-  /**
-   * Asks the thread of every debounced run a later request of its key superseded to end it (an `AdmitRun`
-   * naming its debounce: the admission finds the key's latest request again under its lock). The later
-   * request is in the runs rows: after a crash the next beat of any orchestrator finds it.
-   */
-  private async supersede(): Promise<void> {
-    const at = this.clock.now().toISOString();
-    const due = await supersededRuns(this.db.sql, this.options.batch);
-    let ended = 0;
-    for (const r of due) {
-      const command: AdmitRun = {
-        type: 'AdmitRun',
-        tenantId: r.tenantId,
-        threadId: r.threadId,
-        at,
-        runId: r.runId,
-        debounce: r.debounce,
-      };
-      if (await this.ask('debounce', command)) ended++;
-    }
-    if (ended > 0) this.logger.info({ ended }, 'admission pass ended debounced runs a later request superseded');
+    for (const r of due) if (await this.ask(kind, command(r))) ended++;
+    if (ended > 0) this.logger.info({ ended }, `admission pass ended ${what}`);
   }
 
   /**
@@ -152,4 +139,9 @@ export class AdmissionPass {
     const outcome = await this.handler.handle('admission', id, command, { correlationId: command.runId });
     return outcome.status === 'applied';
   }
+}
+
+/** The thread and run a pass's ask is about, at the beat's time. */
+function asked(r: { tenantId: string; threadId: string; runId: string }, at: string) {
+  return { tenantId: r.tenantId, threadId: r.threadId, runId: r.runId, at };
 }

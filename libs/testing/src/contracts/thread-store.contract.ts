@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { ConcurrencyError, type OutboxStore, type ThreadStore } from '@ratchet/domain';
 import { barrier, makeEvents, makeMessages, newThreadRef, type ContractState } from './fixtures';
+import { threadAdmissionClaimCases } from './thread-admission-claims.contract';
 import { threadClaimCases } from './thread-claims.contract';
 import { run, state } from './thread-store.rows';
 
@@ -259,5 +260,6 @@ export function threadStoreContract(name: string, make: () => Promise<ThreadStor
     });
 
     threadClaimCases(() => fixture);
+    threadAdmissionClaimCases(() => fixture);
   });
 }
