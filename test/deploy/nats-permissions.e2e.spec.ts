@@ -180,6 +180,7 @@ describe('the NATS users and permissions of deploy/nats, enforced', () => {
       '/v1/memory/items?namespace=chaos',
       '/v1/schedules',
       '/v1/webhooks/deliveries',
+      '/v1/usage?by=day',
     ]) {
       const res = await http('GET', route, keys.runner);
       expect([route, res.status]).toEqual([route, 200]);

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { ApiKeyRepository, openServiceDatabase, type Database } from '@ratchet/adapters';
-import type { ApprovalView } from '@ratchet/contracts';
+import type { ApprovalView, UsageReport } from '@ratchet/contracts';
 import { EffectService, runProcess, sourceCommand } from '@ratchet/testing';
 import { gatewayHttp } from './gateway-http';
 import { terminal, TestStack } from './stack';
@@ -404,6 +404,66 @@ describe('operator actions: the CLI and the web console, through a validating pr
     expect(await scrape('gateway')).toMatch(/^# HELP target_info/m);
   });
 
+  it("shows the tenant's usage by day, agent and model as the API counts it; another tenant sees only its own", async () => {
+    // Read once the figures are still (every run of the tests before has ended).
+    const read = async (key: string, query = '') => {
+      const res = await http('GET', `/v1/usage${query}`, key);
+      expect(res.status).toBe(200);
+      return res.body as UsageReport;
+    };
+    let report = await read(keys.viewer, '?by=day,agent,model');
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 500));
+      const again = await read(keys.viewer, '?by=day,agent,model');
+      if (JSON.stringify(again) === JSON.stringify(report)) break;
+      report = again;
+    }
+    expect(report.total.calls).toBeGreaterThan(0);
+    const n = (v: number) => v.toLocaleString('en');
+    const page = await signIn(keys.viewer);
+    await page.click('a[href="#/usage"]');
+    await page.waitForSelector('table.usage tfoot tr.total');
+    const cells = (selector: string) =>
+      page.$$eval(selector, (trs) =>
+        trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent?.trim() ?? '')),
+      );
+    expect(await cells('table.usage tbody tr')).toEqual(
+      report.groups.map((g) => [
+        g.day ?? '-',
+        g.agent ?? '-',
+        g.model ?? '-',
+        n(g.calls),
+        n(g.inputTokens),
+        n(g.outputTokens),
+        n(g.totalTokens),
+        g.abortedCalls > 0 ? n(g.abortedCalls) : '-',
+      ]),
+    );
+    const t = report.total;
+    expect(await cells('table.usage tfoot tr')).toEqual([
+      [n(t.calls), n(t.inputTokens), n(t.outputTokens), n(t.totalTokens), t.abortedCalls > 0 ? n(t.abortedCalls) : '-'],
+    ]);
+    await shot(page, 'usage');
+    // Grouped by model alone: one row per model, the same total.
+    await page.uncheck('input[name=by-day]');
+    await page.uncheck('input[name=by-agent]');
+    const byModel = await read(keys.viewer, '?by=model');
+    expect(byModel.total).toEqual(report.total);
+    const models = byModel.groups.map((g) => g.model);
+    await until(async () => {
+      const shown = (await cells('table.usage tbody tr')).map((r) => r[0]);
+      return JSON.stringify(shown) === JSON.stringify(models) ? true : undefined;
+    });
+    // Another tenant's console shows none of this tenant's calls.
+    expect((await read(keys.otherTenant)).total.calls).toBe(0);
+    const other = await signIn(keys.otherTenant);
+    await other.goto(`${proxy.url}/console/#/usage`);
+    await other.waitForSelector('table.usage tfoot tr.total');
+    expect(await other.textContent('table.usage tfoot tr.total td')).toBe('0');
+    await other.context().close();
+    await page.context().close();
+  });
+
   it('sent every request and got every answer as docs/openapi.json describes them', async () => {
     const found = (await (await fetch(`${proxy.url}/__openapi-proxy`)).json()) as {
       violations: string[];
@@ -424,6 +484,7 @@ describe('operator actions: the CLI and the web console, through a validating pr
       'Waitpoints_complete 200',
       'Waitpoints_complete 400',
       'Waitpoints_complete 403',
+      'Usage_report 200',
     ])
       expect([op, found.seen.includes(op)]).toEqual([op, true]);
   });

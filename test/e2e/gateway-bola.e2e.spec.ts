@@ -73,6 +73,12 @@ const CASES: Record<string, Case> = {
     mustNotContain: (i) => [i.runId, i.threadId],
   },
   'GET /v1/runs/:runId': { path: (i) => `/v1/runs/${i.runId}` },
+  'GET /v1/usage': {
+    path: (i) => `/v1/usage?by=run,agent&runId=${i.runId}`,
+    crossTenant: 200,
+    why: "filters the caller's own tenant's usage: B's run is none of A's",
+    mustNotContain: (i) => [i.runId, i.agent],
+  },
   'POST /v1/runs/:runId/cancel': { path: (i) => `/v1/runs/${i.runId}/cancel`, body: { reason: 'bola' } },
   'GET /v1/runs/:runId/outcome': { path: (i) => `/v1/runs/${i.runId}/outcome?waitSeconds=0` },
   'POST /v1/threads': {

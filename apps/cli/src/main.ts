@@ -32,6 +32,7 @@ import { streamCheckCommand } from './commands/stream-check.command';
 import { threadsCommand } from './commands/threads.command';
 import { webhookSecretCommand } from './commands/webhook-secret.command';
 import { webhooksCommand } from './commands/webhooks.command';
+import { usageCommand } from './commands/usage.command';
 
 /** Thrown by commander's exitOverride: carries the exit code commander wanted, already mapped. */
 class ParseExit extends Error {
@@ -106,6 +107,7 @@ Examples:
     agentsCommand(),
     schedulesCommand(),
     webhooksCommand(),
+    usageCommand(),
     webhookSecretCommand(),
     demoCommand(),
     completionCommand(buildProgram),

@@ -22,6 +22,7 @@ import {
   RunsRoutes,
   SchedulesRoutes,
   ThreadsRoutes,
+  UsageRoutes,
   WebhooksRoutes,
   type RunStarts,
 } from '@ratchet/http-edge';
@@ -30,6 +31,7 @@ import { AgentsController, DeploymentAgentsController } from './agents/agents.co
 import { ToolsController } from './tools/tools.controller';
 import { SchedulesController } from './schedules/schedules.controller';
 import { WebhooksController } from './webhooks/webhooks.controller';
+import { UsageController } from './usage/usage.controller';
 import { ApprovalsController } from './approvals/approvals.controller';
 import { WaitpointsController } from './approvals/waitpoints.controller';
 import { AuthGuard } from './auth/auth.guard';
@@ -116,6 +118,7 @@ export class GatewayModule {
         ApprovalsController,
         WaitpointsController,
         RevocationsController,
+        UsageController,
       ],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: resources.config },
@@ -199,6 +202,7 @@ export class GatewayModule {
           useFactory: (backends: Backends) => new SchedulesRoutes(backends),
           inject: [Backends],
         },
+        { provide: UsageRoutes, useFactory: (backends: Backends) => new UsageRoutes(backends), inject: [Backends] },
         {
           provide: WebhooksRoutes,
           useFactory: (backends: Backends) => new WebhooksRoutes(backends),

@@ -152,6 +152,7 @@ export {
   decodeRunCursor,
   searchRunPage,
 } from './postgres/threads.queries';
+export { usageReport } from './postgres/model-usage.queries';
 export {
   admissionCandidates,
   expiredQueuedRuns,

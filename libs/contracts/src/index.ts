@@ -134,6 +134,7 @@ export {
   ThreadsOp,
   ThreadsRunReply,
   ThreadsRunRequest,
+  ThreadsUsageReply,
   threadsSubject,
   threadsSubjectPattern,
   ThreadStatus,
@@ -144,6 +145,13 @@ export {
   type ThreadsRequestInput,
   RunSummary,
 } from './threads-api';
+export {
+  ThreadsUsageRequest,
+  UsageDimension,
+  UsageFigures,
+  UsageGroup,
+  UsageReport,
+} from './usage-api';
 export {
   ApprovalChoice,
   ApprovalCommand,

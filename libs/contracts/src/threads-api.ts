@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Failure } from './messages';
 import { IsoTime, RunId, SubjectToken, ThreadId } from './ids';
 import { ThreadEventSchema } from './thread-events';
+import { ThreadsUsageRequest, UsageReport } from './usage-api';
 
 /*
  * Queries over threads, runs and events, and the erasure of a thread, by NATS request/reply on
@@ -10,7 +11,7 @@ import { ThreadEventSchema } from './thread-events';
  * answers `not_found` exactly like one that does not exist: ids are names, not capabilities.
  */
 
-export const THREADS_OPS = ['get', 'list', 'events', 'run', 'erase', 'runs', 'admission'] as const;
+export const THREADS_OPS = ['get', 'list', 'events', 'run', 'erase', 'runs', 'admission', 'usage'] as const;
 export const ThreadsOp = z.enum(THREADS_OPS);
 export type ThreadsOp = z.infer<typeof ThreadsOp>;
 
@@ -206,6 +207,8 @@ export const ThreadsAdmissionReply = reply('ThreadsAdmissionReply', {
   overBound: z.enum(['refuse', 'queue']).optional(),
 });
 
+export const ThreadsUsageReply = reply('ThreadsUsageReply', { usage: UsageReport });
+
 export const THREADS_CONTRACTS = {
   get: { request: ThreadsGetRequest, reply: ThreadsGetReply },
   list: { request: ThreadsListRequest, reply: ThreadsListReply },
@@ -214,6 +217,7 @@ export const THREADS_CONTRACTS = {
   erase: { request: ThreadsEraseRequest, reply: ThreadsEraseReply },
   runs: { request: ThreadsRunsRequest, reply: ThreadsRunsReply },
   admission: { request: ThreadsAdmissionRequest, reply: ThreadsAdmissionReply },
+  usage: { request: ThreadsUsageRequest, reply: ThreadsUsageReply },
 } as const satisfies Record<ThreadsOp, { request: z.ZodType; reply: z.ZodType }>;
 
 export type ThreadsRequest<O extends ThreadsOp> = z.output<(typeof THREADS_CONTRACTS)[O]['request']>;

@@ -507,6 +507,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/usage': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * What the tenant's model calls spent, by day, month, agent, model or run
+     * @description Tokens as the providers reported them, for every model answer the log recorded (`model.responded`) in the window, and the calls the log shows made without their answer used (`abortedCalls`: a worker that stopped mid-call, an answer that came too late; they may have been billed, their tokens are unknown). Days and months are UTC; figures outlive the threads they came from.
+     */
+    get: operations['Usage_report'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/waitpoints': {
     parameters: {
       query?: never;
@@ -1322,6 +1342,49 @@ export interface components {
        * @description After a rotation: until when the previous secret also signs deliveries (null: it does not)
        */
       previousValidUntil: string | null;
+    };
+    /** @description UsageReport */
+    UsageReport: {
+      /**
+       * Format: date-time
+       * @description RFC 3339 timestamp
+       */
+      from: string;
+      /**
+       * Format: date-time
+       * @description RFC 3339 timestamp
+       */
+      to?: string;
+      by: ('day' | 'month' | 'agent' | 'model' | 'run')[];
+      /** @description One per combination of the `by` values that has calls, in their order */
+      groups: {
+        /** @description UTC day, YYYY-MM-DD (grouped by day) */
+        day?: string;
+        /** @description UTC month, YYYY-MM (grouped by month) */
+        month?: string;
+        agent?: string;
+        model?: string;
+        runId?: string;
+        /** @description Model calls answered (one `model.responded` each) */
+        calls: number;
+        inputTokens: number;
+        outputTokens: number;
+        totalTokens: number;
+        /** @description Calls the log shows made whose answer the run did not use: the worker making one stopped mid-call (a redelivery), or its answer came after the run moved on (`result.ignored`). They may have been billed; their tokens are unknown and not in the token figures */
+        abortedCalls: number;
+      }[];
+      /** @description More groups than `limit`: the figures of the rest are in `total` only */
+      truncated: boolean;
+      /** @description Every call of the window and filters */
+      total: {
+        /** @description Model calls answered (one `model.responded` each) */
+        calls: number;
+        inputTokens: number;
+        outputTokens: number;
+        totalTokens: number;
+        /** @description Calls the log shows made whose answer the run did not use: the worker making one stopped mid-call (a redelivery), or its answer came after the run moved on (`result.ignored`). They may have been billed; their tokens are unknown and not in the token figures */
+        abortedCalls: number;
+      };
     };
     ApprovalList: {
       approvals: components['schemas']['ApprovalView'][];
@@ -5957,6 +6020,86 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ToolList'];
+        };
+      };
+      /** @description Invalid request (every issue listed in `errors`) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description No credential, or not a valid one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description An operator credential, which acts for no tenant */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description Rate limit of this credential exceeded (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+      /** @description A backing service is unavailable (see Retry-After) */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDetails'];
+        };
+      };
+    };
+  };
+  Usage_report: {
+    parameters: {
+      query?: {
+        /** @description Calls answered at or after this time (RFC 3339, or a day YYYY-MM-DD meaning its UTC midnight); default: the first of the current UTC month */
+        from?: string;
+        /** @description Calls answered before this time (RFC 3339, or a day: its UTC midnight, so `to` is exclusive); default: now */
+        to?: string;
+        /** @description Comma-separated, in this order: `day`, `month`, `agent`, `model`, `run` (none: only the total) */
+        by?: string;
+        /** @description Only calls of this agent */
+        agent?: string;
+        /** @description Only calls answered by this model */
+        model?: string;
+        /** @description Only calls of this run */
+        runId?: string;
+        /** @description At most this many groups (`truncated` says there were more) */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The figures */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UsageReport'];
         };
       };
       /** @description Invalid request (every issue listed in `errors`) */

@@ -51,6 +51,7 @@ export {
   type WebhookSecretOptions,
   type WebhooksOptions,
 } from './commands/webhooks';
+export { showUsage, type UsageOptions } from './commands/usage';
 export {
   DEFAULT_TENANT,
   GLOBAL_ENV_OPTIONS,

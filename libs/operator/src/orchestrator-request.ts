@@ -11,7 +11,7 @@ export async function askOrchestrators(
   config: CliConfig,
   subject: string,
   request: unknown,
-  area: 'schedules' | 'webhooks',
+  area: 'schedules' | 'webhooks' | 'usage',
 ): Promise<unknown> {
   return withNats(config, async (nc) => {
     let data: Uint8Array;

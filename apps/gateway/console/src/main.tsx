@@ -3,9 +3,10 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { credential, follow, gateway, ok, signIn, signOut, type Schemas } from './api';
 import { Problem } from './problem';
 import { buildTimeline, type CallView, type LogEvent, type RunTimeline } from './timeline';
+import { Usage } from './usage';
 import { Waitpoints } from './waitpoints';
 
-/* The Ratchet console: threads, runs, a thread's timeline (live), the approvals inbox, waitpoints, the agent catalog. */
+/* The Ratchet console: threads, runs, a thread's timeline (live), the approvals inbox, waitpoints, the agent catalog, usage. */
 
 type ThreadSummary = Schemas['ThreadList']['threads'][number];
 type Approval = Schemas['ApprovalView'];
@@ -629,6 +630,8 @@ function App() {
     <Agents />
   ) : route.startsWith('#/runs') ? (
     <Runs />
+  ) : route.startsWith('#/usage') ? (
+    <Usage />
   ) : (
     <Threads />
   );
@@ -650,6 +653,9 @@ function App() {
         </a>
         <a href="#/agents" class={route.startsWith('#/agents') ? 'active' : ''}>
           Agents
+        </a>
+        <a href="#/usage" class={route.startsWith('#/usage') ? 'active' : ''}>
+          Usage
         </a>
         <button class="signout" onClick={() => (signOut(), setSignedIn(false))}>
           Sign out

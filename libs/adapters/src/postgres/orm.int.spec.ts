@@ -36,6 +36,7 @@ describe('openDatabase', () => {
         'inbox',
         'mikro_orm_migrations',
         'model_limit_admissions',
+        'model_usage',
         'outbox',
         'runs',
         'schedule_ticks',

@@ -1,5 +1,6 @@
 import type { ThreadEvent } from '@ratchet/contracts';
 import {
+  baseModelCommandId,
   ConcurrencyError,
   InvariantError,
   type OutboxMessage,
@@ -52,6 +53,7 @@ interface Rows {
   outbox: Array<Record<string, unknown>>;
   guards: Array<{ k: number; tenant_id: string; thread_id: string; version: number }>;
   marks: string[];
+  usage: Array<Record<string, unknown>>;
 }
 
 const noRows = (): Rows => ({
@@ -66,6 +68,7 @@ const noRows = (): Rows => ({
   outbox: [],
   guards: [],
   marks: [],
+  usage: [],
 });
 
 /** The writes of one transaction, sent together as one prepared statement (see thread-write.sql.ts). */
@@ -113,6 +116,9 @@ export class WriteBuffer<S> {
         trace: e.trace ?? null,
         data: e.data,
       });
+      // What the log says was spent, recorded with it. Only an append that continues a log decides anew: a
+      // new thread's first batch holds no call of its own (a fork copies calls made and spent before).
+      if (expectedVersion > 0 && !afterSnapshot) this.spent(tenantId, threadId, e);
     }
     this.rows.appends.push({
       k: this.rows.appends.length,
@@ -123,6 +129,56 @@ export class WriteBuffer<S> {
       after_snapshot: afterSnapshot,
     });
     this.mark(tenantId, threadId);
+  }
+
+  /**
+   * A model answer's usage (`responded`), or a call the log shows made without its answer used
+   * (`aborted`, tokens unknown): the worker making it stopped (its redelivery), or the answer came after
+   * the run had moved on (ignored). Either may have been billed.
+   */
+  private spent(tenantId: string, threadId: string, e: ThreadEvent): void {
+    const base = { tenant_id: tenantId, thread_id: threadId, run_id: e.runId ?? '', at: e.at };
+    const aborted = (command: string, id: string) =>
+      this.rows.usage.push({
+        ...base,
+        id,
+        command_id: command,
+        model: null,
+        state: 'aborted',
+        input_tokens: 0,
+        output_tokens: 0,
+      });
+    switch (e.type) {
+      case 'model.responded': {
+        const command = baseModelCommandId(e.data.commandId);
+        this.rows.usage.push({
+          ...base,
+          id: command,
+          command_id: command,
+          model: e.data.model,
+          state: 'responded',
+          input_tokens: e.data.usage.inputTokens,
+          output_tokens: e.data.usage.outputTokens,
+        });
+        return;
+      }
+      case 'model.requested': {
+        const delivery = e.data.delivery;
+        if (delivery === undefined || delivery <= 1) return;
+        const command = baseModelCommandId(e.data.commandId);
+        aborted(command, `${command}:aborted:${delivery - 1}`);
+        return;
+      }
+      case 'result.ignored': {
+        const answered = e.data.outcome === 'ok' || e.data.outcome === 'error:timeout';
+        if (e.data.kind !== 'model.result' || !answered) return;
+        const command = baseModelCommandId(e.data.ref);
+        aborted(command, `${command}:ignored:${e.id}`);
+        return;
+      }
+      default:
+        return;
+    }
   }
 
   project(row: ThreadProjectionRow<S>, runs: readonly RunRow[], messages?: ThreadMessages): void {
@@ -251,6 +307,7 @@ export class WriteBuffer<S> {
       rows.outbox,
       rows.guards,
       rows.marks,
+      rows.usage,
     ].map((r) => JSON.stringify(r));
     try {
       await this.sql.queryPrepared(name, text, values, commit);

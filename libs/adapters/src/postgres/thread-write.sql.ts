@@ -5,7 +5,7 @@ import { markSentCte, type SqlExecutor } from './sql';
  * The one statement a thread transaction's writes are sent as: set-based data-modifying CTEs over JSON
  * arrays (`jsonb_to_recordset`), one per table, whatever the number of threads, events or rows. Its text
  * never changes (per schema), so it is a named prepared statement: parsed and planned once per
- * connection, and each call sends only its eleven JSON parameters — no SQL text built per call, no literal
+ * connection, and each call sends only its twelve JSON parameters — no SQL text built per call, no literal
  * escaping, no planning that grows with a group commit's size.
  *
  * Parameters (each a JSON array; `[]` for none):
@@ -21,6 +21,9 @@ import { markSentCte, type SqlExecutor } from './sql';
  *  $9 outbox     {o, id, subject, headers, payload, lease_ms, leased_by, not_before}
  *  $10 guards    {k, tenant_id, thread_id, version}: the projection must still be at `version`
  *  $11 marks     outbox row ids published after an earlier commit: marked sent with this one
+ *  $12 usage     {tenant_id, thread_id, run_id, command_id, model, at, input_tokens, output_tokens}: the spend of
+ *                each model answer appended (`model_usage`, its agent from the run's row), recorded with its
+ *                event; the reservations of its command (the tenant's caps) end with it
  *
  * It returns one row: `gap` and `stale` are null unless a check failed, in which case the statement
  * raises instead (a cast of a non-constant text to int), so nothing of it — and no COMMIT sent with it —
@@ -111,6 +114,19 @@ enqueued as (
     from jsonb_to_recordset($9::jsonb) as o(o int, id text, subject text, headers jsonb, payload jsonb,
          lease_ms float8, leased_by text, not_before timestamptz)
    order by o.o
+  returning 1),
+spent as (
+  insert into ${t('model_usage')}
+    (tenant_id, id, command_id, thread_id, run_id, agent, model, at, state, input_tokens, output_tokens)
+  select u.tenant_id, u.id, u.command_id, u.thread_id, u.run_id, coalesce(r.agent, ''),
+         coalesce(u.model, (select d.definition->'model'->>'name' from ${t('agent_definitions')} d
+                             where d.owner in (r.tenant_id, '*') and d.name = r.agent and d.version = r.agent_version
+                             order by d.owner = '*' limit 1), ''),
+         u.at, u.state, u.input_tokens, u.output_tokens
+    from jsonb_to_recordset($12::jsonb) as u(tenant_id text, id text, command_id text, thread_id text, run_id text,
+         model text, at timestamptz, state text, input_tokens int, output_tokens int)
+    left join ${t('runs')} r on r.tenant_id = u.tenant_id and r.run_id = u.run_id
+  on conflict (tenant_id, id) do nothing
   returning 1),
 ${markSentCte(sql, 'marked', '$11')}
 select

@@ -8,6 +8,7 @@ import {
   readEventPage,
   runAdmissionFacts,
   searchRunPage,
+  usageReport,
 } from '@ratchet/adapters';
 import { eraseThread, threadFeedSubjects, type ServiceRuntime } from '@ratchet/platform';
 
@@ -97,6 +98,8 @@ export class ThreadsApi {
         const facts = await runAdmissionFacts(sql, tenant, requestId, { active: limit, waiting: waitingLimit });
         return { ok: true, limit, waitingLimit, ...facts, overBound: this.admission.overBound ?? 'refuse' };
       }
+      case 'usage':
+        return { ok: true, usage: await usageReport(sql, tenant, request as ThreadsRequest<'usage'>) };
       case 'erase': {
         const { threadId, by } = request as ThreadsRequest<'erase'>;
         const events = this.runtime.topology.streams.find((s) => s.role === 'events')!.config.name;
