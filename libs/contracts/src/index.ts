@@ -145,13 +145,7 @@ export {
   type ThreadsRequestInput,
   RunSummary,
 } from './threads-api';
-export {
-  ThreadsUsageRequest,
-  UsageDimension,
-  UsageFigures,
-  UsageGroup,
-  UsageReport,
-} from './usage-api';
+export { ThreadsUsageRequest, UsageDimension, UsageFigures, UsageGroup, UsageReport } from './usage-api';
 export {
   ApprovalChoice,
   ApprovalCommand,
