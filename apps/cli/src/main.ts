@@ -33,6 +33,7 @@ import { threadsCommand } from './commands/threads.command';
 import { webhookSecretCommand } from './commands/webhook-secret.command';
 import { webhooksCommand } from './commands/webhooks.command';
 import { usageCommand } from './commands/usage.command';
+import { capsCommand } from './commands/caps.command';
 
 /** Thrown by commander's exitOverride: carries the exit code commander wanted, already mapped. */
 class ParseExit extends Error {
@@ -108,6 +109,7 @@ Examples:
     schedulesCommand(),
     webhooksCommand(),
     usageCommand(),
+    capsCommand(),
     webhookSecretCommand(),
     demoCommand(),
     completionCommand(buildProgram),

@@ -97,6 +97,10 @@ runMain('orchestrator', async () => {
           guardMs: config.MODEL_LIMIT_GUARD_MS,
           concurrentRetryMs: config.MODEL_LIMIT_RETRY_MS,
         },
+        tenantCaps: {
+          cacheMs: config.TENANT_CAPS_CACHE_MS,
+          defaultMaxOutputTokens: config.TENANT_CAP_MAX_OUTPUT_TOKENS,
+        },
         localTools: config.LOCAL_TOOLS,
         shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
         schedules: {

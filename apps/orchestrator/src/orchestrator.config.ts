@@ -82,6 +82,16 @@ export const orchestratorConfigSchema = extendConfig({
    * While a tenant has that many, a new run is refused as `tenant.waiting_runs_limit` (retryable). 0: no bound.
    */
   TENANT_MAX_WAITING_RUNS: envInt({ min: 0, max: 10_000_000 }).default(10_000),
+  /**
+   * How long a tenant's token caps (docs/flow-control.md#token-caps) are kept in memory before they are
+   * read again: a cap an operator sets or raises holds on every orchestrator within this.
+   */
+  TENANT_CAPS_CACHE_MS: envMillis().default(1000),
+  /**
+   * The answer a capped tenant's model call reserves when its agent bounds none (`max_tokens` or
+   * `max_completion_tokens`); such a call asks the provider for at most this many (`max_completion_tokens`).
+   */
+  TENANT_CAP_MAX_OUTPUT_TOKENS: envInt({ min: 1, max: 1_000_000 }).default(4096),
   /** How often the schedule ticker looks for due ticks (docs/schedules.md); 0 turns the ticker off here. */
   SCHEDULES_TICK_MS: envMillis().default(1000),
   /** A tick at most this late is on time; a later one was missed and follows its schedule's catch-up policy. */

@@ -9,6 +9,8 @@ import {
   PgThreadStore,
   ScriptedModel,
   TenantAgentSettingsRepository,
+  TenantCapCounters,
+  TenantCapsRepository,
   TenantSlotLimitsRepository,
 } from '@ratchet/adapters';
 import { CLOCK, randomIds, RunStops, RuntimeModule, ServiceRuntime, systemClock } from '@ratchet/platform';
@@ -25,6 +27,7 @@ import { LocalModelDispatch } from './models/local-model-dispatch';
 import { ModelCallsLifecycle } from './models/model-calls.lifecycle';
 import { ModelCalls } from './models/model-calls';
 import { ProviderLimits } from './models/provider-limits';
+import { TenantCapsGate, type TenantCapsOptions } from './models/tenant-caps';
 import type { ProviderLimitSpec } from './models/provider-limits.config';
 import { TokenStream } from './models/token-stream';
 import { LocalTools } from './threads/local-tools';
@@ -68,6 +71,8 @@ export class OrchestratorModule {
       localModelCallsPerTenant?: number;
       /** Provider limits shared by every orchestrator (docs/flow-control.md); none when absent or empty. */
       providerLimits?: { limits: readonly ProviderLimitSpec[] } & LimitOptions;
+      /** Tenants' token caps (docs/flow-control.md#token-caps); default: caps read every second, 4096-token answers. */
+      tenantCaps?: Omit<TenantCapsOptions, 'now'>;
       /** Run `local` tools inside the decision that calls them (ADR 0010). */
       localTools?: boolean;
       /** How long a graceful stop waits for local model calls. */
@@ -109,6 +114,15 @@ export class OrchestratorModule {
             runtime.logger.child({ component: 'provider-limits' }),
           )
         : undefined,
+      new TenantCapsGate(
+        new TenantCapsRepository(runtime.db.sql),
+        new TenantCapCounters(runtime.db),
+        {
+          ...(options.tenantCaps ?? { cacheMs: 1000, defaultMaxOutputTokens: 4096 }),
+          now: () => systemClock.now().getTime(),
+        },
+        runtime.logger.child({ component: 'tenant-caps' }),
+      ),
     );
     const stops = new RunStops(runtime.nc, runtime.subjects, runtime.logger.child({ component: 'run-stops' }));
     // As long as a bus worker's ack wait: a crash mid-call is retried after the same delay either way.

@@ -174,6 +174,14 @@ export {
   type LimitOptions,
 } from './postgres/model-limit-admissions';
 export {
+  TenantCapCounters,
+  TenantCapsRepository,
+  type CapAnswer,
+  type CapReservation,
+  type TenantCapsChange,
+  type TenantCapsRow,
+} from './postgres/tenant-caps';
+export {
   IdempotencyKeysRepository,
   type HeldKey,
   type KeyClaim,

@@ -147,8 +147,11 @@ export const RunLimits = z
   .describe('RunLimits');
 export type RunLimits = z.infer<typeof RunLimits>;
 
-/** Which budget a run ran out of (`budget.exceeded`). */
-export const BudgetName = z.enum(['modelCalls', 'tokens', 'wallTime', 'workingTime']);
+/**
+ * Which budget a run ran out of (`budget.exceeded`): one of its own, or `tenantTokens` — its tenant's token
+ * cap (per UTC day or month, docs/flow-control.md#token-caps), which the next model call would have passed.
+ */
+export const BudgetName = z.enum(['modelCalls', 'tokens', 'wallTime', 'workingTime', 'tenantTokens']);
 export type BudgetName = z.infer<typeof BudgetName>;
 
 /** What a result that arrived for something the thread no longer waits for was (see `result.ignored`). */

@@ -238,6 +238,17 @@ export {
   type TurnWrite,
 } from './flow/provider-limits';
 export { runSlotsOf, type SlotKeyMissing } from './flow/run-slots';
+export {
+  capRefusalMessage,
+  capReservation,
+  hasCaps,
+  reserveUnderCaps,
+  TENANT_CAP_CODE,
+  type CapCounts,
+  type CapDecision,
+  type CapName,
+  type TenantCaps,
+} from './flow/tenant-caps';
 export { runThrottleOf, type ThrottleKeyMissing } from './flow/run-throttle';
 export { runDebounceOf, type DebounceKeyMissing } from './flow/run-debounce';
 export { PRIORITY_ROLE, runPriorityOf, type PriorityForbidden } from './flow/run-priority';

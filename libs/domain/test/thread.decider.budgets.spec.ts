@@ -1,5 +1,5 @@
 import type { NewEvent } from '@ratchet/contracts';
-import type { RecordModelResult, ThreadCommand } from '../src';
+import { TENANT_CAP_CODE, type RecordModelResult, type ThreadCommand } from '../src';
 import { AT, given, run } from './decider.specification';
 import { call, modelAnswers, requestRun, toolCompletes } from './fixtures';
 
@@ -58,6 +58,34 @@ describe('run budgets', () => {
       },
     });
     expect(d.outgoing.filter((o) => o.kind === 'tool.call')).toEqual([]);
+  });
+
+  it("stops a run whose model call its tenant's token cap refused, naming the tenant's budget; nothing is retried", () => {
+    const history = run([requestRun('r1', { limits: { modelAttempts: 3 } })]).events;
+    const refused = {
+      ...modelAnswers('r1', 1),
+      outcome: {
+        status: 'error' as const,
+        error: {
+          code: TENANT_CAP_CODE,
+          message:
+            'the daily cap is 100 tokens; 90 are used or reserved today (UTC) and this model call may use up to 20, so it was not made',
+          retryable: false,
+        },
+      },
+    };
+    const d = given(history).when(refused);
+    expect(types(d.events)).toEqual(['run.failed']);
+    expect(d.events[0]?.data).toEqual({
+      error: {
+        code: 'budget.exceeded',
+        message:
+          'tenant token cap: the daily cap is 100 tokens; 90 are used or reserved today (UTC) and this model call may use up to 20, so it was not made',
+        retryable: false,
+      },
+      budget: 'tenantTokens',
+    });
+    expect(d.outgoing.map((o) => o.kind)).toEqual(['run.stop']);
   });
 
   it('fails a run past its wall-time budget at its next decision', () => {

@@ -1,5 +1,5 @@
 import type { ChatMessage, ModelCallCommand, ModelResultMessage, ModelWaitMessage } from '@ratchet/contracts';
-import { boundContext, TransientError, type ModelOutcome, type ModelProvider } from '@ratchet/domain';
+import { boundContext, TENANT_CAP_CODE, TransientError, type ModelOutcome, type ModelProvider } from '@ratchet/domain';
 import { SpanKind } from '@opentelemetry/api';
 import { ATTR, contentCaptureEnabled, failpoint, genAiProviderName, inSpan, SPAN } from '@ratchet/platform';
 import type { AgentCatalog, ToolSpecs } from '@ratchet/agents';
@@ -7,6 +7,7 @@ import type { MemoryRecall, Recall } from './memory-recall';
 import type { TokenStream } from './token-stream';
 import { pause } from './abortable-wait';
 import type { Held, ProviderLimits } from './provider-limits';
+import type { TenantCapsGate } from './tenant-caps';
 
 /** Reads the first `count` messages of a thread's conversation (a command that references its transcript). */
 export type TranscriptReader = (tenantId: string, threadId: string, count: number) => Promise<ChatMessage[]>;
@@ -26,6 +27,7 @@ export class ModelWorker {
     private readonly transcripts?: TranscriptReader,
     private readonly tokens?: TokenStream,
     private readonly limits?: ProviderLimits,
+    private readonly caps?: TenantCapsGate,
   ) {}
 
   /** The conversation of a command: carried in it, or (a large one) read from the thread's messages. */
@@ -117,6 +119,15 @@ export class ModelWorker {
       // Last before the request: a provider limit (docs/flow-control.md) that has no room makes the call wait.
       const gate = this.limits && (await this.limits.ask(command, agent, { messages, tools }));
       if (gate && !gate.go) return this.waitOf(command, gate);
+      // Then the tenant's token caps (docs/flow-control.md): the call reserves the most it can use, or is
+      // not made and its run stops over the tenant's budget.
+      const capped = this.caps && (await this.caps.ask(command, agent, { messages, tools }));
+      if (capped && !capped.go) {
+        await gate?.settle(0);
+        outcome = { status: 'error', error: { code: TENANT_CAP_CODE, message: capped.message, retryable: false } };
+        return this.resultOf(command, outcome, recalled, context);
+      }
+      const asked = capped?.agent ?? agent;
       const sink = this.tokens?.open(command, command.attempt + Math.max(0, delivery - 1));
       const modelName = agent.model.name;
       outcome = await inSpan(
@@ -135,7 +146,7 @@ export class ModelWorker {
           failpoint('orchestrator.model-call');
           let result = await provider
             .complete({
-              agent,
+              agent: asked,
               messages,
               tools,
               step: command.step,
@@ -172,6 +183,7 @@ export class ModelWorker {
         { kind: SpanKind.CLIENT },
       );
       await gate?.settle(outcome.status === 'ok' ? outcome.usage.inputTokens + outcome.usage.outputTokens : undefined);
+      await capped?.settle(outcome);
       // A 429's wait and failure name the limit the key is under.
       limit = gate?.limit;
     }

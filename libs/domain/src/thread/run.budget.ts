@@ -1,4 +1,5 @@
 import type { BudgetName, Failure } from '@ratchet/contracts';
+import { TENANT_CAP_CODE } from '../flow/tenant-caps';
 import { workingMs } from './run.waits';
 import type { ActiveRun } from './thread.state';
 
@@ -74,6 +75,14 @@ function tokens(run: ActiveRun): BudgetBreach | undefined {
   return breach('tokens', `the run has used ${used} tokens, past its budget of ${limit}`);
 }
 
+/**
+ * The run's model call was refused by its tenant's token cap (`TENANT_CAP_CODE`, docs/flow-control.md
+ * "Token caps"): the run stops over the tenant's budget, with the refusal's words.
+ */
+export function tenantCapBreach(error: Failure): BudgetBreach | undefined {
+  return error.code === TENANT_CAP_CODE ? breach('tenantTokens', error.message) : undefined;
+}
+
 function breach(budget: BudgetName, message: string): BudgetBreach {
   return {
     budget,
@@ -91,6 +100,8 @@ function budgetLabel(budget: BudgetName): string {
       return 'wall-time budget';
     case 'workingTime':
       return 'working-time budget';
+    case 'tenantTokens':
+      return 'tenant token cap';
     default: {
       const unknown: never = budget;
       return unknown;

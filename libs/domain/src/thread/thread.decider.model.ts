@@ -2,7 +2,7 @@ import type { ToolCall } from '@ratchet/contracts';
 import type { RecordModelResult } from './thread.commands';
 import { idempotencyKeyOf, type DecisionBuilder } from './decision.builder';
 import { modelAttemptsOf, later, modelRetryDelayMs } from './model-retry';
-import { afterSpending } from './run.budget';
+import { afterSpending, tenantCapBreach } from './run.budget';
 import {
   complete,
   fail,
@@ -29,6 +29,12 @@ export function recordModelResult(d: DecisionBuilder, c: RecordModelResult): voi
   if (!run?.modelCall) return; // the redelivery used the last attempt: the run failed
   const o = c.outcome;
   if (o.status === 'error') {
+    // Refused by the tenant's token cap before it was made: the run stops over the tenant's budget.
+    const capped = tenantCapBreach(o.error);
+    if (capped) {
+      failOverBudget(d, run, capped);
+      return;
+    }
     // A 429 is waited out, not retried as an attempt, while the run's rate-limit wait budget lasts.
     if (waitsOutRateLimit(d, run, c, o.error)) return;
     const attempt = run.modelCall.attempt;
