@@ -419,7 +419,15 @@ describe('operator actions: the CLI and the web console, through a validating pr
       report = again;
     }
     expect(report.total.calls).toBeGreaterThan(0);
+    // The demo's price table prices the scripted model.
+    expect(report.total).toMatchObject({ unpricedCalls: 0 });
+    expect(report.total.cost).toBeGreaterThan(0);
     const n = (v: number) => v.toLocaleString('en');
+    const money = new Intl.NumberFormat('en', { minimumFractionDigits: 2, maximumFractionDigits: 6 });
+    const cost = (f: UsageReport['total']) =>
+      f.unpricedCalls === f.calls && f.calls > 0
+        ? '-'
+        : `${money.format(f.cost)}${f.unpricedCalls > 0 && f.unpricedCalls < f.calls ? '*' : ''}`;
     const page = await signIn(keys.viewer);
     await page.click('a[href="#/usage"]');
     await page.waitForSelector('table.usage tfoot tr.total');
@@ -436,12 +444,20 @@ describe('operator actions: the CLI and the web console, through a validating pr
         n(g.inputTokens),
         n(g.outputTokens),
         n(g.totalTokens),
+        cost(g),
         g.abortedCalls > 0 ? n(g.abortedCalls) : '-',
       ]),
     );
     const t = report.total;
     expect(await cells('table.usage tfoot tr')).toEqual([
-      [n(t.calls), n(t.inputTokens), n(t.outputTokens), n(t.totalTokens), t.abortedCalls > 0 ? n(t.abortedCalls) : '-'],
+      [
+        n(t.calls),
+        n(t.inputTokens),
+        n(t.outputTokens),
+        n(t.totalTokens),
+        cost(t),
+        t.abortedCalls > 0 ? n(t.abortedCalls) : '-',
+      ],
     ]);
     await shot(page, 'usage');
     // Grouped by model alone: one row per model, the same total.

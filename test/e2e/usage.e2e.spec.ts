@@ -38,7 +38,12 @@ beforeAll(async () => {
       `name: ${name}\nmodel:\n  provider: openai\n  name: ${modelName}\n  baseUrl: ${baseUrl}\nstepTimeoutSeconds: 30\n`,
     );
   stack = await TestStack.create();
-  env = { AGENTS_DIR: agentsDir, OPENAI_API_KEY: 'sk-fake' };
+  // One model priced, one not: the figures say which calls their cost leaves out.
+  env = {
+    AGENTS_DIR: agentsDir,
+    OPENAI_API_KEY: 'sk-fake',
+    MODEL_PRICES: JSON.stringify({ 'fake-small': { input: 2.5, output: 10 } }),
+  };
   await stack.start('orchestrator', env, 'orchestrator-a');
   const gateway = await stack.start('gateway', { GATEWAY_BOOTSTRAP_API_KEY: KEY, GATEWAY_BOOTSTRAP_TENANT: TENANT });
   base = `http://127.0.0.1:${gateway.port}`;
@@ -70,6 +75,8 @@ function fromLogs(logs: ThreadEvent[][], from: string, to: string) {
     calls: es.length,
     inputTokens: es.reduce((n, e) => n + e.data.usage.inputTokens, 0),
     outputTokens: es.reduce((n, e) => n + e.data.usage.outputTokens, 0),
+    cost: es.reduce((n, e) => n + (e.data.usage.costMicros ?? 0), 0) / 1_000_000,
+    unpricedCalls: es.filter((e) => e.data.usage.costMicros === undefined).length,
   });
   const aborted = logs
     .flat()
@@ -134,7 +141,18 @@ it('equals the sum of the log’s model.responded usage, by day, agent and model
       calls: g.calls,
       inputTokens: g.inputTokens,
       outputTokens: g.outputTokens,
+      cost: g.cost,
+      unpricedCalls: g.unpricedCalls,
     });
+    // Each answer priced by the table (2.5 and 10 per million tokens, in whole millionths); the other model has none.
+    for (const e of own)
+      expect(e.data.usage.costMicros).toBe(
+        g.model === 'fake-small'
+          ? Math.round(e.data.usage.inputTokens * 2.5 + e.data.usage.outputTokens * 10)
+          : undefined,
+      );
+    if (g.model === 'fake-small') expect(g.cost).toBeGreaterThan(0);
+    else expect({ cost: g.cost, unpricedCalls: g.unpricedCalls }).toEqual({ cost: 0, unpricedCalls: g.calls });
   }
   expect(new Set(usage.groups.map((g) => `${g.agent}/${g.model}`))).toEqual(
     new Set(['talker/fake-small', 'writer/fake-large']),

@@ -97,6 +97,7 @@ runMain('orchestrator', async () => {
           guardMs: config.MODEL_LIMIT_GUARD_MS,
           concurrentRetryMs: config.MODEL_LIMIT_RETRY_MS,
         },
+        modelPrices: config.MODEL_PRICES,
         tenantCaps: {
           cacheMs: config.TENANT_CAPS_CACHE_MS,
           defaultMaxOutputTokens: config.TENANT_CAP_MAX_OUTPUT_TOKENS,

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { configFields, envBoolean, envInt, envMillis, envPort, envString, extendConfig } from '@ratchet/platform';
 import { housekeepingConfigFields } from './housekeeping/housekeeping.config';
+import { DEMO_MODEL_PRICES, envModelPrices } from './models/model-prices.config';
 import { providerLimitConfigFields } from './models/provider-limits.config';
 
 export const orchestratorConfigSchema = extendConfig({
@@ -87,6 +88,11 @@ export const orchestratorConfigSchema = extendConfig({
    * read again: a cap an operator sets or raises holds on every orchestrator within this.
    */
   TENANT_CAPS_CACHE_MS: envMillis().default(1000),
+  /**
+   * Prices per million tokens by model name (docs/flow-control.md#prices-and-cost): each answer's cost is
+   * recorded with its usage. Default: a price for the demo's scripted model only.
+   */
+  MODEL_PRICES: envModelPrices().default(DEMO_MODEL_PRICES),
   /**
    * The answer a capped tenant's model call reserves when its agent bounds none (`max_tokens` or
    * `max_completion_tokens`); such a call asks the provider for at most this many (`max_completion_tokens`).

@@ -36,7 +36,7 @@ import { AgentsResponder } from './agents/agents.responder';
 import { ThreadsQueryResponder } from './queries/threads.responder';
 import { WatchdogLifecycle } from './watchdog/watchdog.lifecycle';
 import { AdmissionPassLifecycle } from './threads/admission-pass.lifecycle';
-import { DEFAULT_WEBHOOK_RETRY, threadColumns } from '@ratchet/domain';
+import { DEFAULT_WEBHOOK_RETRY, threadColumns, type PriceTable } from '@ratchet/domain';
 import { RevocationCommandsController } from './revocations/revocation-commands.controller';
 import { WebhookCommandsController } from './webhooks/webhook-commands.controller';
 import { WebhooksLifecycle } from './webhooks/webhooks.lifecycle';
@@ -73,6 +73,8 @@ export class OrchestratorModule {
       providerLimits?: { limits: readonly ProviderLimitSpec[] } & LimitOptions;
       /** Tenants' token caps (docs/flow-control.md#token-caps); default: caps read every second, 4096-token answers. */
       tenantCaps?: Omit<TenantCapsOptions, 'now'>;
+      /** Prices per model (MODEL_PRICES): each answer's cost is recorded with its usage. */
+      modelPrices?: PriceTable;
       /** Run `local` tools inside the decision that calls them (ADR 0010). */
       localTools?: boolean;
       /** How long a graceful stop waits for local model calls. */
@@ -123,6 +125,7 @@ export class OrchestratorModule {
         },
         runtime.logger.child({ component: 'tenant-caps' }),
       ),
+      options.modelPrices,
     );
     const stops = new RunStops(runtime.nc, runtime.subjects, runtime.logger.child({ component: 'run-stops' }));
     // As long as a bus worker's ack wait: a crash mid-call is retried after the same delay either way.

@@ -34,6 +34,14 @@ export type ChatMessage = z.infer<typeof ChatMessage>;
 export const Usage = z.object({
   inputTokens: z.number().int().nonnegative(),
   outputTokens: z.number().int().nonnegative(),
+  costMicros: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe(
+      "What the call cost by the deployment's price table (MODEL_PRICES), in millionths of its currency; absent: the model has no price",
+    ),
 });
 export type Usage = z.infer<typeof Usage>;
 

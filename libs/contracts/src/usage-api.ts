@@ -29,6 +29,15 @@ export const UsageFigures = z
     inputTokens: z.number().int().nonnegative(),
     outputTokens: z.number().int().nonnegative(),
     totalTokens: z.number().int().nonnegative(),
+    cost: z
+      .number()
+      .nonnegative()
+      .describe('What the answered calls cost by the price table (MODEL_PRICES), in its currency (to the millionth)'),
+    unpricedCalls: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe('Answered calls of models the price table has no price for: their cost is not in `cost`'),
     abortedCalls: z
       .number()
       .int()

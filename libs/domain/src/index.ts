@@ -238,6 +238,7 @@ export {
   type TurnWrite,
 } from './flow/provider-limits';
 export { runSlotsOf, type SlotKeyMissing } from './flow/run-slots';
+export { costMicros, priceOf, type ModelPrice, type PriceTable } from './flow/model-prices';
 export {
   capRefusalMessage,
   capReservation,

@@ -1370,6 +1370,10 @@ export interface components {
         inputTokens: number;
         outputTokens: number;
         totalTokens: number;
+        /** @description What the answered calls cost by the price table (MODEL_PRICES), in its currency (to the millionth) */
+        cost: number;
+        /** @description Answered calls of models the price table has no price for: their cost is not in `cost` */
+        unpricedCalls: number;
         /** @description Calls the log shows made whose answer the run did not use: the worker making one stopped mid-call (a redelivery), or its answer came after the run moved on (`result.ignored`). They may have been billed; their tokens are unknown and not in the token figures */
         abortedCalls: number;
       }[];
@@ -1382,6 +1386,10 @@ export interface components {
         inputTokens: number;
         outputTokens: number;
         totalTokens: number;
+        /** @description What the answered calls cost by the price table (MODEL_PRICES), in its currency (to the millionth) */
+        cost: number;
+        /** @description Answered calls of models the price table has no price for: their cost is not in `cost` */
+        unpricedCalls: number;
         /** @description Calls the log shows made whose answer the run did not use: the worker making one stopped mid-call (a redelivery), or its answer came after the run moved on (`result.ignored`). They may have been billed; their tokens are unknown and not in the token figures */
         abortedCalls: number;
       };
@@ -2206,6 +2214,8 @@ export interface components {
               usage: {
                 inputTokens: number;
                 outputTokens: number;
+                /** @description What the call cost by the deployment's price table (MODEL_PRICES), in millionths of its currency; absent: the model has no price */
+                costMicros?: number;
               };
               model: string;
               /** @description Memory items recalled into the prompt (identity and version only); absent = no recall was made */

@@ -22,6 +22,7 @@ function monthStart(): string {
 }
 
 const numbers = new Intl.NumberFormat('en');
+const costs = new Intl.NumberFormat('en', { minimumFractionDigits: 2, maximumFractionDigits: 6 });
 
 function Figures({ f }: { f: Report['total'] }) {
   return (
@@ -30,6 +31,13 @@ function Figures({ f }: { f: Report['total'] }) {
       <td class="num">{numbers.format(f.inputTokens)}</td>
       <td class="num">{numbers.format(f.outputTokens)}</td>
       <td class="num">{numbers.format(f.totalTokens)}</td>
+      <td
+        class="num"
+        title={f.unpricedCalls > 0 ? `${f.unpricedCalls} calls of unpriced models are not in it` : undefined}
+      >
+        {f.unpricedCalls === f.calls && f.calls > 0 ? '-' : costs.format(f.cost)}
+        {f.unpricedCalls > 0 && f.unpricedCalls < f.calls ? '*' : ''}
+      </td>
       <td class="num">{f.abortedCalls > 0 ? numbers.format(f.abortedCalls) : '-'}</td>
     </>
   );
@@ -99,6 +107,7 @@ export function Usage() {
               <th>Input tokens</th>
               <th>Output tokens</th>
               <th>Total tokens</th>
+              <th title="By the deployment's price table (MODEL_PRICES); - : the model has no price">Cost</th>
               <th title="Calls made whose answer the run did not use; they may have been billed">Aborted</th>
             </tr>
           </thead>
@@ -131,8 +140,9 @@ export function Usage() {
         <p class="hint">No model calls in this window.</p>
       )}
       <p class="hint">
-        Tokens as the providers reported them, for every answer the log recorded. Days are UTC; the figures outlive the
-        threads they came from.
+        Tokens as the providers reported them, for every answer the log recorded; cost by the deployment's price table,
+        in its currency (*: calls of unpriced models are not in it). Days are UTC; the figures outlive the threads they
+        came from.
       </p>
     </section>
   );

@@ -1,5 +1,14 @@
 import type { ChatMessage, ModelCallCommand, ModelResultMessage, ModelWaitMessage } from '@ratchet/contracts';
-import { boundContext, TENANT_CAP_CODE, TransientError, type ModelOutcome, type ModelProvider } from '@ratchet/domain';
+import {
+  boundContext,
+  costMicros,
+  priceOf,
+  TENANT_CAP_CODE,
+  TransientError,
+  type ModelOutcome,
+  type ModelProvider,
+  type PriceTable,
+} from '@ratchet/domain';
 import { SpanKind } from '@opentelemetry/api';
 import { ATTR, contentCaptureEnabled, failpoint, genAiProviderName, inSpan, SPAN } from '@ratchet/platform';
 import type { AgentCatalog, ToolSpecs } from '@ratchet/agents';
@@ -28,6 +37,8 @@ export class ModelWorker {
     private readonly tokens?: TokenStream,
     private readonly limits?: ProviderLimits,
     private readonly caps?: TenantCapsGate,
+    /** Prices per model: each answer's usage carries its cost (none: unpriced). */
+    private readonly prices: PriceTable = {},
   ) {}
 
   /** The conversation of a command: carried in it, or (a large one) read from the thread's messages. */
@@ -182,6 +193,7 @@ export class ModelWorker {
         },
         { kind: SpanKind.CLIENT },
       );
+      if (outcome.status === 'ok') outcome = priced(outcome, this.prices, agent.model.name);
       await gate?.settle(outcome.status === 'ok' ? outcome.usage.inputTokens + outcome.usage.outputTokens : undefined);
       await capped?.settle(outcome);
       // A 429's wait and failure name the limit the key is under.
@@ -232,6 +244,16 @@ async function untilAnswered<T>(ask: () => Promise<T>, signal: AbortSignal): Pro
       });
     }
   }
+}
+
+/** An answer with its cost, by the price of the model it reports (else the one it was asked for), if priced. */
+function priced(
+  outcome: Extract<ModelOutcome, { status: 'ok' }>,
+  prices: PriceTable,
+  asked: string,
+): Extract<ModelOutcome, { status: 'ok' }> {
+  const price = priceOf(prices, outcome.model) ?? priceOf(prices, asked);
+  return price ? { ...outcome, usage: { ...outcome.usage, costMicros: costMicros(price, outcome.usage) } } : outcome;
 }
 
 /** The command an answer (a result or a wait) is for: its thread, run, command and step. */

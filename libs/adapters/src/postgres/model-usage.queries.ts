@@ -13,12 +13,16 @@ const DIMENSIONS: Readonly<Record<UsageDimension, { expression: string; key: key
 const FIGURES = `count(*) filter (where u.state = 'responded')::int as calls,
   coalesce(sum(u.input_tokens) filter (where u.state = 'responded'), 0)::bigint as input_tokens,
   coalesce(sum(u.output_tokens) filter (where u.state = 'responded'), 0)::bigint as output_tokens,
+  coalesce(sum(u.cost_micros) filter (where u.state = 'responded'), 0)::bigint as cost_micros,
+  count(*) filter (where u.state = 'responded' and u.cost_micros is null)::int as unpriced_calls,
   count(*) filter (where u.state = 'aborted')::int as aborted_calls`;
 
 interface FiguresRow {
   calls: number;
   input_tokens: string | number;
   output_tokens: string | number;
+  cost_micros: string | number;
+  unpriced_calls: number;
   aborted_calls: number;
 }
 
@@ -72,6 +76,9 @@ function figuresOf(r: FiguresRow): UsageFigures {
     inputTokens,
     outputTokens,
     totalTokens: inputTokens + outputTokens,
+    // Summed in whole millionths; shown in the currency.
+    cost: Number(r.cost_micros) / 1_000_000,
+    unpricedCalls: r.unpriced_calls,
     abortedCalls: r.aborted_calls,
   };
 }

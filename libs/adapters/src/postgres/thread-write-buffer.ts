@@ -147,6 +147,7 @@ export class WriteBuffer<S> {
         state: 'aborted',
         input_tokens: 0,
         output_tokens: 0,
+        cost_micros: null,
       });
     switch (e.type) {
       case 'model.responded': {
@@ -159,6 +160,7 @@ export class WriteBuffer<S> {
           state: 'responded',
           input_tokens: e.data.usage.inputTokens,
           output_tokens: e.data.usage.outputTokens,
+          cost_micros: e.data.usage.costMicros ?? null,
         });
         return;
       }

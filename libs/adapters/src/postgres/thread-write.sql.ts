@@ -117,14 +117,14 @@ enqueued as (
   returning 1),
 spent as (
   insert into ${t('model_usage')}
-    (tenant_id, id, command_id, thread_id, run_id, agent, model, at, state, input_tokens, output_tokens)
+    (tenant_id, id, command_id, thread_id, run_id, agent, model, at, state, input_tokens, output_tokens, cost_micros)
   select u.tenant_id, u.id, u.command_id, u.thread_id, u.run_id, coalesce(r.agent, ''),
          coalesce(u.model, (select d.definition->'model'->>'name' from ${t('agent_definitions')} d
                              where d.owner in (r.tenant_id, '*') and d.name = r.agent and d.version = r.agent_version
                              order by d.owner = '*' limit 1), ''),
-         u.at, u.state, u.input_tokens, u.output_tokens
+         u.at, u.state, u.input_tokens, u.output_tokens, u.cost_micros
     from jsonb_to_recordset($12::jsonb) as u(tenant_id text, id text, command_id text, thread_id text, run_id text,
-         model text, at timestamptz, state text, input_tokens int, output_tokens int)
+         model text, at timestamptz, state text, input_tokens int, output_tokens int, cost_micros bigint)
     left join ${t('runs')} r on r.tenant_id = u.tenant_id and r.run_id = u.run_id
   on conflict (tenant_id, id) do nothing
   returning 1),

@@ -70,10 +70,11 @@ export async function showUsage({ config, out }: CommandContext, opts: UsageOpti
     String(f.inputTokens),
     String(f.outputTokens),
     String(f.totalTokens),
+    f.unpricedCalls === f.calls && f.calls > 0 ? '-' : String(f.cost),
     String(f.abortedCalls),
   ];
   const lines = table([
-    [...by.map((d) => TITLES[d]), 'CALLS', 'INPUT', 'OUTPUT', 'TOTAL', 'ABORTED'],
+    [...by.map((d) => TITLES[d]), 'CALLS', 'INPUT', 'OUTPUT', 'TOTAL', 'COST', 'ABORTED'],
     ...usage.groups.map((g) => [...by.map((d) => String(g[KEYS[d]] ?? '-')), ...figures(g)]),
     ...(by.length > 0 ? [] : [figures(usage.total)]),
   ]);
@@ -82,6 +83,8 @@ export async function showUsage({ config, out }: CommandContext, opts: UsageOpti
   const window = `${usage.from} to ${usage.to ?? 'now'}`;
   out.note(
     `tenant ${opts.tenant}, ${window}: ${usage.total.calls} calls, ${usage.total.totalTokens} tokens` +
+      `, cost ${usage.total.cost}` +
+      (usage.total.unpricedCalls > 0 ? ` (${usage.total.unpricedCalls} calls of unpriced models not in it)` : '') +
       (usage.total.abortedCalls > 0 ? `, ${usage.total.abortedCalls} aborted (may have been billed)` : '') +
       (usage.truncated ? `; more groups than --limit ${opts.limit}, the total counts them all` : ''),
   );
