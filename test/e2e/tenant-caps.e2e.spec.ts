@@ -7,7 +7,7 @@ import { FakeModelServer, runProcess, sourceCommand } from '@ratchet/testing';
 import { terminal, TestStack } from './stack';
 
 /*
- * A tenant's token cap (docs/flow-control.md#token-caps), hard across three orchestrators, one of them
+ * A tenant's token cap (docs/flow-control.md#token-and-cost-caps), hard across three orchestrators, one of them
  * SIGKILLed with calls in flight: the tenant's runs ask for far more than its daily cap; what its model
  * calls used (the log's model.responded usage, and the count the orchestrators keep) never passes the cap;
  * the runs the cap stops fail with budget `tenantTokens`; another tenant's runs complete; once an operator
@@ -35,12 +35,22 @@ const ratchet = async (...args: string[]) => {
 beforeAll(async () => {
   const baseUrl = await model.start();
   const agentsDir = mkdtempSync(path.join(tmpdir(), 'ratchet-caps-'));
-  writeFileSync(
-    path.join(agentsDir, 'chat.yaml'),
-    `name: chat\nmodel:\n  provider: openai\n  name: fake-1\n  baseUrl: ${baseUrl}\n  parameters:\n    max_completion_tokens: 20\nstepTimeoutSeconds: 30\n`,
-  );
+  for (const [name, modelName] of [
+    ['chat', 'fake-1'],
+    ['mystery', 'mystery-1'],
+  ])
+    writeFileSync(
+      path.join(agentsDir, `${name}.yaml`),
+      `name: ${name}\nmodel:\n  provider: openai\n  name: ${modelName}\n  baseUrl: ${baseUrl}\n  parameters:\n    max_completion_tokens: 20\nstepTimeoutSeconds: 30\n`,
+    );
   stack = await TestStack.create();
-  const env = { AGENTS_DIR: agentsDir, OPENAI_API_KEY: 'sk-fake', TENANT_CAPS_CACHE_MS: '200' };
+  const env = {
+    AGENTS_DIR: agentsDir,
+    OPENAI_API_KEY: 'sk-fake',
+    TENANT_CAPS_CACHE_MS: '200',
+    // 100 and 400 per million tokens: a call of about 21 tokens costs about 0.0045.
+    MODEL_PRICES: JSON.stringify({ 'fake-1': { input: 100, output: 400 } }),
+  };
   await Promise.all([
     stack.start('orchestrator', env, 'orchestrator-a'),
     stack.start('orchestrator', env, 'orchestrator-b'),
@@ -52,10 +62,10 @@ afterAll(async () => {
   await model.stop();
 });
 
-const ask = (tenant: string, requestId: string) =>
+const ask = (tenant: string, requestId: string, agent = 'chat') =>
   stack.publishRequest(tenant, {
     requestId,
-    agent: 'chat',
+    agent,
     input: [{ role: 'user', content: `${requestId} [latency=400]` }],
     principal: { id: 'alice', roles: ['runner'] },
   });
@@ -69,7 +79,7 @@ const used = (logs: ThreadEvent[][]) =>
 
 it('never passes the cap across three orchestrators and a SIGKILL; stops the capped runs; spares other tenants', async () => {
   expect(await ratchet('caps', 'set', '--tenant', CAPPED, '--day-tokens', String(CAP))).toContain(
-    `tenant ${CAPPED}: ${CAP} tokens a day`,
+    `tenant ${CAPPED}: ${CAP} tokens a day (UTC)`,
   );
   const ids = Array.from({ length: 40 }, (_, i) => `c-${i}`);
   const free = ['f-0', 'f-1', 'f-2', 'f-3'];
@@ -120,4 +130,46 @@ it('never passes the cap across three orchestrators and a SIGKILL; stops the cap
   // Removed, it is gone from the list.
   await ratchet('caps', 'unset', '--tenant', CAPPED);
   expect((await ratchet('caps', 'list', '--json')).trim()).toBe('');
+});
+
+it('holds cost to a cost cap the same way; a model without a price is refused while one is set', async () => {
+  const SPENDER = 'spender';
+  const CAP_MICROS = 50_000;
+  expect(await ratchet('caps', 'set', '--tenant', SPENDER, '--day-cost', '0.05')).toContain(
+    `tenant ${SPENDER}: 0.05 a day (UTC)`,
+  );
+  const ids = Array.from({ length: 24 }, (_, i) => `s-${i}`);
+  for (const id of ids) await ask(SPENDER, id);
+  await ask(SPENDER, 'unpriced', 'mystery');
+  const logs = await ended(SPENDER, ids);
+  const cost = logs
+    .flat()
+    .filter((e): e is Responded => e.type === 'model.responded')
+    .reduce((n, e) => n + (e.data.usage.costMicros ?? 0), 0);
+  expect(cost).toBeGreaterThan(0);
+  expect(cost).toBeLessThanOrEqual(CAP_MICROS);
+  const stopped = logs.map((es) => es.at(-1)!).filter((e): e is Failed => e.type === 'run.failed');
+  expect(stopped.length).toBeGreaterThan(0);
+  for (const e of stopped) {
+    expect(e.data).toMatchObject({ budget: 'tenantCost', error: { code: 'budget.exceeded' } });
+    expect(e.data.error.message).toMatch(/^tenant cost cap: the daily cost cap is 0\.05; [\d.]+ is used or reserved/);
+  }
+  const [unpriced] = await ended(SPENDER, ['unpriced']);
+  expect(unpriced!.at(-1)).toMatchObject({
+    type: 'run.failed',
+    data: {
+      budget: 'tenantCost',
+      error: {
+        message:
+          'tenant cost cap: the daily cost cap is 0.05, and the model mystery-1 has no price in MODEL_PRICES, so what its call costs cannot be held to it; it was not made',
+      },
+    },
+  });
+  const listed = JSON.parse((await ratchet('caps', 'list', '--tenant', SPENDER, '--json')).trim()) as {
+    dayCost: number;
+    counted: { dayCost: number };
+  };
+  expect(listed.dayCost).toBe(CAP_MICROS);
+  expect(listed.counted.dayCost).toBeGreaterThanOrEqual(cost);
+  expect(listed.counted.dayCost).toBeLessThanOrEqual(CAP_MICROS);
 });

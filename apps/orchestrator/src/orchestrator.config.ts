@@ -84,7 +84,7 @@ export const orchestratorConfigSchema = extendConfig({
    */
   TENANT_MAX_WAITING_RUNS: envInt({ min: 0, max: 10_000_000 }).default(10_000),
   /**
-   * How long a tenant's token caps (docs/flow-control.md#token-caps) are kept in memory before they are
+   * How long a tenant's token caps (docs/flow-control.md#token-and-cost-caps) are kept in memory before they are
    * read again: a cap an operator sets or raises holds on every orchestrator within this.
    */
   TENANT_CAPS_CACHE_MS: envMillis().default(1000),

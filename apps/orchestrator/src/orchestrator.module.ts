@@ -71,8 +71,8 @@ export class OrchestratorModule {
       localModelCallsPerTenant?: number;
       /** Provider limits shared by every orchestrator (docs/flow-control.md); none when absent or empty. */
       providerLimits?: { limits: readonly ProviderLimitSpec[] } & LimitOptions;
-      /** Tenants' token caps (docs/flow-control.md#token-caps); default: caps read every second, 4096-token answers. */
-      tenantCaps?: Omit<TenantCapsOptions, 'now'>;
+      /** Tenants' token caps (docs/flow-control.md#token-and-cost-caps); default: caps read every second, 4096-token answers. */
+      tenantCaps?: Omit<TenantCapsOptions, 'now' | 'prices'>;
       /** Prices per model (MODEL_PRICES): each answer's cost is recorded with its usage. */
       modelPrices?: PriceTable;
       /** Run `local` tools inside the decision that calls them (ADR 0010). */
@@ -121,6 +121,7 @@ export class OrchestratorModule {
         new TenantCapCounters(runtime.db),
         {
           ...(options.tenantCaps ?? { cacheMs: 1000, defaultMaxOutputTokens: 4096 }),
+          prices: options.modelPrices ?? {},
           now: () => systemClock.now().getTime(),
         },
         runtime.logger.child({ component: 'tenant-caps' }),

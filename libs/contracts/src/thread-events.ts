@@ -148,10 +148,10 @@ export const RunLimits = z
 export type RunLimits = z.infer<typeof RunLimits>;
 
 /**
- * Which budget a run ran out of (`budget.exceeded`): one of its own, or `tenantTokens` — its tenant's token
- * cap (per UTC day or month, docs/flow-control.md#token-caps), which the next model call would have passed.
+ * Which budget a run ran out of (`budget.exceeded`): one of its own, or its tenant's token or cost cap (per
+ * UTC day or month, docs/flow-control.md#token-and-cost-caps), which the next model call could have passed.
  */
-export const BudgetName = z.enum(['modelCalls', 'tokens', 'wallTime', 'workingTime', 'tenantTokens']);
+export const BudgetName = z.enum(['modelCalls', 'tokens', 'wallTime', 'workingTime', 'tenantTokens', 'tenantCost']);
 export type BudgetName = z.infer<typeof BudgetName>;
 
 /** What a result that arrived for something the thread no longer waits for was (see `result.ignored`). */

@@ -240,14 +240,19 @@ export {
 export { runSlotsOf, type SlotKeyMissing } from './flow/run-slots';
 export { costMicros, priceOf, type ModelPrice, type PriceTable } from './flow/model-prices';
 export {
+  capRefusalCode,
   capRefusalMessage,
   capReservation,
+  capReservationCost,
   hasCaps,
   reserveUnderCaps,
   TENANT_CAP_CODE,
+  TENANT_COST_CAP_CODE,
+  units,
   type CapCounts,
   type CapDecision,
   type CapName,
+  type CapNeeds,
   type TenantCaps,
 } from './flow/tenant-caps';
 export { runThrottleOf, type ThrottleKeyMissing } from './flow/run-throttle';

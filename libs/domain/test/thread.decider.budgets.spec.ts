@@ -1,5 +1,5 @@
 import type { NewEvent } from '@ratchet/contracts';
-import { TENANT_CAP_CODE, type RecordModelResult, type ThreadCommand } from '../src';
+import { TENANT_CAP_CODE, TENANT_COST_CAP_CODE, type RecordModelResult, type ThreadCommand } from '../src';
 import { AT, given, run } from './decider.specification';
 import { call, modelAnswers, requestRun, toolCompletes } from './fixtures';
 
@@ -86,6 +86,23 @@ describe('run budgets', () => {
       budget: 'tenantTokens',
     });
     expect(d.outgoing.map((o) => o.kind)).toEqual(['run.stop']);
+  });
+
+  it("stops a run whose model call its tenant's cost cap refused, naming the tenant's cost budget", () => {
+    const history = run([requestRun('r1')]).events;
+    const refused = {
+      ...modelAnswers('r1', 1),
+      outcome: {
+        status: 'error' as const,
+        error: { code: TENANT_COST_CAP_CODE, message: 'the daily cost cap is 1; …', retryable: false },
+      },
+    };
+    const d = given(history).when(refused);
+    expect(types(d.events)).toEqual(['run.failed']);
+    expect(d.events[0]?.data).toMatchObject({
+      budget: 'tenantCost',
+      error: { code: 'budget.exceeded', message: 'tenant cost cap: the daily cost cap is 1; …' },
+    });
   });
 
   it('fails a run past its wall-time budget at its next decision', () => {

@@ -2702,7 +2702,7 @@ export interface components {
                * @description With `budget.exceeded`: the budget the run ran out of
                * @enum {string}
                */
-              budget?: 'modelCalls' | 'tokens' | 'wallTime' | 'workingTime' | 'tenantTokens';
+              budget?: 'modelCalls' | 'tokens' | 'wallTime' | 'workingTime' | 'tenantTokens' | 'tenantCost';
               /** @description Tool calls already sent whose real outcome is still to come; it is recorded after this event */
               pendingCalls?: string[];
             };

@@ -52,7 +52,7 @@ export {
   type WebhooksOptions,
 } from './commands/webhooks';
 export { showUsage, type UsageOptions } from './commands/usage';
-export { changeCaps, listCaps } from './commands/caps';
+export { changeCaps, listCaps, parseCostAmount } from './commands/caps';
 export {
   DEFAULT_TENANT,
   GLOBAL_ENV_OPTIONS,

@@ -3,7 +3,6 @@ import {
   boundContext,
   costMicros,
   priceOf,
-  TENANT_CAP_CODE,
   TransientError,
   type ModelOutcome,
   type ModelProvider,
@@ -135,7 +134,7 @@ export class ModelWorker {
       const capped = this.caps && (await this.caps.ask(command, agent, { messages, tools }));
       if (capped && !capped.go) {
         await gate?.settle(0);
-        outcome = { status: 'error', error: { code: TENANT_CAP_CODE, message: capped.message, retryable: false } };
+        outcome = { status: 'error', error: { code: capped.code, message: capped.message, retryable: false } };
         return this.resultOf(command, outcome, recalled, context);
       }
       const asked = capped?.agent ?? agent;

@@ -1,7 +1,19 @@
 import type { Counter } from '@opentelemetry/api';
 import type { CapReservation, TenantCapCounters, TenantCapsRepository } from '@ratchet/adapters';
 import type { AgentDefinition, ChatMessage, ModelCallCommand, ToolSpec } from '@ratchet/contracts';
-import { capRefusalMessage, capReservation, hasCaps, type ModelOutcome, type TenantCaps } from '@ratchet/domain';
+import {
+  capRefusalCode,
+  capRefusalMessage,
+  capReservation,
+  capReservationCost,
+  costMicros,
+  hasCaps,
+  priceOf,
+  type ModelOutcome,
+  type ModelPrice,
+  type PriceTable,
+  type TenantCaps,
+} from '@ratchet/domain';
 import { meter, type Logger } from '@ratchet/platform';
 
 /** A call may go under its tenant's caps: made with `agent` (its answer bounded), then settled with its outcome. */
@@ -12,9 +24,10 @@ export interface CapAdmitted {
   settle(outcome: ModelOutcome): Promise<void>;
 }
 
-/** A call its tenant's cap refused: it is not made; the run stops over the tenant's budget. */
+/** A call its tenant's cap refused: it is not made; the run stops over the tenant's budget (by `code`). */
 export interface CapRefused {
   go: false;
+  code: string;
   message: string;
 }
 
@@ -23,6 +36,8 @@ export interface TenantCapsOptions {
   cacheMs: number;
   /** The answer reserved (and asked for as `max_completion_tokens`) when the agent bounds none. */
   defaultMaxOutputTokens: number;
+  /** Prices per model, for cost caps (a model without one is refused while its tenant has a cost cap). */
+  prices?: PriceTable;
   now?: () => number;
 }
 
@@ -30,7 +45,7 @@ export interface TenantCapsOptions {
 const MAYBE_BILLED = new Set(['timeout', 'network', 'aborted', 'malformed_response']);
 
 /**
- * Tenants' token caps (docs/flow-control.md "Token caps"), asked just before each model call: a call of a
+ * Tenants' token and cost caps (docs/flow-control.md "Token and cost caps"), asked just before each model call: a call of a
  * capped tenant reserves the most it can use — its prompt at a token per byte and its answer at its
  * `max_tokens` (the agent's, or `defaultMaxOutputTokens` asked of the provider) — and goes only if every
  * cap has room; after it, its count becomes what the provider reported (0 when the provider refused it;
@@ -67,22 +82,38 @@ export class TenantCapsGate {
     const caps = await this.capsOf(command.tenantId);
     if (!hasCaps(caps)) return { go: true, agent, settle: () => Promise.resolve() };
     const { maxOutput, agent: bounded } = boundedAnswer(agent, this.options.defaultMaxOutputTokens);
-    const needs = capReservation(promptBytes(request.messages, request.tools), maxOutput);
+    const bytes = promptBytes(request.messages, request.tools);
+    const price = priceOf(this.options.prices ?? {}, agent.model.name);
+    const needs = {
+      tokens: capReservation(bytes, maxOutput),
+      cost: price && capReservationCost(price, bytes, maxOutput),
+    };
     const answer = await this.counters.reserve(command.tenantId, caps, needs);
     if (!('reservation' in answer)) {
       this.instruments.refused.add(1, { cap: answer.decision.cap });
-      return { go: false, message: capRefusalMessage(answer.decision) };
+      return {
+        go: false,
+        code: capRefusalCode(answer.decision.cap),
+        message: capRefusalMessage(answer.decision, agent.model.name),
+      };
     }
-    this.instruments.reserved.add(needs);
+    this.instruments.reserved.add(needs.tokens);
     const { reservation } = answer;
-    return { go: true, agent: bounded, settle: (outcome) => this.settle(reservation, outcome) };
+    return { go: true, agent: bounded, settle: (outcome) => this.settle(reservation, outcome, price) };
   }
 
-  private async settle(reservation: CapReservation, outcome: ModelOutcome): Promise<void> {
-    let used: number;
-    if (outcome.status === 'ok') used = outcome.usage.inputTokens + outcome.usage.outputTokens;
-    else if (MAYBE_BILLED.has(outcome.error.code)) return;
-    else used = 0;
+  private async settle(
+    reservation: CapReservation,
+    outcome: ModelOutcome,
+    price: ModelPrice | undefined,
+  ): Promise<void> {
+    let used: { tokens: number; cost: number };
+    if (outcome.status === 'ok') {
+      const { usage } = outcome;
+      const cost = usage.costMicros ?? (price ? costMicros(price, usage) : 0);
+      used = { tokens: usage.inputTokens + usage.outputTokens, cost };
+    } else if (MAYBE_BILLED.has(outcome.error.code)) return;
+    else used = { tokens: 0, cost: 0 };
     // Not settled (the database away): the reservation stays counted, which never lets a cap be passed.
     await this.counters.settle(reservation, used).catch((error: unknown) => {
       this.logger.warn({ err: error, tenantId: reservation.tenantId }, 'settling a token cap reservation failed');

@@ -68,7 +68,7 @@ it('reserves, then settles to what was used: reported, nothing when refused, all
   };
   const first = await asks();
   expect(first.agent.model).toMatchObject({ parameters: { max_completion_tokens: 100 } });
-  expect(await counters.counts(tenant)).toEqual({ day: needs, month: needs });
+  expect(await counters.counts(tenant)).toMatchObject({ day: needs, month: needs });
   await first.settle(ok(40));
   expect((await counters.counts(tenant)).day).toBe(40);
   await (await asks()).settle(failed('rate_limited'));
@@ -81,9 +81,41 @@ it('reserves, then settles to what was used: reported, nothing when refused, all
   const refused = await gate.ask(command(tenant), agent(), { messages, tools: [] });
   expect(refused).toEqual({
     go: false,
+    code: 'tenant_cap',
     message: `the daily cap is ${40 + needs} tokens; ${40 + needs} are used or reserved today (UTC) and this model call may use up to ${needs}, so it was not made`,
   });
   const free = await gate.ask(command('gate-free'), agent(), { messages, tools: [] });
   expect(free.go && free.agent).toEqual(agent());
-  expect(await counters.counts('gate-free')).toEqual({ day: 0, month: 0 });
+  expect(await counters.counts('gate-free')).toEqual({ day: 0, month: 0, dayCost: 0, monthCost: 0 });
+});
+
+it('holds cost to a cost cap at the model’s price: reserved at most, settled at the answer’s cost; an unpriced model is refused', async () => {
+  const tenant = 'gate-cost';
+  await new TenantCapsRepository(db.sql).change(db, tenant, { dayCost: 1_000_000 }, 'ops', new Date());
+  const counters = new TenantCapCounters(db);
+  const gate = new TenantCapsGate(
+    new TenantCapsRepository(db.sql),
+    counters,
+    { cacheMs: 0, defaultMaxOutputTokens: 100, prices: { 'fake-1': { input: 2.5, output: 10 } } },
+    createLogger('test', 'silent', 'test'),
+  );
+  const a = await gate.ask(command(tenant), agent(), { messages, tools: [] });
+  if (!a.go) throw new Error(a.message);
+  expect(await counters.counts(tenant)).toMatchObject({ dayCost: Math.ceil(PROMPT_BYTES * 2.5 + 100 * 10) });
+  await a.settle({ ...ok(40), usage: { inputTokens: 39, outputTokens: 1, costMicros: 108 } } as ModelOutcome);
+  expect(await counters.counts(tenant)).toMatchObject({ day: 40, dayCost: 108 });
+  const unpriced = await gate.ask(
+    command(tenant),
+    AgentDefinition.parse({
+      name: 'x',
+      model: { provider: 'openai', name: 'mystery-1', baseUrl: 'http://127.0.0.1:1' },
+    }),
+    { messages, tools: [] },
+  );
+  expect(unpriced).toEqual({
+    go: false,
+    code: 'tenant_cost_cap',
+    message:
+      'the daily cost cap is 1, and the model mystery-1 has no price in MODEL_PRICES, so what its call costs cannot be held to it; it was not made',
+  });
 });

@@ -1,5 +1,5 @@
 import type { BudgetName, Failure } from '@ratchet/contracts';
-import { TENANT_CAP_CODE } from '../flow/tenant-caps';
+import { TENANT_CAP_CODE, TENANT_COST_CAP_CODE } from '../flow/tenant-caps';
 import { workingMs } from './run.waits';
 import type { ActiveRun } from './thread.state';
 
@@ -76,11 +76,14 @@ function tokens(run: ActiveRun): BudgetBreach | undefined {
 }
 
 /**
- * The run's model call was refused by its tenant's token cap (`TENANT_CAP_CODE`, docs/flow-control.md
- * "Token caps"): the run stops over the tenant's budget, with the refusal's words.
+ * The run's model call was refused by its tenant's token or cost cap (`TENANT_CAP_CODE`,
+ * `TENANT_COST_CAP_CODE`; docs/flow-control.md "Token and cost caps"): the run stops over the tenant's
+ * budget, with the refusal's words.
  */
 export function tenantCapBreach(error: Failure): BudgetBreach | undefined {
-  return error.code === TENANT_CAP_CODE ? breach('tenantTokens', error.message) : undefined;
+  if (error.code === TENANT_CAP_CODE) return breach('tenantTokens', error.message);
+  if (error.code === TENANT_COST_CAP_CODE) return breach('tenantCost', error.message);
+  return undefined;
 }
 
 function breach(budget: BudgetName, message: string): BudgetBreach {
@@ -102,6 +105,8 @@ function budgetLabel(budget: BudgetName): string {
       return 'working-time budget';
     case 'tenantTokens':
       return 'tenant token cap';
+    case 'tenantCost':
+      return 'tenant cost cap';
     default: {
       const unknown: never = budget;
       return unknown;

@@ -1,14 +1,27 @@
 import { TenantCapCounters, TenantCapsRepository, type TenantCapsChange, type TenantCapsRow } from '@ratchet/adapters';
 import { assertToken, plural, safeUserName, withSchema, type CommandContext } from '../context';
+import { units } from '@ratchet/domain';
 import { UsageError } from '../errors';
 import { table } from '../format';
 
 /** The most tokens a cap may be (per day or month). */
 const MAX_CAP_TOKENS = 1_000_000_000_000;
+/** The most a cost cap may be, in millionths (a billion of the currency). */
+const MAX_CAP_COST_MICROS = 1_000_000_000_000_000;
+
+/** An amount of the price table's currency (`25`, `0.5`) in millionths, or a usage error naming the option. */
+export function parseCostAmount(option: string, text: string): number {
+  const amount = /^\d+(\.\d{1,6})?$/.test(text.trim()) ? Number(text) : NaN;
+  if (!Number.isFinite(amount))
+    throw new UsageError(
+      `invalid ${option} ${JSON.stringify(text)}: expected an amount such as 25 or 0.50 (up to 6 decimals)`,
+    );
+  return Math.round(amount * 1_000_000);
+}
 
 /**
  * Sets (a number) or removes (null) a tenant's token caps, per UTC day and per UTC month
- * (docs/flow-control.md#token-caps), as an operator: only this (the operator's access to the deployment)
+ * (docs/flow-control.md#token-and-cost-caps), as an operator: only this (the operator's access to the deployment)
  * changes a cap, never the tenant's own credential. Model calls decided from then on (within
  * TENANT_CAPS_CACHE_MS on every orchestrator) are held to them.
  */
@@ -18,14 +31,24 @@ export async function changeCaps(
   change: TenantCapsChange,
 ): Promise<TenantCapsRow | undefined> {
   assertToken('tenant', tenant);
-  if (change.dayTokens === undefined && change.monthTokens === undefined)
-    throw new UsageError('name a cap: --day-tokens <n> or --month-tokens <n>');
+  if (Object.values(change).every((v) => v === undefined))
+    throw new UsageError(
+      'name a cap: --day-tokens <n>, --month-tokens <n>, --day-cost <amount> or --month-cost <amount>',
+    );
   for (const [option, v] of [
     ['--day-tokens', change.dayTokens],
     ['--month-tokens', change.monthTokens],
   ] as const)
     if (typeof v === 'number' && (!Number.isInteger(v) || v < 1 || v > MAX_CAP_TOKENS))
       throw new UsageError(`invalid ${option} ${v}: expected a whole number of tokens from 1 to ${MAX_CAP_TOKENS}`);
+  for (const [option, v] of [
+    ['--day-cost', change.dayCost],
+    ['--month-cost', change.monthCost],
+  ] as const)
+    if (typeof v === 'number' && (!Number.isInteger(v) || v < 1 || v > MAX_CAP_COST_MICROS))
+      throw new UsageError(
+        `invalid ${option} ${units(v)}: expected an amount of the price table's currency from 0.000001 to ${units(MAX_CAP_COST_MICROS)}`,
+      );
   const by = `cli:${process.env['USER'] ?? safeUserName()}`;
   const { after, counts } = await withSchema(config, 'orchestrator', async (db) => {
     const after = await new TenantCapsRepository(db.sql).change(db, tenant, change, by, new Date());
@@ -36,7 +59,7 @@ export async function changeCaps(
     out.line(`${out.style('green', '✔')} tenant ${tenant}: ${describe(after)}`);
     if (after && counts)
       out.note(
-        `counted so far: ${counts.day} tokens today, ${counts.month} this month (UTC; a period not counted yet starts from the recorded usage)`,
+        `counted so far: ${counts.day} tokens and ${units(counts.dayCost)} today, ${counts.month} tokens and ${units(counts.monthCost)} this month (UTC; a period not counted yet starts from the recorded usage)`,
       );
   }
   return after;
@@ -56,24 +79,34 @@ export async function listCaps({ config, out }: CommandContext, tenant: string |
     return;
   }
   const cap = (limit: number | undefined, used: number) => (limit === undefined ? '-' : `${used}/${limit}`);
+  const cost = (limit: number | undefined, used: number) =>
+    limit === undefined ? '-' : `${units(used)}/${units(limit)}`;
   const lines = table([
-    ['TENANT', 'DAY (USED/CAP)', 'MONTH (USED/CAP)', 'SET', 'BY'],
+    ['TENANT', 'DAY TOKENS', 'MONTH TOKENS', 'DAY COST', 'MONTH COST', 'SET', 'BY'],
     ...rows.map((r) => [
       r.tenantId,
       cap(r.dayTokens, r.counted.day),
       cap(r.monthTokens, r.counted.month),
+      cost(r.dayCost, r.counted.dayCost),
+      cost(r.monthCost, r.counted.monthCost),
       r.setAt,
       r.setBy,
     ]),
   ]);
   out.line(out.style('bold', lines[0]!));
   for (const l of lines.slice(1)) out.line(l);
-  out.note(`${plural(rows.length, 'tenant')} with caps (tokens; UTC day and month)`);
+  out.note(
+    `${plural(rows.length, 'tenant')} with caps (used/cap; UTC day and month; cost in the price table's currency)`,
+  );
 }
 
 function describe(after: TenantCapsRow | undefined): string {
-  if (!after) return 'no token caps';
-  const day = after.dayTokens === undefined ? 'no daily cap' : `${after.dayTokens} tokens a day`;
-  const month = after.monthTokens === undefined ? 'no monthly cap' : `${after.monthTokens} tokens a month`;
-  return `${day}, ${month} (UTC)`;
+  if (!after) return 'no caps';
+  const parts = [
+    after.dayTokens !== undefined && `${after.dayTokens} tokens a day`,
+    after.monthTokens !== undefined && `${after.monthTokens} tokens a month`,
+    after.dayCost !== undefined && `${units(after.dayCost)} a day`,
+    after.monthCost !== undefined && `${units(after.monthCost)} a month`,
+  ].filter((p): p is string => typeof p === 'string');
+  return `${parts.join(', ')} (UTC)`;
 }

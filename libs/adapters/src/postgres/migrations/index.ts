@@ -37,6 +37,7 @@ import { Migration20271201000008_orchestrator_run_debounce_key } from './orchest
 import { Migration20271201000009_orchestrator_model_usage } from './orchestrator/Migration20271201000009_model_usage';
 import { Migration20271201000010_orchestrator_tenant_caps } from './orchestrator/Migration20271201000010_tenant_caps';
 import { Migration20271201000011_orchestrator_model_usage_cost } from './orchestrator/Migration20271201000011_model_usage_cost';
+import { Migration20271201000012_orchestrator_tenant_cost_caps } from './orchestrator/Migration20271201000012_tenant_cost_caps';
 import { Migration20261130000000_tools_init } from './tools/Migration20261130000000_init';
 import { Migration20261210000000_tools_ledger_resolution } from './tools/Migration20261210000000_ledger_resolution';
 import { Migration20270110000000_tools_ledger_trace } from './tools/Migration20270110000000_ledger_trace';
@@ -87,6 +88,7 @@ export const ORCHESTRATOR_MIGRATIONS: readonly MigrationClass[] = [
   Migration20271201000009_orchestrator_model_usage,
   Migration20271201000010_orchestrator_tenant_caps,
   Migration20271201000011_orchestrator_model_usage_cost,
+  Migration20271201000012_orchestrator_tenant_cost_caps,
 ];
 export const TOOLS_MIGRATIONS: readonly MigrationClass[] = [
   Migration20261130000000_tools_init,
