@@ -182,6 +182,15 @@ it('equals the sum of the log’s model.responded usage, by day, agent and model
   const after = (await (await api('GET', `/v1/usage?from=${from}&to=${to}`)).json()) as UsageReport;
   expect(after.total).toEqual(usage.total);
   expect(after.groups).toEqual([]);
+  // Its figures no longer name it or its run: they count under `erased`.
+  const erasedRun = (await (
+    await api('GET', `/v1/usage?from=${from}&to=${to}&runId=${runIdFor(TENANT, 't-0')}`)
+  ).json()) as UsageReport;
+  expect(erasedRun.total.calls).toBe(0);
+  const byRun = (await (await api('GET', `/v1/usage?from=${from}&to=${to}&by=run`)).json()) as UsageReport;
+  expect(byRun.groups.find((g) => g.runId === 'erased')?.calls).toBe(
+    answers.filter((e) => e.runId === runIdFor(TENANT, 't-0')).length,
+  );
 
   // Bad input is refused naming the problem.
   const bad = await api('GET', `/v1/usage?by=week`);

@@ -174,6 +174,14 @@ export async function removeThreadEverywhere(
       byThread,
     ),
   );
+  // What the thread's model calls spent stays (a tenant's usage outlives its threads), but no longer names
+  // the thread, its runs or its calls: figures, an agent, a model and a time.
+  await sql.run(
+    `update ${o('model_usage')} set id = 'erased:' || md5(id), command_id = 'erased', thread_id = 'erased',
+            run_id = 'erased'
+      where tenant_id = ? and thread_id = ?`,
+    byThread,
+  );
   add(
     'tools',
     'effects',
