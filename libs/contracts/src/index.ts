@@ -145,7 +145,15 @@ export {
   type ThreadsRequestInput,
   RunSummary,
 } from './threads-api';
-export { ThreadsUsageRequest, UsageDimension, UsageFigures, UsageGroup, UsageReport } from './usage-api';
+export {
+  ThreadsUsageRequest,
+  UsageDimension,
+  usageDimensionsOf,
+  UsageFigures,
+  UsageGroup,
+  UsageReport,
+  utcMonthStart,
+} from './usage-api';
 export {
   ApprovalChoice,
   ApprovalCommand,

@@ -10,6 +10,27 @@ import { IsoTime, RunId } from './ids';
 export const UsageDimension = z.enum(['day', 'month', 'agent', 'model', 'run']);
 export type UsageDimension = z.infer<typeof UsageDimension>;
 
+/** Comma-separated dimensions (`day,model`) in their order, or the first name that is unknown or repeated. */
+export function usageDimensionsOf(
+  text: string | undefined,
+): { ok: true; dims: UsageDimension[] } | { ok: false; unknown: string } | { ok: false; twice: UsageDimension } {
+  const names = text === undefined || text === '' ? [] : text.split(',').map((s) => s.trim());
+  const dims: UsageDimension[] = [];
+  for (const name of names) {
+    const d = UsageDimension.safeParse(name);
+    if (!d.success) return { ok: false, unknown: name };
+    if (dims.includes(d.data)) return { ok: false, twice: d.data };
+    dims.push(d.data);
+  }
+  return { ok: true, dims };
+}
+
+/** The first midnight (UTC) of the month `at` (ms since the epoch) is in: a usage window's default start. */
+export function utcMonthStart(at: number): Date {
+  const d = new Date(at);
+  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1));
+}
+
 export const ThreadsUsageRequest = z
   .strictObject({
     from: IsoTime.describe('Calls answered at or after this time'),

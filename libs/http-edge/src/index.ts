@@ -73,7 +73,7 @@ export {
   ScheduleReply,
   SchedulesRoutes,
 } from './schedules/schedules-routes';
-export { monthStart, UsageRoutes, UsageSchemas } from './usage/usage-routes';
+export { UsageRoutes, UsageSchemas } from './usage/usage-routes';
 export { WebhookDeliveryList, WebhookSecret, WebhookSecretRotation, WebhooksRoutes } from './webhooks/webhooks-routes';
 export { IdempotentAnswers, type KeyedRequest, type RouteAnswer } from './idempotency/answer-once';
 export {

@@ -1,4 +1,4 @@
-import { RunId, UsageDimension, UsageReport } from '@ratchet/contracts';
+import { RunId, UsageDimension, usageDimensionsOf, UsageReport, utcMonthStart } from '@ratchet/contracts';
 import { z } from 'zod';
 import { backendProblem } from '../backend-errors';
 import type { Backends } from '../backends/backends';
@@ -28,24 +28,16 @@ export const UsageQuery = z.object({
     .max(64)
     .optional()
     .transform((v, ctx) => {
-      const names = v === undefined || v === '' ? [] : v.split(',').map((s) => s.trim());
-      const dims: UsageDimension[] = [];
-      for (const name of names) {
-        const d = UsageDimension.safeParse(name);
-        if (!d.success) {
-          ctx.addIssue({
-            code: 'custom',
-            message: `unknown dimension ${JSON.stringify(name)} (one of ${UsageDimension.options.join(', ')})`,
-          });
-          return z.NEVER;
-        }
-        if (dims.includes(d.data)) {
-          ctx.addIssue({ code: 'custom', message: `${d.data} is named twice` });
-          return z.NEVER;
-        }
-        dims.push(d.data);
-      }
-      return dims;
+      const parsed = usageDimensionsOf(v);
+      if (parsed.ok) return parsed.dims;
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'unknown' in parsed
+            ? `unknown dimension ${JSON.stringify(parsed.unknown)} (one of ${UsageDimension.options.join(', ')})`
+            : `${parsed.twice} is named twice`,
+      });
+      return z.NEVER;
     }),
   agent: z.string().min(1).max(128).optional(),
   model: z.string().min(1).max(256).optional(),
@@ -68,7 +60,7 @@ export class UsageRoutes {
 
   async report(principal: EdgePrincipal, rawQuery: unknown): Promise<UsageReport> {
     const q = parseRequest(UsageQuery, rawQuery, { in: 'query' });
-    const from = q.from ?? monthStart(this.now());
+    const from = q.from ?? utcMonthStart(this.now()).toISOString();
     if (q.to !== undefined && q.to <= from) {
       const message = `must be after from (${from}${q.from === undefined ? ": the month's start, as from is not given" : ''})`;
       throw new InvalidRequestError([{ code: 'custom', path: ['to'], message, input: q.to }], { in: 'query' });
@@ -85,10 +77,4 @@ export class UsageRoutes {
     if (!reply.ok) throw backendProblem(reply.error, 'usage');
     return reply.usage;
   }
-}
-
-/** The first midnight (UTC) of the month `at` is in. */
-export function monthStart(at: number): string {
-  const d = new Date(at);
-  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1)).toISOString();
 }

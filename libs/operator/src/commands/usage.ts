@@ -2,6 +2,8 @@ import {
   ThreadsUsageReply,
   threadsSubject,
   UsageDimension,
+  usageDimensionsOf,
+  utcMonthStart,
   type ThreadsUsageRequest,
   type UsageFigures,
   type UsageGroup,
@@ -45,7 +47,7 @@ const KEYS: Record<UsageDimension, keyof UsageGroup> = {
 export async function showUsage({ config, out }: CommandContext, opts: UsageOptions, now = Date.now()): Promise<void> {
   assertToken('tenant', opts.tenant);
   const by = dimensionsOf(opts.by);
-  const from = (opts.from ?? monthStartOf(now)).toISOString();
+  const from = (opts.from ?? utcMonthStart(now)).toISOString();
   const to = opts.to?.toISOString();
   if (to !== undefined && to <= from) throw new UsageError(`--to (${to}) must be after --from (${from})`);
   const request: ThreadsUsageRequest = {
@@ -91,22 +93,11 @@ export async function showUsage({ config, out }: CommandContext, opts: UsageOpti
 }
 
 function dimensionsOf(text: string | undefined): UsageDimension[] {
-  const names = text === undefined || text.trim() === '' ? [] : text.split(',').map((s) => s.trim());
-  const dims: UsageDimension[] = [];
-  for (const name of names) {
-    const d = UsageDimension.safeParse(name);
-    if (!d.success)
-      throw new UsageError(
-        `--by takes ${UsageDimension.options.join(', ')} (comma-separated), not ${JSON.stringify(name)}`,
-      );
-    if (dims.includes(d.data)) throw new UsageError(`--by names ${d.data} twice`);
-    dims.push(d.data);
-  }
-  return dims;
-}
-
-/** The first midnight (UTC) of the month `at` is in. */
-function monthStartOf(at: number): Date {
-  const d = new Date(at);
-  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1));
+  const parsed = usageDimensionsOf(text?.trim() === '' ? undefined : text);
+  if (parsed.ok) return parsed.dims;
+  if ('unknown' in parsed)
+    throw new UsageError(
+      `--by takes ${UsageDimension.options.join(', ')} (comma-separated), not ${JSON.stringify(parsed.unknown)}`,
+    );
+  throw new UsageError(`--by names ${parsed.twice} twice`);
 }
